@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+/** Thrown when the environment does not satisfy a service's config schema. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * Parses `env` with `schema`. Every problem is named by its variable, all on one line,
+ * so an operator sees at once what to fix.
+ */
+export function parseConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const variable = issue.path.join('.') || '(environment)';
+    const value = typeof issue.path[0] === 'string' ? env[issue.path[0]] : undefined;
+    return value === undefined ? `${variable} is required (${issue.message})` : `${variable}: ${issue.message}`;
+  });
+  throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+}
+
+/** `parseConfig` for a process entry point: a bad environment stops the process with one clear line. */
+export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  try {
+    return parseConfig(schema, env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(78); // EX_CONFIG
+  }
+}
+
+/** Building blocks for service config schemas. */
+export const env = {
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  url: (fallback: string) => z.url().default(fallback),
+  string: (fallback: string) => z.string().min(1).default(fallback),
+  positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  /** "true"/"false", "1"/"0", "yes"/"no", "on"/"off". */
+  flag: (fallback: boolean) => z.stringbool().default(fallback),
+  logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+};
+
+/** Variables every service reads. */
+export const serviceEnv = {
+  HOST: env.string('127.0.0.1'),
+  LOG_LEVEL: env.logLevel(),
+  SHUTDOWN_TIMEOUT_MS: env.positiveInt(10_000),
+};
+
+/** Variables of a service that owns a schema and talks over RabbitMQ. */
+export const backendEnv = {
+  ...serviceEnv,
+  DATABASE_URL: env.url('postgres://postgres@127.0.0.1:5432/recipes'),
+  DATABASE_POOL_MAX: env.positiveInt(10),
+  AMQP_URL: env.url('amqp://guest:guest@127.0.0.1:5672'),
+  EVENTS_EXCHANGE: env.string('recipes.events'),
+  /** Failed deliveries of one event before it is dead-lettered. */
+  EVENT_MAX_ATTEMPTS: env.positiveInt(5),
+  MIGRATE_ON_START: env.flag(true),
+};

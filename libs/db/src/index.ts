@@ -1,0 +1,2 @@
+export * from './pool.js';
+export * from './migrate.js';

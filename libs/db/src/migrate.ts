@@ -1,0 +1,41 @@
+import { runner } from 'node-pg-migrate';
+
+/** A folder of SQL migrations and the table that records which of them ran. */
+export interface MigrationSet {
+  dir: string;
+  table: string;
+}
+
+interface InfoLogger {
+  info(object: object, message: string): void;
+}
+
+export interface MigrateSettings {
+  databaseUrl: string;
+  /** The service's own schema: created when missing, and the only one its migrations touch. */
+  schema: string;
+  /** Run in order, each with its own record table, e.g. the outbox tables and then the service's own. */
+  sets: MigrationSet[];
+  logger: InfoLogger;
+}
+
+/**
+ * Brings `schema` up to date. node-pg-migrate takes an advisory lock, so several instances starting at
+ * once migrate one after the other, and the later ones find nothing to do.
+ */
+export async function migrate({ databaseUrl, schema, sets, logger }: MigrateSettings): Promise<void> {
+  for (const set of sets) {
+    const applied = await runner({
+      databaseUrl,
+      schema,
+      createSchema: true,
+      dir: set.dir,
+      migrationsTable: set.table,
+      direction: 'up',
+      checkOrder: true,
+      singleTransaction: true,
+      log: () => undefined,
+    });
+    if (applied.length > 0) logger.info({ schema, migrations: applied.map((m) => m.name) }, 'migrations applied');
+  }
+}

@@ -1,0 +1,67 @@
+import pg from 'pg';
+
+export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
+/** Anything a repository can run a query on: the pool, or a client inside a transaction. */
+export type Queryable = pg.Pool | pg.PoolClient;
+
+interface WarnLogger {
+  warn(object: object, message: string): void;
+}
+
+export interface PoolSettings {
+  connectionString: string;
+  /** The service's own schema: unqualified names in its SQL resolve there. */
+  schema?: string;
+  max?: number;
+  applicationName: string;
+  logger: WarnLogger;
+}
+
+export function createPool({ connectionString, schema, max = 10, applicationName, logger }: PoolSettings): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    max,
+    application_name: applicationName,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client loses its server (restart, failover): the pool drops it and makes a new one later.
+  // Without a listener the 'error' event would crash the process.
+  pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection lost'));
+  return pool;
+}
+
+/** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** Readiness: can the pool run a query right now? */
+export async function isDatabaseReachable(pool: pg.Pool): Promise<boolean> {
+  try {
+    await pool.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SQLSTATE of a PostgreSQL error, if `error` is one. */
+export function sqlState(error: unknown): string | undefined {
+  return error instanceof pg.DatabaseError ? error.code : undefined;
+}
+
+export const UNIQUE_VIOLATION = '23505';

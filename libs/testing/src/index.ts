@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+
+export { LOCAL_AMQP_URL, LOCAL_DATABASE_URL, resolveTestInfrastructure } from './infrastructure.js';
+
+/** A short random suffix, safe in database, exchange and queue names. */
+export function uniqueSuffix(): string {
+  return randomBytes(5).toString('hex');
+}
+
+/** A name no other test file uses, e.g. for an exchange or queue. */
+export function uniqueName(prefix: string): string {
+  return `test.${prefix}.${uniqueSuffix()}`;
+}
+
+export function amqpUrl(): string {
+  return inject('amqpUrl');
+}
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+/** A brand-new, empty database for one test file; `drop` removes it even while connections remain. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = inject('databaseUrl');
+  const name = `test_${uniqueSuffix()}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: withDatabase(adminUrl, name),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 5_000, intervalMs = 25): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
