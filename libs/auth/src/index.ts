@@ -1,0 +1,2 @@
+export { default as authPlugin, callerOf, TOKEN_ALGORITHM, type AuthSettings, type Caller } from './plugin.js';
+export { generateSigningKeyPair } from './keys.js';

@@ -1,0 +1,82 @@
+import fastifyJwt from '@fastify/jwt';
+import { unauthorized } from '@recipes/http';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { z } from 'zod';
+
+/** Tokens are signed with Ed25519 (EdDSA) by the users service; nothing else is ever accepted. */
+export const TOKEN_ALGORITHM = 'EdDSA';
+
+export interface AuthSettings {
+  /** PEM of the users service's public key. This plugin never sees a private key. */
+  publicKey: string;
+  issuer: string;
+  audience: string;
+}
+
+/** Who is calling, as the token says. */
+export interface Caller {
+  id: string;
+  username: string;
+}
+
+const claimsSchema = z.object({ sub: z.uuid(), username: z.string().min(1) });
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by `app.auth.required` (always) and `app.auth.optional` (when a token came). */
+    caller?: Caller;
+  }
+  interface FastifyInstance {
+    auth: {
+      /** onRequest hook: 401 unless a valid token came. */
+      required: (request: FastifyRequest) => Promise<void>;
+      /** onRequest hook: no token is fine, an invalid one is 401 (SPEC §2). */
+      optional: (request: FastifyRequest) => Promise<void>;
+    };
+  }
+}
+
+/** The caller of a route guarded by `app.auth.required`. */
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.caller) throw unauthorized();
+  return request.caller;
+}
+
+async function authPlugin(app: FastifyInstance, settings: AuthSettings) {
+  await app.register(fastifyJwt, {
+    secret: { public: settings.publicKey },
+    verify: {
+      algorithms: [TOKEN_ALGORITHM],
+      allowedIss: settings.issuer,
+      allowedAud: settings.audience,
+      requiredClaims: ['sub', 'username', 'iat', 'exp', 'iss', 'aud'],
+    },
+  });
+
+  async function verify(request: FastifyRequest): Promise<void> {
+    let payload: unknown;
+    try {
+      payload = await request.jwtVerify();
+    } catch {
+      // Every failure (malformed, forged, expired, wrong audience, wrong algorithm...) is the same 401.
+      throw unauthorized('The token is invalid or expired');
+    }
+    const claims = claimsSchema.safeParse(payload);
+    if (!claims.success) throw unauthorized('The token is invalid or expired');
+    request.caller = { id: claims.data.sub, username: claims.data.username };
+  }
+
+  app.decorateRequest('caller', undefined);
+  app.decorate('auth', {
+    required: async (request: FastifyRequest) => {
+      if (request.headers.authorization === undefined) throw unauthorized('A bearer token is required');
+      await verify(request);
+    },
+    optional: async (request: FastifyRequest) => {
+      if (request.headers.authorization !== undefined) await verify(request);
+    },
+  });
+}
+
+export default fp(authPlugin, { name: 'auth', fastify: '5.x' });

@@ -1,0 +1,115 @@
+import { createHmac, createPrivateKey, createSign, generateKeyPairSync, sign as signWith } from 'node:crypto';
+import { createApp, type App } from '@recipes/http';
+import { createLogger } from '@recipes/logging';
+import { createSigner } from 'fast-jwt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authPlugin, callerOf, generateSigningKeyPair } from '../src/index.js';
+
+const keys = generateSigningKeyPair();
+const attacker = generateSigningKeyPair();
+const issuer = 'recipes-users';
+const audience = 'recipes-api';
+const userId = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
+
+const b64url = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+const now = () => Math.floor(Date.now() / 1000);
+const claims = (overrides: Record<string, unknown> = {}) => ({
+  sub: userId,
+  username: 'ada',
+  iat: now(),
+  exp: now() + 3600,
+  iss: issuer,
+  aud: audience,
+  ...overrides,
+});
+
+/** Signs header.payload with Ed25519 by hand, so any header can be forged. */
+function ed25519Token(header: Record<string, unknown>, payload: Record<string, unknown>, privateKey = keys.privateKey) {
+  const input = `${b64url(header)}.${b64url(payload)}`;
+  return `${input}.${signWith(null, Buffer.from(input), createPrivateKey(privateKey)).toString('base64url')}`;
+}
+
+const valid = () => ed25519Token({ alg: 'EdDSA', typ: 'JWT' }, claims());
+
+let app: App;
+beforeAll(async () => {
+  app = await createApp({ title: 'auth test', logger: createLogger({ service: 'test', level: 'silent' }) });
+  await app.register(authPlugin, { publicKey: keys.publicKey, issuer, audience });
+  app.get('/api/required', { onRequest: app.auth.required }, async (request) => ({ caller: callerOf(request) }));
+  app.get('/api/optional', { onRequest: app.auth.optional }, async (request) => ({ caller: request.caller ?? null }));
+  await app.ready();
+});
+afterAll(() => app.close());
+
+const call = (url: string, authorization?: string) =>
+  app.inject({ method: 'GET', url, headers: authorization === undefined ? {} : { authorization } });
+
+describe('auth plugin', () => {
+  it('accepts a valid EdDSA token and exposes the caller', async () => {
+    const response = await call('/api/required', `Bearer ${valid()}`);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ caller: { id: userId, username: 'ada' } });
+  });
+
+  it('accepts a token made by fast-jwt, as the users service signs them', async () => {
+    const token = createSigner({ key: keys.privateKey, algorithm: 'EdDSA', iss: issuer, aud: audience, sub: userId, expiresIn: 60_000 })({
+      username: 'ada',
+    });
+    expect((await call('/api/required', `Bearer ${token}`)).statusCode).toBe(200);
+  });
+
+  it('requires a token where required, and not where optional', async () => {
+    expect((await call('/api/required')).statusCode).toBe(401);
+    const anonymous = await call('/api/optional');
+    expect(anonymous.statusCode).toBe(200);
+    expect(anonymous.json()).toEqual({ caller: null });
+  });
+
+  const [header, payload, signature] = valid().split('.') as [string, string, string];
+  const hs256WithPublicKey = (() => {
+    const input = `${b64url({ alg: 'HS256', typ: 'JWT' })}.${b64url(claims())}`;
+    return `${input}.${createHmac('sha256', keys.publicKey).update(input).digest('base64url')}`;
+  })();
+  const es256 = (() => {
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const input = `${b64url({ alg: 'ES256', typ: 'JWT' })}.${b64url(claims())}`;
+    return `${input}.${createSign('SHA256').update(input).sign({ key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
+  })();
+  const attackerJwk = createPrivateKey(attacker.privateKey).export({ format: 'jwk' });
+  const forged: Record<string, string> = {
+    'alg none': `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url(claims())}.`,
+    'alg None': `${b64url({ alg: 'None', typ: 'JWT' })}.${b64url(claims())}.`,
+    'alg NONE': `${b64url({ alg: 'NONE', typ: 'JWT' })}.${b64url(claims())}.`,
+    'HS256 signed with the public key': hs256WithPublicKey,
+    'ES256 from another key': es256,
+    'tampered payload': `${header}.${b64url(claims({ sub: '0190f5a4-1c2d-7e3f-8a9b-000000000000' }))}.${signature}`,
+    'bad signature': `${header}.${payload}.${signature.slice(0, -4)}AAAA`,
+    'signed by another key': ed25519Token({ alg: 'EdDSA', typ: 'JWT' }, claims(), attacker.privateKey),
+    'embedded jwk header': ed25519Token(
+      { alg: 'EdDSA', typ: 'JWT', jwk: { kty: attackerJwk.kty, crv: attackerJwk.crv, x: attackerJwk.x } },
+      claims(),
+      attacker.privateKey,
+    ),
+    expired: ed25519Token({ alg: 'EdDSA' }, claims({ iat: now() - 7200, exp: now() - 3600 })),
+    'not yet valid': ed25519Token({ alg: 'EdDSA' }, claims({ nbf: now() + 3600 })),
+    'wrong issuer': ed25519Token({ alg: 'EdDSA' }, claims({ iss: 'someone-else' })),
+    'wrong audience': ed25519Token({ alg: 'EdDSA' }, claims({ aud: 'another-api' })),
+    'no expiry': ed25519Token({ alg: 'EdDSA' }, { sub: userId, username: 'ada', iat: now(), iss: issuer, aud: audience }),
+    'subject not a user id': ed25519Token({ alg: 'EdDSA' }, claims({ sub: 'admin' })),
+    'no username': ed25519Token({ alg: 'EdDSA' }, claims({ username: undefined })),
+    garbage: 'abc.def.ghi',
+  };
+
+  describe.each(['/api/required', '/api/optional'])('on %s', (url) => {
+    it.each(Object.entries(forged))('rejects %s with 401 problem+json', async (_name, token) => {
+      const response = await call(url, `Bearer ${token}`);
+      expect(response.statusCode).toBe(401);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(response.json()).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+    });
+
+    it.each(['', 'Bearer', 'Bearer ', `Basic ${b64url('ada:pw')}`, `bearer${valid()}`])('rejects the header %j', async (value) => {
+      expect((await call(url, value)).statusCode).toBe(401);
+    });
+  });
+});

@@ -1,0 +1,59 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Logger } from '@recipes/logging';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import errorsPlugin from './errors-plugin.js';
+import healthPlugin, { type ReadinessChecks } from './health.js';
+import openApiPlugin from './openapi.js';
+import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
+
+/** A Fastify instance whose routes are typed by their zod schemas. */
+export type App = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+export interface AppSettings {
+  /** Names the service in the OpenAPI document. */
+  title: string;
+  description?: string;
+  logger: Logger;
+  readiness?: ReadinessChecks;
+  bodyLimit?: number;
+  /** Which proxies' `X-Forwarded-For` to believe, for rate limits per address. */
+  trustProxy?: boolean | string;
+}
+
+/**
+ * The one way a service builds its HTTP app: zod validation and serialization, problem+json errors,
+ * `x-request-id` in and out (and on every log line of the request), health endpoints and OpenAPI.
+ */
+export async function createApp(settings: AppSettings): Promise<App> {
+  const app = Fastify({
+    loggerInstance: settings.logger as FastifyBaseLogger,
+    genReqId: requestIdFor,
+    requestIdLogLabel: 'requestId',
+    bodyLimit: settings.bodyLimit ?? BODY_LIMIT_BYTES,
+    trustProxy: settings.trustProxy ?? 'loopback,linklocal,uniquelocal',
+    disableRequestLogging: (request) => request.url.startsWith('/health/'),
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+  });
+  // A response that finishes while the server is closing also closes its keep-alive connection;
+  // otherwise the idle connection would hold the shutdown open.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+
+  await app.register(errorsPlugin);
+  await app.register(healthPlugin, { checks: settings.readiness ?? {} });
+  await app.register(openApiPlugin, { title: settings.title, description: settings.description ?? settings.title });
+  return app;
+}

@@ -1,0 +1,66 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { type FieldError, HttpError, problem, PROBLEM_CONTENT_TYPE } from './problem.js';
+
+/** The path part of the URL: the query string may carry what does not belong in an error body. */
+function instanceOf(request: FastifyRequest): string {
+  const url = request.raw.url ?? request.url;
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+export function sendProblem(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  detail: string,
+  errors?: FieldError[],
+): FastifyReply {
+  return reply
+    .code(status)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(problem(status, detail, { instance: instanceOf(request), requestId: request.id }, errors));
+}
+
+const contextNames: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
+
+function fieldErrors(error: { validation: { instancePath: string; message?: string }[]; validationContext?: string }): FieldError[] {
+  return error.validation.map((issue) => ({
+    path: issue.instancePath.replace(/^\//, '').replaceAll('/', '.') || (contextNames[error.validationContext ?? 'body'] ?? 'body'),
+    message: issue.message ?? 'is invalid',
+  }));
+}
+
+/** Every error leaves as problem+json (SPEC §1); nothing internal ever reaches the client. */
+async function errorsPlugin(app: FastifyInstance) {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof HttpError) return sendProblem(request, reply, error.status, error.detail, error.errors);
+
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      // A path identifier that is not even well-formed names nothing: 404, as SPEC §1 asks.
+      if (error.validationContext === 'params') return sendProblem(request, reply, 404, 'Not found');
+      return sendProblem(request, reply, 400, 'The request is not valid', fieldErrors(error));
+    }
+
+    const status = error.statusCode ?? 500;
+    if (status === 413) return sendProblem(request, reply, 413, 'The request body is too large');
+    if (status === 415) return sendProblem(request, reply, 415, 'Send the body as application/json');
+    if (status === 429) return sendProblem(request, reply, 429, 'Too many requests, try again later');
+    if (status === 400 || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+      // Malformed JSON, an empty JSON body, a bad header: the client's mistake, described without internals.
+      const detail = error.code?.startsWith('FST_ERR_CTP') || error instanceof SyntaxError ? 'The body is not valid JSON' : 'The request is not valid';
+      return sendProblem(request, reply, 400, detail, [{ path: 'body', message: detail }]);
+    }
+    if (status >= 400 && status < 500) return sendProblem(request, reply, status, error.message);
+
+    request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(request, reply, 500, 'An unexpected error occurred');
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(request, reply, 404, `No route for ${request.method} ${instanceOf(request)}`),
+  );
+}
+
+export default fp(errorsPlugin, { name: 'problem-errors' });

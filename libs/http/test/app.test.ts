@@ -1,0 +1,178 @@
+import { Writable } from 'node:stream';
+import { problemSchema } from '@recipes/contracts';
+import { createLogger } from '@recipes/logging';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { type App, createApp, notFound, problemResponses } from '../src/index.js';
+
+const logLines: Record<string, unknown>[] = [];
+const destination = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
+    done();
+  },
+});
+
+let databaseUp = true;
+let app: App;
+
+beforeAll(async () => {
+  app = await createApp({
+    title: 'test service',
+    logger: createLogger({ service: 'test', destination }),
+    readiness: { database: () => databaseUp, broker: async () => true },
+  });
+  app.post(
+    '/api/things/:id',
+    {
+      schema: {
+        params: z.object({ id: z.uuid() }),
+        querystring: z.object({ verbose: z.enum(['true', 'false']).optional() }),
+        body: z.object({ name: z.string().min(1), count: z.number().int().optional() }),
+        response: { 201: z.object({ id: z.string(), name: z.string() }), ...problemResponses(400, 404) },
+      },
+    },
+    async (request, reply) => {
+      request.log.info('creating a thing');
+      return reply.code(201).send({ id: request.params.id, name: request.body.name });
+    },
+  );
+  app.get('/api/missing', async () => {
+    throw notFound('Thing not found');
+  });
+  app.get('/api/boom', async () => {
+    throw new Error('relation "secret_table" does not exist at /srv/app.js:12');
+  });
+  app.get('/internal/things', async () => ({ ok: true }));
+  await app.ready();
+});
+afterAll(() => app.close());
+
+const id = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
+
+function expectProblem(response: { headers: Record<string, unknown>; json(): unknown }, status: number, code: string) {
+  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+  const body = problemSchema.parse(response.json());
+  expect(body).toMatchObject({ type: 'about:blank', status, code });
+  expect(body.requestId).toBe(response.headers['x-request-id']);
+  return body;
+}
+
+describe('createApp', () => {
+  it('serves a valid request', async () => {
+    const response = await app.inject({ method: 'POST', url: `/api/things/${id}`, payload: { name: 'a' } });
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toEqual({ id, name: 'a' });
+  });
+
+  it('describes invalid fields as a validation problem', async () => {
+    const response = await app.inject({ method: 'POST', url: `/api/things/${id}?x=1`, payload: { name: '', count: 1.5 } });
+    expect(response.statusCode).toBe(400);
+    const body = expectProblem(response, 400, 'VALIDATION_ERROR');
+    expect(body.instance).toBe(`/api/things/${id}`);
+    expect(body.errors?.map((e) => e.path).sort()).toEqual(['count', 'name']);
+  });
+
+  it('rejects a wrongly typed query parameter', async () => {
+    const response = await app.inject({ method: 'POST', url: `/api/things/${id}?verbose=maybe`, payload: { name: 'a' } });
+    expect(expectProblem(response, 400, 'VALIDATION_ERROR').errors).toEqual([
+      { path: 'verbose', message: expect.any(String) },
+    ]);
+  });
+
+  it('answers a body that is not an object with 400', async () => {
+    const response = await app.inject({ method: 'POST', url: `/api/things/${id}`, payload: '[1,2]', headers: { 'content-type': 'application/json' } });
+    expect(expectProblem(response, 400, 'VALIDATION_ERROR').errors?.[0]?.path).toBe('body');
+  });
+
+  it('answers malformed JSON with 400 and no parser internals', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: `/api/things/${id}`,
+      payload: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+    });
+    const body = expectProblem(response, 400, 'VALIDATION_ERROR');
+    expect(body.detail).toBe('The body is not valid JSON');
+  });
+
+  it('answers a body over 64 KiB with 413', async () => {
+    const response = await app.inject({ method: 'POST', url: `/api/things/${id}`, payload: { name: 'x'.repeat(70_000) } });
+    expectProblem(response, 413, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('answers a body that is not JSON with 415', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: `/api/things/${id}`,
+      payload: 'name=a',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expectProblem(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('answers an ill-formed path id with 404, not 400', async () => {
+    const response = await app.inject({ method: 'POST', url: '/api/things/not-a-uuid', payload: { name: 'a' } });
+    expectProblem(response, 404, 'NOT_FOUND');
+  });
+
+  it('answers an unknown route with 404 problem+json', async () => {
+    expectProblem(await app.inject({ method: 'GET', url: '/api/nothing-here' }), 404, 'NOT_FOUND');
+  });
+
+  it('passes a handler’s HttpError through', async () => {
+    const body = expectProblem(await app.inject({ method: 'GET', url: '/api/missing' }), 404, 'NOT_FOUND');
+    expect(body.detail).toBe('Thing not found');
+  });
+
+  it('answers an unexpected error with 500 that leaks nothing, and logs it', async () => {
+    const response = await app.inject({ method: 'GET', url: '/api/boom', headers: { 'x-request-id': 'boom-1' } });
+    const body = expectProblem(response, 500, 'INTERNAL_ERROR');
+    expect(response.body).not.toMatch(/secret_table|srv|stack/);
+    expect(body.detail).toBe('An unexpected error occurred');
+    expect(logLines.some((line) => line.requestId === 'boom-1' && line.level === 'error')).toBe(true);
+  });
+});
+
+describe('request ids', () => {
+  it('echoes an acceptable x-request-id and logs every line of the request with it', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: `/api/things/${id}`,
+      payload: { name: 'a' },
+      headers: { 'x-request-id': 'req-123' },
+    });
+    expect(response.headers['x-request-id']).toBe('req-123');
+    const lines = logLines.filter((line) => line.requestId === 'req-123');
+    expect(lines.map((line) => line.msg)).toEqual(['incoming request', 'creating a thing', 'request completed']);
+  });
+
+  it('replaces a missing or unacceptable id with a fresh one', async () => {
+    const none = await app.inject({ method: 'GET', url: '/api/missing' });
+    expect(none.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const forged = await app.inject({ method: 'GET', url: '/api/missing', headers: { 'x-request-id': 'a\nb' } });
+    expect(forged.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('health and docs', () => {
+  it('is live, and ready only while every dependency is up', async () => {
+    expect((await app.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
+    const ready = await app.inject({ method: 'GET', url: '/health/ready' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready', checks: { database: 'up', broker: 'up' } });
+    databaseUp = false;
+    const notReady = await app.inject({ method: 'GET', url: '/health/ready' });
+    databaseUp = true;
+    expect(notReady.statusCode).toBe(503);
+    expect(notReady.json()).toEqual({ status: 'not ready', checks: { database: 'down', broker: 'up' } });
+  });
+
+  it('documents /api routes only, from their zod schemas', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(Object.keys(document.paths).sort()).toEqual(['/api/boom', '/api/missing', '/api/things/{id}']);
+    const post = document.paths['/api/things/{id}'].post;
+    expect(post.requestBody.content['application/json'].schema.required).toEqual(['name']);
+    expect(Object.keys(post.responses)).toEqual(['201', '400', '404']);
+  });
+});
