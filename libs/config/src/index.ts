@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 /** Thrown when the environment does not satisfy a service's config schema. */
@@ -60,3 +61,20 @@ export const backendEnv = {
   EVENT_MAX_ATTEMPTS: env.positiveInt(5),
   MIGRATE_ON_START: env.flag(true),
 };
+
+/** How every service verifies tokens; only the users service also holds the private key. */
+export const tokenEnv = {
+  JWT_PUBLIC_KEY_FILE: env.string('.keys/jwt-public.pem'),
+  JWT_ISSUER: env.string('recipes-users'),
+  JWT_AUDIENCE: env.string('recipes-api'),
+};
+
+/** Reads a file named by a setting (a key, a secret); a missing file stops the process with one clear line. */
+export function readSettingFile(variable: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    process.stderr.write(`Invalid configuration: ${variable}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})\n`);
+    process.exit(78);
+  }
+}

@@ -33,9 +33,18 @@ export function createPool({ connectionString, schema, max = 10, applicationName
   return pool;
 }
 
-/** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+/**
+ * Runs `work` in one transaction: committed when it resolves, rolled back when it throws. While the
+ * client is checked out it listens for 'error' (the server went away, e.g. a restart): unheard, that
+ * event would crash the process; heard, the broken client is discarded instead of returned to the pool.
+ */
 export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let lost: Error | undefined;
+  const onError = (error: Error) => {
+    lost = error;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await work(client);
@@ -45,7 +54,8 @@ export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolCl
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
-    client.release();
+    client.removeListener('error', onError);
+    client.release(lost);
   }
 }
 

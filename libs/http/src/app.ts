@@ -37,6 +37,8 @@ export async function createApp(settings: AppSettings): Promise<App> {
     disableRequestLogging: (request) => request.url.startsWith('/health/'),
   }).withTypeProvider<ZodTypeProvider>();
 
+  // Bodies are JSON only (SPEC §1): without the built-in text parser, anything else is 415.
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onRequest', async (request, reply) => {

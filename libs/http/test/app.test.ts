@@ -106,6 +106,16 @@ describe('createApp', () => {
       method: 'POST',
       url: `/api/things/${id}`,
       payload: 'name=a',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expectProblem(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('answers a form body with 415 too', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: `/api/things/${id}`,
+      payload: 'name=a',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expectProblem(response, 415, 'UNSUPPORTED_MEDIA_TYPE');

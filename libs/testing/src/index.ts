@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 
+export { brokerAdmin } from './broker-admin.js';
+export { createTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { LOCAL_AMQP_URL, LOCAL_DATABASE_URL, resolveTestInfrastructure } from './infrastructure.js';
 
 /** A short random suffix, safe in database, exchange and queue names. */

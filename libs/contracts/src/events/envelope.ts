@@ -39,7 +39,7 @@ export function createEvent<D extends EventDefinition>(
   context: { producer: string; correlationId: string },
 ): EventEnvelope<EventData<D>> {
   return {
-    id: uuidv7(),
+    id: newId(),
     type: definition.type,
     version: definition.version,
     occurredAt: new Date().toISOString(),
@@ -47,4 +47,9 @@ export function createEvent<D extends EventDefinition>(
     correlationId: context.correlationId,
     data: definition.data.parse(data) as EventData<D>,
   };
+}
+
+/** A new time-ordered (v7) UUID: ids sort by creation, which keeps b-tree inserts local. */
+export function newId(): string {
+  return uuidv7();
 }

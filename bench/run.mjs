@@ -1,0 +1,69 @@
+// `npm run bench`: starts the system on spare ports, seeds it, measures every scenario through the
+// gateway and directly against the owning service in the same run, prints one table and writes JSON.
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { measure } from './measure.mjs';
+import { startSystem, urlOf } from './system.mjs';
+
+const durationSeconds = Number(process.env.BENCH_DURATION_SECONDS ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+
+async function post(url, body) {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+async function seed() {
+  const { user } = await post(`${urlOf('users')}/api/auth/register`, { username: 'bench_user', password: 'bench password' });
+  return { user };
+}
+
+/** Each scenario: a name, the path through the gateway, and which service owns it. */
+function scenarios({ user }) {
+  return [{ name: 'GET /api/users/{id}', service: 'users', path: `/api/users/${user.id}` }];
+}
+
+async function ceiling() {
+  const port = 4199;
+  const child = spawn(process.execPath, ['bench/ceiling.mjs'], { env: { ...process.env, PORT: String(port) }, stdio: 'inherit' });
+  await new Promise((r) => setTimeout(r, 500));
+  try {
+    return await measure({ url: `http://127.0.0.1:${port}/`, connections, durationSeconds });
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+const system = await startSystem();
+const rows = [];
+try {
+  const seeded = await seed();
+  rows.push({ scenario: 'bare Fastify hello (ceiling)', via: 'direct', ...(await ceiling()) });
+  for (const scenario of scenarios(seeded)) {
+    const direct = await measure({ url: `${urlOf(scenario.service)}${scenario.path}`, connections, durationSeconds });
+    const gateway = await measure({ url: `${urlOf('gateway')}${scenario.path}`, connections, durationSeconds });
+    rows.push({ scenario: scenario.name, via: `direct (${scenario.service})`, ...direct });
+    rows.push({
+      scenario: scenario.name,
+      via: 'gateway',
+      ...gateway,
+      p50OverheadMs: +(gateway.p50Ms - direct.p50Ms).toFixed(2),
+      throughputRatio: +(gateway.requestsPerSecond / direct.requestsPerSecond).toFixed(2),
+    });
+  }
+} finally {
+  await system.stop();
+}
+
+console.log(`\n${connections} connections, ${durationSeconds} s per measurement, ${new Date().toISOString()}\n`);
+console.table(rows);
+const gatewayRows = rows.filter((row) => row.via === 'gateway');
+for (const row of gatewayRows) {
+  const pass = row.p50OverheadMs <= 1;
+  console.log(`target: gateway p50 overhead ≤ 1 ms on ${row.scenario}: ${row.p50OverheadMs} ms ${pass ? 'PASS' : 'MISS'}`);
+}
+mkdirSync('bench/results', { recursive: true });
+const file = `bench/results/${new Date().toISOString().replaceAll(':', '-')}.json`;
+writeFileSync(file, JSON.stringify({ connections, durationSeconds, rows }, null, 2));
+console.log(`written to ${file}`);

@@ -1,0 +1,1 @@
+export { Broker, type BrokerSettings, type Consumer, type ConsumerSpec, type PublishOptions, type Publisher } from './broker.js';

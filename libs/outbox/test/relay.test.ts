@@ -1,0 +1,184 @@
+import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { createEvent, userCreated, type EventEnvelope } from '@recipes/contracts';
+import { createPool, migrate, withTransaction, type Pool } from '@recipes/db';
+import { createLogger } from '@recipes/logging';
+import { Broker, type Consumer, type Publisher } from '@recipes/messaging';
+import { amqpUrl, brokerAdmin, createTcpProxy, createTestDatabase, eventually, uniqueName, type TestDatabase } from '@recipes/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// Test helpers of the messaging library: a plain admin connection, and a proxy to take "a" broker down.
+import { enqueue, OutboxRelay, outboxMigrations, type OutboxRelaySettings } from '../src/index.js';
+
+const logger = createLogger({ service: 'outbox-test', level: process.env.LOG_LEVEL ?? 'silent' });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function userEvent(username = 'ada'): EventEnvelope {
+  return createEvent(userCreated, { id: randomUUID(), username, avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: `req-${randomUUID()}` });
+}
+
+describe('OutboxRelay', () => {
+  const exchange = uniqueName('outbox');
+  const queue = uniqueName('outbox');
+  /** What the consumer got: every delivery of every event, and when the first one arrived. */
+  const deliveries = new Map<string, EventEnvelope[]>();
+  const arrivedAt = new Map<string, number>();
+  let database: TestDatabase;
+  let pool: Pool;
+  let broker: Broker;
+  let consumer: Consumer;
+  const relays: OutboxRelay[] = [];
+
+  function startRelay(settings: Partial<OutboxRelaySettings> = {}): OutboxRelay {
+    const relay = new OutboxRelay({ pool, schema: 'svc', publisher: broker.createPublisher(), logger, ...settings });
+    relays.push(relay);
+    relay.start();
+    return relay;
+  }
+
+  const commit = (...events: EventEnvelope[]) => withTransaction(pool, (client) => enqueue(client, ...events));
+  const deliveryCount = (id: string) => deliveries.get(id)?.length ?? 0;
+  const allArrived = (events: EventEnvelope[]) => eventually(async () => events.every((event) => deliveries.has(event.id)) || undefined, 15_000);
+  const outboxRows = async () => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox')).rows[0]!.n;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await migrate({ databaseUrl: database.url, schema: 'svc', sets: [outboxMigrations], logger });
+    pool = createPool({ connectionString: database.url, schema: 'svc', applicationName: 'outbox-relay-test', logger });
+    broker = new Broker({ url: amqpUrl(), exchange, logger, name: 'outbox-relay-test' });
+    consumer = await broker.consume({
+      queue,
+      bindings: ['user.created'],
+      prefetch: 100,
+      maxAttempts: 3,
+      handle: async (event) => {
+        deliveries.set(event.id, [...(deliveries.get(event.id) ?? []), event]);
+        if (!arrivedAt.has(event.id)) arrivedAt.set(event.id, Date.now());
+      },
+    });
+  });
+  afterAll(async () => {
+    await Promise.all(relays.map((relay) => relay.stop()));
+    await consumer.close();
+    await broker.close();
+    await pool.end();
+    await database.drop();
+    const admin = await brokerAdmin(amqpUrl());
+    await admin.deleteTopology(exchange, [queue]);
+    await admin.close();
+  });
+
+  it('publishes an event committed with its change exactly once, and never one rolled back', async () => {
+    const relay = startRelay();
+    // Quotes, backslashes and non-ASCII survive the trip through a jsonb array parameter.
+    const committed = userEvent('a "quoted" \\ name – ünïcødé');
+    const rolledBack = userEvent();
+    await expect(
+      withTransaction(pool, async (client) => {
+        await enqueue(client, rolledBack);
+        throw new Error('the change failed');
+      }),
+    ).rejects.toThrow('the change failed');
+    await commit(committed);
+
+    await allArrived([committed]);
+    await sleep(300);
+    expect(deliveries.get(committed.id)).toEqual([committed]);
+    expect(deliveries.has(rolledBack.id)).toBe(false);
+    expect(await relay.backlog()).toEqual({ count: 0, oldestAgeMs: null });
+    await relay.stop();
+  });
+
+  it('wakes on NOTIFY: an idle relay publishes in milliseconds, also after its LISTEN connection was killed', async () => {
+    const relay = startRelay({ pollIntervalMs: 10_000 });
+    const latency = async () => {
+      await sleep(200); // let the relay go idle: from here on only a notification can wake it within 10 s
+      const event = userEvent();
+      const committedAt = Date.now();
+      await commit(event);
+      await allArrived([event]);
+      return arrivedAt.get(event.id)! - committedAt;
+    };
+    await commit(userEvent()); // warm-up: the relay is running
+    expect(await latency()).toBeLessThan(500);
+
+    // The database drops the LISTEN connection (as in a restart): the relay makes a new one.
+    const listeners = `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`;
+    const [killed] = (await pool.query<{ pid: number }>(listeners)).rows;
+    expect(killed).toBeDefined();
+    await pool.query('SELECT pg_terminate_backend($1)', [killed!.pid]);
+    await eventually(async () => (await pool.query<{ pid: number }>(listeners)).rows.find((row) => row.pid !== killed!.pid));
+    expect(await latency()).toBeLessThan(500);
+    await relay.stop();
+  });
+
+  it('keeps every row while the broker is unreachable and publishes each exactly once when it is back', async () => {
+    const proxy = await createTcpProxy(amqpUrl());
+    proxy.cut();
+    const remote = new Broker({ url: proxy.url, exchange, logger, name: 'outbox-relay-test-remote', reconnectDelayMs: 200 });
+    const relay = startRelay({ publisher: remote.createPublisher({ timeoutMs: 300 }), pollIntervalMs: 100 });
+    const events = Array.from({ length: 20 }, () => userEvent());
+    await commit(...events);
+
+    // Every row has failed at least once, and is still there.
+    await eventually(async () => {
+      const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE attempts > 0 AND last_error IS NOT NULL');
+      return rows[0]!.n === events.length || undefined;
+    });
+    expect((await relay.backlog()).count).toBe(events.length);
+    expect(events.filter((event) => deliveries.has(event.id))).toEqual([]);
+
+    proxy.restore();
+    await allArrived(events);
+    await eventually(async () => (await outboxRows()) === 0 || undefined);
+    await sleep(300);
+    expect(events.map((event) => deliveryCount(event.id))).toEqual(events.map(() => 1));
+
+    await relay.stop();
+    await remote.close();
+    await proxy.close();
+  });
+
+  it('shares the table between two relays: 500 events, each published exactly once', async () => {
+    const published = [0, 0];
+    const counting = (index: number): Publisher => {
+      const publisher = broker.createPublisher();
+      return {
+        publish: async (event, options) => {
+          await publisher.publish(event, options);
+          published[index]! += 1;
+        },
+      };
+    };
+    const pair = [startRelay({ publisher: counting(0), batchSize: 50 }), startRelay({ publisher: counting(1), batchSize: 50 })];
+    const events = Array.from({ length: 500 }, () => userEvent());
+    for (let start = 0; start < events.length; start += 100) await commit(...events.slice(start, start + 100));
+
+    await allArrived(events);
+    await eventually(async () => (await outboxRows()) === 0 || undefined);
+    await sleep(300);
+    expect(events.filter((event) => deliveryCount(event.id) !== 1)).toEqual([]);
+    expect(published[0]! + published[1]!).toBe(500);
+    expect(published[0]).toBeGreaterThan(0);
+    expect(published[1]).toBeGreaterThan(0);
+    await Promise.all(pair.map((relay) => relay.stop()));
+  });
+
+  it('keeps running, and stops cleanly, while the database is unreachable', async () => {
+    const unreachable = createPool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', applicationName: 'outbox-relay-test', logger });
+    const messages: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) messages.push(JSON.parse(line).msg);
+        done();
+      },
+    });
+    const captured = createLogger({ service: 'outbox-test', destination });
+    const relay = new OutboxRelay({ pool: unreachable, schema: 'svc', publisher: broker.createPublisher(), logger: captured, pollIntervalMs: 50 });
+    relay.start();
+    await sleep(700);
+    await relay.stop();
+    await unreachable.end();
+    expect(messages).toContain('outbox relay failed; retrying');
+    expect(messages).toContain('outbox listener lost its database connection; polling meanwhile');
+  });
+});

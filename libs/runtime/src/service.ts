@@ -1,0 +1,108 @@
+import { createPool, isDatabaseReachable, migrate, type Pool } from '@recipes/db';
+import { type App, listen, type ReadinessChecks } from '@recipes/http';
+import { createLogger, type Logger } from '@recipes/logging';
+import { Broker, type Consumer } from '@recipes/messaging';
+import { OutboxRelay, outboxMigrations } from '@recipes/outbox';
+import { dispatcher, type EventHandler } from './handlers.js';
+
+/** The settings every backend service reads (see `backendEnv` in @recipes/config). */
+export interface BackendConfig {
+  HOST: string;
+  PORT: number;
+  LOG_LEVEL: string;
+  SHUTDOWN_TIMEOUT_MS: number;
+  DATABASE_URL: string;
+  DATABASE_POOL_MAX: number;
+  AMQP_URL: string;
+  EVENTS_EXCHANGE: string;
+  EVENT_MAX_ATTEMPTS: number;
+  MIGRATE_ON_START: boolean;
+}
+
+export interface ServiceContext {
+  pool: Pool;
+  logger: Logger;
+  readiness: ReadinessChecks;
+}
+
+export interface BackendServiceDefinition {
+  /** The service's name: also its schema, its queue and its producer name. */
+  name: string;
+  config: BackendConfig;
+  /** The service's own SQL migrations. */
+  migrationsDir: string;
+  buildApp(context: ServiceContext): Promise<App>;
+  /** The events it consumes, each idempotent (see `handleOnce` in @recipes/outbox). */
+  handlers?: EventHandler[];
+  /** Tests pass a logger to read or silence the lines. */
+  logger?: Logger;
+}
+
+export interface RunningService {
+  app: App;
+  pool: Pool;
+  relay: OutboxRelay;
+  /** Stops consuming, lets handlers and requests finish, stops the relay, then closes broker and pool. */
+  close(): Promise<void>;
+}
+
+/** Everything a backend service needs to serve, wired in order; listening is left to the caller. */
+export async function startBackendService(definition: BackendServiceDefinition): Promise<RunningService> {
+  const { name, config } = definition;
+  const logger = definition.logger ?? createLogger({ service: name, level: config.LOG_LEVEL });
+
+  if (config.MIGRATE_ON_START) {
+    await migrate({
+      databaseUrl: config.DATABASE_URL,
+      schema: name,
+      sets: [outboxMigrations, { dir: definition.migrationsDir, table: 'migrations' }],
+      logger,
+    });
+  }
+
+  const pool = createPool({
+    connectionString: config.DATABASE_URL,
+    schema: name,
+    max: config.DATABASE_POOL_MAX,
+    applicationName: name,
+    logger,
+  });
+  const broker = new Broker({ url: config.AMQP_URL, exchange: config.EVENTS_EXCHANGE, logger, name });
+  const relay = new OutboxRelay({ pool, schema: name, databaseUrl: config.DATABASE_URL, publisher: broker.createPublisher(), logger });
+  relay.start();
+
+  const handlers = definition.handlers ?? [];
+  const consumers: Consumer[] = [];
+  if (handlers.length > 0) {
+    consumers.push(
+      await broker.consume({
+        queue: `${config.EVENTS_EXCHANGE}.${name}`,
+        bindings: [...new Set(handlers.map((h) => h.definition.type))],
+        maxAttempts: config.EVENT_MAX_ATTEMPTS,
+        handle: dispatcher(handlers),
+      }),
+    );
+  }
+
+  const app = await definition.buildApp({
+    pool,
+    logger,
+    readiness: { database: () => isDatabaseReachable(pool), broker: () => broker.isConnected() },
+  });
+  app.addHook('onClose', async () => {
+    await Promise.all(consumers.map((consumer) => consumer.close()));
+    await relay.stop();
+    await broker.close();
+    await pool.end();
+  });
+  await app.ready();
+
+  return { app, pool, relay, close: () => app.close() };
+}
+
+/** A service's entry point: start, listen, and shut down gracefully on SIGTERM. */
+export async function runBackendService(definition: BackendServiceDefinition): Promise<void> {
+  const { app } = await startBackendService(definition);
+  const { HOST, PORT, SHUTDOWN_TIMEOUT_MS } = definition.config;
+  await listen(app, { host: HOST, port: PORT, shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS });
+}

@@ -1,0 +1,89 @@
+// `npm start`: checks PostgreSQL and RabbitMQ, prepares the database and a development key pair,
+// then runs the gateway and every service that exists as separate processes with prefixed logs.
+// Each service migrates its own schema as it starts.
+import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
+import { resolve } from 'node:path';
+import concurrently from 'concurrently';
+import pg from 'pg';
+import { ensureKeyPair } from './keys.mjs';
+import { services } from './services.mjs';
+
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/recipes';
+const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+
+function reachable(url, defaultPort) {
+  const { hostname, port } = new URL(url);
+  return new Promise((done) => {
+    const socket = connect({ host: hostname, port: Number(port || defaultPort), timeout: 2000 });
+    socket.once('connect', () => done(socket.end() && true));
+    socket.once('timeout', () => done(socket.destroy() && false));
+    socket.once('error', () => done(false));
+  });
+}
+
+async function requireServers() {
+  if (!(await reachable(DATABASE_URL, 5432))) {
+    console.error(`PostgreSQL is not reachable at ${new URL(DATABASE_URL).host}: start it (e.g. pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start) or set DATABASE_URL.`);
+    process.exit(1);
+  }
+  if (!(await reachable(AMQP_URL, 5672))) {
+    console.error(`RabbitMQ is not reachable at ${new URL(AMQP_URL).host}: start it (e.g. rabbitmq-server -detached) or set AMQP_URL.`);
+    process.exit(1);
+  }
+}
+
+/** The services' database, created on first start. */
+async function ensureDatabase() {
+  const target = new URL(DATABASE_URL);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const admin = new URL(DATABASE_URL);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (rowCount === 0) {
+      await client.query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
+      console.log(`start: created database ${name}`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/** A development signing key pair, made once, unless key files are configured. */
+function ensureKeys() {
+  const privateKeyFile = resolve(process.env.JWT_PRIVATE_KEY_FILE ?? '.keys/jwt-private.pem');
+  const publicKeyFile = resolve(process.env.JWT_PUBLIC_KEY_FILE ?? '.keys/jwt-public.pem');
+  if (ensureKeyPair(privateKeyFile, publicKeyFile)) console.log(`start: generated a development key pair in ${resolve(privateKeyFile, '..')}`);
+  return { JWT_PRIVATE_KEY_FILE: privateKeyFile, JWT_PUBLIC_KEY_FILE: publicKeyFile };
+}
+
+await requireServers();
+await ensureDatabase();
+const keys = ensureKeys();
+
+const present = services.filter((service) => existsSync(`services/${service.name}/dist/server.js`));
+const upstreams = Object.fromEntries(
+  services.filter((s) => s.name !== 'gateway').map((s) => [`${s.name.toUpperCase()}_URL`, `http://127.0.0.1:${s.port}`]),
+);
+
+const { result } = concurrently(
+  present.map(({ name, port }) => ({
+    name,
+    command: `node services/${name}/dist/server.js`,
+    env: {
+      ...upstreams,
+      DATABASE_URL,
+      AMQP_URL,
+      PORT: String(port),
+      // Only the users service ever sees the private key.
+      JWT_PUBLIC_KEY_FILE: keys.JWT_PUBLIC_KEY_FILE,
+      ...(name === 'users' ? { JWT_PRIVATE_KEY_FILE: keys.JWT_PRIVATE_KEY_FILE } : {}),
+    },
+  })),
+  { prefix: '[{name}]', killOthersOn: ['failure'], handleInput: false },
+);
+console.log(`start: ${present.map((s) => s.name).join(', ')}; the API is at http://127.0.0.1:3000/api, docs at /docs`);
+result.catch(() => process.exit(1));

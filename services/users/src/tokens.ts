@@ -1,0 +1,17 @@
+import { TOKEN_ALGORITHM } from '@recipes/auth';
+import { createSigner } from 'fast-jwt';
+
+export interface TokenSettings {
+  privateKey: string;
+  issuer: string;
+  audience: string;
+  ttlSeconds: number;
+}
+
+export type IssueToken = (user: { id: string; username: string }) => string;
+
+/** Signs access tokens. The private key lives here and nowhere else in the system. */
+export function tokenIssuer({ privateKey, issuer, audience, ttlSeconds }: TokenSettings): IssueToken {
+  const sign = createSigner({ key: privateKey, algorithm: TOKEN_ALGORITHM, iss: issuer, aud: audience, expiresIn: ttlSeconds * 1000 });
+  return (user) => sign({ sub: user.id, username: user.username });
+}

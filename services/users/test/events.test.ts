@@ -1,0 +1,97 @@
+import { fileURLToPath } from 'node:url';
+import { generateSigningKeyPair } from '@recipes/auth';
+import { parseConfig } from '@recipes/config';
+import { eventEnvelopeSchema } from '@recipes/contracts';
+import { createLogger } from '@recipes/logging';
+import { type RunningService, startBackendService } from '@recipes/runtime';
+import { amqpUrl, createTcpProxy, createTestDatabase, eventually, type TcpProxy, type TestDatabase, uniqueName } from '@recipes/testing';
+import amqp from 'amqplib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { usersConfigSchema } from '../src/config.js';
+
+/** The users service as it runs in production, its broker link through a proxy the test can cut. */
+let service: RunningService;
+let proxy: TcpProxy;
+let database: TestDatabase;
+let connection: amqp.ChannelModel;
+const received: { messageId: string; body: ReturnType<typeof eventEnvelopeSchema.parse> }[] = [];
+const exchange = uniqueName('users-events');
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  proxy = await createTcpProxy(amqpUrl());
+  const config = parseConfig(usersConfigSchema, { DATABASE_URL: database.url, AMQP_URL: proxy.url, EVENTS_EXCHANGE: exchange });
+  const keys = generateSigningKeyPair();
+  service = await startBackendService({
+    name: 'users',
+    config,
+    migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
+    buildApp: (context) => buildApp({ ...context, config, keys }),
+    logger: createLogger({ service: 'users', level: 'silent' }),
+  });
+
+  // A consumer of its own, straight to the broker, as another service would be.
+  connection = await amqp.connect(amqpUrl());
+  const channel = await connection.createChannel();
+  await channel.assertExchange(exchange, 'topic', { durable: true });
+  const { queue } = await channel.assertQueue('', { exclusive: true });
+  await channel.bindQueue(queue, exchange, 'user.*');
+  await channel.consume(queue, (message) => {
+    if (!message) return;
+    received.push({ messageId: message.properties.messageId, body: eventEnvelopeSchema.parse(JSON.parse(message.content.toString())) });
+    channel.ack(message);
+  });
+});
+
+afterAll(async () => {
+  await service.close();
+  await connection.close();
+  await proxy.close();
+  await database.drop();
+});
+
+const register = (username: string) =>
+  service.app.inject({
+    method: 'POST',
+    url: '/api/auth/register',
+    payload: { username, password: 'password123' },
+    headers: { 'x-request-id': `register-${username}` },
+  });
+
+const eventsFor = (userId: string) => received.filter((message) => (message.body.data as { id: string }).id === userId);
+
+async function outboxSize(): Promise<number> {
+  const { rows } = await service.pool.query<{ count: string }>('SELECT count(*) FROM outbox');
+  return Number(rows[0]!.count);
+}
+
+describe('user events through the outbox', () => {
+  it('publishes user.created once, with the request id as correlation id', async () => {
+    const response = await register('online_user');
+    expect(response.statusCode).toBe(201);
+    const { id } = response.json().user;
+    const [message] = await eventually(async () => (eventsFor(id).length > 0 ? eventsFor(id) : undefined));
+    expect(message!.body).toMatchObject({ type: 'user.created', producer: 'users', correlationId: 'register-online_user' });
+    expect(message!.messageId).toBe(message!.body.id);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(eventsFor(id)).toHaveLength(1);
+  });
+
+  it('registers while the broker is unreachable, and delivers the event exactly once when it is back', async () => {
+    proxy.cut();
+    const response = await register('offline_user');
+    expect(response.statusCode).toBe(201);
+    const { id } = response.json().user;
+
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(eventsFor(id)).toHaveLength(0);
+    expect(await outboxSize()).toBe(1);
+
+    proxy.restore();
+    await eventually(async () => (eventsFor(id).length > 0 ? true : undefined), 20_000);
+    await eventually(async () => ((await outboxSize()) === 0 ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(eventsFor(id)).toHaveLength(1);
+  }, 30_000);
+});
