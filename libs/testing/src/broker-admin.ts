@@ -5,6 +5,7 @@ export async function brokerAdmin(url: string) {
   const connection = await amqp.connect(url);
   const channel = await connection.createChannel();
   return {
+    connection,
     channel,
     /** Consumers on `queue`, or undefined when it does not exist (a failed check closes its channel). */
     async consumerCount(queue: string): Promise<number | undefined> {
