@@ -1,13 +1,35 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+const consumerPacts = '{libs,services}/*/test/**/*.consumer.pact.test.ts';
 
 export default defineConfig({
   // Workspace packages resolve to their TypeScript sources under test, so no build is needed to run them.
   resolve: { conditions: ['@recipes/source'] },
   ssr: { resolve: { conditions: ['@recipes/source'] } },
   test: {
-    include: ['libs/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     globalSetup: ['libs/testing/src/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    projects: [
+      // Consumers write their pacts first, so that providers verify against this run's pacts.
+      {
+        extends: true,
+        test: { name: 'consumer-pacts', include: [consumerPacts], sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'services',
+          include: ['{libs,services}/*/test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, consumerPacts],
+          sequence: { groupOrder: 1 },
+        },
+      },
+      // The whole system as separate processes; one file at a time, as some stop shared servers.
+      {
+        extends: true,
+        test: { name: 'system', include: ['test/**/*.test.ts'], fileParallelism: false, sequence: { groupOrder: 2 } },
+      },
+    ],
   },
 });

@@ -37,7 +37,15 @@ async function rabbitAnswers(url: string): Promise<boolean> {
  * Where the tests find their servers, in the order DESIGN.md gives: URLs from the environment, then the
  * local servers at their default ports, then containers when a Docker engine is present.
  */
-export async function resolveTestInfrastructure(environment = process.env): Promise<TestInfrastructure> {
+export function resolveTestInfrastructure(environment = process.env): Promise<TestInfrastructure> {
+  // Every vitest project asks; they all share one set of servers.
+  resolved ??= resolve(environment);
+  return resolved;
+}
+
+let resolved: Promise<TestInfrastructure> | undefined;
+
+async function resolve(environment: NodeJS.ProcessEnv): Promise<TestInfrastructure> {
   const stops: Array<() => Promise<unknown>> = [];
 
   let databaseUrl = environment.DATABASE_URL;
@@ -66,7 +74,7 @@ export async function resolveTestInfrastructure(environment = process.env): Prom
     databaseUrl,
     amqpUrl,
     stop: async () => {
-      await Promise.all(stops.map((stop) => stop()));
+      await Promise.all(stops.splice(0).map((stop) => stop()));
     },
   };
 }

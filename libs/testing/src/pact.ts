@@ -1,0 +1,46 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MatchersV3 } from '@pact-foundation/pact';
+
+// The pact tooling reports usage over the network unless told not to; here there is no network to use.
+process.env.PACT_DO_NOT_TRACK ??= 'true';
+
+/** Where consumer tests write pacts and provider tests read them; made anew by every test run. */
+export const pactsDir = fileURLToPath(new URL('../../../pacts', import.meta.url));
+
+/**
+ * Pact names: a service's events and its internal HTTP API are different providers, because one pact
+ * name must not mix message and HTTP interactions.
+ */
+export const pactNames = {
+  events: (service: string) => `${service}-events`,
+  api: (service: string) => `${service}-api`,
+};
+
+const ISO_MILLIS = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
+
+/**
+ * What a consumer expects of an event: exactly this type, version and producer; any UUID id; any
+ * timestamp; `data` shaped like `example` (same fields, same JSON types).
+ */
+export function eventMessage(definition: { type: string; version: number; producer: string }, example: object) {
+  const { like, regex, uuid } = MatchersV3;
+  return {
+    id: uuid('0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b'),
+    type: definition.type,
+    version: definition.version,
+    occurredAt: regex(ISO_MILLIS, '2026-11-22T10:00:00.000Z'),
+    producer: definition.producer,
+    correlationId: like('req-1'),
+    data: like(example),
+  };
+}
+
+/** The pact files in which `provider` is the provider, written by this run's consumer tests. */
+export function pactsForProvider(provider: string): string[] {
+  if (!existsSync(pactsDir)) return [];
+  return readdirSync(pactsDir)
+    .filter((file) => file.endsWith(`-${provider}.json`))
+    .map((file) => join(pactsDir, file));
+}
