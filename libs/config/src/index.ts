@@ -46,6 +46,8 @@ export const env = {
 /** Variables every service reads. */
 export const serviceEnv = {
   HOST: env.string('127.0.0.1'),
+  /** Proxies whose X-Forwarded-For is believed (proxy-addr syntax): the client address decides rate limits. */
+  TRUST_PROXY: env.string('loopback,linklocal,uniquelocal'),
   LOG_LEVEL: env.logLevel(),
   SHUTDOWN_TIMEOUT_MS: env.positiveInt(10_000),
 };

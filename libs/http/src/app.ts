@@ -1,8 +1,8 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '@recipes/logging';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import errorsPlugin from './errors-plugin.js';
+import errorsPlugin, { sendProblem } from './errors-plugin.js';
 import healthPlugin, { type ReadinessChecks } from './health.js';
 import openApiPlugin from './openapi.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
@@ -20,7 +20,7 @@ export interface AppSettings {
   readiness?: ReadinessChecks;
   bodyLimit?: number;
   /** Which proxies' `X-Forwarded-For` to believe, for rate limits per address. */
-  trustProxy?: boolean | string;
+  trustProxy?: string;
 }
 
 /**
@@ -31,10 +31,17 @@ export async function createApp(settings: AppSettings): Promise<App> {
   const app = Fastify({
     loggerInstance: settings.logger as FastifyBaseLogger,
     genReqId: requestIdFor,
-    requestIdLogLabel: 'requestId',
+    logController: new LogController({
+      requestIdLogLabel: 'requestId',
+      disableRequestLogging: (request) => request.url.startsWith('/health/'),
+    }),
     bodyLimit: settings.bodyLimit ?? BODY_LIMIT_BYTES,
     trustProxy: settings.trustProxy ?? 'loopback,linklocal,uniquelocal',
-    disableRequestLogging: (request) => request.url.startsWith('/health/'),
+    // Errors Fastify raises before routing (a malformed URL) are problem+json like every other error.
+    frameworkErrors: (error, request, reply) => {
+      reply.header(REQUEST_ID_HEADER, request.id);
+      sendProblem(request, reply, error.statusCode && error.statusCode < 500 ? error.statusCode : 400, 'The request URL is not valid');
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
   // Bodies are JSON only (SPEC §1): without the built-in text parser, anything else is 415.

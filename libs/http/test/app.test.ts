@@ -126,6 +126,10 @@ describe('createApp', () => {
     expectProblem(response, 404, 'NOT_FOUND');
   });
 
+  it('answers a malformed percent-encoding in the URL with 400 problem+json', async () => {
+    expectProblem(await app.inject({ method: 'GET', url: '/api/things/%E0%A4%A' }), 400, 'VALIDATION_ERROR');
+  });
+
   it('answers an unknown route with 404 problem+json', async () => {
     expectProblem(await app.inject({ method: 'GET', url: '/api/nothing-here' }), 404, 'NOT_FOUND');
   });

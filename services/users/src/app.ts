@@ -22,6 +22,7 @@ export async function buildApp({ config, keys, pool, logger, readiness }: UsersA
     title: 'users',
     description: 'Accounts, tokens and profiles',
     logger,
+    trustProxy: config.TRUST_PROXY,
     ...(readiness ? { readiness } : {}),
   });
 

@@ -1,0 +1,54 @@
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import { type App, createApp } from '@recipes/http';
+import type { Logger } from '@recipes/logging';
+import { type GatewayConfig, upstreamUrls } from './config.js';
+import docsPlugin from './plugins/docs.js';
+import proxyPlugin from './plugins/proxy.js';
+import systemHealthPlugin from './plugins/system-health.js';
+import { Upstreams } from './upstreams.js';
+
+export interface GatewayDependencies {
+  config: GatewayConfig;
+  logger: Logger;
+}
+
+/** The gateway: security headers, CORS and rate limits around the proxy, plus `/health` and `/docs`. */
+export async function buildApp({ config, logger }: GatewayDependencies): Promise<App> {
+  const app = await createApp({
+    title: 'gateway',
+    description: 'The only public port: routes /api to the owning service',
+    logger,
+    trustProxy: config.TRUST_PROXY,
+  });
+
+  const upstreams = new Upstreams(upstreamUrls(config), { timeoutMs: config.UPSTREAM_TIMEOUT_MS });
+  app.addHook('onClose', () => upstreams.close());
+
+  // External plugins first.
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      // Swagger UI at /docs uses only same-origin scripts, so the default policy fits; but the gateway may
+      // serve plain HTTP (TLS ends in front of it, or development), where upgrading requests would break it.
+      directives: { upgradeInsecureRequests: null },
+    },
+  });
+  await app.register(cors, {
+    origin: config.CORS_ORIGINS,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    exposedHeaders: ['x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
+    maxAge: 600,
+  });
+  if (config.RATE_LIMIT_ENABLED) {
+    // Per client address (request.ip, so X-Forwarded-For only from trusted proxies). Only /api routes opt in:
+    // health probes and docs are never limited.
+    await app.register(rateLimit, { global: false, max: config.RATE_LIMIT_MAX, timeWindow: config.RATE_LIMIT_WINDOW_MS });
+  }
+
+  // Then the gateway's own routes.
+  await app.register(systemHealthPlugin, { upstreams, timeoutMs: config.HEALTH_TIMEOUT_MS });
+  await app.register(docsPlugin, { upstreams, timeoutMs: config.HEALTH_TIMEOUT_MS, cacheMs: config.DOCS_CACHE_MS });
+  await app.register(proxyPlugin, { upstreams });
+  return app;
+}

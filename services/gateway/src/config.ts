@@ -1,0 +1,57 @@
+import { env, serviceEnv } from '@recipes/config';
+import { z } from 'zod';
+import type { Service } from './route-table.js';
+
+/** One or more comma-separated http(s) base URLs; several mean instances used in turn. */
+const baseUrls = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value) =>
+      value
+        .split(',')
+        .map((url) => url.trim().replace(/\/+$/, ''))
+        .filter((url) => url !== ''),
+    )
+    .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1, 'needs at least one http(s) URL'));
+
+/** `*` for any origin, else the comma-separated origins allowed to call the API from a browser. */
+const corsOrigins = z
+  .string()
+  .default('*')
+  .transform((value): '*' | string[] => {
+    const origins = value.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+    return origins.length === 0 || origins.includes('*') ? '*' : origins;
+  });
+
+export const gatewayConfigSchema = z.object({
+  ...serviceEnv,
+  PORT: env.port(3000),
+  USERS_URL: baseUrls('http://127.0.0.1:3001'),
+  CONTENT_URL: baseUrls('http://127.0.0.1:3002'),
+  COMMENTS_URL: baseUrls('http://127.0.0.1:3003'),
+  COLLECTIONS_URL: baseUrls('http://127.0.0.1:3004'),
+  NOTIFICATIONS_URL: baseUrls('http://127.0.0.1:3005'),
+  /** An upstream that has not answered (headers, or the next body chunk) by then gives 504. */
+  UPSTREAM_TIMEOUT_MS: env.positiveInt(10_000),
+  /** Per address of a service, for `/health` and for fetching its OpenAPI document. */
+  HEALTH_TIMEOUT_MS: env.positiveInt(1_000),
+  DOCS_CACHE_MS: env.positiveInt(10_000),
+  RATE_LIMIT_ENABLED: env.flag(true),
+  RATE_LIMIT_MAX: env.positiveInt(300),
+  RATE_LIMIT_WINDOW_MS: env.positiveInt(60_000),
+  CORS_ORIGINS: corsOrigins,
+});
+
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
+
+/** The base URLs of every service, by service. */
+export function upstreamUrls(config: GatewayConfig): Record<Service, string[]> {
+  return {
+    users: config.USERS_URL,
+    content: config.CONTENT_URL,
+    comments: config.COMMENTS_URL,
+    collections: config.COLLECTIONS_URL,
+    notifications: config.NOTIFICATIONS_URL,
+  };
+}

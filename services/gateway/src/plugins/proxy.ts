@@ -1,0 +1,101 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import replyFrom, { type FastifyReplyFromHooks } from '@fastify/reply-from';
+import { type App, REQUEST_ID_HEADER, sendProblem } from '@recipes/http';
+import type { FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { pathOf, serviceFor } from '../route-table.js';
+import type { Upstreams } from '../upstreams.js';
+
+export interface ProxyOptions {
+  upstreams: Upstreams;
+}
+
+const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/**
+ * Hop-by-hop headers concern one connection only (RFC 9110 §7.6.1); undici also refuses to send some
+ * of them (`expect`, which curl adds to larger bodies, `keep-alive`, `upgrade`). `connection` and
+ * `transfer-encoding` are already dropped by reply-from.
+ */
+const HOP_BY_HOP = ['keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade', 'expect'] as const;
+
+function forwardedRequestHeaders(request: FastifyRequest, headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  for (const name of HOP_BY_HOP) delete headers[name];
+  headers[REQUEST_ID_HEADER] = request.id;
+  // Append the peer, as every proxy does: the services trust the gateway and take the address before it.
+  const peer = request.socket.remoteAddress;
+  if (peer) {
+    const prior = headers['x-forwarded-for'];
+    headers['x-forwarded-for'] = prior ? `${String(prior)}, ${peer}` : peer;
+  }
+  return headers;
+}
+
+function forwardedResponseHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  delete headers.connection;
+  delete headers['keep-alive'];
+  return headers;
+}
+
+/**
+ * Before any response: reply-from's gateway timeout means the service took too long; anything else
+ * (refused, reset, connect timeout, DNS) means it could not be reached. reply-from has logged the cause.
+ */
+function onUpstreamError(reply: FastifyReply, { error }: { error: Error }): void {
+  if ((error as Error & { code?: string }).code === 'FST_REPLY_FROM_GATEWAY_TIMEOUT') sendProblem(reply.request, reply, 504, 'The service did not answer in time');
+  else sendProblem(reply.request, reply, 503, 'The service is unavailable, try again later');
+}
+
+/** Never forwarded: worded as the services' own 404 for an unknown route. */
+function notFound(request: FastifyRequest, reply: FastifyReply): void {
+  sendProblem(request, reply, 404, `No route for ${request.method} ${pathOf(request.url)}`);
+}
+
+// Cast: reply-from types its hooks for HTTP/2 servers too; this one is HTTP/1 only.
+const fromOptions = {
+  rewriteRequestHeaders: forwardedRequestHeaders,
+  rewriteHeaders: forwardedResponseHeaders,
+  onError: onUpstreamError,
+  // Never replay a request: a retried POST could act twice, and an upstream's own 503 is passed on as is.
+  retryDelay: () => null,
+} as FastifyReplyFromHooks;
+
+/**
+ * `/api/*` to the owning service: method, path and query, headers and the body's exact bytes; the
+ * response comes back streamed and unchanged. Not wrapped in fastify-plugin: the body parser below
+ * applies to these routes only.
+ */
+export default async function proxyPlugin(app: App, { upstreams }: ProxyOptions) {
+  // Any content type is read as raw bytes within the body limit (413 beyond it, chunked or not) and sent
+  // on untouched: judging content types (415) and parsing JSON (400) is the services' job.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  await app.register(replyFrom, { undici: upstreams.agent, disableRequestLogging: true });
+
+  app.route({
+    method: METHODS,
+    url: '/api/*',
+    schema: { hide: true },
+    // Counts against the app-wide limit when @fastify/rate-limit is registered (see app.ts).
+    config: { rateLimit: {} },
+    handler(request, reply) {
+      const service = serviceFor(pathOf(request.url));
+      if (service === undefined) {
+        notFound(request, reply);
+        return;
+      }
+      // The raw bytes go as `body` with their own content type: left as request.body, reply-from would
+      // JSON-encode a Buffer sent as application/json. Without a content type, bytes are octet-stream (RFC 9110 §8.3).
+      const body = request.body;
+      const options = Buffer.isBuffer(body)
+        ? { ...fromOptions, body, contentType: request.headers['content-type'] ?? 'application/octet-stream' }
+        : fromOptions;
+      try {
+        reply.from(`${upstreams.next(service)}${request.url}`, options);
+      } catch {
+        // reply-from refuses a path it cannot decode or that climbs out of its base: it names nothing.
+        notFound(request, reply);
+      }
+    },
+  });
+}

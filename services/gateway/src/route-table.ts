@@ -1,0 +1,70 @@
+/** The services behind the gateway, in port order (3001 … 3005). */
+export const services = ['users', 'content', 'comments', 'collections', 'notifications'] as const;
+export type Service = (typeof services)[number];
+
+/**
+ * Which service owns each public path (SPEC.md). First match wins. `:id` is exactly one path segment,
+ * `*` one or more. Anything not listed, `/internal/...` included, is never forwarded.
+ */
+export const routeTable: ReadonlyArray<readonly [pattern: string, service: Service]> = [
+  ['/api/auth/*', 'users'],
+  ['/api/users/me', 'users'],
+  ['/api/users/:id/recipes', 'content'],
+  ['/api/users/:id/saved-items', 'collections'],
+  ['/api/users/:id/collections', 'collections'],
+  ['/api/users/:id', 'users'],
+  ['/api/recipes', 'content'],
+  ['/api/recipes/:id', 'content'],
+  ['/api/recipes/:id/favorite', 'content'],
+  ['/api/recipes/:id/repost', 'content'],
+  ['/api/recipes/:id/comments', 'comments'],
+  ['/api/posts', 'content'],
+  ['/api/posts/:id', 'content'],
+  ['/api/posts/:id/comments', 'comments'],
+  ['/api/collections', 'collections'],
+  ['/api/collections/:id', 'collections'],
+  ['/api/collections/:id/items', 'collections'],
+  ['/api/collections/:id/comments', 'comments'],
+  ['/api/saved-items', 'collections'],
+  ['/api/saved-items/:id', 'collections'],
+  ['/api/notifications', 'notifications'],
+  ['/api/notifications/unread-count', 'notifications'],
+  ['/api/notifications/read', 'notifications'],
+];
+
+const SEGMENT = '[^/]+';
+
+function compile(pattern: string): RegExp {
+  const source = pattern
+    .split('/')
+    .map((part) => {
+      if (part === ':id') return SEGMENT;
+      if (part === '*') return `${SEGMENT}(?:/${SEGMENT})*`;
+      return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    })
+    .join('/');
+  return new RegExp(`^${source}$`);
+}
+
+const compiled = routeTable.map(([pattern, service]) => [compile(pattern), service] as const);
+
+/**
+ * A `.` or `..` segment, also percent-encoded: the upstream's URL parser would resolve it and reach a
+ * path the table never approved (e.g. `/api/users/../../internal/...`).
+ */
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+
+/** The service that owns `path` (no query string), or undefined when the gateway does not route it. */
+export function serviceFor(path: string): Service | undefined {
+  if (DOT_SEGMENT.test(path)) return undefined;
+  for (const [pattern, service] of compiled) {
+    if (pattern.test(path)) return service;
+  }
+  return undefined;
+}
+
+/** The path part of a request URL. */
+export function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}

@@ -1,0 +1,54 @@
+import { Agent, request } from 'undici';
+import type { Service } from './route-table.js';
+
+export interface UpstreamSettings {
+  /** Headers, and each body chunk, must arrive within this time. */
+  timeoutMs: number;
+  /** Sockets kept per upstream address. */
+  connections?: number;
+}
+
+/**
+ * The addresses of every service and one keep-alive connection pool per address (an undici Agent),
+ * shared by the proxy, the health check and the docs: no client is created per request.
+ */
+export class Upstreams {
+  readonly agent: Agent;
+  readonly #cursor = new Map<Service, number>();
+
+  constructor(
+    readonly urls: Readonly<Record<Service, readonly string[]>>,
+    { timeoutMs, connections = 128 }: UpstreamSettings,
+  ) {
+    this.agent = new Agent({
+      connections,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      connect: { timeout: timeoutMs },
+    });
+  }
+
+  /** The next base URL of `service`, in turn (round-robin across its instances). */
+  next(service: Service): string {
+    const urls = this.urls[service];
+    if (urls.length === 1) return urls[0]!;
+    const index = this.#cursor.get(service) ?? 0;
+    this.#cursor.set(service, (index + 1) % urls.length);
+    return urls[index]!;
+  }
+
+  /** GET `{base}{path}` with a short deadline; the response body is read (and so released) as text. */
+  async get(base: string, path: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+    const response = await request(`${base}${path}`, {
+      dispatcher: this.agent,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    return { status: response.statusCode, text: await response.body.text() };
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}

@@ -1,0 +1,109 @@
+import { problemSchema } from '@recipes/contracts';
+import type { App } from '@recipes/http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Echoed, startGateway, startUpstream, type Upstream, unusedUrl } from './support/servers.js';
+
+const id = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
+
+let users: Upstream;
+let usersStuck: Upstream;
+let content: Upstream;
+let comments: Upstream;
+let slowNotifications: Upstream;
+let gateway: App;
+
+beforeAll(async () => {
+  [users, usersStuck, content, comments, slowNotifications] = await Promise.all([
+    startUpstream('users', { paths: ['/api/users/me'] }),
+    startUpstream('users-stuck', { healthDelayMs: 5_000, paths: ['/api/users/me'] }),
+    startUpstream('content', { paths: ['/api/recipes'] }),
+    startUpstream('comments', { paths: ['/api/posts/{id}/comments'] }),
+    startUpstream('notifications', { delayMs: 5_000, paths: ['/api/notifications'] }),
+  ]);
+  gateway = await startGateway({
+    USERS_URL: `${users.url},${usersStuck.url}`,
+    CONTENT_URL: content.url,
+    COMMENTS_URL: comments.url,
+    COLLECTIONS_URL: await unusedUrl(),
+    NOTIFICATIONS_URL: slowNotifications.url,
+    UPSTREAM_TIMEOUT_MS: '500',
+    HEALTH_TIMEOUT_MS: '1000',
+    RATE_LIMIT_ENABLED: 'false',
+  });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await Promise.all([users, usersStuck, content, comments, slowNotifications].map((upstream) => upstream?.close()));
+});
+
+function expectProblem(response: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number, code: string) {
+  expect(response.statusCode).toBe(status);
+  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+  const body = problemSchema.parse(response.json());
+  expect(body).toMatchObject({ status, code });
+  expect(body.requestId).toBe(response.headers['x-request-id']);
+  return body;
+}
+
+async function timed<T>(action: () => Promise<T>): Promise<[T, number]> {
+  const started = performance.now();
+  const result = await action();
+  return [result, performance.now() - started];
+}
+
+describe('an upstream that is down', () => {
+  it('gives 503 SERVICE_UNAVAILABLE at once, for reads and for writes with a body', async () => {
+    const [read, readMs] = await timed(() => gateway.inject({ method: 'GET', url: `/api/collections/${id}`, headers: { 'x-request-id': 'down-1' } }));
+    const body = expectProblem(read, 503, 'SERVICE_UNAVAILABLE');
+    expect(body).toMatchObject({ requestId: 'down-1', instance: `/api/collections/${id}` });
+    expect(readMs).toBeLessThan(1_000);
+
+    const write = await gateway.inject({ method: 'DELETE', url: `/api/collections/${id}/items`, payload: { savedItemId: id } });
+    expectProblem(write, 503, 'SERVICE_UNAVAILABLE');
+  });
+});
+
+describe('an upstream that is slow', () => {
+  it('gives 504 UPSTREAM_TIMEOUT after UPSTREAM_TIMEOUT_MS', async () => {
+    const [response, ms] = await timed(() => gateway.inject({ method: 'GET', url: '/api/notifications' }));
+    expectProblem(response, 504, 'UPSTREAM_TIMEOUT');
+    // undici checks its timeouts on a coarse timer: later than configured by up to about a second.
+    expect(ms).toBeGreaterThanOrEqual(450);
+    expect(ms).toBeLessThan(3_000);
+  });
+});
+
+describe('an upstream answering 503 itself', () => {
+  it('is passed on as is, never retried', async () => {
+    const before = content.hits;
+    const response = await gateway.inject({ method: 'GET', url: '/api/recipes', headers: { 'x-echo-status': '503' } });
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['x-upstream']).toBe('content');
+    expect(response.json<Echoed>().url).toBe('/api/recipes');
+    expect(content.hits).toBe(before + 1);
+  });
+});
+
+describe('/health with services down', () => {
+  it('is 503 naming each service, soon after the health timeout', async () => {
+    const [response, ms] = await timed(() => gateway.inject({ method: 'GET', url: '/health' }));
+    expect(response.statusCode).toBe(503);
+    expect(response.json()).toEqual({
+      status: 'not ready',
+      // users: one of its two addresses does not answer in time.
+      services: { users: 'down', content: 'up', comments: 'up', collections: 'down', notifications: 'up' },
+    });
+    expect(ms).toBeLessThan(3_000);
+  });
+});
+
+describe('/docs with a service down', () => {
+  it('leaves that service out and keeps the others', async () => {
+    const response = await gateway.inject({ method: 'GET', url: '/docs/json' });
+    expect(response.statusCode).toBe(200);
+    const document = response.json<{ paths: Record<string, unknown>; info: { description: string } }>();
+    expect(Object.keys(document.paths).sort()).toEqual(['/api/notifications', '/api/posts/{id}/comments', '/api/recipes', '/api/users/me']);
+    expect(document.info.description).toMatch(/collections/);
+  });
+});

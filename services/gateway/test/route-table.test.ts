@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { pathOf, routeTable, serviceFor } from '../src/route-table.js';
+
+const id = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
+
+/** Every public path of SPEC.md with the service that owns it. */
+const owners: Array<[string, string]> = [
+  ['/api/auth/register', 'users'],
+  ['/api/auth/login', 'users'],
+  ['/api/users/me', 'users'],
+  [`/api/users/${id}`, 'users'],
+  ['/api/users/Alice_1', 'users'],
+  [`/api/users/${id}/recipes`, 'content'],
+  ['/api/users/alice/recipes', 'content'],
+  ['/api/recipes', 'content'],
+  [`/api/recipes/${id}`, 'content'],
+  [`/api/recipes/${id}/favorite`, 'content'],
+  [`/api/recipes/${id}/repost`, 'content'],
+  ['/api/posts', 'content'],
+  [`/api/posts/${id}`, 'content'],
+  [`/api/recipes/${id}/comments`, 'comments'],
+  [`/api/collections/${id}/comments`, 'comments'],
+  [`/api/posts/${id}/comments`, 'comments'],
+  [`/api/users/${id}/saved-items`, 'collections'],
+  [`/api/users/${id}/collections`, 'collections'],
+  ['/api/saved-items', 'collections'],
+  [`/api/saved-items/${id}`, 'collections'],
+  ['/api/collections', 'collections'],
+  [`/api/collections/${id}`, 'collections'],
+  [`/api/collections/${id}/items`, 'collections'],
+  ['/api/notifications', 'notifications'],
+  ['/api/notifications/unread-count', 'notifications'],
+  ['/api/notifications/read', 'notifications'],
+];
+
+describe('serviceFor', () => {
+  it.each(owners)('routes %s to %s', (path, service) => {
+    expect(serviceFor(path)).toBe(service);
+  });
+
+  it.each([
+    '/internal/x',
+    '/internal/users/by-name/alice',
+    '/api/internal/users',
+    '/api',
+    '/api/',
+    '/api/unknown',
+    '/api/auth',
+    '/api/users',
+    '/api/users/',
+    `/api/users/${id}/unknown`,
+    `/api/users/${id}/recipes/extra`,
+    `/api/recipes/${id}/`,
+    `/api/recipes/${id}/likes`,
+    '/api/recipes//comments',
+    `/api/notifications/${id}`,
+    '/api/notifications/read/all',
+    '/health',
+    '/docs',
+    '/',
+  ])('routes nothing for %s', (path) => {
+    expect(serviceFor(path)).toBeUndefined();
+  });
+
+  it('refuses dot segments, also percent-encoded, that would climb out of the approved path', () => {
+    expect(serviceFor('/api/users/..')).toBeUndefined();
+    expect(serviceFor('/api/users/../../internal/users')).toBeUndefined();
+    expect(serviceFor('/api/auth/../../internal/x')).toBeUndefined();
+    expect(serviceFor('/api/users/%2e%2E')).toBeUndefined();
+    expect(serviceFor('/api/recipes/.%2e/comments')).toBeUndefined();
+    expect(serviceFor('/api/users/.')).toBeUndefined();
+    // A dot inside a segment is just a character.
+    expect(serviceFor('/api/users/a.b')).toBe('users');
+  });
+
+  it('gives every table entry a reachable pattern (none shadowed by an earlier one)', () => {
+    for (const [pattern, service] of routeTable) {
+      const example = pattern.replaceAll(':id', id).replace('*', 'x/y');
+      expect(serviceFor(example), pattern).toBe(service);
+    }
+  });
+});
+
+describe('pathOf', () => {
+  it('drops the query string', () => {
+    expect(pathOf('/api/recipes?page=2&limit=5')).toBe('/api/recipes');
+    expect(pathOf('/api/recipes')).toBe('/api/recipes');
+    expect(pathOf('/api/recipes?')).toBe('/api/recipes');
+  });
+
+  it('lets the query string play no part in routing', () => {
+    expect(serviceFor(pathOf('/api/notifications?x=/internal/y'))).toBe('notifications');
+    expect(serviceFor(pathOf('/internal/x?/api/recipes'))).toBeUndefined();
+  });
+});

@@ -1,0 +1,98 @@
+import { createServer } from 'node:net';
+import { parseConfig } from '@recipes/config';
+import type { App } from '@recipes/http';
+import { createLogger } from '@recipes/logging';
+import Fastify from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { gatewayConfigSchema } from '../../src/config.js';
+
+/** What an echo upstream saw of one request. */
+export interface Echoed {
+  server: string;
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body's bytes, base64; null when there was none. */
+  body: string | null;
+}
+
+export interface Upstream {
+  name: string;
+  url: string;
+  /** Requests that reached the echo route (not health or docs). */
+  hits: number;
+  close(): Promise<void>;
+}
+
+export interface UpstreamOptions {
+  /** Delay before answering `/api` requests. */
+  delayMs?: number;
+  /** Delay before answering its own `/health/ready`. */
+  healthDelayMs?: number;
+  /** Paths listed in its `/openapi.json`. */
+  paths?: string[];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A real Fastify server standing in for a service: echoes every request as JSON, answers its own
+ * `/health/ready` and serves a small `/openapi.json`. `x-echo-status` picks the response status.
+ */
+export async function startUpstream(name: string, { delayMs = 0, healthDelayMs = 0, paths = [] }: UpstreamOptions = {}): Promise<Upstream> {
+  const server = Fastify({ forceCloseConnections: true });
+  server.removeAllContentTypeParsers();
+  server.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  server.get('/health/ready', async () => {
+    if (healthDelayMs > 0) await sleep(healthDelayMs);
+    return { status: 'ready', checks: {} };
+  });
+  server.get('/openapi.json', async () => ({
+    openapi: '3.1.0',
+    info: { title: name, version: '1.0.0' },
+    paths: Object.fromEntries(paths.map((path) => [path, { get: { summary: `${name} ${path}` } }])),
+    components: { schemas: { [`${name}Thing`]: { type: 'object' } }, securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+  }));
+  const upstream: Upstream = { name, url: '', hits: 0, close: () => server.close() };
+  server.all('*', async (request, reply) => {
+    upstream.hits += 1;
+    if (delayMs > 0) await sleep(delayMs);
+    const echoed: Echoed = {
+      server: name,
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      body: Buffer.isBuffer(request.body) ? request.body.toString('base64') : null,
+    };
+    const status = Number(request.headers['x-echo-status'] ?? 200);
+    return reply.code(status).header('x-upstream', name).send(echoed);
+  });
+  const address = await server.listen({ host: '127.0.0.1', port: 0 });
+  upstream.url = address;
+  return upstream;
+}
+
+/** An address nobody listens on: a service that is not running. */
+export async function unusedUrl(): Promise<string> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
+/** The real gateway app, configured from `env` as in production. */
+export async function startGateway(env: Record<string, string>, { listen = false } = {}): Promise<App> {
+  const config = parseConfig(gatewayConfigSchema, env);
+  const app = await buildApp({ config, logger: createLogger({ service: 'gateway', level: 'silent' }) });
+  if (listen) await app.listen({ host: '127.0.0.1', port: 0 });
+  else await app.ready();
+  return app;
+}
+
+/** The gateway's own address once it listens. */
+export function addressOf(app: App): string {
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('the gateway is not listening');
+  return `http://127.0.0.1:${address.port}`;
+}
