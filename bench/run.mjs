@@ -39,29 +39,36 @@ const system = await startSystem();
 const rows = [];
 try {
   const seeded = await seed();
-  rows.push({ scenario: 'bare Fastify hello (ceiling)', via: 'direct', ...(await ceiling()) });
+  rows.push({ scenario: 'bare Fastify hello (ceiling)', via: 'direct', connections, ...(await ceiling()) });
   for (const scenario of scenarios(seeded)) {
-    const direct = await measure({ url: `${urlOf(scenario.service)}${scenario.path}`, connections, durationSeconds });
-    const gateway = await measure({ url: `${urlOf('gateway')}${scenario.path}`, connections, durationSeconds });
-    rows.push({ scenario: scenario.name, via: `direct (${scenario.service})`, ...direct });
-    rows.push({
-      scenario: scenario.name,
-      via: 'gateway',
-      ...gateway,
-      p50OverheadMs: +(gateway.p50Ms - direct.p50Ms).toFixed(2),
-      throughputRatio: +(gateway.requestsPerSecond / direct.requestsPerSecond).toFixed(2),
-    });
+    // One connection shows what the gateway adds to each request; many show throughput under load,
+    // where on a small machine the gateway, the service and the load generator share the cores.
+    for (const load of [1, connections]) {
+      const options = { headers: scenario.headers, connections: load, durationSeconds };
+      const direct = await measure({ ...options, url: `${urlOf(scenario.service)}${scenario.path}` });
+      const gateway = await measure({ ...options, url: `${urlOf('gateway')}${scenario.path}` });
+      rows.push({ scenario: scenario.name, via: `direct (${scenario.service})`, connections: load, ...direct });
+      rows.push({
+        scenario: scenario.name,
+        via: 'gateway',
+        connections: load,
+        ...gateway,
+        // With one connection each request waits for the last, so 1000 / rps is the time of one request,
+        // to the microsecond (autocannon's percentiles are whole milliseconds).
+        ...(load === 1 ? { overheadMs: +(1000 / gateway.requestsPerSecond - 1000 / direct.requestsPerSecond).toFixed(3) } : {}),
+        throughputRatio: +(gateway.requestsPerSecond / direct.requestsPerSecond).toFixed(2),
+      });
+    }
   }
 } finally {
   await system.stop();
 }
 
-console.log(`\n${connections} connections, ${durationSeconds} s per measurement, ${new Date().toISOString()}\n`);
+console.log(`\n${durationSeconds} s per measurement, ${new Date().toISOString()}\n`);
 console.table(rows);
-const gatewayRows = rows.filter((row) => row.via === 'gateway');
-for (const row of gatewayRows) {
-  const pass = row.p50OverheadMs <= 1;
-  console.log(`target: gateway p50 overhead ≤ 1 ms on ${row.scenario}: ${row.p50OverheadMs} ms ${pass ? 'PASS' : 'MISS'}`);
+for (const row of rows.filter((r) => r.via === 'gateway' && r.connections === 1)) {
+  const pass = row.overheadMs <= 1;
+  console.log(`target: gateway adds ≤ 1 ms per request (1 connection) on ${row.scenario}: ${row.overheadMs} ms ${pass ? 'PASS' : 'MISS'}`);
 }
 mkdirSync('bench/results', { recursive: true });
 const file = `bench/results/${new Date().toISOString().replaceAll(':', '-')}.json`;
