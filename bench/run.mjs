@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { measure } from './measure.mjs';
-import { startSystem, urlOf } from './system.mjs';
+import { startSystem } from '../scripts/system.mjs';
 
 const durationSeconds = Number(process.env.BENCH_DURATION_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -35,7 +35,12 @@ async function ceiling() {
   }
 }
 
-const system = await startSystem();
+const system = await startSystem({
+  name: 'recipes_bench',
+  portOffset: 1100,
+  env: { RATE_LIMIT_ENABLED: 'false', REGISTER_LIMIT_PER_ADDRESS: '1000000' },
+});
+const { urlOf } = system;
 const rows = [];
 try {
   const seeded = await seed();

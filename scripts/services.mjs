@@ -7,3 +7,12 @@ export const services = [
   { name: 'notifications', port: 3005 },
   { name: 'gateway', port: 3000 },
 ];
+
+/** How a process finds a service: the gateway reads USERS_URL, a service reads USERS_INTERNAL_URL. */
+export function upstreamVariables(service, url) {
+  const name = service.toUpperCase();
+  return [
+    [`${name}_URL`, url],
+    [`${name}_INTERNAL_URL`, url],
+  ];
+}

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import concurrently from 'concurrently';
 import pg from 'pg';
 import { ensureKeyPair } from './keys.mjs';
-import { services } from './services.mjs';
+import { services, upstreamVariables } from './services.mjs';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/recipes';
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -66,7 +66,7 @@ const keys = ensureKeys();
 
 const present = services.filter((service) => existsSync(`services/${service.name}/dist/server.js`));
 const upstreams = Object.fromEntries(
-  services.filter((s) => s.name !== 'gateway').map((s) => [`${s.name.toUpperCase()}_URL`, `http://127.0.0.1:${s.port}`]),
+  services.filter((s) => s.name !== 'gateway').flatMap((s) => upstreamVariables(s.name, `http://127.0.0.1:${s.port}`)),
 );
 
 const { result } = concurrently(

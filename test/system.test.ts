@@ -1,0 +1,65 @@
+import { problemSchema } from '@recipes/contracts';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type StartedSystem, startSystem } from '../scripts/system.mjs';
+
+/** Every built service as its own process behind the gateway, as `npm start` runs them. */
+let system: StartedSystem;
+let api: string;
+
+beforeAll(async () => {
+  system = await startSystem({
+    name: 'recipes_system',
+    portOffset: 2100,
+    databaseUrl: inject('databaseUrl'),
+    amqpUrl: inject('amqpUrl'),
+  });
+  api = `${system.urlOf('gateway')}/api`;
+}, 60_000);
+afterAll(() => system?.stop());
+
+async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${api}${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+describe('the system through the gateway', () => {
+  it('registers, logs in and shows the caller their profile', async () => {
+    const registered = await call('POST', '/auth/register', { username: 'system_ada', password: 'correct horse' });
+    expect(registered.status).toBe(201);
+    const login = await call('POST', '/auth/login', { username: 'SYSTEM_ADA', password: 'correct horse' });
+    expect(login.status).toBe(200);
+    const me = await call('GET', '/users/me', undefined, { authorization: `Bearer ${login.body.token}` });
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual({ user: registered.body.user });
+  });
+
+  it('carries the request id through the gateway and back', async () => {
+    const response = await call('GET', '/users/system_ada', undefined, { 'x-request-id': 'system-test-1' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toBe('system-test-1');
+  });
+
+  it('answers errors of every process as problem+json', async () => {
+    const conflict = await call('POST', '/auth/register', { username: 'System_Ada', password: 'correct horse' });
+    expect(conflict.status).toBe(409);
+    expect(problemSchema.parse(conflict.body).code).toBe('CONFLICT');
+    const unknown = await call('GET', '/nothing-here');
+    expect(unknown.status).toBe(404);
+    expect(problemSchema.parse(unknown.body).code).toBe('NOT_FOUND');
+    const unauthenticated = await call('GET', '/users/me');
+    expect(unauthenticated.status).toBe(401);
+  });
+
+  it('reports each service’s readiness at /health', async () => {
+    const response = await fetch(`${system.urlOf('gateway')}/health`);
+    const health = await response.json();
+    for (const service of system.services.filter((name) => name !== 'gateway')) {
+      expect(health.services[service]).toBe('up');
+    }
+  });
+});
