@@ -1,7 +1,7 @@
-import { createPool, isDatabaseReachable, migrate, type Pool } from '@recipes/db';
+import { createPool, isDatabaseReachable, migrate, type MigrationSet, type Pool } from '@recipes/db';
 import { type App, listen, type ReadinessChecks } from '@recipes/http';
 import { createLogger, type Logger } from '@recipes/logging';
-import { Broker, type Consumer } from '@recipes/messaging';
+import { Broker } from '@recipes/messaging';
 import { OutboxRelay, outboxMigrations } from '@recipes/outbox';
 import { dispatcher, type EventHandler } from './handlers.js';
 
@@ -25,15 +25,23 @@ export interface ServiceContext {
   readiness: ReadinessChecks;
 }
 
+/** What a service is made of once its pool and logger exist. */
+export interface ServiceParts {
+  app: App;
+  /** The events it consumes, each idempotent (see `handleOnce` in @recipes/outbox). */
+  handlers?: EventHandler[];
+}
+
 export interface BackendServiceDefinition {
   /** The service's name: also its schema, its queue and its producer name. */
   name: string;
   config: BackendConfig;
   /** The service's own SQL migrations. */
   migrationsDir: string;
-  buildApp(context: ServiceContext): Promise<App>;
-  /** The events it consumes, each idempotent (see `handleOnce` in @recipes/outbox). */
-  handlers?: EventHandler[];
+  /** Tables of libraries the service uses (e.g. the user directory), migrated into its schema first. */
+  sharedMigrations?: MigrationSet[];
+  /** Builds the HTTP app and the event handlers, which may share objects made from the pool. */
+  compose(context: ServiceContext): Promise<ServiceParts>;
   /** Tests pass a logger to read or silence the lines. */
   logger?: Logger;
 }
@@ -55,7 +63,7 @@ export async function startBackendService(definition: BackendServiceDefinition):
     await migrate({
       databaseUrl: config.DATABASE_URL,
       schema: name,
-      sets: [outboxMigrations, { dir: definition.migrationsDir, table: 'migrations' }],
+      sets: [outboxMigrations, ...(definition.sharedMigrations ?? []), { dir: definition.migrationsDir, table: 'migrations' }],
       logger,
     });
   }
@@ -71,26 +79,24 @@ export async function startBackendService(definition: BackendServiceDefinition):
   const relay = new OutboxRelay({ pool, schema: name, databaseUrl: config.DATABASE_URL, publisher: broker.createPublisher(), logger });
   relay.start();
 
-  const handlers = definition.handlers ?? [];
-  const consumers: Consumer[] = [];
-  if (handlers.length > 0) {
-    consumers.push(
-      await broker.consume({
-        queue: `${config.EVENTS_EXCHANGE}.${name}`,
-        bindings: [...new Set(handlers.map((h) => h.definition.type))],
-        maxAttempts: config.EVENT_MAX_ATTEMPTS,
-        handle: dispatcher(handlers),
-      }),
-    );
-  }
-
-  const app = await definition.buildApp({
+  const { app, handlers = [] } = await definition.compose({
     pool,
     logger,
     readiness: { database: () => isDatabaseReachable(pool), broker: () => broker.isConnected() },
   });
+  // One queue per service, bound to every type it handles (DESIGN.md).
+  const consumer =
+    handlers.length > 0
+      ? await broker.consume({
+          queue: `${config.EVENTS_EXCHANGE}.${name}`,
+          bindings: [...new Set(handlers.map((h) => h.definition.type))],
+          maxAttempts: config.EVENT_MAX_ATTEMPTS,
+          handle: dispatcher(handlers),
+        })
+      : undefined;
+
   app.addHook('onClose', async () => {
-    await Promise.all(consumers.map((consumer) => consumer.close()));
+    await consumer?.close();
     await relay.stop();
     await broker.close();
     await pool.end();

@@ -32,15 +32,15 @@ beforeAll(async () => {
     config,
     migrationsDir,
     logger: createLogger({ service: 'directory', level: 'silent' }),
-    handlers: [
-      on(userCreated, async (user, event) => {
-        await handleOnce(service.pool, event, async (tx) => {
-          handled += 1;
-          await tx.query('INSERT INTO known_users (id, username) VALUES ($1, $2)', [user.id, user.username]);
-        });
-      }),
-    ],
-    buildApp: async ({ logger, readiness, pool }) => {
+    compose: async ({ logger, readiness, pool }) => {
+      const handlers = [
+        on(userCreated, async (user, event) => {
+          await handleOnce(pool, event, async (tx) => {
+            handled += 1;
+            await tx.query('INSERT INTO known_users (id, username) VALUES ($1, $2)', [user.id, user.username]);
+          });
+        }),
+      ];
       const app = await createApp({ title: 'directory', logger, readiness });
       // A write that announces itself, as a real route would.
       app.post('/api/announce', async (request) => {
@@ -48,7 +48,7 @@ beforeAll(async () => {
         await enqueue(pool, event);
         return { id: event.data.id };
       });
-      return app;
+      return { app, handlers };
     },
   });
 });

@@ -14,5 +14,5 @@ await runBackendService({
   name: 'users',
   config,
   migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
-  buildApp: (context) => buildApp({ ...context, config, keys }),
+  compose: async (context) => ({ app: await buildApp({ ...context, config, keys }) }),
 });

@@ -27,7 +27,7 @@ beforeAll(async () => {
     name: 'users',
     config,
     migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
-    buildApp: (context) => buildApp({ ...context, config, keys }),
+    compose: async (context) => ({ app: await buildApp({ ...context, config, keys }) }),
     logger: createLogger({ service: 'users', level: 'silent' }),
   });
 

@@ -1,0 +1,65 @@
+import { userCreated, type UserSnapshot, userUpdated } from '@recipes/contracts';
+import type { Pool } from '@recipes/db';
+import { handleOnce } from '@recipes/outbox';
+import { type EventHandler, on } from '@recipes/runtime';
+import { findUsersByIds, findUsersByUsernames, upsertUsers } from './repository.js';
+import { UsersClient } from './users-client.js';
+
+export interface UserDirectorySettings {
+  pool: Pool;
+  /** The users service, for users the events have not brought yet (read-your-writes). */
+  usersUrl: string;
+  timeoutMs?: number;
+}
+
+/**
+ * This service's knowledge of users. Events keep it current; a user it has not heard of yet (registered
+ * a moment ago) is asked of the users service once and remembered.
+ */
+export class UserDirectory {
+  private readonly pool: Pool;
+  private readonly users: UsersClient;
+
+  constructor({ pool, usersUrl, timeoutMs = 2_000 }: UserDirectorySettings) {
+    this.pool = pool;
+    this.users = new UsersClient(usersUrl, timeoutMs);
+  }
+
+  /** Keeps the directory current from `user.created` and `user.updated`, each applied once. */
+  handlers(): EventHandler[] {
+    const remember = async (user: UserSnapshot, event: { id: string; type: string }) => {
+      await handleOnce(this.pool, event, (tx) => upsertUsers(tx, [user]));
+    };
+    return [on(userCreated, remember), on(userUpdated, remember)];
+  }
+
+  async findById(id: string): Promise<UserSnapshot | undefined> {
+    return (await this.findByIds([id])).get(id);
+  }
+
+  /** The users among `ids` that exist, by id. */
+  async findByIds(ids: string[]): Promise<Map<string, UserSnapshot>> {
+    const known = await findUsersByIds(this.pool, ids);
+    const found = new Map(known.map((user) => [user.id, user]));
+    const missing = [...new Set(ids)].filter((id) => !found.has(id));
+    const fetched = (await Promise.all(missing.map((id) => this.users.find(id)))).filter((user) => user !== undefined);
+    await upsertUsers(this.pool, fetched);
+    for (const user of fetched) found.set(user.id, user);
+    return found;
+  }
+
+  async findByUsername(username: string): Promise<UserSnapshot | undefined> {
+    return (await this.findByUsernames([username])).get(username.toLowerCase());
+  }
+
+  /** The users among `usernames` that exist, by lower-cased username. */
+  async findByUsernames(usernames: string[]): Promise<Map<string, UserSnapshot>> {
+    const known = await findUsersByUsernames(this.pool, usernames);
+    const found = new Map(known.map((user) => [user.username.toLowerCase(), user]));
+    const missing = [...new Set(usernames.map((name) => name.toLowerCase()))].filter((name) => !found.has(name));
+    const fetched = await this.users.findByUsernames(missing);
+    await upsertUsers(this.pool, fetched);
+    for (const user of fetched) found.set(user.username.toLowerCase(), user);
+    return found;
+  }
+}

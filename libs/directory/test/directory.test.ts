@@ -1,0 +1,108 @@
+import { createEvent, newId, userCreated, type UserSnapshot, userUpdated } from '@recipes/contracts';
+import { createPool, migrate, type Pool } from '@recipes/db';
+import { HttpError } from '@recipes/http';
+import { createLogger } from '@recipes/logging';
+import { outboxMigrations } from '@recipes/outbox';
+import { dispatcher } from '@recipes/runtime';
+import { createTestDatabase, type TestDatabase } from '@recipes/testing';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { directoryMigrations, UserDirectory } from '../src/index.js';
+
+const log = createLogger({ service: 'test', level: 'silent' });
+let database: TestDatabase;
+let pool: Pool;
+let directory: UserDirectory;
+
+/** Stands in for the users service's internal API, counting the look-ups that reach it. */
+let usersService: FastifyInstance;
+const registered: UserSnapshot[] = [];
+let lookups = 0;
+
+const user = (username: string, revision = 0): UserSnapshot => ({ id: newId(), username, avatarUrl: null, revision });
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await migrate({ databaseUrl: database.url, schema: 'svc', sets: [outboxMigrations, directoryMigrations], logger: log });
+  pool = createPool({ connectionString: database.url, schema: 'svc', applicationName: 'directory-test', logger: log });
+
+  usersService = Fastify();
+  usersService.get<{ Params: { id: string } }>('/internal/users/:id', async (request, reply) => {
+    lookups += 1;
+    const found = registered.find((u) => u.id === request.params.id || u.username.toLowerCase() === request.params.id.toLowerCase());
+    return found ? { user: found } : reply.code(404).send({ status: 404 });
+  });
+  usersService.get<{ Querystring: { usernames: string } }>('/internal/users', async (request) => {
+    lookups += 1;
+    const names = request.query.usernames.split(',').map((n) => n.toLowerCase());
+    return { users: registered.filter((u) => names.includes(u.username.toLowerCase())) };
+  });
+  const address = await usersService.listen({ host: '127.0.0.1', port: 0 });
+  directory = new UserDirectory({ pool, usersUrl: address });
+});
+
+afterAll(async () => {
+  await usersService.close();
+  await pool.end();
+  await database.drop();
+});
+
+beforeEach(() => {
+  lookups = 0;
+});
+
+describe('UserDirectory handlers', () => {
+  const dispatch = () => dispatcher(directory.handlers());
+  const context = { producer: 'users', correlationId: 'c' };
+
+  it('keeps the newest revision whatever order the events come in, and applies each once', async () => {
+    const ada = user('ada_events');
+    const renamedAvatar = { ...ada, avatarUrl: 'https://cdn.example.com/ada.png', revision: 1 };
+    const update = createEvent(userUpdated, renamedAvatar, context);
+    await dispatch()(update, log);
+    await dispatch()(createEvent(userCreated, ada, context), log); // older, arrives late
+    await dispatch()(update, log); // redelivered
+
+    const { rows } = await pool.query('SELECT username, avatar_url, revision FROM users WHERE id = $1', [ada.id]);
+    expect(rows).toEqual([{ username: 'ada_events', avatar_url: 'https://cdn.example.com/ada.png', revision: 1 }]);
+    const processed = await pool.query('SELECT count(*)::int AS n FROM processed_events');
+    expect(processed.rows[0].n).toBe(2);
+  });
+});
+
+describe('UserDirectory look-ups', () => {
+  it('answers from its own table when it can', async () => {
+    const known = user('known_locally');
+    await dispatcher(directory.handlers())(createEvent(userCreated, known, { producer: 'users', correlationId: 'c' }), log);
+    expect(await directory.findById(known.id)).toEqual(known);
+    expect(await directory.findByUsername('KNOWN_LOCALLY')).toEqual(known);
+    expect(lookups).toBe(0);
+  });
+
+  it('asks the users service about a user registered a moment ago, once', async () => {
+    const fresh = user('Fresh_User');
+    registered.push(fresh);
+    expect(await directory.findById(fresh.id)).toEqual(fresh);
+    expect(await directory.findById(fresh.id)).toEqual(fresh);
+    expect(lookups).toBe(1);
+  });
+
+  it('resolves several usernames in any case, ignoring unknown ones, with one call for the misses', async () => {
+    const [a, b] = [user('Mention_A'), user('Mention_B')];
+    registered.push(a, b);
+    const found = await directory.findByUsernames(['mention_a', 'MENTION_B', 'mention_a', 'nobody_at_all']);
+    expect([...found.keys()].sort()).toEqual(['mention_a', 'mention_b']);
+    expect(found.get('mention_b')).toEqual(b);
+    expect(lookups).toBe(1);
+  });
+
+  it('says a user does not exist when neither knows them', async () => {
+    expect(await directory.findById(newId())).toBeUndefined();
+    expect((await directory.findByUsernames(['ghost_user'])).size).toBe(0);
+  });
+
+  it('answers 503, not "no such user", when the users service cannot be reached', async () => {
+    const offline = new UserDirectory({ pool, usersUrl: 'http://127.0.0.1:1', timeoutMs: 500 });
+    await expect(offline.findById(newId())).rejects.toSatisfy((error) => error instanceof HttpError && error.status === 503);
+  });
+});
