@@ -1,10 +1,17 @@
 import { fileURLToPath } from 'node:url';
 import type { MigrationSet } from '@recipes/db';
 
-export { UserDirectory, type UserDirectorySettings } from './directory.js';
+export { ContentDirectory, type ContentDirectorySettings, type ContentItem } from './content-directory.js';
+export { InternalClient } from './internal-client.js';
+export { UserDirectory, type UserDirectorySettings } from './user-directory.js';
 
-/** The directory's table, migrated into the using service's schema (see `sharedMigrations` in @recipes/runtime). */
-export const directoryMigrations: MigrationSet = {
-  dir: fileURLToPath(new URL('../migrations', import.meta.url)),
-  table: 'directory_migrations',
+/** The tables of each directory, migrated into the using service's schema (`sharedMigrations` in @recipes/runtime). */
+export const userDirectoryMigrations: MigrationSet = {
+  dir: fileURLToPath(new URL('../users-migrations', import.meta.url)),
+  table: 'user_directory_migrations',
+};
+
+export const contentDirectoryMigrations: MigrationSet = {
+  dir: fileURLToPath(new URL('../content-migrations', import.meta.url)),
+  table: 'content_directory_migrations',
 };

@@ -7,7 +7,7 @@ import { dispatcher } from '@recipes/runtime';
 import { createTestDatabase, type TestDatabase } from '@recipes/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { directoryMigrations, UserDirectory } from '../src/index.js';
+import { UserDirectory, userDirectoryMigrations } from '../src/index.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 let database: TestDatabase;
@@ -23,7 +23,7 @@ const user = (username: string, revision = 0): UserSnapshot => ({ id: newId(), u
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  await migrate({ databaseUrl: database.url, schema: 'svc', sets: [outboxMigrations, directoryMigrations], logger: log });
+  await migrate({ databaseUrl: database.url, schema: 'svc', sets: [outboxMigrations, userDirectoryMigrations], logger: log });
   pool = createPool({ connectionString: database.url, schema: 'svc', applicationName: 'directory-test', logger: log });
 
   usersService = Fastify();

@@ -1,0 +1,84 @@
+import {
+  type ContentSnapshot,
+  contentSnapshotSchema,
+  type ContentType,
+  postCreated,
+  postDeleted,
+  recipeCreated,
+  recipeDeleted,
+  recipeUpdated,
+} from '@recipes/contracts';
+import type { Pool, Queryable } from '@recipes/db';
+import { handleOnce } from '@recipes/outbox';
+import { type EventHandler, on } from '@recipes/runtime';
+import { z } from 'zod';
+import { InternalClient } from './internal-client.js';
+
+export interface ContentItem extends ContentSnapshot {
+  contentType: ContentType;
+}
+
+async function upsertContent(db: Queryable, item: ContentItem): Promise<void> {
+  await db.query(
+    `INSERT INTO content_items (id, content_type, author_id, title, cover_image_url, deleted, revision, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     ON CONFLICT (id) DO UPDATE
+       SET title = EXCLUDED.title, cover_image_url = EXCLUDED.cover_image_url,
+           deleted = EXCLUDED.deleted, revision = EXCLUDED.revision
+       WHERE content_items.revision < EXCLUDED.revision`,
+    [item.id, item.contentType, item.authorId, item.title, item.coverImageUrl, item.deleted, item.revision, item.createdAt],
+  );
+}
+
+const internalPath: Record<ContentType, string> = { recipe: 'recipes', post: 'posts' };
+const oneContent = z.object({ content: contentSnapshotSchema });
+
+export interface ContentDirectorySettings {
+  pool: Pool;
+  /** The content service, for content the events have not brought yet (read-your-writes). */
+  contentUrl: string;
+  timeoutMs?: number;
+}
+
+/**
+ * This service's knowledge of recipes and posts. Events keep it current; content it has not heard of yet
+ * (created a moment ago) is asked of the content service once and remembered.
+ */
+export class ContentDirectory {
+  private readonly pool: Pool;
+  private readonly content: InternalClient;
+
+  constructor({ pool, contentUrl, timeoutMs = 2_000 }: ContentDirectorySettings) {
+    this.pool = pool;
+    this.content = new InternalClient('content', contentUrl, timeoutMs);
+  }
+
+  handlers(): EventHandler[] {
+    const remember = (contentType: ContentType) => async (snapshot: ContentSnapshot, event: { id: string; type: string }) => {
+      await handleOnce(this.pool, event, (tx) => upsertContent(tx, { ...snapshot, contentType }));
+    };
+    return [
+      on(recipeCreated, remember('recipe')),
+      on(recipeUpdated, remember('recipe')),
+      on(recipeDeleted, remember('recipe')),
+      on(postCreated, remember('post')),
+      on(postDeleted, remember('post')),
+    ];
+  }
+
+  /** The recipe or post, deleted or not; undefined when it never existed. */
+  async find(contentType: ContentType, id: string): Promise<ContentItem | undefined> {
+    const { rows } = await this.pool.query<ContentItem>(
+      `SELECT id, content_type AS "contentType", author_id AS "authorId", title, cover_image_url AS "coverImageUrl",
+              deleted, revision, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"
+         FROM content_items WHERE id = $1 AND content_type = $2`,
+      [id, contentType],
+    );
+    if (rows[0]) return rows[0];
+    const body = await this.content.get(`/internal/content/${internalPath[contentType]}/${id}`);
+    if (body === undefined) return undefined;
+    const item = { ...oneContent.parse(body).content, contentType };
+    await upsertContent(this.pool, item);
+    return item;
+  }
+}

@@ -1,0 +1,28 @@
+import { HttpError } from '@recipes/http';
+
+/** GETs JSON from another service's `/internal` routes, with a short deadline. */
+export class InternalClient {
+  constructor(
+    private readonly service: string,
+    private readonly baseUrl: string,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** The parsed body, or undefined for a 404 ("no such thing"). */
+  async get(path: string): Promise<unknown> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.baseUrl}${path}`, { signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch {
+      // Not knowing is not the same as "it does not exist": the caller may try again shortly.
+      throw this.unavailable();
+    }
+    if (response.status === 404) return undefined;
+    if (!response.ok) throw this.unavailable();
+    return response.json();
+  }
+
+  private unavailable(): HttpError {
+    return new HttpError(503, `The ${this.service} service is unavailable, try again later`);
+  }
+}

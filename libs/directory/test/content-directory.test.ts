@@ -1,0 +1,87 @@
+import { type ContentSnapshot, createEvent, newId, postCreated, recipeCreated, recipeDeleted } from '@recipes/contracts';
+import { createPool, migrate, type Pool } from '@recipes/db';
+import { HttpError } from '@recipes/http';
+import { createLogger } from '@recipes/logging';
+import { outboxMigrations } from '@recipes/outbox';
+import { dispatcher } from '@recipes/runtime';
+import { createTestDatabase, type TestDatabase } from '@recipes/testing';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ContentDirectory, contentDirectoryMigrations } from '../src/index.js';
+
+const log = createLogger({ service: 'test', level: 'silent' });
+const context = { producer: 'content', correlationId: 'c' };
+let database: TestDatabase;
+let pool: Pool;
+let directory: ContentDirectory;
+
+/** Stands in for the content service's internal API, counting the look-ups that reach it. */
+let contentService: FastifyInstance;
+const published = new Map<string, ContentSnapshot>();
+let lookups = 0;
+
+const snapshot = (title: string, overrides: Partial<ContentSnapshot> = {}): ContentSnapshot => ({
+  id: newId(),
+  authorId: newId(),
+  title,
+  coverImageUrl: null,
+  deleted: false,
+  revision: 0,
+  createdAt: '2026-11-22T10:00:00.000Z',
+  ...overrides,
+});
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await migrate({ databaseUrl: database.url, schema: 'svc', sets: [outboxMigrations, contentDirectoryMigrations], logger: log });
+  pool = createPool({ connectionString: database.url, schema: 'svc', applicationName: 'content-directory-test', logger: log });
+  contentService = Fastify();
+  contentService.get<{ Params: { kind: string; id: string } }>('/internal/content/:kind/:id', async (request, reply) => {
+    lookups += 1;
+    const found = request.params.kind === 'recipes' ? published.get(request.params.id) : undefined;
+    return found ? { content: found } : reply.code(404).send({ status: 404 });
+  });
+  directory = new ContentDirectory({ pool, contentUrl: await contentService.listen({ host: '127.0.0.1', port: 0 }) });
+});
+
+afterAll(async () => {
+  await contentService.close();
+  await pool.end();
+  await database.drop();
+});
+
+beforeEach(() => {
+  lookups = 0;
+});
+
+describe('ContentDirectory', () => {
+  it('keeps a deletion even when the creation arrives after it', async () => {
+    const recipe = snapshot('Kodachrome 64');
+    const dispatch = dispatcher(directory.handlers());
+    await dispatch(createEvent(recipeDeleted, { ...recipe, deleted: true, revision: 1 }, context), log);
+    await dispatch(createEvent(recipeCreated, recipe, context), log);
+    expect(await directory.find('recipe', recipe.id)).toEqual({ ...recipe, deleted: true, revision: 1, contentType: 'recipe' });
+    expect(lookups).toBe(0);
+  });
+
+  it('tells recipes and posts apart', async () => {
+    const post = snapshot('A walk in Lisbon', { coverImageUrl: 'https://cdn.example.com/p.jpg' });
+    await dispatcher(directory.handlers())(createEvent(postCreated, post, context), log);
+    expect(await directory.find('post', post.id)).toEqual({ ...post, contentType: 'post' });
+    expect(await directory.find('recipe', post.id)).toBeUndefined();
+  });
+
+  it('asks the content service about content created a moment ago, once', async () => {
+    const fresh = snapshot('Classic Chrome street');
+    published.set(fresh.id, fresh);
+    expect(await directory.find('recipe', fresh.id)).toEqual({ ...fresh, contentType: 'recipe' });
+    expect(await directory.find('recipe', fresh.id)).toEqual({ ...fresh, contentType: 'recipe' });
+    expect(lookups).toBe(1);
+  });
+
+  it('answers undefined for content that never existed, and 503 when the content service is unreachable', async () => {
+    expect(await directory.find('recipe', newId())).toBeUndefined();
+    const offline = new ContentDirectory({ pool, contentUrl: 'http://127.0.0.1:1', timeoutMs: 500 });
+    await expect(offline.find('recipe', newId())).rejects.toSatisfy((error) => error instanceof HttpError && error.status === 503);
+  });
+});
