@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { MigrationSet } from '@recipes/db';
 
+export { CollectionDirectory, type CollectionDirectorySettings } from './collection-directory.js';
 export { ContentDirectory, type ContentDirectorySettings, type ContentItem } from './content-directory.js';
 export { InternalClient } from './internal-client.js';
 export { UserDirectory, type UserDirectorySettings } from './user-directory.js';
@@ -14,4 +15,9 @@ export const userDirectoryMigrations: MigrationSet = {
 export const contentDirectoryMigrations: MigrationSet = {
   dir: fileURLToPath(new URL('../content-migrations', import.meta.url)),
   table: 'content_directory_migrations',
+};
+
+export const collectionDirectoryMigrations: MigrationSet = {
+  dir: fileURLToPath(new URL('../collection-migrations', import.meta.url)),
+  table: 'collection_directory_migrations',
 };

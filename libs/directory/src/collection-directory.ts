@@ -1,0 +1,63 @@
+import { collectionCreated, collectionDeleted, type CollectionSnapshot, collectionSnapshotSchema } from '@recipes/contracts';
+import type { Pool, Queryable } from '@recipes/db';
+import { handleOnce } from '@recipes/outbox';
+import { type EventHandler, on } from '@recipes/runtime';
+import { z } from 'zod';
+import { InternalClient } from './internal-client.js';
+
+async function upsertCollection(db: Queryable, collection: CollectionSnapshot): Promise<void> {
+  await db.query(
+    `INSERT INTO known_collections (id, owner_id, name, deleted, revision, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (id) DO UPDATE
+       SET name = EXCLUDED.name, deleted = EXCLUDED.deleted, revision = EXCLUDED.revision
+       WHERE known_collections.revision < EXCLUDED.revision`,
+    [collection.id, collection.ownerId, collection.name, collection.deleted, collection.revision, collection.createdAt],
+  );
+}
+
+const oneCollection = z.object({ collection: collectionSnapshotSchema });
+
+export interface CollectionDirectorySettings {
+  pool: Pool;
+  /** The collections service, for collections the events have not brought yet (read-your-writes). */
+  collectionsUrl: string;
+  timeoutMs?: number;
+}
+
+/**
+ * This service's knowledge of collections. Events keep it current; a collection it has not heard of yet
+ * (created a moment ago) is asked of the collections service once and remembered.
+ */
+export class CollectionDirectory {
+  private readonly pool: Pool;
+  private readonly collections: InternalClient;
+
+  constructor({ pool, collectionsUrl, timeoutMs = 2_000 }: CollectionDirectorySettings) {
+    this.pool = pool;
+    this.collections = new InternalClient('collections', collectionsUrl, timeoutMs);
+  }
+
+  handlers(): EventHandler[] {
+    const remember = async (collection: CollectionSnapshot, event: { id: string; type: string }) => {
+      await handleOnce(this.pool, event, (tx) => upsertCollection(tx, collection));
+    };
+    return [on(collectionCreated, remember), on(collectionDeleted, remember)];
+  }
+
+  /** The collection, deleted or not; undefined when it never existed. */
+  async find(id: string): Promise<CollectionSnapshot | undefined> {
+    const { rows } = await this.pool.query<CollectionSnapshot>(
+      `SELECT id, owner_id AS "ownerId", name, deleted, revision,
+              to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"
+         FROM known_collections WHERE id = $1`,
+      [id],
+    );
+    if (rows[0]) return rows[0];
+    const body = await this.collections.get(`/internal/collections/${id}`);
+    if (body === undefined) return undefined;
+    const collection = oneCollection.parse(body).collection;
+    await upsertCollection(this.pool, collection);
+    return collection;
+  }
+}

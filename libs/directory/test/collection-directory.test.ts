@@ -1,0 +1,68 @@
+import { type CollectionSnapshot, collectionCreated, collectionDeleted, createEvent, newId } from '@recipes/contracts';
+import { createPool, migrate, type Pool } from '@recipes/db';
+import { createLogger } from '@recipes/logging';
+import { outboxMigrations } from '@recipes/outbox';
+import { dispatcher } from '@recipes/runtime';
+import { createTestDatabase, type TestDatabase } from '@recipes/testing';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CollectionDirectory, collectionDirectoryMigrations } from '../src/index.js';
+
+const log = createLogger({ service: 'test', level: 'silent' });
+const context = { producer: 'collections', correlationId: 'c' };
+let database: TestDatabase;
+let pool: Pool;
+let directory: CollectionDirectory;
+let collectionsService: FastifyInstance;
+const created = new Map<string, CollectionSnapshot>();
+let lookups = 0;
+
+const snapshot = (name: string): CollectionSnapshot => ({
+  id: newId(),
+  ownerId: newId(),
+  name,
+  deleted: false,
+  revision: 0,
+  createdAt: '2026-11-22T10:00:00.000Z',
+});
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await migrate({ databaseUrl: database.url, schema: 'svc', sets: [outboxMigrations, collectionDirectoryMigrations], logger: log });
+  pool = createPool({ connectionString: database.url, schema: 'svc', applicationName: 'collection-directory-test', logger: log });
+  collectionsService = Fastify();
+  collectionsService.get<{ Params: { id: string } }>('/internal/collections/:id', async (request, reply) => {
+    lookups += 1;
+    const found = created.get(request.params.id);
+    return found ? { collection: found } : reply.code(404).send({ status: 404 });
+  });
+  directory = new CollectionDirectory({ pool, collectionsUrl: await collectionsService.listen({ host: '127.0.0.1', port: 0 }) });
+});
+
+afterAll(async () => {
+  await collectionsService.close();
+  await pool.end();
+  await database.drop();
+});
+
+describe('CollectionDirectory', () => {
+  it('keeps a deletion even when the creation arrives after it, and applies each event once', async () => {
+    const collection = snapshot('Winter light');
+    const dispatch = dispatcher(directory.handlers());
+    const deletion = createEvent(collectionDeleted, { ...collection, deleted: true, revision: 1 }, context);
+    await dispatch(deletion, log);
+    await dispatch(createEvent(collectionCreated, collection, context), log);
+    await dispatch(deletion, log);
+    expect(await directory.find(collection.id)).toEqual({ ...collection, deleted: true, revision: 1 });
+    expect(lookups).toBe(0);
+  });
+
+  it('asks the collections service about a collection created a moment ago, once; undefined for none', async () => {
+    const fresh = snapshot('Street at noon');
+    created.set(fresh.id, fresh);
+    expect(await directory.find(fresh.id)).toEqual(fresh);
+    expect(await directory.find(fresh.id)).toEqual(fresh);
+    expect(lookups).toBe(1);
+    expect(await directory.find(newId())).toBeUndefined();
+  });
+});
