@@ -37,7 +37,17 @@ describe('httpUrlSchema', () => {
   it.each(['https://cdn.example.com/a.jpg', 'http://localhost:8080/x'])('accepts %s', (url) =>
     expect(httpUrlSchema.safeParse(url).success).toBe(true),
   );
-  it.each(['javascript:alert(1)', 'ftp://x/y', 'not a url', `https://x.com/${'a'.repeat(2048)}`, 'file:///etc/passwd'])(
+  it.each([
+    'javascript:alert(1)',
+    'ftp://x/y',
+    'not a url',
+    `https://x.com/${'a'.repeat(2048)}`,
+    'file:///etc/passwd',
+    'https://x.com/a\u0000b',
+    'https://x.com/a b',
+    ' https://x.com/a',
+    'https://x.com/a\n',
+  ])(
     'rejects %s',
     (url) => expect(httpUrlSchema.safeParse(url).success).toBe(false),
   );

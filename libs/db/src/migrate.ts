@@ -20,8 +20,9 @@ export interface MigrateSettings {
 }
 
 /**
- * Brings `schema` up to date. node-pg-migrate takes an advisory lock, so several instances starting at
- * once migrate one after the other, and the later ones find nothing to do.
+ * Brings `schema` up to date. node-pg-migrate's advisory lock is one per database: services (and
+ * instances) starting at once wait for it in turn, and the later instances of a service find nothing
+ * to do.
  */
 export async function migrate({ databaseUrl, schema, sets, logger }: MigrateSettings): Promise<void> {
   for (const set of sets) {
@@ -34,6 +35,7 @@ export async function migrate({ databaseUrl, schema, sets, logger }: MigrateSett
       direction: 'up',
       checkOrder: true,
       singleTransaction: true,
+      advisoryLockMode: 'wait',
       log: () => undefined,
     });
     if (applied.length > 0) logger.info({ schema, migrations: applied.map((m) => m.name) }, 'migrations applied');

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MatchersV3 } from '@pact-foundation/pact';
@@ -43,4 +43,44 @@ export function pactsForProvider(provider: string): string[] {
   return readdirSync(pactsDir)
     .filter((file) => file.endsWith(`-${provider}.json`))
     .map((file) => join(pactsDir, file));
+}
+
+/** One message of a message pact: who expects it, how they describe it, and the example event it holds. */
+export interface PactMessage {
+  consumer: string;
+  description: string;
+  /** The example body: for our events, an envelope with `type` and `data`. */
+  example: { type?: string; data?: unknown };
+}
+
+/** The messages of message pact files, V3 (`messages`) or V4 (`interactions`, body under `contents.content`). */
+export function pactMessages(pactFiles: string[]): PactMessage[] {
+  return pactFiles.flatMap((file) => {
+    const pact = JSON.parse(readFileSync(file, 'utf8'));
+    const messages: Array<{ description: string; contents?: { content?: unknown } }> = pact.messages ?? pact.interactions ?? [];
+    return messages.map((message) => ({
+      consumer: pact.consumer.name,
+      description: message.description,
+      example: ((pact.messages ? message.contents : message.contents?.content) ?? {}) as PactMessage['example'],
+    }));
+  });
+}
+
+/** Makes one event of a type through the real app; the consumer's example data may pick between situations. */
+export type EventProducer = (exampleData: unknown) => Promise<unknown>;
+
+/**
+ * `messageProviders` for MessageProviderPact, whatever the consumers called their messages: each
+ * description maps to the producer of the event type its example carries, given the example's data
+ * (e.g. a tag in a post rather than a recipe). A type without a producer gets no entry, so its
+ * verification fails ("No handler found"). Pact finds the producer by description alone: messages
+ * that need different situations need different descriptions.
+ */
+export function messageProvidersByType(pactFiles: string[], producers: Record<string, EventProducer>): Record<string, () => Promise<unknown>> {
+  return Object.fromEntries(
+    pactMessages(pactFiles).flatMap(({ description, example }) => {
+      const produce = example.type === undefined ? undefined : producers[example.type];
+      return produce ? [[description, () => produce(example.data)]] : [];
+    }),
+  );
 }

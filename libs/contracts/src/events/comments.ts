@@ -21,15 +21,6 @@ export const commentCreated = defineEvent({
   description: 'A comment was added to a recipe, collection or post (for comment counts).',
 });
 
-export const commentDeleted = defineEvent({
-  type: 'comment.deleted',
-  version: 1,
-  data: commentSchema,
-  producer: 'comments',
-  consumers: ['content'],
-  description: 'A comment was removed (for comment counts).',
-});
-
 /** The three mention stores of the reference system, one per kind of comment. */
 export const mentionKindSchema = z.enum(['recipe_comment', 'collection_comment', 'post_comment']);
 export type MentionKind = z.infer<typeof mentionKindSchema>;

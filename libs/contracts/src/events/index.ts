@@ -1,5 +1,5 @@
 import { collectionCreated, collectionDeleted } from './collections.js';
-import { commentCreated, commentDeleted, commentMentionCreated } from './comments.js';
+import { commentCreated, commentMentionCreated } from './comments.js';
 import { postCreated, postDeleted, recipeCreated, recipeDeleted, recipeUpdated, userTagged } from './content.js';
 import type { EventDefinition } from './envelope.js';
 import { userCreated, userUpdated } from './users.js';
@@ -21,7 +21,6 @@ export const eventCatalogue: readonly EventDefinition[] = [
   postDeleted,
   userTagged,
   commentCreated,
-  commentDeleted,
   commentMentionCreated,
   collectionCreated,
   collectionDeleted,

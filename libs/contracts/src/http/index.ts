@@ -63,10 +63,14 @@ export const usernameSchema = z
   .string()
   .regex(/^[A-Za-z0-9_]{3,30}$/, 'must be 3-30 letters, digits or underscores');
 
-/** An absolute http(s) URL of at most 2048 characters. */
+/**
+ * An absolute http(s) URL of at most 2048 characters, stored as given: so no white space or control
+ * characters, which the URL parser would quietly drop or encode (and NUL cannot even be stored).
+ */
 export const httpUrlSchema = z
   .string()
   .max(2048)
+  .refine((value) => !/[\s\p{Cc}]/u.test(value), 'must not contain white space or control characters')
   .refine((value) => {
     try {
       const url = new URL(value);
