@@ -1,0 +1,23 @@
+import { type UserSnapshot, usernameSchema } from '@recipes/contracts';
+import type { UserDirectory } from '@recipes/directory';
+import { unauthorized } from '@recipes/http';
+import { z } from 'zod';
+
+const uuid = z.uuid();
+
+export const isUsername = (value: string) => usernameSchema.safeParse(value).success;
+
+/** The user a path names, by UUID or by username in any case; anything else names nobody. */
+export async function findUser(directory: UserDirectory, idOrUsername: string): Promise<UserSnapshot | undefined> {
+  if (uuid.safeParse(idOrUsername).success) return directory.findById(idOrUsername);
+  if (isUsername(idOrUsername)) return directory.findByUsername(idOrUsername);
+  return undefined;
+}
+
+/** The caller, as the author of what they publish. */
+export async function callerAsAuthor(directory: UserDirectory, callerId: string): Promise<UserSnapshot> {
+  const user = await directory.findById(callerId);
+  // A well-signed token for an account that does not exist proves nothing.
+  if (!user) throw unauthorized('The token is invalid or expired');
+  return user;
+}

@@ -1,0 +1,54 @@
+import { type ContentSnapshot, newId, postCreated, postDeleted } from '@recipes/contracts';
+import { type Pool, withTransaction } from '@recipes/db';
+import type { UserDirectory } from '@recipes/directory';
+import { forbidden, notFound } from '@recipes/http';
+import { enqueue } from '@recipes/outbox';
+import { contentEvent } from './events/content-event.js';
+import { callerAsAuthor } from './people.js';
+import * as repository from './repository/posts.js';
+import type { Post, PostDraft } from './schemas.js';
+import { tagEvents, taggedUsers } from './tagging.js';
+
+/** Posts: every change is stored together with the events that tell the other services. */
+export function posts(pool: Pool, directory: UserDirectory) {
+  return {
+    async publish(callerId: string, { taggedUsernames, ...draft }: PostDraft, correlationId: string): Promise<Post> {
+      const author = await callerAsAuthor(directory, callerId);
+      const tagged = await taggedUsers(directory, author, taggedUsernames);
+      return withTransaction(pool, async (tx) => {
+        const id = newId();
+        await repository.insertPost(tx, { id, authorId: author.id, ...draft });
+        await repository.insertPostTags(tx, id, tagged.map((user) => user.id));
+        const snapshot = (await repository.findPostSnapshot(tx, id))!;
+        await enqueue(tx, contentEvent(postCreated, snapshot, correlationId), ...tagEvents('post', snapshot, tagged, correlationId));
+        return (await repository.findPost(tx, id))!;
+      });
+    },
+
+    async find(id: string): Promise<Post> {
+      const post = await repository.findPost(pool, id);
+      if (!post) throw notFound('Post not found');
+      return post;
+    },
+
+    /** Soft, as for recipes. */
+    async remove(id: string, callerId: string, correlationId: string): Promise<void> {
+      await withTransaction(pool, async (tx) => {
+        const post = await repository.lockLivePost(tx, id);
+        if (!post) throw notFound('Post not found');
+        if (post.authorId !== callerId) throw forbidden('Only its author can delete a post');
+        await repository.markPostDeleted(tx, id);
+        await enqueue(tx, contentEvent(postDeleted, (await repository.findPostSnapshot(tx, id))!, correlationId));
+      });
+    },
+
+    /** What other services keep of a post; deleted ones too, marked so. */
+    async snapshot(id: string): Promise<ContentSnapshot> {
+      const snapshot = await repository.findPostSnapshot(pool, id);
+      if (!snapshot) throw notFound('Post not found');
+      return snapshot;
+    },
+  };
+}
+
+export type Posts = ReturnType<typeof posts>;

@@ -1,0 +1,79 @@
+import { type ContentSnapshot, newId, type PageQuery, type Pagination, pageOffset, pagination, recipeCreated, recipeDeleted } from '@recipes/contracts';
+import { type Pool, withTransaction } from '@recipes/db';
+import type { UserDirectory } from '@recipes/directory';
+import { forbidden, notFound } from '@recipes/http';
+import { enqueue } from '@recipes/outbox';
+import { contentEvent } from './events/content-event.js';
+import { callerAsAuthor, findUser } from './people.js';
+import { type Reaction, setReaction } from './repository/reactions.js';
+import * as repository from './repository/recipes.js';
+import type { RecipeDraft, RecipeSummary } from './schemas.js';
+import { tagEvents, taggedUsers } from './tagging.js';
+
+/** Recipes: every change is stored together with the events that tell the other services. */
+export function recipes(pool: Pool, directory: UserDirectory) {
+  return {
+    async publish(callerId: string, { taggedUsernames, ...draft }: RecipeDraft, correlationId: string): Promise<RecipeSummary> {
+      // Users are looked up (perhaps over HTTP) before the transaction, which then holds no lock while waiting.
+      const author = await callerAsAuthor(directory, callerId);
+      const tagged = await taggedUsers(directory, author, taggedUsernames);
+      return withTransaction(pool, async (tx) => {
+        const id = newId();
+        await repository.insertRecipe(tx, { id, authorId: author.id, ...draft });
+        await repository.insertRecipeTags(tx, id, tagged.map((user) => user.id));
+        const snapshot = (await repository.findRecipeSnapshot(tx, id))!;
+        await enqueue(tx, contentEvent(recipeCreated, snapshot, correlationId), ...tagEvents('recipe', snapshot, tagged, correlationId));
+        return (await repository.findRecipeSummary(tx, id, author.id))!;
+      });
+    },
+
+    /** A recipe as `viewerId` (the caller, if any) sees it. */
+    async find(id: string, viewerId: string | undefined): Promise<RecipeSummary> {
+      const recipe = await repository.findRecipeSummary(pool, id, viewerId ?? null);
+      if (!recipe) throw notFound('Recipe not found');
+      return recipe;
+    },
+
+    /** Soft: the recipe then behaves as not found everywhere, here and, through the event, elsewhere. */
+    async remove(id: string, callerId: string, correlationId: string): Promise<void> {
+      await withTransaction(pool, async (tx) => {
+        const recipe = await repository.lockLiveRecipe(tx, id);
+        if (!recipe) throw notFound('Recipe not found');
+        if (recipe.authorId !== callerId) throw forbidden('Only its author can delete a recipe');
+        await repository.markRecipeDeleted(tx, id);
+        await enqueue(tx, contentEvent(recipeDeleted, (await repository.findRecipeSnapshot(tx, id))!, correlationId));
+      });
+    },
+
+    /** Favorites or reposts (`active`), or takes that back; idempotent. The recipe's count after it. */
+    async react(reaction: Reaction, id: string, userId: string, active: boolean): Promise<number> {
+      const count = await setReaction(pool, reaction, id, userId, active);
+      if (count === undefined) throw notFound('Recipe not found');
+      return count;
+    },
+
+    /** A page of a user's recipes, newest first, as `viewerId` sees them. */
+    async listByAuthor(
+      idOrUsername: string,
+      page: PageQuery,
+      viewerId: string | undefined,
+    ): Promise<{ recipes: RecipeSummary[]; pagination: Pagination }> {
+      const author = await findUser(directory, idOrUsername);
+      if (!author) throw notFound('User not found');
+      const [list, total] = await Promise.all([
+        repository.listAuthorRecipes(pool, author.id, viewerId ?? null, { limit: page.limit, offset: pageOffset(page) }),
+        repository.countAuthorRecipes(pool, author.id),
+      ]);
+      return { recipes: list, pagination: pagination(page, total) };
+    },
+
+    /** What other services keep of a recipe; deleted ones too, marked so. */
+    async snapshot(id: string): Promise<ContentSnapshot> {
+      const snapshot = await repository.findRecipeSnapshot(pool, id);
+      if (!snapshot) throw notFound('Recipe not found');
+      return snapshot;
+    },
+  };
+}
+
+export type Recipes = ReturnType<typeof recipes>;

@@ -1,0 +1,61 @@
+import { callerOf } from '@recipes/auth';
+import { type App, problemResponses } from '@recipes/http';
+import type { Posts } from '../../posts.js';
+import { idParams, messageResponse, postDraftBody, postResponse } from '../../schemas.js';
+import { tokenRequired } from '../security.js';
+
+const tags = ['posts'];
+
+/** Posts: `/api/posts/...`. */
+export default async function postRoutes(app: App, { posts }: { posts: Posts }) {
+  // '' rather than '/': the path is exactly the prefix, as the gateway routes it and the document shows it.
+  app.post(
+    '',
+    {
+      onRequest: app.auth.required,
+      schema: {
+        summary: 'Publish a post',
+        tags,
+        security: tokenRequired,
+        body: postDraftBody,
+        response: { 201: postResponse, ...problemResponses(400, 401, 413, 415, 503) },
+      },
+    },
+    async (request, reply) => {
+      const post = await posts.publish(callerOf(request).id, request.body, request.id);
+      request.log.info({ postId: post.id }, 'post published');
+      return reply.code(201).send({ post });
+    },
+  );
+
+  app.get(
+    '/:id',
+    {
+      schema: {
+        summary: 'A post',
+        tags,
+        params: idParams,
+        response: { 200: postResponse, ...problemResponses(404) },
+      },
+    },
+    async (request) => ({ post: await posts.find(request.params.id) }),
+  );
+
+  app.delete(
+    '/:id',
+    {
+      onRequest: app.auth.required,
+      schema: {
+        summary: 'Delete one’s own post',
+        tags,
+        security: tokenRequired,
+        params: idParams,
+        response: { 200: messageResponse, ...problemResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      await posts.remove(request.params.id, callerOf(request).id, request.id);
+      return { message: 'Post deleted' };
+    },
+  );
+}

@@ -1,0 +1,107 @@
+import { callerOf } from '@recipes/auth';
+import { type App, problemResponses } from '@recipes/http';
+import type { Recipes } from '../../recipes.js';
+import {
+  favoriteResponse,
+  idParams,
+  messageResponse,
+  recipeDraftBody,
+  recipeResponse,
+  repostResponse,
+} from '../../schemas.js';
+import { tokenOptional, tokenRequired } from '../security.js';
+
+const tags = ['recipes'];
+
+/** Recipes, their favorites and reposts: `/api/recipes/...`. */
+export default async function recipeRoutes(app: App, { recipes }: { recipes: Recipes }) {
+  // '' rather than '/': the path is exactly the prefix, as the gateway routes it and the document shows it.
+  app.post(
+    '',
+    {
+      onRequest: app.auth.required,
+      schema: {
+        summary: 'Publish a recipe',
+        tags,
+        security: tokenRequired,
+        body: recipeDraftBody,
+        response: { 201: recipeResponse, ...problemResponses(400, 401, 413, 415, 503) },
+      },
+    },
+    async (request, reply) => {
+      const recipe = await recipes.publish(callerOf(request).id, request.body, request.id);
+      request.log.info({ recipeId: recipe.id }, 'recipe published');
+      return reply.code(201).send({ recipe });
+    },
+  );
+
+  app.get(
+    '/:id',
+    {
+      onRequest: app.auth.optional,
+      schema: {
+        summary: 'A recipe; favorited and reposted are the caller’s',
+        tags,
+        security: tokenOptional,
+        params: idParams,
+        response: { 200: recipeResponse, ...problemResponses(401, 404) },
+      },
+    },
+    async (request) => ({ recipe: await recipes.find(request.params.id, request.caller?.id) }),
+  );
+
+  app.delete(
+    '/:id',
+    {
+      onRequest: app.auth.required,
+      schema: {
+        summary: 'Delete one’s own recipe',
+        tags,
+        security: tokenRequired,
+        params: idParams,
+        response: { 200: messageResponse, ...problemResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      await recipes.remove(request.params.id, callerOf(request).id, request.id);
+      return { message: 'Recipe deleted' };
+    },
+  );
+
+  // PUT adds, DELETE takes back; both are idempotent and answer with the count after the change.
+  for (const active of [true, false]) {
+    const method = active ? 'PUT' : 'DELETE';
+    app.route({
+      method,
+      url: '/:id/favorite',
+      onRequest: app.auth.required,
+      schema: {
+        summary: active ? 'Favorite a recipe' : 'Take back a favorite',
+        tags,
+        security: tokenRequired,
+        params: idParams,
+        response: { 200: favoriteResponse, ...problemResponses(401, 404) },
+      },
+      handler: async (request) => ({
+        favorited: active,
+        favoriteCount: await recipes.react('favorite', request.params.id, callerOf(request).id, active),
+      }),
+    });
+    app.route({
+      method,
+      url: '/:id/repost',
+      onRequest: app.auth.required,
+      schema: {
+        summary: active ? 'Repost a recipe' : 'Take back a repost',
+        tags,
+        security: tokenRequired,
+        params: idParams,
+        response: { 200: repostResponse, ...problemResponses(401, 404) },
+      },
+      handler: async (request) => ({
+        reposted: active,
+        repostCount: await recipes.react('repost', request.params.id, callerOf(request).id, active),
+      }),
+    });
+  }
+}

@@ -1,0 +1,72 @@
+import { authorSchema, contentSnapshotSchema, httpUrlSchema, paginationSchema, timestampSchema } from '@recipes/contracts';
+import { z } from 'zod';
+
+const codePoints = (value: string) => [...value].length;
+const isControl = (character: string) => /\p{Cc}/u.test(character);
+
+/**
+ * Text as a person types it: trimmed, then `min`–`max` characters (code points), with no control
+ * characters but the `allowed` ones (NUL, for one, cannot even be stored).
+ */
+function text({ min, max, allowed = '' }: { min: number; max: number; allowed?: string }) {
+  return z
+    .string()
+    .trim()
+    .refine((value) => ![...value].some((character) => isControl(character) && !allowed.includes(character)), 'must not contain control characters')
+    .refine((value) => codePoints(value) >= min && codePoints(value) <= max, `must be ${min}-${max} characters`);
+}
+
+const title = text({ min: 1, max: 200 });
+const coverImageUrl = httpUrlSchema.nullable().default(null);
+/** Names that are not usernames, or of nobody, are ignored rather than refused (SPEC §4). */
+const taggedUsernames = z.array(z.string()).max(20).default([]);
+
+export const recipeDraftBody = z.object({
+  title,
+  description: text({ min: 0, max: 5000, allowed: '\t\n\r' }).default(''),
+  cameraModel: text({ min: 1, max: 100 }),
+  filmSimulation: text({ min: 1, max: 100 }),
+  coverImageUrl,
+  imageUrls: z.array(httpUrlSchema).max(20).default([]),
+  taggedUsernames,
+});
+export type RecipeDraft = z.infer<typeof recipeDraftBody>;
+
+export const postDraftBody = z.object({ title, coverImageUrl, taggedUsernames });
+export type PostDraft = z.infer<typeof postDraftBody>;
+
+export const idParams = z.object({ id: z.uuid() });
+
+export const recipeSummarySchema = z.object({
+  id: z.uuid(),
+  title: z.string(),
+  description: z.string(),
+  coverImageUrl: z.string().nullable(),
+  cameraModel: z.string(),
+  filmSimulation: z.string(),
+  favoriteCount: z.number().int(),
+  commentCount: z.number().int(),
+  repostCount: z.number().int(),
+  isFavorited: z.boolean(),
+  isReposted: z.boolean(),
+  createdAt: timestampSchema,
+  author: authorSchema,
+});
+export type RecipeSummary = z.infer<typeof recipeSummarySchema>;
+
+export const postSchema = z.object({
+  id: z.uuid(),
+  title: z.string(),
+  coverImageUrl: z.string().nullable(),
+  author: authorSchema,
+  createdAt: timestampSchema,
+});
+export type Post = z.infer<typeof postSchema>;
+
+export const recipeResponse = z.object({ recipe: recipeSummarySchema });
+export const recipeListResponse = z.object({ recipes: z.array(recipeSummarySchema), pagination: paginationSchema });
+export const favoriteResponse = z.object({ favorited: z.boolean(), favoriteCount: z.number().int() });
+export const repostResponse = z.object({ reposted: z.boolean(), repostCount: z.number().int() });
+export const postResponse = z.object({ post: postSchema });
+export const messageResponse = z.object({ message: z.string() });
+export const internalContentResponse = z.object({ content: contentSnapshotSchema });

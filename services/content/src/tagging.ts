@@ -1,0 +1,26 @@
+import { type ContentSnapshot, type ContentType, type EventEnvelope, type UserSnapshot, userTagged } from '@recipes/contracts';
+import type { UserDirectory } from '@recipes/directory';
+import { contentEvent } from './events/content-event.js';
+import { isUsername } from './people.js';
+
+/**
+ * The users a list of names tags: those that exist, each once whatever the case, never the author.
+ * A name that cannot be a username names nobody, and is not even looked up.
+ */
+export async function taggedUsers(directory: UserDirectory, author: UserSnapshot, usernames: string[]): Promise<UserSnapshot[]> {
+  const names = usernames.filter(isUsername);
+  if (names.length === 0) return [];
+  const found = await directory.findByUsernames(names);
+  return [...found.values()].filter((user) => user.id !== author.id);
+}
+
+/** One `content.user.tagged` per tagged user, with the author as the actor. */
+export function tagEvents(contentType: ContentType, content: ContentSnapshot, tagged: UserSnapshot[], correlationId: string): EventEnvelope[] {
+  return tagged.map((user) =>
+    contentEvent(
+      userTagged,
+      { contentType, contentId: content.id, actorId: content.authorId, taggedUserId: user.id, createdAt: content.createdAt },
+      correlationId,
+    ),
+  );
+}

@@ -1,0 +1,60 @@
+import { asynchronousBodyHandler, MessageConsumerPact } from '@pact-foundation/pact';
+import { createEvent, type EventEnvelope, userCreated, userUpdated } from '@recipes/contracts';
+import { eventMessage, pactNames, pactsDir } from '@recipes/testing/pact';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ContentHarness, contentHarness } from '../support.js';
+
+/**
+ * What content needs of the users service's events, each message handed to content's own handlers
+ * on a real database.
+ */
+let harness: ContentHarness;
+beforeAll(async () => {
+  harness = await contentHarness();
+});
+afterAll(() => harness.close());
+// Every example message carries the same event id: each starts from a read model that has seen nothing.
+beforeEach(() => harness.pool.query('TRUNCATE processed_events, users'));
+
+const pact = new MessageConsumerPact({
+  consumer: 'content',
+  provider: pactNames.events('users'),
+  dir: pactsDir,
+  // Written anew by each run: the file holds exactly the messages of this test file.
+  pactfileWriteMode: 'overwrite',
+});
+
+const id = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
+
+async function readModel() {
+  const { rows } = await harness.pool.query('SELECT id, username, avatar_url AS "avatarUrl", revision FROM users WHERE id = $1', [id]);
+  return rows[0];
+}
+
+describe('content consuming users-events', () => {
+  it('keeps a new user, so their recipes list and their name can be tagged', () =>
+    pact
+      .expectsToReceive(userCreated.type)
+      .withContent(eventMessage(userCreated, { id, username: 'pact_ada', avatarUrl: null, revision: 0 }))
+      .verify(
+        asynchronousBodyHandler(async (body) => {
+          await harness.deliver(body as unknown as EventEnvelope);
+          expect(await readModel()).toEqual({ id, username: 'pact_ada', avatarUrl: null, revision: 0 });
+          const listing = await harness.app.inject({ method: 'GET', url: '/api/users/PACT_ADA/recipes' });
+          expect(listing.statusCode).toBe(200);
+          expect(harness.usersService.requests).toEqual([]);
+        }),
+      ));
+
+  it('takes a changed avatar', () =>
+    pact
+      .expectsToReceive(userUpdated.type)
+      .withContent(eventMessage(userUpdated, { id, username: 'pact_ada', avatarUrl: 'https://cdn.example.com/new.png', revision: 1 }))
+      .verify(
+        asynchronousBodyHandler(async (body) => {
+          await harness.deliver(createEvent(userCreated, { id, username: 'pact_ada', avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: 'c' }));
+          await harness.deliver(body as unknown as EventEnvelope);
+          expect(await readModel()).toEqual({ id, username: 'pact_ada', avatarUrl: 'https://cdn.example.com/new.png', revision: 1 });
+        }),
+      ));
+});

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ContentHarness, contentHarness, expectProblem, outboxEvents, type TestUser } from '../support.js';
+
+let harness: ContentHarness;
+let ada: TestUser;
+let bob: TestUser;
+beforeAll(async () => {
+  harness = await contentHarness();
+  ada = await harness.knownUser('Ada_Posts');
+  bob = await harness.knownUser('Bob_Posts');
+});
+afterAll(() => harness.close());
+
+const MISSING = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
+
+function inject(method: string, url: string, user?: { token: string }, payload?: unknown, headers: Record<string, string> = {}) {
+  return harness.app.inject({
+    method: method as 'GET',
+    url,
+    ...(payload === undefined ? {} : { payload: payload as object }),
+    headers: { ...(user ? harness.bearer(user) : {}), ...headers },
+  });
+}
+
+async function publish(user: TestUser, body: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  const response = await inject('POST', '/api/posts', user, { title: 'Golden hour', ...body }, headers);
+  expect(response.statusCode).toBe(201);
+  return response.json().post;
+}
+
+describe('POST /api/posts', () => {
+  it('publishes a post and answers with it', async () => {
+    const post = await publish(ada, { title: ' Golden hour ', coverImageUrl: 'https://cdn.example.com/p.jpg' });
+    expect(post).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      title: 'Golden hour',
+      coverImageUrl: 'https://cdn.example.com/p.jpg',
+      author: { id: ada.id, username: 'Ada_Posts', avatarUrl: null },
+      createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+    });
+    expect((await publish(ada)).coverImageUrl).toBeNull();
+  });
+
+  it.each([
+    ['no title', {}],
+    ['an empty title', { title: '' }],
+    ['a title of 201 characters', { title: 'x'.repeat(201) }],
+    ['a title with a control character', { title: 'a\u0007b' }],
+    ['a cover that is not http(s)', { coverImageUrl: 'data:image/png;base64,AAAA' }],
+    ['21 tagged names', { taggedUsernames: Array.from({ length: 21 }, (_, i) => `user_${i}`) }],
+    ['tagged names that are not a list', { taggedUsernames: 'bob_posts' }],
+  ])('rejects %s with 400 and writes nothing', async (_case, body) => {
+    const before = await outboxEvents(harness.pool);
+    expectProblem(await inject('POST', '/api/posts', ada, body), 400);
+    expect(await outboxEvents(harness.pool)).toEqual(before);
+  });
+
+  it('needs a valid token, checked before the body', async () => {
+    expectProblem(await inject('POST', '/api/posts', undefined, { title: 'x' }), 401);
+    expectProblem(await inject('POST', '/api/posts', { token: 'garbage' }, {}), 401);
+  });
+
+  it('writes post.created and one content.user.tagged per tagged user, with the request id', async () => {
+    const post = await publish(ada, { taggedUsernames: ['BOB_POSTS', 'bob_posts', 'Ada_Posts', 'unknown_one'] }, { 'x-request-id': 'post-1' });
+    const created = (await outboxEvents(harness.pool, 'post.created')).filter((e) => e.data.id === post.id);
+    expect(created).toEqual([
+      expect.objectContaining({
+        correlationId: 'post-1',
+        data: { id: post.id, authorId: ada.id, title: 'Golden hour', coverImageUrl: null, deleted: false, revision: 0, createdAt: post.createdAt },
+      }),
+    ]);
+    const tags = (await outboxEvents(harness.pool, 'content.user.tagged')).filter((e) => e.data.contentId === post.id);
+    expect(tags.map((e) => e.data)).toEqual([
+      { contentType: 'post', contentId: post.id, actorId: ada.id, taggedUserId: bob.id, createdAt: post.createdAt },
+    ]);
+  });
+});
+
+describe('GET /api/posts/{id}', () => {
+  it('answers with the post', async () => {
+    const post = await publish(bob);
+    const response = await inject('GET', `/api/posts/${post.id}`);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ post });
+  });
+
+  it.each([MISSING, 'not-a-uuid'])('answers 404 for %s', async (id) => {
+    expectProblem(await inject('GET', `/api/posts/${id}`), 404);
+  });
+});
+
+describe('DELETE /api/posts/{id}', () => {
+  it('lets the author delete, softly, and tells the other services', async () => {
+    const post = await publish(ada);
+    const response = await inject('DELETE', `/api/posts/${post.id}`, ada, undefined, { 'x-request-id': 'post-delete-1' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ message: 'Post deleted' });
+    expectProblem(await inject('GET', `/api/posts/${post.id}`), 404);
+    expectProblem(await inject('DELETE', `/api/posts/${post.id}`, ada), 404);
+    const deleted = (await outboxEvents(harness.pool, 'post.deleted')).filter((e) => e.data.id === post.id);
+    expect(deleted).toEqual([expect.objectContaining({ correlationId: 'post-delete-1', data: expect.objectContaining({ deleted: true, revision: 1 }) })]);
+  });
+
+  it('checks the token, then existence, then ownership', async () => {
+    const post = await publish(ada);
+    expectProblem(await inject('DELETE', `/api/posts/${post.id}`), 401);
+    expectProblem(await inject('DELETE', `/api/posts/${MISSING}`, bob), 404);
+    expectProblem(await inject('DELETE', '/api/posts/nope', bob), 404);
+    expectProblem(await inject('DELETE', `/api/posts/${post.id}`, bob), 403);
+    expect((await inject('GET', `/api/posts/${post.id}`)).statusCode).toBe(200);
+  });
+});
