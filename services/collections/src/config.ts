@@ -1,0 +1,16 @@
+import { backendEnv, env, tokenEnv } from '@recipes/config';
+import { z } from 'zod';
+
+export const collectionsConfigSchema = z.object({
+  ...backendEnv,
+  ...tokenEnv,
+  PORT: env.port(3004),
+  /** The users service's internal look-ups, for users the events have not brought yet. */
+  USERS_INTERNAL_URL: env.url('http://127.0.0.1:3001'),
+  /** The content service's internal look-ups, for content saved a moment after it was created. */
+  CONTENT_INTERNAL_URL: env.url('http://127.0.0.1:3002'),
+  /** Who may list a user's saved items: anyone (as in the reference), or only that user (SPEC §2). */
+  SAVED_ITEMS_VISIBILITY: z.enum(['public', 'owner']).default('public'),
+});
+
+export type CollectionsConfig = z.infer<typeof collectionsConfigSchema>;

@@ -1,0 +1,127 @@
+import { callerOf } from '@recipes/auth';
+import { pageQuery, pagination } from '@recipes/contracts';
+import { type App, problemResponses } from '@recipes/http';
+import type { Collections } from '../../collections.js';
+import type { CollectionRecord } from '../../repository/collections.js';
+import {
+  collectionBody,
+  collectionItemBody,
+  collectionResponse,
+  idParams,
+  messageResponse,
+  savedItemsResponse,
+} from '../../schemas.js';
+import type { Views } from '../../views.js';
+
+/** Collections and the saved items in them: `/api/collections/...`. */
+export default async function collectionRoutes(app: App, { collections, views }: { collections: Collections; views: Views }) {
+  const present = async (record: CollectionRecord) => ({ collection: (await views.collections([record]))[0]! });
+
+  // '' rather than '/': the route is the prefix itself, as the API document should say.
+  app.post(
+    '',
+    {
+      onRequest: app.auth.required,
+      schema: {
+        summary: 'Create a collection',
+        tags: ['collections'],
+        security: [{ bearerAuth: [] }],
+        body: collectionBody,
+        response: { 201: collectionResponse, ...problemResponses(400, 401, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const collection = await collections.create(callerOf(request).id, request.body, request.id);
+      request.log.info({ collectionId: collection.id }, 'collection created');
+      return reply.code(201).send(await present(collection));
+    },
+  );
+
+  app.get(
+    '/:id',
+    {
+      onRequest: app.auth.optional,
+      schema: {
+        summary: 'A collection',
+        tags: ['collections'],
+        params: idParams,
+        response: { 200: collectionResponse, ...problemResponses(401, 404) },
+      },
+    },
+    async (request) => present(await collections.find(request.params.id)),
+  );
+
+  app.delete(
+    '/:id',
+    {
+      onRequest: app.auth.required,
+      schema: {
+        summary: 'Delete a collection; its saved items stay saved',
+        tags: ['collections'],
+        security: [{ bearerAuth: [] }],
+        params: idParams,
+        response: { 200: messageResponse, ...problemResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      await collections.delete(request.params.id, callerOf(request).id, request.id);
+      return { message: 'Collection deleted' };
+    },
+  );
+
+  app.get(
+    '/:id/items',
+    {
+      onRequest: app.auth.optional,
+      schema: {
+        summary: 'The saved items in a collection, most recently added first',
+        tags: ['collections'],
+        params: idParams,
+        querystring: pageQuery(12),
+        response: { 200: savedItemsResponse, ...problemResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const { rows, total } = await collections.items(request.params.id, request.query);
+      return { savedItems: await views.savedItems(rows), pagination: pagination(request.query, total) };
+    },
+  );
+
+  app.post(
+    '/:id/items',
+    {
+      onRequest: app.auth.required,
+      schema: {
+        summary: 'Add one of the caller’s saved items to their collection',
+        tags: ['collections'],
+        security: [{ bearerAuth: [] }],
+        params: idParams,
+        body: collectionItemBody,
+        response: { 201: messageResponse, ...problemResponses(400, 401, 403, 404, 409, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      await collections.addItem(request.params.id, callerOf(request).id, request.body.savedItemId);
+      return reply.code(201).send({ message: 'Item added to collection' });
+    },
+  );
+
+  app.delete(
+    '/:id/items',
+    {
+      onRequest: app.auth.required,
+      schema: {
+        summary: 'Remove a saved item from the collection and from the caller’s saved items',
+        tags: ['collections'],
+        security: [{ bearerAuth: [] }],
+        params: idParams,
+        body: collectionItemBody,
+        response: { 200: messageResponse, ...problemResponses(400, 401, 403, 404, 413, 415) },
+      },
+    },
+    async (request) => {
+      await collections.removeItem(request.params.id, callerOf(request).id, request.body.savedItemId);
+      return { message: 'Item removed from collection' };
+    },
+  );
+}

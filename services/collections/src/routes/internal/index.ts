@@ -1,0 +1,24 @@
+import { type App, notFound, problemResponses } from '@recipes/http';
+import type { Collections } from '../../collections.js';
+import { idParams, internalCollectionResponse } from '../../schemas.js';
+
+/**
+ * For the comments service, whose read model has not yet heard of a collection created a moment ago
+ * (read-your-writes, DESIGN.md). Under `/internal`, which the gateway never routes.
+ */
+export default async function internalRoutes(app: App, { collections }: { collections: Collections }) {
+  app.get(
+    '/:id',
+    {
+      schema: {
+        params: idParams,
+        response: { 200: internalCollectionResponse, ...problemResponses(404) },
+      },
+    },
+    async (request) => {
+      const collection = await collections.snapshot(request.params.id);
+      if (!collection) throw notFound('Collection not found');
+      return { collection };
+    },
+  );
+}

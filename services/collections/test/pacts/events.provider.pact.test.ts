@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MessageProviderPact } from '@pact-foundation/pact';
+import { collectionCreated, collectionDeleted, type EventEnvelope, eventCatalogue, newId } from '@recipes/contracts';
+import type { Pool } from '@recipes/db';
+import { UserDirectory } from '@recipes/directory';
+import type { TestDatabase } from '@recipes/testing';
+import { type EventProducer, messageProvidersByType, pactNames, pactsForProvider } from '@recipes/testing/pact';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Collections, collections } from '../../src/collections.js';
+import { migratedDatabase } from '../support.js';
+
+/**
+ * The events collections produces, verified against every consumer's pact of this run. Each message is
+ * made by the real domain code and taken from the outbox, exactly as the relay would publish it.
+ */
+const provider = pactNames.events('collections');
+let database: TestDatabase;
+let pool: Pool;
+let domain: Collections;
+
+beforeAll(async () => {
+  ({ database, pool } = await migratedDatabase());
+  domain = collections({ pool, users: new UserDirectory({ pool, usersUrl: 'http://127.0.0.1:1' }) });
+});
+afterAll(async () => {
+  await pool.end();
+  await database.drop();
+});
+
+async function outboxEvent(type: string, collectionId: string): Promise<EventEnvelope> {
+  const { rows } = await pool.query("SELECT payload FROM outbox WHERE type = $1 AND payload->'data'->>'id' = $2", [type, collectionId]);
+  return rows[0].payload;
+}
+
+/** The real event of each type this service produces. */
+const producers: Record<string, EventProducer> = {
+  [collectionCreated.type]: async () => {
+    const collection = await domain.create(newId(), { name: 'Winter light', description: '' }, 'req-1');
+    return outboxEvent(collectionCreated.type, collection.id);
+  },
+  [collectionDeleted.type]: async () => {
+    const ownerId = newId();
+    const collection = await domain.create(ownerId, { name: 'Winter light', description: '' }, 'req-1');
+    await domain.delete(collection.id, ownerId, 'req-2');
+    return outboxEvent(collectionDeleted.type, collection.id);
+  },
+};
+
+describe(`${provider} provider`, () => {
+  it('produces every message its consumers expect', async (context) => {
+    const pactUrls = pactsForProvider(provider);
+    if (pactUrls.length === 0) context.skip();
+    await new MessageProviderPact({ provider, pactUrls, messageProviders: messageProvidersByType(pactUrls, producers), logLevel: 'warn' }).verify();
+  });
+
+  it('has a pact from every consumer of its events that exists as a service', () => {
+    const consumers = new Set(eventCatalogue.filter((event) => event.producer === 'collections').flatMap((event) => event.consumers));
+    const servicesDir = fileURLToPath(new URL('../../../', import.meta.url));
+    const withPact = new Set(pactsForProvider(provider).map((file) => basename(file).replace(`-${provider}.json`, '')));
+    const missing = [...consumers].filter((consumer) => existsSync(`${servicesDir}${consumer}`) && !withPact.has(consumer));
+    expect(missing, 'services that consume collection events but wrote no pact for them').toEqual([]);
+  });
+});

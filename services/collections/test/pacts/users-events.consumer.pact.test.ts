@@ -1,0 +1,59 @@
+import { asynchronousBodyHandler, MessageConsumerPact } from '@pact-foundation/pact';
+import { type EventDefinition, type EventEnvelope, eventEnvelopeSchema, userCreated, type UserSnapshot, userUpdated } from '@recipes/contracts';
+import type { Pool } from '@recipes/db';
+import { UserDirectory } from '@recipes/directory';
+import { createLogger } from '@recipes/logging';
+import { dispatcher } from '@recipes/runtime';
+import type { TestDatabase } from '@recipes/testing';
+import { eventMessage, pactNames, pactsDir } from '@recipes/testing/pact';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { migratedDatabase } from '../support.js';
+
+/** What the collections service needs of the users service's events: the user directory's handlers, on a real database. */
+const pact = new MessageConsumerPact({ consumer: 'collections', provider: pactNames.events('users'), dir: pactsDir, logLevel: 'warn' });
+const log = createLogger({ service: 'collections', level: 'silent' });
+let database: TestDatabase;
+let pool: Pool;
+let handle: (event: EventEnvelope) => Promise<void>;
+
+beforeAll(async () => {
+  ({ database, pool } = await migratedDatabase());
+  const dispatch = dispatcher(new UserDirectory({ pool, usersUrl: 'http://127.0.0.1:1' }).handlers());
+  handle = (event) => dispatch(event, log);
+});
+afterAll(async () => {
+  await pool.end();
+  await database.drop();
+});
+// Every example message carries the same event id: each would otherwise look like a redelivery of the first.
+beforeEach(async () => {
+  await pool.query('DELETE FROM processed_events');
+});
+
+function receives(state: string, definition: EventDefinition, data: UserSnapshot) {
+  return pact
+    .given(state)
+    .expectsToReceive(`a ${definition.type} event`)
+    .withContent(eventMessage(definition, data))
+    .verify(asynchronousBodyHandler(async (body) => handle(eventEnvelopeSchema.parse(body) as EventEnvelope)));
+}
+
+async function stored(id: string) {
+  const { rows } = await pool.query('SELECT username, avatar_url, revision FROM users WHERE id = $1', [id]);
+  return rows[0];
+}
+
+describe('user events consumed by collections', () => {
+  it('user.created: the user becomes known, as an owner and as an author of saved content', async () => {
+    const user = { id: '0190f5a4-0000-7000-8000-00000000b001', username: 'ada', avatarUrl: 'https://cdn.example.com/ada.png', revision: 0 };
+    await receives('a user with an avatar registers', userCreated, user);
+    expect(await stored(user.id)).toEqual({ username: 'ada', avatar_url: user.avatarUrl, revision: 0 });
+  });
+
+  it('user.updated: saved items show the author’s new avatar', async () => {
+    const user = { id: '0190f5a4-0000-7000-8000-00000000b002', username: 'bob', avatarUrl: 'https://cdn.example.com/bob-2.png', revision: 1 };
+    await pool.query(`INSERT INTO users (id, username, avatar_url, revision) VALUES ($1, 'bob', NULL, 0)`, [user.id]);
+    await receives('a user changes their avatar', userUpdated, user);
+    expect(await stored(user.id)).toEqual({ username: 'bob', avatar_url: user.avatarUrl, revision: 1 });
+  });
+});
