@@ -1,0 +1,16 @@
+import { backendEnv, env, tokenEnv } from '@recipes/config';
+import { z } from 'zod';
+
+export const commentsConfigSchema = z.object({
+  ...backendEnv,
+  ...tokenEnv,
+  PORT: env.port(3003),
+  /** The owners' internal look-ups, for users and targets the events have not brought yet. */
+  USERS_INTERNAL_URL: env.url('http://127.0.0.1:3001'),
+  CONTENT_INTERNAL_URL: env.url('http://127.0.0.1:3002'),
+  COLLECTIONS_INTERNAL_URL: env.url('http://127.0.0.1:3004'),
+  /** Comments one caller may post per minute, on all targets together. */
+  COMMENT_LIMIT_PER_MINUTE: env.positiveInt(30),
+});
+
+export type CommentsConfig = z.infer<typeof commentsConfigSchema>;

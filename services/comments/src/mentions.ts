@@ -1,0 +1,18 @@
+/**
+ * `@name` as SPEC §5 defines a mention: the `@` at the start or after a character that is not
+ * `[A-Za-z0-9_]`, a name of 3–30 of those characters, and none of them right after it. So
+ * `bob@example.com` mentions nobody, while `é@ada` and `@adaé` both mention ada: only
+ * `[A-Za-z0-9_]` counts as part of a word, whatever Unicode says.
+ */
+const MENTION = /(?<![A-Za-z0-9_])@([A-Za-z0-9_]{3,30})(?![A-Za-z0-9_])/g;
+
+/** A comment mentions at most this many users: the first ones in the text who exist. */
+export const MAX_MENTIONED_USERS = 10;
+
+/**
+ * The names `text` mentions, lower-cased (usernames are case-insensitive), each once, in the order
+ * they first appear. All of them: which exist, and so which ten count, only the users' directory knows.
+ */
+export function mentionedNames(text: string): string[] {
+  return [...new Set(Array.from(text.matchAll(MENTION), (match) => match[1]!.toLowerCase()))];
+}

@@ -1,0 +1,71 @@
+import type { CommentTargetType, MentionKind } from '@recipes/contracts';
+import type { Queryable } from '@recipes/db';
+
+/** What a comment is on. */
+export interface CommentTarget {
+  type: CommentTargetType;
+  id: string;
+}
+
+/** A row of `comments`, as the domain sees it. */
+export interface CommentRecord {
+  id: string;
+  authorId: string;
+  content: string;
+  createdAt: string;
+}
+
+const columns = `id, author_id AS "authorId", content, iso_timestamp(created_at) AS "createdAt"`;
+
+const mentionStores: Record<MentionKind, string> = {
+  recipe_comment: 'recipe_comment_mentions',
+  collection_comment: 'collection_comment_mentions',
+  post_comment: 'post_comment_mentions',
+};
+
+/** Names the request behind this transaction's changes, for the events the mention trigger writes. */
+export async function setCorrelationId(db: Queryable, correlationId: string): Promise<void> {
+  await db.query(`SELECT set_config('comments.correlation_id', $1, true)`, [correlationId]);
+}
+
+export async function insertComment(
+  db: Queryable,
+  comment: { id: string; target: CommentTarget; authorId: string; content: string },
+): Promise<CommentRecord> {
+  const { rows } = await db.query<CommentRecord>(
+    `INSERT INTO comments (id, target_type, target_id, author_id, content) VALUES ($1, $2, $3, $4, $5) RETURNING ${columns}`,
+    [comment.id, comment.target.type, comment.target.id, comment.authorId, comment.content],
+  );
+  return rows[0]!;
+}
+
+/** One row per user in the kind's own store; its trigger writes the event for each. */
+export async function insertMentions(db: Queryable, kind: MentionKind, commentId: string, userIds: string[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await db.query(`INSERT INTO ${mentionStores[kind]} (comment_id, mentioned_user_id) SELECT $1, unnest($2::uuid[])`, [
+    commentId,
+    userIds,
+  ]);
+}
+
+/** Oldest first; comments of the same millisecond by id. */
+export async function findComments(
+  db: Queryable,
+  target: CommentTarget,
+  { limit, offset }: { limit: number; offset: number },
+): Promise<CommentRecord[]> {
+  const { rows } = await db.query<CommentRecord>(
+    `SELECT ${columns} FROM comments WHERE target_type = $1 AND target_id = $2
+      ORDER BY created_at, id LIMIT $3 OFFSET $4`,
+    [target.type, target.id, limit, offset],
+  );
+  return rows;
+}
+
+export async function countComments(db: Queryable, target: CommentTarget): Promise<number> {
+  const { rows } = await db.query<{ count: number }>(
+    'SELECT count(*)::int AS count FROM comments WHERE target_type = $1 AND target_id = $2',
+    [target.type, target.id],
+  );
+  return rows[0]!.count;
+}

@@ -1,0 +1,42 @@
+import { authorSchema, pageQuery, paginationSchema, timestampSchema } from '@recipes/contracts';
+import { z } from 'zod';
+
+const codePoints = (value: string) => [...value].length;
+/** A C0 control character (below U+0020) but tab, line feed and carriage return; NUL cannot even be stored. */
+const isForbiddenControl = (character: string) => character < ' ' && !'\t\n\r'.includes(character);
+/** Half of a surrogate pair without the other half: not a character (UTF-8 would store U+FFFD instead). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** SPEC §5: trimmed, then 1–2000 characters (code points), no control characters but \t \n \r. */
+export const commentContent = z
+  .string()
+  .trim()
+  .refine((value) => value.length > 0, 'must not be empty')
+  .refine((value) => codePoints(value) <= 2000, 'must be at most 2000 characters')
+  .refine((value) => ![...value].some(isForbiddenControl), 'must not contain control characters')
+  .refine((value) => !LONE_SURROGATE.test(value), 'must be valid Unicode text');
+
+export const commentBody = z.object({ content: commentContent });
+
+/**
+ * Any string: an id that is not a UUID names nothing, which is a 404 like any other missing target,
+ * found only after the body and query have been validated (SPEC §1 check order).
+ */
+export const targetParams = z.object({ id: z.string().meta({ description: 'The target’s id, a UUID' }) });
+
+export const commentsPageQuery = pageQuery(50);
+
+export const commentSchema = z.object({
+  id: z.uuid(),
+  content: z.string(),
+  createdAt: timestampSchema,
+  author: authorSchema,
+});
+
+export const commentListResponse = z.object({
+  comments: z.array(commentSchema),
+  total: z.number().int(),
+  pagination: paginationSchema,
+});
+
+export const commentAddedResponse = z.object({ message: z.literal('Comment added successfully'), comment: commentSchema });

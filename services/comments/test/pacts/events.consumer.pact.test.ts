@@ -1,0 +1,148 @@
+import { asynchronousBodyHandler, MessageConsumerPact } from '@pact-foundation/pact';
+import { parseConfig } from '@recipes/config';
+import {
+  collectionCreated,
+  collectionDeleted,
+  type EventDefinition,
+  eventEnvelopeSchema,
+  postCreated,
+  postDeleted,
+  recipeCreated,
+  recipeDeleted,
+  recipeUpdated,
+  userCreated,
+  userUpdated,
+} from '@recipes/contracts';
+import type { Pool } from '@recipes/db';
+import { dispatcher } from '@recipes/runtime';
+import { createTestDatabase, type TestDatabase } from '@recipes/testing';
+import { eventMessage, pactNames, pactsDir } from '@recipes/testing/pact';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Directories } from '../../src/app.js';
+import { commentsConfigSchema } from '../../src/config.js';
+import { createDirectories, directoryHandlers } from '../../src/service.js';
+import { targetExists } from '../../src/targets.js';
+import { migratedPool, silentLogger } from '../support.js';
+
+/**
+ * What comments needs of the events it consumes, each message handled by the real directory handler
+ * on a real database. The description of each message is its event type.
+ */
+let database: TestDatabase;
+let pool: Pool;
+let directories: Directories;
+let handle: (body: unknown) => Promise<void>;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  pool = await migratedPool(database);
+  // No owner answers look-ups: what the directories know here comes from the messages alone.
+  const unreachable = 'http://127.0.0.1:9';
+  const config = parseConfig(commentsConfigSchema, {
+    USERS_INTERNAL_URL: unreachable,
+    CONTENT_INTERNAL_URL: unreachable,
+    COLLECTIONS_INTERNAL_URL: unreachable,
+  });
+  directories = createDirectories(pool, config);
+  const dispatch = dispatcher(directoryHandlers(directories));
+  handle = (body) => dispatch(eventEnvelopeSchema.parse(body), silentLogger);
+});
+
+// Every message carries the same example event id: forget it, or the next would count as a redelivery.
+beforeEach(async () => {
+  await pool.query('DELETE FROM processed_events');
+});
+
+afterAll(async () => {
+  await pool.end();
+  await database.drop();
+});
+
+function receive(pact: MessageConsumerPact, definition: EventDefinition, example: object, check: () => Promise<void>) {
+  return pact
+    .expectsToReceive(definition.type)
+    .withContent(eventMessage(definition, example))
+    .verify(
+      asynchronousBodyHandler(async (body) => {
+        await handle(body);
+        await check();
+      }),
+    );
+}
+
+const createdAt = '2026-11-22T10:00:00.000Z';
+
+describe('from the users service', () => {
+  const pact = new MessageConsumerPact({ consumer: 'comments', provider: pactNames.events('users'), dir: pactsDir });
+
+  it('user.created: the user can be shown and mentioned', async () => {
+    const ada = { id: '0190f5a4-0000-7000-8000-000000000001', username: 'pact_ada', avatarUrl: null, revision: 0 };
+    await receive(pact, userCreated, ada, async () => {
+      expect(await directories.users.findByUsername('PACT_ADA')).toEqual(ada);
+    });
+  });
+
+  it('user.updated: the new avatar shows', async () => {
+    const grace = { id: '0190f5a4-0000-7000-8000-000000000002', username: 'pact_grace', avatarUrl: 'https://cdn.example.com/grace.png', revision: 1 };
+    await receive(pact, userUpdated, grace, async () => {
+      expect(await directories.users.findById(grace.id)).toEqual(grace);
+    });
+  });
+});
+
+describe('from the content service', () => {
+  const pact = new MessageConsumerPact({ consumer: 'comments', provider: pactNames.events('content'), dir: pactsDir });
+  const exists = () => targetExists(directories.content, directories.collections);
+  const snapshot = (id: string, overrides: object = {}) => ({
+    id,
+    authorId: '0190f5a4-0000-7000-8000-0000000000a1',
+    title: 'Kodachrome 64',
+    coverImageUrl: null,
+    deleted: false,
+    revision: 0,
+    createdAt,
+    ...overrides,
+  });
+
+  it.each([
+    { definition: recipeCreated, type: 'recipe', example: snapshot('0190f5a4-0000-7000-8000-000000000011'), commentable: true },
+    {
+      definition: recipeUpdated,
+      type: 'recipe',
+      example: snapshot('0190f5a4-0000-7000-8000-000000000012', { coverImageUrl: 'https://cdn.example.com/c.jpg', revision: 1 }),
+      commentable: true,
+    },
+    { definition: recipeDeleted, type: 'recipe', example: snapshot('0190f5a4-0000-7000-8000-000000000013', { deleted: true, revision: 1 }), commentable: false },
+    { definition: postCreated, type: 'post', example: snapshot('0190f5a4-0000-7000-8000-000000000014'), commentable: true },
+    { definition: postDeleted, type: 'post', example: snapshot('0190f5a4-0000-7000-8000-000000000015', { deleted: true, revision: 1 }), commentable: false },
+  ] as const)('$definition.type: commentable is $commentable', async ({ definition, type, example, commentable }) => {
+    await receive(pact, definition, example, async () => {
+      expect(await directories.content.find(type, example.id)).toEqual({ ...example, contentType: type });
+      expect(await exists()({ type, id: example.id })).toBe(commentable);
+    });
+  });
+});
+
+describe('from the collections service', () => {
+  const pact = new MessageConsumerPact({ consumer: 'comments', provider: pactNames.events('collections'), dir: pactsDir });
+  const exists = () => targetExists(directories.content, directories.collections);
+  const snapshot = (id: string, overrides: object = {}) => ({
+    id,
+    ownerId: '0190f5a4-0000-7000-8000-0000000000b1',
+    name: 'Winter light',
+    deleted: false,
+    revision: 0,
+    createdAt,
+    ...overrides,
+  });
+
+  it.each([
+    { definition: collectionCreated, example: snapshot('0190f5a4-0000-7000-8000-000000000021'), commentable: true },
+    { definition: collectionDeleted, example: snapshot('0190f5a4-0000-7000-8000-000000000022', { deleted: true, revision: 1 }), commentable: false },
+  ] as const)('$definition.type: commentable is $commentable', async ({ definition, example, commentable }) => {
+    await receive(pact, definition, example, async () => {
+      expect(await directories.collections.find(example.id)).toEqual(example);
+      expect(await exists()({ type: 'collection', id: example.id })).toBe(commentable);
+    });
+  });
+});

@@ -1,0 +1,82 @@
+import { problemSchema } from '@recipes/contracts';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CommentsHarness, commentsHarness } from './support.js';
+
+/** Whatever a client sends, the answer is a considered one: never a 500, every error problem+json. */
+let harness: CommentsHarness;
+let recipeId: string;
+let token: string;
+beforeAll(async () => {
+  harness = await commentsHarness({ COMMENT_LIMIT_PER_MINUTE: '100000' });
+  recipeId = harness.owners.publish('recipe').id;
+  token = harness.register('property_tester').token;
+});
+afterAll(() => harness.close());
+
+const RUNS = 150;
+
+function expectConsidered(response: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, allowed: number[]) {
+  expect(allowed).toContain(response.statusCode);
+  if (response.statusCode >= 400) {
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    problemSchema.parse(response.json());
+  }
+}
+
+const post = (url: string, payload: string) =>
+  harness.app.inject({
+    method: 'POST',
+    url,
+    payload,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+  });
+
+describe('odd input', () => {
+  it('bodies: any JSON, any content string, or no JSON at all', async () => {
+    const body = fc.oneof(
+      fc.jsonValue().map((value) => JSON.stringify(value)),
+      fc.record({ content: fc.string({ unit: 'binary', maxLength: 2100 }) }).map((value) => JSON.stringify(value)),
+      fc.record({ content: fc.jsonValue() }).map((value) => JSON.stringify(value)),
+      fc.string({ unit: 'binary' }),
+    );
+    await fc.assert(
+      fc.asyncProperty(body, async (payload) => {
+        const response = await post(`/api/recipes/${recipeId}/comments`, payload);
+        expectConsidered(response, [201, 400]);
+        if (response.statusCode === 201) {
+          expect(response.json().comment.content).toBe((JSON.parse(payload) as { content: string }).content.trim());
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('ids: anything in the path names nothing', async () => {
+    const id = fc.oneof(fc.string({ unit: 'grapheme', minLength: 1 }), fc.uuid(), fc.stringMatching(/^[0-9a-fA-F-]{30,40}$/));
+    const kind = fc.constantFrom('recipes', 'collections', 'posts');
+    await fc.assert(
+      fc.asyncProperty(kind, id, async (prefix, raw) => {
+        const url = `/api/${prefix}/${encodeURIComponent(raw)}/comments`;
+        // 404 for any id the router hands over; 400/414 for URLs it refuses before routing.
+        expectConsidered(await harness.app.inject({ method: 'GET', url }), [400, 404, 414]);
+        expectConsidered(await post(url, JSON.stringify({ content: 'hello' })), [400, 404, 414]);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('query strings: any page, limit or other parameter', async () => {
+    const value = fc.oneof(fc.string({ unit: 'grapheme' }), fc.integer().map(String), fc.double().map(String));
+    const query = fc.dictionary(fc.constantFrom('page', 'limit', 'sort', 'page[]', 'limit.x'), value);
+    await fc.assert(
+      fc.asyncProperty(query, async (parameters) => {
+        const url = `/api/recipes/${recipeId}/comments?${new URLSearchParams(parameters).toString()}`;
+        const response = await harness.app.inject({ method: 'GET', url });
+        expectConsidered(response, [200, 400]);
+        if (response.statusCode === 200) expect(response.json().pagination.limit).toBeLessThanOrEqual(100);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
