@@ -1,0 +1,135 @@
+import {
+  type Author,
+  type commentMentionCreated,
+  type EventData,
+  type EventEnvelope,
+  newId,
+  type PageQuery,
+  pageOffset,
+  pagination,
+  type Pagination,
+  type userTagged,
+} from '@recipes/contracts';
+import type { Pool } from '@recipes/db';
+import type { UserDirectory } from '@recipes/directory';
+import type { Logger } from '@recipes/logging';
+import { handleOnce } from '@recipes/outbox';
+import * as repository from './repository.js';
+import type { NotificationRecord } from './repository.js';
+
+export const notificationTypes = [
+  'mention_recipe_comment',
+  'mention_collection_comment',
+  'mention_post_comment',
+  'tag_recipe',
+  'tag_post',
+] as const;
+export type NotificationType = (typeof notificationTypes)[number];
+
+export const targetTypes = ['recipe', 'collection', 'post'] as const;
+export type TargetType = (typeof targetTypes)[number];
+
+/** What a mention or a tag tells one user. */
+export interface NewNotification {
+  recipientId: string;
+  type: NotificationType;
+  actorId: string;
+  contentType: TargetType;
+  contentId: string;
+  /** The comment of a mention; null for a tag. */
+  commentId: string | null;
+  createdAt: string;
+}
+
+/** A notification as its recipient sees it (SPEC §7): `commentId` only on mentions. */
+export interface Notification {
+  id: string;
+  type: NotificationType;
+  actor: Author;
+  contentType: TargetType;
+  contentId: string;
+  commentId?: string;
+  isRead: boolean;
+  createdAt: string;
+}
+
+/** The notification a mention causes; none when the author mentioned themself. */
+export function fromMention(mention: EventData<typeof commentMentionCreated>): NewNotification | undefined {
+  if (mention.mentionedUserId === mention.actorId) return undefined;
+  return {
+    recipientId: mention.mentionedUserId,
+    type: `mention_${mention.kind}`,
+    actorId: mention.actorId,
+    contentType: mention.targetType,
+    contentId: mention.targetId,
+    commentId: mention.commentId,
+    createdAt: mention.createdAt,
+  };
+}
+
+/** The notification a tag causes; none when the author tagged themself. */
+export function fromTag(tag: EventData<typeof userTagged>): NewNotification | undefined {
+  if (tag.taggedUserId === tag.actorId) return undefined;
+  return {
+    recipientId: tag.taggedUserId,
+    type: `tag_${tag.contentType}`,
+    actorId: tag.actorId,
+    contentType: tag.contentType,
+    contentId: tag.contentId,
+    commentId: null,
+    createdAt: tag.createdAt,
+  };
+}
+
+export function toNotification(record: NotificationRecord, actor: Author): Notification {
+  return {
+    id: record.id,
+    type: record.type,
+    actor,
+    contentType: record.contentType,
+    contentId: record.contentId,
+    ...(record.commentId === null ? {} : { commentId: record.commentId }),
+    isRead: record.isRead,
+    createdAt: record.createdAt.toISOString(),
+  };
+}
+
+/** The notifications domain: rows made once per event, read and marked only by their recipient. */
+export function notifications(pool: Pool, directory: UserDirectory) {
+  return {
+    /** Stores `notification` once however often `event` is delivered; nothing when there is none. */
+    async record(event: EventEnvelope, notification: NewNotification | undefined): Promise<void> {
+      if (!notification) return;
+      await handleOnce(pool, event, (tx) => repository.insertNotification(tx, newId(), event.id, notification));
+    },
+
+    /** Newest first. Actors come from the users read model now, so they show their current avatar. */
+    async list(recipientId: string, page: PageQuery, log: Pick<Logger, 'warn'>): Promise<{ data: Notification[]; pagination: Pagination }> {
+      const [records, counts] = await Promise.all([
+        repository.findPage(pool, recipientId, page.limit, pageOffset(page)),
+        repository.findCounts(pool, recipientId),
+      ]);
+      // An actor the events have not brought yet (registered a moment ago) is asked of the users service.
+      const actors = await directory.findByIds([...new Set(records.map((record) => record.actorId))]);
+      const data = records.flatMap((record) => {
+        const actor = actors.get(record.actorId);
+        if (actor) return [toNotification(record, { id: actor.id, username: actor.username, avatarUrl: actor.avatarUrl })];
+        // Only a forged or corrupted event names a user the users service does not know.
+        log.warn({ notificationId: record.id, actorId: record.actorId }, 'notification of an unknown actor left out');
+        return [];
+      });
+      return { data, pagination: pagination(page, counts.total) };
+    },
+
+    async unreadCount(recipientId: string): Promise<number> {
+      return (await repository.findCounts(pool, recipientId)).unread;
+    },
+
+    /** How many of `ids` were the recipient's and unread; other users' ids change and reveal nothing. */
+    async markRead(recipientId: string, ids: string[]): Promise<number> {
+      return repository.markRead(pool, recipientId, ids);
+    },
+  };
+}
+
+export type Notifications = ReturnType<typeof notifications>;

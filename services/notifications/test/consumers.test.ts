@@ -1,0 +1,130 @@
+import { newId } from '@recipes/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertNotification } from '../src/repository.js';
+import { mentionEvent, type NotificationsHarness, notificationsHarness, tagEvent, type TestUser } from './support.js';
+
+/** The event handlers against a real database, each event applied as the broker would deliver it. */
+let harness: NotificationsHarness;
+let ada: TestUser;
+beforeAll(async () => {
+  harness = await notificationsHarness();
+  ada = await harness.knownUser('Ada_Consumer');
+});
+afterAll(() => harness.close());
+
+async function rowsOf(recipientId: string) {
+  const { rows } = await harness.pool.query(
+    `SELECT type, actor_id, content_type, content_id, comment_id, is_read, created_at, source_event_id
+       FROM notifications WHERE recipient_id = $1 ORDER BY created_at, id`,
+    [recipientId],
+  );
+  return rows;
+}
+
+async function countsOf(recipientId: string) {
+  const { rows } = await harness.pool.query('SELECT total, unread FROM notification_counts WHERE recipient_id = $1', [recipientId]);
+  return rows[0];
+}
+
+describe('comment.mention.created', () => {
+  it.each([
+    ['recipe_comment', 'mention_recipe_comment', 'recipe'],
+    ['collection_comment', 'mention_collection_comment', 'collection'],
+    ['post_comment', 'mention_post_comment', 'post'],
+  ] as const)('turns a %s mention into one unread %s', async (kind, type, contentType) => {
+    const bob = await harness.knownUser(`bob_${kind}`);
+    const event = mentionEvent(ada, bob, kind);
+    await harness.deliver(event);
+    expect(await rowsOf(bob.id)).toEqual([
+      {
+        type,
+        actor_id: ada.id,
+        content_type: contentType,
+        content_id: event.data.targetId,
+        comment_id: event.data.commentId,
+        is_read: false,
+        created_at: new Date(event.data.createdAt),
+        source_event_id: event.id,
+      },
+    ]);
+    expect(await countsOf(bob.id)).toEqual({ total: 1, unread: 1 });
+  });
+
+  it('creates nothing more when the same event comes again, one after the other or at once', async () => {
+    const bob = await harness.knownUser('bob_redelivered');
+    const event = mentionEvent(ada, bob);
+    await harness.deliver(event);
+    await harness.deliver(event);
+    const again = mentionEvent(ada, bob);
+    await Promise.all([harness.deliver(again), harness.deliver(again), harness.deliver(again)]);
+    expect(await rowsOf(bob.id)).toHaveLength(2);
+    expect(await countsOf(bob.id)).toEqual({ total: 2, unread: 2 });
+  });
+
+  it('tells nobody when the author mentions themself', async () => {
+    await harness.deliver(mentionEvent(ada, ada));
+    expect(await rowsOf(ada.id)).toEqual([]);
+    expect(await countsOf(ada.id)).toBeUndefined();
+  });
+
+  it('gives each of several mentions in one comment its own notification', async () => {
+    const [bob, cy] = await Promise.all([harness.knownUser('bob_multi'), harness.knownUser('cy_multi')]);
+    const commentId = newId();
+    await harness.deliver(mentionEvent(ada, bob, 'post_comment', { commentId }));
+    await harness.deliver(mentionEvent(ada, cy, 'post_comment', { commentId }));
+    expect((await rowsOf(bob.id)).map((row) => row.comment_id)).toEqual([commentId]);
+    expect((await rowsOf(cy.id)).map((row) => row.comment_id)).toEqual([commentId]);
+  });
+
+  it('refuses data that breaks the contract, storing nothing', async () => {
+    const bob = await harness.knownUser('bob_refused');
+    const event = mentionEvent(ada, bob);
+    await expect(harness.deliver({ ...event, data: { ...event.data, kind: 'photo_comment' } })).rejects.toThrow();
+    await expect(harness.deliver({ ...event, data: { ...event.data, mentionedUserId: 'bob' } })).rejects.toThrow();
+    expect(await rowsOf(bob.id)).toEqual([]);
+  });
+});
+
+describe('content.user.tagged', () => {
+  it.each([
+    ['recipe', 'tag_recipe'],
+    ['post', 'tag_post'],
+  ] as const)('turns a tag in a %s into one unread %s without a comment', async (contentType, type) => {
+    const bob = await harness.knownUser(`bob_tag_${contentType}`);
+    const event = tagEvent(ada, bob, contentType);
+    await harness.deliver(event);
+    await harness.deliver(event);
+    expect(await rowsOf(bob.id)).toEqual([
+      {
+        type,
+        actor_id: ada.id,
+        content_type: contentType,
+        content_id: event.data.contentId,
+        comment_id: null,
+        is_read: false,
+        created_at: new Date(event.data.createdAt),
+        source_event_id: event.id,
+      },
+    ]);
+    expect(await countsOf(bob.id)).toEqual({ total: 1, unread: 1 });
+  });
+
+  it('tells nobody when the author tags themself', async () => {
+    await harness.deliver(tagEvent(ada, ada, 'post'));
+    expect(await rowsOf(ada.id)).toEqual([]);
+  });
+});
+
+describe('the unique source event id', () => {
+  it('stops a second row and a second count even where processed_events has forgotten the event', async () => {
+    const bob = await harness.knownUser('bob_second_line');
+    const event = tagEvent(ada, bob);
+    await harness.deliver(event);
+    await harness.pool.query('DELETE FROM processed_events WHERE event_id = $1', [event.id]);
+    await harness.deliver(event);
+    const notification = { recipientId: bob.id, type: 'tag_recipe', actorId: ada.id, contentType: 'recipe', contentId: event.data.contentId, commentId: null, createdAt: event.data.createdAt } as const;
+    await insertNotification(harness.pool, newId(), event.id, notification);
+    expect(await rowsOf(bob.id)).toHaveLength(1);
+    expect(await countsOf(bob.id)).toEqual({ total: 1, unread: 1 });
+  });
+});

@@ -1,0 +1,122 @@
+import { newId } from '@recipes/contracts';
+import type { Queryable } from '@recipes/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as repository from '../src/repository.js';
+import { type NotificationsHarness, notificationsHarness } from './support.js';
+
+/**
+ * The plans of the service's own queries (the repository's SQL, run through EXPLAIN ANALYZE) on a table
+ * with a heavy user, a light one and many others: what each query touches must not grow with the
+ * number of notifications the caller has.
+ */
+let harness: NotificationsHarness;
+const heavy = newId();
+const light = newId();
+const HEAVY_ROWS = 200_000;
+const OTHER_USERS = 20_000;
+
+beforeAll(async () => {
+  harness = await notificationsHarness();
+  const actor = newId();
+  // The heavy user: half their notifications read. The others: five each. The light user: ten.
+  await harness.pool.query(
+    `INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, comment_id, is_read, created_at, source_event_id)
+     SELECT gen_random_uuid(), recipient, 'mention_recipe_comment', $3, 'recipe', gen_random_uuid(), gen_random_uuid(),
+            g % 2 = 0, timestamptz '2026-01-01' + g * interval '1 second', gen_random_uuid()
+       FROM (SELECT $1::uuid AS recipient, g FROM generate_series(1, $4::int) AS g
+             UNION ALL SELECT $2::uuid, g FROM generate_series(1, 10) AS g
+             UNION ALL SELECT ('00000000-0000-4000-8000-' || lpad(to_hex(g / 5), 12, '0'))::uuid, g FROM generate_series(0, $5::int * 5 - 1) AS g) AS seed`,
+    [heavy, light, actor, HEAVY_ROWS, OTHER_USERS],
+  );
+  await harness.pool.query(
+    `INSERT INTO notification_counts (recipient_id, total, unread)
+     SELECT recipient_id, count(*), count(*) FILTER (WHERE NOT is_read) FROM notifications GROUP BY recipient_id`,
+  );
+  await harness.pool.query('ANALYZE notifications, notification_counts');
+}, 120_000);
+afterAll(() => harness.close());
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Shared Hit Blocks': number;
+  'Shared Read Blocks': number;
+  Plans?: PlanNode[];
+}
+
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+
+/** Runs `query` (a repository function) with EXPLAIN ANALYZE in front of its SQL; returns the plan's nodes. */
+async function planOf(query: (db: Queryable) => Promise<unknown>): Promise<PlanNode[]> {
+  let plan: PlanNode | undefined;
+  const explaining = {
+    query: async (text: string, values?: unknown[]) => {
+      const result = await harness.pool.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, values);
+      plan = result.rows[0]['QUERY PLAN'][0].Plan;
+      // Enough of a result for the repository function to return.
+      return { rows: [{ updated: 0 }], rowCount: 0 };
+    },
+  } as unknown as Queryable;
+  await query(explaining);
+  return nodesOf(plan!);
+}
+
+const blocksOf = (nodes: PlanNode[]) => nodes[0]!['Shared Hit Blocks'] + nodes[0]!['Shared Read Blocks'];
+const scans = (nodes: PlanNode[]) => nodes.filter((node) => node['Node Type'].includes('Scan'));
+
+async function someIdsOf(recipientId: string, count: number): Promise<string[]> {
+  const { rows } = await harness.pool.query<{ id: string }>(
+    'SELECT id FROM notifications WHERE recipient_id = $1 AND NOT is_read ORDER BY created_at LIMIT $2',
+    [recipientId, count],
+  );
+  return rows.map((row) => row.id);
+}
+
+describe('query plans', () => {
+  it('reads page 1 straight off the listing index, the same few entries for 200,000 notifications as for 10', async () => {
+    const plans = await Promise.all([heavy, light].map((user) => planOf((db) => repository.findPage(db, user, 20, 0))));
+    for (const nodes of plans) {
+      expect(nodes.map((node) => node['Node Type'])).not.toContain('Sort');
+      const [scan, ...others] = scans(nodes);
+      expect(others).toEqual([]);
+      expect(scan).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'notifications_listing_idx' });
+      expect(scan!['Actual Rows']).toBeLessThanOrEqual(20);
+    }
+    const [heavyPage, lightPage] = plans.map(blocksOf);
+    expect(heavyPage).toBeLessThanOrEqual(lightPage! + 15);
+  });
+
+  it('answers the unread count and the total with one primary-key look-up, scanning no notification', async () => {
+    for (const user of [heavy, light]) {
+      const nodes = await planOf((db) => repository.findCounts(db, user));
+      expect(scans(nodes)).toEqual([expect.objectContaining({ 'Node Type': 'Index Scan', 'Index Name': 'notification_counts_pkey', 'Actual Rows': 1 })]);
+      expect(nodes.map((node) => node['Relation Name'])).not.toContain('notifications');
+    }
+  });
+
+  it('marks read by primary key, touching only the ids asked for', async () => {
+    const ids = await someIdsOf(heavy, 20);
+    const nodes = await planOf((db) => repository.markRead(db, heavy, ids));
+    const indexes = nodes.filter((node) => node['Index Name']).map((node) => [node['Index Name'], node['Actual Rows']]);
+    // The planner may visit the 20 rows through the index directly or through a bitmap of it.
+    expect(indexes.sort()).toEqual([
+      ['notification_counts_pkey', 1],
+      ['notifications_pkey', 20],
+    ]);
+    expect(nodes.map((node) => node['Node Type'])).not.toContain('Seq Scan');
+  });
+
+  it('keeps the counts equal to the rows', async () => {
+    const { rows } = await harness.pool.query(
+      `SELECT c.total, c.unread, count(n.*)::int AS rows, (count(n.*) FILTER (WHERE NOT n.is_read))::int AS unread_rows
+         FROM notification_counts c JOIN notifications n USING (recipient_id)
+        WHERE c.recipient_id = $1 GROUP BY c.total, c.unread`,
+      [heavy],
+    );
+    const [counts] = rows;
+    expect(counts.total).toBe(counts.rows);
+    expect(counts.unread).toBe(counts.unread_rows);
+  });
+});

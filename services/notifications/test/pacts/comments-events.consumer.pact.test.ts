@@ -1,0 +1,50 @@
+import { asynchronousBodyHandler, MatchersV3 } from '@pact-foundation/pact';
+import { commentMentionCreated } from '@recipes/contracts';
+import { eventMessage } from '@recipes/testing/pact';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type NotificationsHarness, notificationsHarness } from '../support.js';
+import { consumedBy, deliveredAs, eventsPact, isoMillis } from './support.js';
+
+/** What notifications needs of `comment.mention.created`: one interaction per mention store. */
+const { equal, uuid } = MatchersV3;
+let harness: NotificationsHarness;
+beforeAll(async () => {
+  harness = await notificationsHarness();
+});
+afterAll(() => harness.close());
+const pact = eventsPact('comments');
+
+const ACTOR = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a51';
+const MENTIONED = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a52';
+const COMMENT = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a54';
+const TARGET = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a55';
+
+describe.each([
+  ['recipe_comment', 'recipe', 'mention_recipe_comment', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a56'],
+  ['collection_comment', 'collection', 'mention_collection_comment', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a57'],
+  ['post_comment', 'post', 'mention_post_comment', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a58'],
+] as const)('comment.mention.created for a %s', (kind, targetType, type, eventId) => {
+  it(`becomes one ${type} for the mentioned user`, async () => {
+    const message = eventMessage(commentMentionCreated, {
+      kind: equal(kind),
+      mentionId: uuid('0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a53'),
+      mentionedUserId: uuid(MENTIONED),
+      actorId: uuid(ACTOR),
+      commentId: uuid(COMMENT),
+      targetType: equal(targetType),
+      targetId: uuid(TARGET),
+      createdAt: isoMillis('2026-11-22T10:00:00.000Z'),
+    });
+    await pact
+      .expectsToReceive(`a comment.mention.created for a user mentioned in a ${kind.replace('_', ' ')}`)
+      .withContent(deliveredAs(eventId, message))
+      .withMetadata({ contentType: 'application/json' })
+      .verify(asynchronousBodyHandler(consumedBy(harness)));
+
+    const { rows } = await harness.pool.query(
+      'SELECT actor_id, content_type, content_id, comment_id FROM notifications WHERE recipient_id = $1 AND type = $2',
+      [MENTIONED, type],
+    );
+    expect(rows).toEqual([{ actor_id: ACTOR, content_type: targetType, content_id: TARGET, comment_id: COMMENT }]);
+  });
+});

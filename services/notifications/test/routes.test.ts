@@ -1,0 +1,249 @@
+import { createEvent, newId, userUpdated } from '@recipes/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, expectProblem, mentionEvent, type NotificationsHarness, notificationsHarness, snapshotOf, tagEvent, type TestUser } from './support.js';
+
+let harness: NotificationsHarness;
+let ada: TestUser;
+beforeAll(async () => {
+  harness = await notificationsHarness();
+  ada = await harness.knownUser('Ada_Actor', 'https://cdn.example.com/ada.png');
+});
+afterAll(() => harness.close());
+
+const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+const list = (user: TestUser, query = '') => harness.app.inject({ method: 'GET', url: `/api/notifications${query}`, headers: bearer(user) });
+const unreadCount = async (user: TestUser) =>
+  (await harness.app.inject({ method: 'GET', url: '/api/notifications/unread-count', headers: bearer(user) })).json().count as number;
+const markRead = (user: TestUser, payload: unknown) =>
+  harness.app.inject({ method: 'PATCH', url: '/api/notifications/read', payload: payload as object, headers: bearer(user) });
+
+/** `count` mentions of `user` by ada, `msApart` milliseconds apart; returns their events, oldest first. */
+async function mentioned(user: TestUser, count: number, { msApart = 1, start = Date.parse('2026-01-01T00:00:00.000Z') } = {}) {
+  const events = Array.from({ length: count }, (_, i) => mentionEvent(ada, user, 'recipe_comment', { createdAt: new Date(start + i * msApart).toISOString() }));
+  for (const event of events) await harness.deliver(event);
+  return events;
+}
+
+async function idsOf(user: TestUser, query = '?limit=100'): Promise<string[]> {
+  return (await list(user, query)).json().data.map((n: { id: string }) => n.id);
+}
+
+describe('GET /api/notifications', () => {
+  it('shows a mention and a tag in the shape of SPEC §7, newest first', async () => {
+    const bob = await harness.knownUser('Bob_Shape');
+    const mention = mentionEvent(ada, bob, 'collection_comment', { createdAt: '2026-03-01T10:00:00.000Z' });
+    const tag = tagEvent(ada, bob, 'post', { createdAt: '2026-03-01T11:00:00.000Z' });
+    await harness.deliver(mention);
+    await harness.deliver(tag);
+
+    const response = await list(bob);
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    const actor = { id: ada.id, username: 'Ada_Actor', avatarUrl: 'https://cdn.example.com/ada.png' };
+    expect(body).toEqual({
+      data: [
+        { id: expect.any(String), type: 'tag_post', actor, contentType: 'post', contentId: tag.data.contentId, isRead: false, createdAt: '2026-03-01T11:00:00.000Z' },
+        {
+          id: expect.any(String),
+          type: 'mention_collection_comment',
+          actor,
+          contentType: 'collection',
+          contentId: mention.data.targetId,
+          commentId: mention.data.commentId,
+          isRead: false,
+          createdAt: '2026-03-01T10:00:00.000Z',
+        },
+      ],
+      pagination: { page: 1, limit: 20, total: 2, totalPages: 1 },
+    });
+    expect(Object.keys(body.data[0])).not.toContain('commentId');
+    for (const notification of body.data) {
+      expect(notification.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(notification.createdAt).toMatch(ISO_MILLIS);
+    }
+  });
+
+  it('pages 20 by default, clamps the limit to 100, and answers past the end with the true totals', async () => {
+    const bob = await harness.knownUser('Bob_Pages');
+    await mentioned(bob, 105);
+    const first = (await list(bob)).json();
+    expect(first.data).toHaveLength(20);
+    expect(first.pagination).toEqual({ page: 1, limit: 20, total: 105, totalPages: 6 });
+    const clamped = (await list(bob, '?limit=1000')).json();
+    expect(clamped.data).toHaveLength(100);
+    expect(clamped.pagination).toEqual({ page: 1, limit: 100, total: 105, totalPages: 2 });
+    const last = (await list(bob, '?page=2&limit=100')).json();
+    expect(last.data).toHaveLength(5);
+    expect((await list(bob, '?page=9')).json()).toEqual({ data: [], pagination: { page: 9, limit: 20, total: 105, totalPages: 6 } });
+  });
+
+  it('orders by createdAt desc, then id desc, so pages neither repeat nor skip when times tie', async () => {
+    const bob = await harness.knownUser('Bob_Ties');
+    await mentioned(bob, 30, { msApart: 0 }); // thirty at the very same millisecond
+    await mentioned(bob, 5, { start: Date.parse('2025-01-01T00:00:00.000Z') });
+    const { rows } = await harness.pool.query<{ id: string }>(
+      'SELECT id FROM notifications WHERE recipient_id = $1 ORDER BY created_at DESC, id DESC',
+      [bob.id],
+    );
+    const paged = [...(await idsOf(bob, '?limit=7')), ...(await idsOf(bob, '?page=2&limit=7')), ...(await idsOf(bob, '?page=3&limit=7'))];
+    const rest = [...(await idsOf(bob, '?page=4&limit=7')), ...(await idsOf(bob, '?page=5&limit=7'))];
+    expect([...paged, ...rest]).toEqual(rows.map((row) => row.id));
+    expect(new Set([...paged, ...rest]).size).toBe(35);
+  });
+
+  it('shows the caller their own notifications only', async () => {
+    const [bob, eve] = await Promise.all([harness.knownUser('Bob_Own'), harness.knownUser('Eve_Own')]);
+    await mentioned(bob, 3);
+    expect((await list(eve)).json()).toEqual({ data: [], pagination: { page: 1, limit: 20, total: 0, totalPages: 0 } });
+    expect(await unreadCount(eve)).toBe(0);
+  });
+
+  it('shows the actor’s current avatar after they change it', async () => {
+    const cy = await harness.knownUser('Cy_Changes');
+    const bob = await harness.knownUser('Bob_Sees');
+    await harness.deliver(tagEvent(cy, bob));
+    await harness.deliver(createEvent(userUpdated, { ...snapshotOf(cy), avatarUrl: 'https://cdn.example.com/new.png', revision: 1 }, { producer: 'users', correlationId: 'c' }));
+    expect((await list(bob)).json().data[0].actor).toEqual({ id: cy.id, username: 'Cy_Changes', avatarUrl: 'https://cdn.example.com/new.png' });
+  });
+
+  it('asks the users service, once, about an actor registered a moment ago', async () => {
+    const fresh = harness.newUser('Fresh_Actor');
+    const bob = await harness.knownUser('Bob_Fresh');
+    await harness.deliver(mentionEvent(fresh, bob));
+    const before = harness.usersLookups();
+    expect((await list(bob)).json().data[0].actor).toEqual({ id: fresh.id, username: 'Fresh_Actor', avatarUrl: null });
+    await list(bob);
+    expect(harness.usersLookups() - before).toBe(1);
+  });
+
+  it('leaves out a notification whose actor no service knows, rather than failing the page', async () => {
+    const bob = await harness.knownUser('Bob_Ghost');
+    await harness.deliver(mentionEvent({ id: newId() }, bob));
+    await harness.deliver(mentionEvent(ada, bob));
+    const body = (await list(bob)).json();
+    expect(body.data.map((n: { actor: { id: string } }) => n.actor.id)).toEqual([ada.id]);
+  });
+
+  it.each(['?page=0', '?page=-1', '?page=1.5', '?limit=0', '?limit=abc', '?limit=', '?page=1e3'])('answers %s with 400', async (query) => {
+    const bob = await harness.knownUser(`Bob_Q${newId().slice(-6)}`);
+    expect(expectProblem(await list(bob, query), 400).code).toBe('VALIDATION_ERROR');
+  });
+
+  it('ignores unknown query parameters', async () => {
+    const bob = await harness.knownUser('Bob_Unknown_Q');
+    expect((await list(bob, '?sort=asc&recipient=someone')).statusCode).toBe(200);
+  });
+});
+
+describe('GET /api/notifications/unread-count', () => {
+  it('counts what is unread, and follows what is marked read', async () => {
+    const bob = await harness.knownUser('Bob_Count');
+    expect(await unreadCount(bob)).toBe(0);
+    await mentioned(bob, 4);
+    expect(await unreadCount(bob)).toBe(4);
+    const [first, second] = await idsOf(bob);
+    await markRead(bob, { notificationIds: [first, second] });
+    expect(await unreadCount(bob)).toBe(2);
+  });
+});
+
+describe('PATCH /api/notifications/read', () => {
+  it('marks the caller’s notifications read and counts only those that changed', async () => {
+    const bob = await harness.knownUser('Bob_Marks');
+    await mentioned(bob, 3);
+    const [a, b, c] = await idsOf(bob);
+    const first = await markRead(bob, { notificationIds: [a, b, a] });
+    expect(first.statusCode).toBe(200);
+    expect(first.json()).toEqual({ message: 'Notifications marked as read', updated: 2 });
+    // Already read, unknown: ignored.
+    expect((await markRead(bob, { notificationIds: [a, b, c, newId()] })).json()).toEqual({ message: 'Notifications marked as read', updated: 1 });
+    expect((await markRead(bob, { notificationIds: [a] })).json().updated).toBe(0);
+    expect((await list(bob)).json().data.map((n: { isRead: boolean }) => n.isRead)).toEqual([true, true, true]);
+  });
+
+  it('never changes another user’s notification, and answers as if it did not exist', async () => {
+    const [bob, eve] = await Promise.all([harness.knownUser('Bob_Victim'), harness.knownUser('Eve_Attacker')]);
+    await mentioned(bob, 2);
+    const bobs = await idsOf(bob);
+    const attempt = await markRead(eve, { notificationIds: bobs });
+    const unknown = await markRead(eve, { notificationIds: [newId(), newId()] });
+    expect(attempt.statusCode).toBe(200);
+    expect(attempt.body).toBe(unknown.body);
+    expect((await list(bob)).json().data.map((n: { isRead: boolean }) => n.isRead)).toEqual([false, false]);
+    expect(await unreadCount(bob)).toBe(2);
+  });
+
+  it('counts each change once when two requests race on the same ids', async () => {
+    const bob = await harness.knownUser('Bob_Races');
+    await mentioned(bob, 10);
+    const ids = await idsOf(bob);
+    const results = await Promise.all([markRead(bob, { notificationIds: ids }), markRead(bob, { notificationIds: ids.slice(3) })]);
+    expect(results.map((r) => r.json().updated).reduce((x, y) => x + y)).toBe(10);
+    expect(await unreadCount(bob)).toBe(0);
+  });
+
+  it.each([
+    ['no ids', { notificationIds: [] }],
+    ['101 ids', { notificationIds: Array.from({ length: 101 }, () => newId()) }],
+    ['an id that is not a UUID', { notificationIds: ['not-a-uuid'] }],
+    ['a number for an id', { notificationIds: [42] }],
+    ['ids as a string', { notificationIds: newId() }],
+    ['no notificationIds', { ids: [newId()] }],
+    ['null', null],
+  ])('answers %s with 400', async (_case, payload) => {
+    const bob = await harness.knownUser(`Bob_B${newId().slice(-6)}`);
+    const problem = expectProblem(await markRead(bob, payload), 400);
+    expect(problem.code).toBe('VALIDATION_ERROR');
+    expect(problem.errors?.length).toBeGreaterThan(0);
+  });
+
+  it('accepts exactly 100 ids', async () => {
+    const bob = await harness.knownUser('Bob_Hundred');
+    const response = await markRead(bob, { notificationIds: Array.from({ length: 100 }, () => newId()) });
+    expect(response.json()).toEqual({ message: 'Notifications marked as read', updated: 0 });
+  });
+
+  it('answers malformed JSON, a missing body, other media types and oversized bodies with problems', async () => {
+    const bob = await harness.knownUser('Bob_Bodies');
+    const raw = (payload: string | undefined, contentType?: string) =>
+      harness.app.inject({
+        method: 'PATCH',
+        url: '/api/notifications/read',
+        ...(payload === undefined ? {} : { payload }),
+        headers: { ...bearer(bob), ...(contentType ? { 'content-type': contentType } : {}) },
+      });
+    expectProblem(await raw('{"notificationIds":', 'application/json'), 400);
+    expectProblem(await raw(undefined), 400);
+    expectProblem(await raw('notificationIds=1', 'text/plain'), 415);
+    expectProblem(await raw(JSON.stringify({ notificationIds: [newId()], padding: 'x'.repeat(70_000) }), 'application/json'), 413);
+  });
+});
+
+describe('authentication', () => {
+  const routes = [
+    { method: 'GET', url: '/api/notifications' },
+    { method: 'GET', url: '/api/notifications/unread-count' },
+    { method: 'PATCH', url: '/api/notifications/read', payload: { notificationIds: 'not even valid' } },
+  ] as const;
+
+  it.each(routes)('$method $url answers 401 without a token, before looking at the input', async (route) => {
+    expect(expectProblem(await harness.app.inject(route), 401).code).toBe('UNAUTHORIZED');
+  });
+
+  it.each(routes)('$method $url answers 401 for a token that is not valid', async (route) => {
+    for (const authorization of ['Bearer nonsense', 'Basic YWRhOnB3', `Bearer ${ada.token}x`, 'Bearer ']) {
+      expectProblem(await harness.app.inject({ ...route, headers: { authorization } }), 401);
+    }
+  });
+});
+
+describe('the API document', () => {
+  it('lists the three routes, each needing a bearer token', async () => {
+    const document = (await harness.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(Object.keys(document.paths).sort()).toEqual(['/api/notifications', '/api/notifications/read', '/api/notifications/unread-count']);
+    for (const path of Object.values(document.paths) as Record<string, { security?: unknown }>[]) {
+      for (const operation of Object.values(path)) expect(operation.security).toEqual([{ bearerAuth: [] }]);
+    }
+  });
+});
