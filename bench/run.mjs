@@ -2,7 +2,11 @@
 // gateway and directly against the owning service in the same run, prints one table and writes JSON.
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { commentScenarios, commentsEnv } from './comments.mjs';
 import { measure } from './measure.mjs';
+import { collectionsScenarios, seedCollections } from './seed-collections.mjs';
+import { notificationRows } from './notifications.mjs';
+import { seedRecipes } from './seed-recipes.mjs';
 import { startSystem } from '../scripts/system.mjs';
 
 const durationSeconds = Number(process.env.BENCH_DURATION_SECONDS ?? 10);
@@ -15,13 +19,20 @@ async function post(url, body) {
 }
 
 async function seed() {
-  const { user } = await post(`${urlOf('users')}/api/auth/register`, { username: 'bench_user', password: 'bench password' });
-  return { user };
+  const { user, token } = await post(`${urlOf('users')}/api/auth/register`, { username: 'bench_user', password: 'bench password' });
+  const author = await seedRecipes(system.databaseUrl, { viewerId: user.id });
+  return { user, token, author, collections: await seedCollections(system) };
 }
 
-/** Each scenario: a name, the path through the gateway, and which service owns it. */
-function scenarios({ user }) {
-  return [{ name: 'GET /api/users/{id}', service: 'users', path: `/api/users/${user.id}` }];
+/** Each scenario: a name, the path through the gateway, which service owns it, and headers if any. */
+function scenarios({ user, token, author, collections }) {
+  const recipes = `/api/users/${author}/recipes`;
+  return [
+    { name: 'GET /api/users/{id}', service: 'users', path: `/api/users/${user.id}` },
+    { name: 'GET /api/users/{id}/recipes (100k recipes)', service: 'content', path: recipes },
+    { name: 'GET /api/users/{id}/recipes (100k recipes, token)', service: 'content', path: recipes, headers: { authorization: `Bearer ${token}` } },
+    ...collectionsScenarios(collections),
+  ];
 }
 
 async function ceiling() {
@@ -38,18 +49,19 @@ async function ceiling() {
 const system = await startSystem({
   name: 'recipes_bench',
   portOffset: 1100,
-  env: { RATE_LIMIT_ENABLED: 'false', REGISTER_LIMIT_PER_ADDRESS: '1000000' },
+  env: { RATE_LIMIT_ENABLED: 'false', REGISTER_LIMIT_PER_ADDRESS: '1000000', ...commentsEnv },
 });
 const { urlOf } = system;
 const rows = [];
 try {
   const seeded = await seed();
+  const commentCases = await commentScenarios(system);
   rows.push({ scenario: 'bare Fastify hello (ceiling)', via: 'direct', connections, ...(await ceiling()) });
-  for (const scenario of scenarios(seeded)) {
+  for (const scenario of [...scenarios(seeded), ...commentCases]) {
     // One connection shows what the gateway adds to each request; many show throughput under load,
     // where on a small machine the gateway, the service and the load generator share the cores.
     for (const load of [1, connections]) {
-      const options = { headers: scenario.headers, connections: load, durationSeconds };
+      const options = { method: scenario.method, headers: scenario.headers, body: scenario.body, connections: load, durationSeconds };
       const direct = await measure({ ...options, url: `${urlOf(scenario.service)}${scenario.path}` });
       const gateway = await measure({ ...options, url: `${urlOf('gateway')}${scenario.path}` });
       rows.push({ scenario: scenario.name, via: `direct (${scenario.service})`, connections: load, ...direct });
@@ -65,6 +77,7 @@ try {
       });
     }
   }
+  rows.push(...(await notificationRows(system, { connections, durationSeconds })));
 } finally {
   await system.stop();
 }
