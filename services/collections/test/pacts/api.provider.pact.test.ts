@@ -1,6 +1,6 @@
 import { Verifier } from '@pact-foundation/pact';
 import { pactNames, pactsForProvider } from '@recipes/testing/pact';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CollectionsHarness, collectionsHarness, type TestUser } from '../support.js';
 
 /** The internal look-up other services make of collections, verified against every consumer's pact of this run. */
@@ -20,9 +20,10 @@ async function createdCollection(): Promise<string> {
 }
 
 describe(`${provider} provider`, () => {
-  it('answers every look-up its consumers expect', async (context) => {
+  it('answers every look-up its consumers expect', async () => {
     const pactUrls = pactsForProvider(provider);
-    if (pactUrls.length === 0) context.skip();
+    // Comments looks collections up: its pact is written earlier in this run.
+    expect(pactUrls.length).toBeGreaterThan(0);
     const providerBaseUrl = await harness.app.listen({ host: '127.0.0.1', port: 0 });
     await new Verifier({
       provider,

@@ -49,9 +49,10 @@ const producers: Record<string, EventProducer> = {
 };
 
 describe(`${provider} provider`, () => {
-  it('produces every message its consumers expect', async (context) => {
+  it('produces every message its consumers expect', async () => {
     const pactUrls = pactsForProvider(provider);
-    if (pactUrls.length === 0) context.skip();
+    // Comments consumes collection events: its pact is written earlier in this run.
+    expect(pactUrls.length).toBeGreaterThan(0);
     await new MessageProviderPact({ provider, pactUrls, messageProviders: messageProvidersByType(pactUrls, producers), logLevel: 'warn' }).verify();
   });
 
