@@ -9,6 +9,9 @@ process.env.PACT_DO_NOT_TRACK ??= 'true';
 /** Where consumer tests write pacts and provider tests read them; made anew by every test run. */
 export const pactsDir = fileURLToPath(new URL('../../../pacts', import.meta.url));
 
+const servicesDir = fileURLToPath(new URL('../../../services', import.meta.url));
+const isService = (name: string) => existsSync(join(servicesDir, name));
+
 /**
  * Pact names: a service's events and its internal HTTP API are different providers, because one pact
  * name must not mix message and HTTP interactions.
@@ -83,4 +86,21 @@ export function messageProvidersByType(pactFiles: string[], producers: Record<st
       return produce ? [[description, () => produce(example.data)]] : [];
     }),
   );
+}
+
+/**
+ * "consumer: event type" for each event of `producer` whose consumer, as the catalogue lists it, exists
+ * as a service here but has no message for that type in `pactFiles`: a consumer that forgot its pact.
+ */
+export function missingConsumerPacts(
+  catalogue: readonly { type: string; producer: string; consumers: readonly string[] }[],
+  producer: string,
+  pactFiles: string[],
+  exists: (service: string) => boolean = isService,
+): string[] {
+  const covered = new Set(pactMessages(pactFiles).map(({ consumer, example }) => `${consumer}: ${example.type}`));
+  return catalogue
+    .filter((event) => event.producer === producer)
+    .flatMap((event) => event.consumers.filter(exists).map((consumer) => `${consumer}: ${event.type}`))
+    .filter((expected) => !covered.has(expected));
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { messageProvidersByType, pactMessages } from '../src/pact.js';
+import { messageProvidersByType, missingConsumerPacts, pactMessages } from '../src/pact.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pacts-'));
 const v3 = join(dir, 'comments-users-events.json');
@@ -38,5 +38,26 @@ describe('pact messages', () => {
     });
     expect(Object.keys(providers).sort()).toEqual(['a new user', 'user.updated']);
     expect(await providers['a new user']!()).toEqual({ created: { n: 1 } });
+  });
+});
+
+describe('missingConsumerPacts', () => {
+  const catalogue = [
+    { type: 'user.created', producer: 'users', consumers: ['comments', 'notifications', 'search'] },
+    { type: 'user.updated', producer: 'users', consumers: ['comments', 'notifications'] },
+    { type: 'recipe.created', producer: 'content', consumers: ['comments'] },
+  ];
+  const services = new Set(['comments', 'notifications']);
+
+  it('names each existing consumer without a message for an event of the producer', () => {
+    // comments wrote user.created only, notifications user.updated only; search is no service (yet).
+    expect(missingConsumerPacts(catalogue, 'users', [v3, v4], (name) => services.has(name))).toEqual([
+      'notifications: user.created',
+      'comments: user.updated',
+    ]);
+  });
+
+  it('names nothing when every existing consumer has its pact', () => {
+    expect(missingConsumerPacts(catalogue.slice(0, 1), 'users', [v3], (name) => name === 'comments')).toEqual([]);
   });
 });

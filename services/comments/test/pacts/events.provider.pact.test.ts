@@ -1,8 +1,6 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { MessageProviderPact } from '@pact-foundation/pact';
 import { commentTargetTypeSchema, eventCatalogue, mentionKindSchema, newId } from '@recipes/contracts';
-import { type EventProducer, messageProvidersByType, pactMessages, pactNames, pactsForProvider } from '@recipes/testing/pact';
+import { type EventProducer, messageProvidersByType, missingConsumerPacts, pactMessages, pactNames, pactsForProvider } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CommentsHarness, commentsHarness } from '../support.js';
 
@@ -13,7 +11,6 @@ import { type CommentsHarness, commentsHarness } from '../support.js';
  */
 const provider = pactNames.events('comments');
 const pactFiles = pactsForProvider(provider);
-const servicesDir = fileURLToPath(new URL('../../..', import.meta.url));
 
 let harness: CommentsHarness;
 beforeAll(async () => {
@@ -58,7 +55,9 @@ const producers: Record<string, EventProducer> = {
 };
 
 describe(`${provider} provider`, () => {
-  it.skipIf(pactFiles.length === 0)('honours every consumer pact', async () => {
+  it('honours every consumer pact', async () => {
+    // Content and notifications consume comment events: their pacts are written earlier in this run.
+    expect(pactFiles.length).toBeGreaterThan(0);
     await new MessageProviderPact({
       provider,
       pactUrls: pactFiles,
@@ -73,10 +72,6 @@ describe(`${provider} provider`, () => {
   });
 
   it('has a pact from every consumer the catalogue lists for its events, once that consumer exists', () => {
-    const expected = eventCatalogue
-      .filter((event) => event.producer === 'comments')
-      .flatMap((event) => event.consumers.filter((consumer) => existsSync(`${servicesDir}/${consumer}`)).map((consumer) => `${consumer}: ${event.type}`));
-    const covered = new Set(pactMessages(pactFiles).map((message) => `${message.consumer}: ${message.example.type}`));
-    expect(expected.filter((expectation) => !covered.has(expectation))).toEqual([]);
+    expect(missingConsumerPacts(eventCatalogue, 'comments', pactFiles)).toEqual([]);
   });
 });

@@ -1,6 +1,3 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { MessageProviderPact } from '@pact-foundation/pact';
 import {
   eventCatalogue,
@@ -13,7 +10,7 @@ import {
   recipeUpdated,
   userTagged,
 } from '@recipes/contracts';
-import { type EventProducer, messageProvidersByType, pactMessages, pactNames, pactsForProvider } from '@recipes/testing/pact';
+import { type EventProducer, messageProvidersByType, missingConsumerPacts, pactNames, pactsForProvider } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentEvent } from '../../src/events/content-event.js';
 import { type ContentHarness, contentHarness, outboxEvents, type TestUser } from '../support.js';
@@ -28,7 +25,6 @@ import { type ContentHarness, contentHarness, outboxEvents, type TestUser } from
  */
 const provider = pactNames.events('content');
 const pactUrls = pactsForProvider(provider);
-const servicesDir = fileURLToPath(new URL('../../..', import.meta.url));
 const contentEvents = eventCatalogue.filter((event) => event.producer === 'content');
 
 let harness: ContentHarness;
@@ -102,42 +98,15 @@ const producers: Record<string, EventProducer> = {
   },
 };
 
-/** The event types each consumer's pact with content-events has a message for, by consumer. */
-function pactedEventTypes(files: string[]): Map<string, Set<string | undefined>> {
-  const pacted = new Map<string, Set<string | undefined>>();
-  for (const { consumer, example } of pactMessages(files)) pacted.set(consumer, (pacted.get(consumer) ?? new Set()).add(example.type));
-  return pacted;
-}
-
-/** "consumer: event type" for each content event a consumer that exists here should have a pact for, and has not. */
-function missingPacts(existingServices: string[], pacted: Map<string, Set<string | undefined>>): string[] {
-  return contentEvents.flatMap((event) =>
-    event.consumers
-      .filter((consumer) => existingServices.includes(consumer) && !pacted.get(consumer)?.has(event.type))
-      .map((consumer) => `${consumer}: ${event.type}`),
-  );
-}
-
 describe('content-events', () => {
-  it.skipIf(pactUrls.length === 0)('produces what every consumer’s pact expects', async () => {
+  it('produces what every consumer’s pact expects', async () => {
+    // Comments, collections and notifications consume content events: their pacts are written earlier in this run.
+    expect(pactUrls.length).toBeGreaterThan(0);
     await new MessageProviderPact({ provider, pactUrls, logLevel: 'warn', messageProviders: messageProvidersByType(pactUrls, producers) }).verify();
   });
 
   it('has a pact from every consumer in the catalogue that exists as a service', () => {
-    const consumers = [...new Set(contentEvents.flatMap((event) => event.consumers))];
-    const existing = consumers.filter((consumer) => existsSync(join(servicesDir, consumer)));
-    expect(missingPacts(existing, pactedEventTypes(pactUrls))).toEqual([]);
-  });
-
-  it('would name a consumer that exists without a pact for an event', () => {
-    const partial = new Map([['comments', new Set<string | undefined>([recipeCreated.type])]]);
-    expect(missingPacts(['comments', 'notifications'], partial)).toEqual([
-      'comments: recipe.updated',
-      'comments: recipe.deleted',
-      'comments: post.created',
-      'comments: post.deleted',
-      'notifications: content.user.tagged',
-    ]);
+    expect(missingConsumerPacts(eventCatalogue, 'content', pactUrls)).toEqual([]);
   });
 
   it('makes every content event of the catalogue, valid against it', async () => {
