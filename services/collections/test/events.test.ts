@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { generateSigningKeyPair, TOKEN_ALGORITHM } from '@recipes/auth';
+import { generateSigningKeyPair, tokenIssuer } from '@recipes/auth';
 import { parseConfig } from '@recipes/config';
 import {
   type ContentSnapshot,
@@ -18,7 +18,6 @@ import { createLogger } from '@recipes/logging';
 import { type RunningService, startBackendService } from '@recipes/runtime';
 import { amqpUrl, brokerAdmin, createTestDatabase, eventually, type TestDatabase, uniqueName } from '@recipes/testing';
 import amqp from 'amqplib';
-import { createSigner } from 'fast-jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeCollections } from '../src/app.js';
 import { collectionsConfigSchema } from '../src/config.js';
@@ -54,8 +53,8 @@ beforeAll(async () => {
     compose: (context) => composeCollections({ ...context, config, publicKey: keys.publicKey }),
     logger: createLogger({ service: 'collections', level: 'silent' }),
   });
-  const sign = createSigner({ key: keys.privateKey, algorithm: TOKEN_ALGORITHM, iss: config.JWT_ISSUER, aud: config.JWT_AUDIENCE, expiresIn: 3_600_000 });
-  headers = { authorization: `Bearer ${sign({ sub: owner.id, username: owner.username })}` };
+  const sign = tokenIssuer({ privateKey: keys.privateKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: 3600 });
+  headers = { authorization: `Bearer ${sign(owner)}` };
 
   // Straight to the broker, as the comments service would listen and the users and content services publish.
   connection = await amqp.connect(amqpUrl());

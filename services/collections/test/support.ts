@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { generateSigningKeyPair, TOKEN_ALGORITHM } from '@recipes/auth';
+import { generateSigningKeyPair, tokenIssuer } from '@recipes/auth';
 import { parseConfig } from '@recipes/config';
 import {
   type ContentSnapshot,
@@ -20,7 +20,6 @@ import { createLogger } from '@recipes/logging';
 import { outboxMigrations } from '@recipes/outbox';
 import { dispatcher } from '@recipes/runtime';
 import { createTestDatabase, type TestDatabase } from '@recipes/testing';
-import { createSigner } from 'fast-jwt';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { composeCollections } from '../src/app.js';
@@ -88,13 +87,7 @@ export async function collectionsHarness(env: Record<string, string> = {}) {
   const { app, handlers } = await composeCollections({ config, publicKey: keys.publicKey, pool, logger: log });
   await app.ready();
   const dispatch = dispatcher(handlers);
-  const sign = createSigner({
-    key: keys.privateKey,
-    algorithm: TOKEN_ALGORITHM,
-    iss: config.JWT_ISSUER,
-    aud: config.JWT_AUDIENCE,
-    expiresIn: 3_600_000,
-  });
+  const sign = tokenIssuer({ privateKey: keys.privateKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: 3600 });
 
   /** Delivers an event to the service's real handlers, as the broker would. */
   async function publish<D extends EventDefinition>(definition: D, data: unknown): Promise<void> {
@@ -114,7 +107,7 @@ export async function collectionsHarness(env: Record<string, string> = {}) {
       const user: UserSnapshot = { id: newId(), username, avatarUrl: null, revision: 0 };
       upstream.users.set(user.id, user);
       if (!quietly) await publish(userCreated, user);
-      const token = sign({ sub: user.id, username });
+      const token = sign({ id: user.id, username });
       return { user, token, headers: { authorization: `Bearer ${token}` } };
     },
 

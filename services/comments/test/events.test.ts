@@ -1,4 +1,4 @@
-import { generateSigningKeyPair, TOKEN_ALGORITHM } from '@recipes/auth';
+import { generateSigningKeyPair, type IssueToken, tokenIssuer } from '@recipes/auth';
 import { parseConfig } from '@recipes/config';
 import {
   commentMentionCreated,
@@ -13,7 +13,6 @@ import {
 import { type RunningService, startBackendService } from '@recipes/runtime';
 import { amqpUrl, brokerAdmin, createTestDatabase, eventually, type TestDatabase, uniqueName } from '@recipes/testing';
 import amqp from 'amqplib';
-import { createSigner } from 'fast-jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commentsConfigSchema } from '../src/config.js';
 import { composeService } from '../src/service.js';
@@ -30,7 +29,7 @@ let publisher: amqp.ConfirmChannel;
 const exchange = uniqueName('comments-events');
 const received: { messageId: string; body: EventEnvelope }[] = [];
 const keys = generateSigningKeyPair();
-let sign: (claims: object) => string;
+let sign: IssueToken;
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -43,7 +42,7 @@ beforeAll(async () => {
     CONTENT_INTERNAL_URL: 'http://127.0.0.1:9',
     COLLECTIONS_INTERNAL_URL: 'http://127.0.0.1:9',
   });
-  sign = createSigner({ key: keys.privateKey, algorithm: TOKEN_ALGORITHM, iss: config.JWT_ISSUER, aud: config.JWT_AUDIENCE, expiresIn: 600_000 });
+  sign = tokenIssuer({ privateKey: keys.privateKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: 600 });
   service = await startBackendService({
     name: 'comments',
     config,
@@ -85,7 +84,7 @@ async function publish(event: EventEnvelope): Promise<void> {
 async function registered(username: string) {
   const user = { id: newId(), username, avatarUrl: null, revision: 0 };
   await publish(createEvent(userCreated, user, { producer: 'users', correlationId: `register-${username}` }));
-  return { user, token: sign({ sub: user.id, username }) };
+  return { user, token: sign({ id: user.id, username }) };
 }
 
 const recipe = () => ({

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { generateSigningKeyPair, TOKEN_ALGORITHM } from '@recipes/auth';
+import { generateSigningKeyPair, tokenIssuer } from '@recipes/auth';
 import { parseConfig } from '@recipes/config';
 import type { EventEnvelope, UserSnapshot } from '@recipes/contracts';
 import { createPool, migrate, type MigrationSet, type Pool } from '@recipes/db';
@@ -9,7 +9,6 @@ import { createLogger } from '@recipes/logging';
 import { outboxMigrations } from '@recipes/outbox';
 import { dispatcher } from '@recipes/runtime';
 import { createTestDatabase, type TestDatabase } from '@recipes/testing';
-import { createSigner } from 'fast-jwt';
 import { buildApp } from '../src/app.js';
 import { type CommentsConfig, commentsConfigSchema } from '../src/config.js';
 import { createDirectories, directoryHandlers } from '../src/service.js';
@@ -59,7 +58,7 @@ export async function commentsHarness(env: Record<string, string> = {}): Promise
   const config = settings(env);
   const pool = await migratedPool(database);
   const keys = generateSigningKeyPair();
-  const sign = createSigner({ key: keys.privateKey, algorithm: TOKEN_ALGORITHM, iss: config.JWT_ISSUER, aud: config.JWT_AUDIENCE, expiresIn: 3_600_000 });
+  const sign = tokenIssuer({ privateKey: keys.privateKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: 3600 });
   const directories = createDirectories(pool, config);
   const build = async (appConfig: CommentsConfig) => {
     const built = await buildApp({ config: appConfig, publicKey: keys.publicKey, pool, logger: silentLogger, directories });
@@ -78,7 +77,7 @@ export async function commentsHarness(env: Record<string, string> = {}): Promise
     keys,
     register(username) {
       const user = owners.register(username);
-      return { user, token: sign({ sub: user.id, username: user.username }) };
+      return { user, token: sign(user) };
     },
     deliver: (event) => handle(event, silentLogger),
     async anotherApp(extra) {

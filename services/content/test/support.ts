@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { generateSigningKeyPair, TOKEN_ALGORITHM } from '@recipes/auth';
+import { generateSigningKeyPair, tokenIssuer } from '@recipes/auth';
 import { parseConfig } from '@recipes/config';
 import { createEvent, newId, problemSchema, userCreated, type UserSnapshot } from '@recipes/contracts';
 import { createPool, type MigrationSet, migrate, type Pool } from '@recipes/db';
@@ -9,7 +9,6 @@ import { createLogger } from '@recipes/logging';
 import { outboxMigrations } from '@recipes/outbox';
 import { dispatcher, type EventHandler } from '@recipes/runtime';
 import { createTestDatabase, type TestDatabase } from '@recipes/testing';
-import { createSigner } from 'fast-jwt';
 import { expect } from 'vitest';
 import { composeContent } from '../src/app.js';
 import { type ContentConfig, contentConfigSchema } from '../src/config.js';
@@ -74,10 +73,10 @@ export async function contentHarness(): Promise<ContentHarness> {
   const { app, handlers } = await composeContent({ config, publicKey: keys.publicKey, pool: db.pool, logger: log });
   await app.ready();
 
-  const sign = createSigner({ key: keys.privateKey, algorithm: TOKEN_ALGORITHM, iss: config.JWT_ISSUER, aud: config.JWT_AUDIENCE, expiresIn: 3_600_000 });
+  const sign = tokenIssuer({ privateKey: keys.privateKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: 3600 });
   const stranger = (username: string): TestUser => {
     const user = { id: newId(), username, avatarUrl: null, revision: 0 };
-    return { ...user, token: sign({ sub: user.id, username }) };
+    return { ...user, token: sign({ id: user.id, username }) };
   };
   const dispatch = dispatcher(handlers);
   const deliver: ContentHarness['deliver'] = (event) => dispatch(event, log);

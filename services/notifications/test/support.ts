@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { generateSigningKeyPair, TOKEN_ALGORITHM } from '@recipes/auth';
+import { generateSigningKeyPair, tokenIssuer } from '@recipes/auth';
 import { parseConfig } from '@recipes/config';
 import {
   commentMentionCreated,
@@ -20,7 +20,6 @@ import { createLogger } from '@recipes/logging';
 import { outboxMigrations } from '@recipes/outbox';
 import { dispatcher } from '@recipes/runtime';
 import { createTestDatabase, type TestDatabase } from '@recipes/testing';
-import { createSigner } from 'fast-jwt';
 import Fastify from 'fastify';
 import { expect } from 'vitest';
 import { composeNotifications } from '../src/app.js';
@@ -40,13 +39,13 @@ export interface TestUser extends UserSnapshot {
 /** Signs tokens as the users service would, with a key pair made for the test. */
 export function tokenMaker(config: Pick<NotificationsConfig, 'JWT_ISSUER' | 'JWT_AUDIENCE'>) {
   const keys = generateSigningKeyPair();
-  const sign = createSigner({ key: keys.privateKey, algorithm: TOKEN_ALGORITHM, iss: config.JWT_ISSUER, aud: config.JWT_AUDIENCE, expiresIn: 3_600_000 });
+  const sign = tokenIssuer({ privateKey: keys.privateKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: 3600 });
   return {
     publicKey: keys.publicKey,
     /** A user with a valid token, known to nobody until told. */
     user(username: string, avatarUrl: string | null = null): TestUser {
       const id = newId();
-      return { id, username, avatarUrl, revision: 0, token: sign({ sub: id, username }) };
+      return { id, username, avatarUrl, revision: 0, token: sign({ id, username }) };
     },
   };
 }

@@ -1,4 +1,4 @@
-import { authPlugin } from '@recipes/auth';
+import { authPlugin, tokenIssuer } from '@recipes/auth';
 import type { Pool } from '@recipes/db';
 import { type App, createApp, type ReadinessChecks } from '@recipes/http';
 import type { Logger } from '@recipes/logging';
@@ -7,7 +7,6 @@ import type { UsersConfig } from './config.js';
 import authRoutes from './routes/auth/index.js';
 import internalRoutes from './routes/internal/index.js';
 import userRoutes from './routes/users/index.js';
-import { tokenIssuer } from './tokens.js';
 
 export interface UsersAppDependencies {
   config: UsersConfig;

@@ -1,11 +1,10 @@
 import { fileURLToPath } from 'node:url';
-import { generateSigningKeyPair, TOKEN_ALGORITHM } from '@recipes/auth';
+import { generateSigningKeyPair, tokenIssuer } from '@recipes/auth';
 import { parseConfig } from '@recipes/config';
 import { commentCreated, createEvent, eventEnvelopeSchema, type EventEnvelope, newId, userCreated } from '@recipes/contracts';
 import { userDirectoryMigrations } from '@recipes/directory';
 import { type RunningService, startBackendService } from '@recipes/runtime';
 import { amqpUrl, brokerAdmin, createTestDatabase, eventually, type TestDatabase, uniqueName } from '@recipes/testing';
-import { createSigner } from 'fast-jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeContent } from '../../src/app.js';
 import { contentConfigSchema } from '../../src/config.js';
@@ -62,7 +61,7 @@ async function publish(event: EventEnvelope) {
   await channel.close();
 }
 
-const sign = createSigner({ key: keys.privateKey, algorithm: TOKEN_ALGORITHM, iss: 'recipes-users', aud: 'recipes-api', expiresIn: 60_000 });
+const sign = tokenIssuer({ privateKey: keys.privateKey, issuer: 'recipes-users', audience: 'recipes-api', ttlSeconds: 60 });
 
 describe('the content service on the broker', () => {
   it('learns users from user.created, publishes what a recipe causes, and counts comments from comment.created', async () => {
@@ -76,7 +75,7 @@ describe('the content service on the broker', () => {
         method: 'POST',
         url: '/api/recipes',
         payload: { title: 'Eterna', cameraModel: 'X-H2', filmSimulation: 'Eterna', taggedUsernames: ['Bob_Service'] },
-        headers: { authorization: `Bearer ${sign({ sub: ada.id, username: ada.username })}`, 'x-request-id': 'service-publish' },
+        headers: { authorization: `Bearer ${sign(ada)}`, 'x-request-id': 'service-publish' },
       });
       return response.statusCode === 201 ? response.json().recipe : undefined;
     }, 10_000);

@@ -1,9 +1,9 @@
 import rateLimit from '@fastify/rate-limit';
+import type { IssueToken } from '@recipes/auth';
 import { type App, problemResponses, unauthorized } from '@recipes/http';
 import type { Accounts } from '../../accounts.js';
 import { toAuthor } from '../../accounts.js';
 import { loginBody, registrationBody, sessionResponse } from '../../schemas.js';
-import type { IssueToken } from '../../tokens.js';
 
 export interface AuthRoutesOptions {
   accounts: Accounts;
