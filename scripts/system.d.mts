@@ -1,13 +1,35 @@
+export interface ServiceProcess {
+  readonly service: string;
+  readonly instance: number;
+  readonly port: number;
+  readonly url: string;
+  /** Where this process serves its Prometheus metrics. */
+  readonly metricsUrl: string;
+  readonly pid: number | undefined;
+  readonly running: boolean;
+  /** Spawns the process (again) and resolves once it is ready. */
+  start(): Promise<void>;
+  /** Sends the signal (SIGTERM by default) and resolves once the process has exited. */
+  kill(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null } | undefined>;
+  restart(): Promise<void>;
+}
+
 export interface StartedSystem {
   services: string[];
-  urlOf(service: string): string;
+  urlOf(service: string, instance?: number): string;
   databaseUrl: string;
+  processes: ServiceProcess[];
+  process(service: string, instance?: number): ServiceProcess | undefined;
   stop(): Promise<unknown>;
 }
+
+export function waitUntilReady(url: string, timeoutMs?: number): Promise<void>;
 
 export function startSystem(options: {
   name: string;
   portOffset: number;
+  /** Instances of each backend service (default 1); instance n listens 10 n ports above the first. */
+  replicas?: number;
   databaseUrl?: string;
   amqpUrl?: string;
   env?: Record<string, string>;

@@ -7,6 +7,10 @@ import pg from 'pg';
 import { ensureKeyPair } from './keys.mjs';
 import { services, upstreamVariables } from './services.mjs';
 
+/** Instance n of a service listens 10 ports above instance n - 1; its metrics 50 above its own port. */
+const REPLICA_PORT_STEP = 10;
+const METRICS_PORT_SHIFT = 50;
+
 async function freshDatabase(adminUrl, name) {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
@@ -18,60 +22,137 @@ async function freshDatabase(adminUrl, name) {
   return url.toString();
 }
 
-async function waitUntilReady(url, timeoutMs = 30_000) {
+export async function waitUntilReady(url, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const ok = await fetch(`${url}/health/ready`).then((r) => r.ok, () => false);
     if (ok) return;
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`${url} did not become ready`);
+  throw new Error(`${url} did not become ready within ${timeoutMs} ms`);
+}
+
+/**
+ * One service instance as a child process that can be signalled and started again on the same port,
+ * database and queue, as an orchestrator would restart it.
+ */
+class ServiceProcess {
+  #child;
+  #exited;
+
+  constructor({ service, instance, port, env, logs }) {
+    this.service = service;
+    this.instance = instance;
+    this.port = port;
+    this.url = `http://127.0.0.1:${port}`;
+    this.metricsUrl = `http://127.0.0.1:${port + METRICS_PORT_SHIFT}`;
+    this.env = env;
+    this.logs = logs;
+  }
+
+  get pid() {
+    return this.#child?.pid;
+  }
+
+  get running() {
+    return this.#child !== undefined && this.#child.exitCode === null && this.#child.signalCode === null;
+  }
+
+  /** Spawns the process and resolves once it reports ready. */
+  async start() {
+    this.#child = spawn(process.execPath, [`services/${this.service}/dist/server.js`], {
+      stdio: ['ignore', this.logs, 'inherit'],
+      env: this.env,
+    });
+    this.#exited = new Promise((done) => this.#child.once('exit', (code, signal) => done({ code, signal })));
+    await Promise.race([
+      waitUntilReady(this.url),
+      this.#exited.then(({ code, signal }) => {
+        throw new Error(`${this.service}#${this.instance} exited (${signal ?? code}) before it was ready`);
+      }),
+    ]);
+  }
+
+  /** Sends `signal` and resolves with how the process ended. */
+  async kill(signal = 'SIGTERM') {
+    if (!this.running) return this.#exited;
+    this.#child.kill(signal);
+    return this.#exited;
+  }
+
+  async restart() {
+    await this.kill('SIGTERM');
+    await this.start();
+  }
 }
 
 /**
  * `portOffset` moves every port (3000 → 3000 + offset) so a running `npm start` is not disturbed;
+ * `replicas` runs that many instances of each backend service, all behind the one gateway;
  * `env` adds settings for every process; `logs` 'inherit' shows their output.
  */
 export async function startSystem({
   name,
   portOffset,
+  replicas = 1,
   databaseUrl = 'postgres://postgres@127.0.0.1:5432/postgres',
   amqpUrl = 'amqp://guest:guest@127.0.0.1:5672',
   env = {},
   logs = 'ignore',
 }) {
-  const portOf = (service) => services.find((s) => s.name === service).port + portOffset;
-  const urlOf = (service) => `http://127.0.0.1:${portOf(service)}`;
+  const portOf = (service, instance = 0) => services.find((s) => s.name === service).port + portOffset + instance * REPLICA_PORT_STEP;
+  const urlOf = (service, instance = 0) => `http://127.0.0.1:${portOf(service, instance)}`;
   const keysDir = resolve(`.keys/${name}`);
   ensureKeyPair(`${keysDir}/jwt-private.pem`, `${keysDir}/jwt-public.pem`);
   const DATABASE_URL = await freshDatabase(databaseUrl, name);
   const present = services.filter((s) => existsSync(`services/${s.name}/dist/server.js`));
-  const upstreams = Object.fromEntries(services.filter((s) => s.name !== 'gateway').flatMap((s) => upstreamVariables(s.name, urlOf(s.name))));
-  const children = present.map(({ name: service }) =>
-    spawn(process.execPath, [`services/${service}/dist/server.js`], {
-      stdio: ['ignore', logs, 'inherit'],
-      env: {
-        ...process.env,
-        ...upstreams,
-        PORT: String(portOf(service)),
-        DATABASE_URL,
-        AMQP_URL: amqpUrl,
-        EVENTS_EXCHANGE: `recipes.${name}`,
-        LOG_LEVEL: 'warn',
-        JWT_PUBLIC_KEY_FILE: `${keysDir}/jwt-public.pem`,
-        ...(service === 'users' ? { JWT_PRIVATE_KEY_FILE: `${keysDir}/jwt-private.pem` } : {}),
-        ...env,
-      },
-    }),
+  const instancesOf = (service) => (service === 'gateway' ? [0] : Array.from({ length: replicas }, (_, i) => i));
+  // The gateway takes every instance of a service; services call each other on the first instance.
+  const upstreams = Object.fromEntries(
+    services
+      .filter((s) => s.name !== 'gateway')
+      .flatMap((s) => {
+        const [gatewayVariable, internalVariable] = upstreamVariables(s.name, urlOf(s.name));
+        return [[gatewayVariable[0], instancesOf(s.name).map((i) => urlOf(s.name, i)).join(',')], internalVariable];
+      }),
   );
-  await Promise.all(present.map((s) => waitUntilReady(urlOf(s.name))));
+  const processes = present.flatMap(({ name: service }) =>
+    instancesOf(service).map(
+      (instance) =>
+        new ServiceProcess({
+          service,
+          instance,
+          port: portOf(service, instance),
+          logs,
+          env: {
+            ...process.env,
+            ...upstreams,
+            PORT: String(portOf(service, instance)),
+            METRICS_PORT: String(portOf(service, instance) + METRICS_PORT_SHIFT),
+            DATABASE_URL,
+            AMQP_URL: amqpUrl,
+            EVENTS_EXCHANGE: `recipes.${name}`,
+            LOG_LEVEL: 'warn',
+            JWT_PUBLIC_KEY_FILE: `${keysDir}/jwt-public.pem`,
+            ...(service === 'users' ? { JWT_PRIVATE_KEY_FILE: `${keysDir}/jwt-private.pem` } : {}),
+            ...env,
+          },
+        }),
+    ),
+  );
+  const stop = () => Promise.all(processes.map((p) => p.kill('SIGTERM')));
+  try {
+    await Promise.all(processes.map((p) => p.start()));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
   return {
     services: present.map((s) => s.name),
     urlOf,
     databaseUrl: DATABASE_URL,
-    stop: () =>
-      Promise.all(
-        children.map((child) => new Promise((done) => (child.exitCode !== null ? done() : (child.once('exit', done), child.kill('SIGTERM'))))),
-      ),
+    processes,
+    process: (service, instance = 0) => processes.find((p) => p.service === service && p.instance === instance),
+    stop,
   };
 }
