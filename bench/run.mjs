@@ -1,94 +1,232 @@
-// `npm run bench`: starts the system on spare ports, seeds it, measures every scenario through the
-// gateway and directly against the owning service in the same run, prints one table and writes JSON.
+// `npm run bench`: starts the system on spare ports (offset 1100) on a database of its own, seeds it,
+// measures every public GET of the gateway's OpenAPI document and the comment POST, through the gateway
+// and directly against the owning service, beside a bare Fastify "hello", then the listings at two table
+// sizes, mention-to-notification latency, the outbox relay's pace and the processes' memory. Prints one
+// table, the targets with PASS or MISS, and the time of each phase, and writes them as JSON.
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { commentScenarios, commentsEnv } from './comments.mjs';
-import { measure } from './measure.mjs';
-import { collectionsScenarios, seedCollections } from './seed-collections.mjs';
-import { notificationRows } from './notifications.mjs';
-import { seedRecipes } from './seed-recipes.mjs';
+import { deleteQueues } from './broker.mjs';
+import { measure, sequential } from './measure.mjs';
+import { sampleRss } from './memory.mjs';
+import { mentionLatency } from './mentions.mjs';
+import { outboxDrain } from './outbox.mjs';
+import { commentPostScenario, getScenarios, publicGets } from './scenarios.mjs';
+import { growOthers, OWNED, openPools, seedFixture, tableSizes } from './seed.mjs';
 import { startSystem } from '../scripts/system.mjs';
+import { services } from '../scripts/services.mjs';
 
-const durationSeconds = Number(process.env.BENCH_DURATION_SECONDS ?? 10);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const setting = (name, fallback) => Number(process.env[name] ?? fallback);
+const config = {
+  durationSeconds: setting('BENCH_DURATION_SECONDS', 5),
+  connections: setting('BENCH_CONNECTIONS', 100),
+  scaleSeconds: setting('BENCH_SCALE_SECONDS', 2),
+  smallRows: setting('BENCH_SMALL_ROWS', 1_000),
+  largeRows: setting('BENCH_LARGE_ROWS', 1_000_000),
+  mentionRate: setting('BENCH_MENTION_RATE', 200),
+  mentionSeconds: setting('BENCH_MENTION_SECONDS', 30),
+  outboxEvents: setting('BENCH_OUTBOX_EVENTS', 100_000),
+  soakSeconds: setting('BENCH_SOAK_SECONDS', 300),
+  quietSeconds: setting('BENCH_QUIET_SECONDS', 5),
+};
+const NAME = 'recipes_bench';
+const PORT_OFFSET = 1100;
+const CEILING_PORT = 3099 + PORT_OFFSET;
+const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+const OVERHEAD_SCENARIO = 'GET /api/users/{id}/recipes';
 
-async function post(url, body) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`);
-  return response.json();
-}
-
-async function seed() {
-  const { user, token } = await post(`${urlOf('users')}/api/auth/register`, { username: 'bench_user', password: 'bench password' });
-  const author = await seedRecipes(system.databaseUrl, { viewerId: user.id });
-  return { user, token, author, collections: await seedCollections(system) };
-}
-
-/** Each scenario: a name, the path through the gateway, which service owns it, and headers if any. */
-function scenarios({ user, token, author, collections }) {
-  const recipes = `/api/users/${author}/recipes`;
-  return [
-    { name: 'GET /api/users/{id}', service: 'users', path: `/api/users/${user.id}` },
-    { name: 'GET /api/users/{id}/recipes (100k recipes)', service: 'content', path: recipes },
-    { name: 'GET /api/users/{id}/recipes (100k recipes, token)', service: 'content', path: recipes, headers: { authorization: `Bearer ${token}` } },
-    ...collectionsScenarios(collections),
-  ];
-}
-
-async function ceiling() {
-  const port = 4199;
-  const child = spawn(process.execPath, ['bench/ceiling.mjs'], { env: { ...process.env, PORT: String(port) }, stdio: 'inherit' });
-  await new Promise((r) => setTimeout(r, 500));
+const phases = [];
+async function phase(name, work) {
+  const start = performance.now();
+  console.log(`… ${name}`);
   try {
-    return await measure({ url: `http://127.0.0.1:${port}/`, connections, durationSeconds });
+    return await work();
+  } finally {
+    const seconds = +((performance.now() - start) / 1000).toFixed(1);
+    phases.push({ phase: name, seconds });
+    console.log(`  ${name}: ${seconds} s`);
+  }
+}
+const pause = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+const ratio = (a, b) => +(a / b).toFixed(2);
+
+async function withCeiling(run) {
+  const child = spawn(process.execPath, ['bench/ceiling.mjs'], { env: { ...process.env, PORT: String(CEILING_PORT) }, stdio: 'inherit' });
+  try {
+    const url = `http://127.0.0.1:${CEILING_PORT}/`;
+    for (let answered = false; !answered; ) answered = await fetch(url).then((r) => r.ok, () => pause(0.05).then(() => false));
+    return await run(url);
   } finally {
     child.kill('SIGTERM');
   }
 }
 
-const system = await startSystem({
-  name: 'recipes_bench',
-  portOffset: 1100,
-  env: { RATE_LIMIT_ENABLED: 'false', REGISTER_LIMIT_PER_ADDRESS: '1000000', ...commentsEnv },
-});
-const { urlOf } = system;
 const rows = [];
+const targets = [];
+const target = (name, figure, pass) => targets.push({ target: name, figure, result: pass ? 'PASS' : 'MISS' });
+const benchStart = performance.now();
+
+await deleteQueues(AMQP_URL, `recipes.${NAME}`, services.filter((s) => s.name !== 'gateway').map((s) => s.name));
+const system = await phase('start the system', () =>
+  startSystem({
+    name: NAME,
+    portOffset: PORT_OFFSET,
+    amqpUrl: AMQP_URL,
+    env: { RATE_LIMIT_ENABLED: 'false', REGISTER_LIMIT_PER_ADDRESS: '1000000', COMMENT_LIMIT_PER_MINUTE: '100000000' },
+  }),
+);
+const { urlOf } = system;
+const pools = openPools(system.databaseUrl);
+let memory;
+let tableRows;
 try {
-  const seeded = await seed();
-  const commentCases = await commentScenarios(system);
-  rows.push({ scenario: 'bare Fastify hello (ceiling)', via: 'direct', connections, ...(await ceiling()) });
-  for (const scenario of [...scenarios(seeded), ...commentCases]) {
-    // One connection shows what the gateway adds to each request; many show throughput under load,
-    // where on a small machine the gateway, the service and the load generator share the cores.
-    for (const load of [1, connections]) {
-      const options = { method: scenario.method, headers: scenario.headers, body: scenario.body, connections: load, durationSeconds };
-      const direct = await measure({ ...options, url: `${urlOf(scenario.service)}${scenario.path}` });
-      const gateway = await measure({ ...options, url: `${urlOf('gateway')}${scenario.path}` });
-      rows.push({ scenario: scenario.name, via: `direct (${scenario.service})`, connections: load, ...direct });
-      rows.push({
-        scenario: scenario.name,
-        via: 'gateway',
-        connections: load,
-        ...gateway,
-        // With one connection each request waits for the last, so 1000 / rps is the time of one request,
-        // to the microsecond (autocannon's percentiles are whole milliseconds).
-        ...(load === 1 ? { overheadMs: +(1000 / gateway.requestsPerSecond - 1000 / direct.requestsPerSecond).toFixed(3) } : {}),
-        throughputRatio: +(gateway.requestsPerSecond / direct.requestsPerSecond).toFixed(2),
-      });
-    }
+  const fixture = await phase('seed the users and the viewer’s rows', () => seedFixture(system, pools));
+  const scenarios = getScenarios(await publicGets(urlOf('gateway')), fixture);
+  const listings = scenarios.filter((s) => s.listing);
+
+  // Scale: page 1 of each listing, one request at a time, directly, with the table small and then large.
+  const others = (rowsInTable) => rowsInTable - OWNED;
+  const pageTimes = async () => {
+    const sizes = await tableSizes(pools);
+    const times = {};
+    for (const s of listings) times[s.name] = await sequential({ url: `${urlOf(s.service)}${s.path}`, headers: s.headers, seconds: config.scaleSeconds });
+    return { sizes, times };
+  };
+  await phase(`grow the tables to ${config.smallRows.toLocaleString('en')} rows`, () => growOthers(pools, 0, others(config.smallRows)));
+  const small = await phase('page 1 of each listing, small tables', () => pageTimes());
+  await phase(`grow the tables to ${config.largeRows.toLocaleString('en')} rows`, () => growOthers(pools, others(config.smallRows), others(config.largeRows)));
+  const large = await phase('page 1 of each listing, large tables', () => pageTimes());
+  tableRows = { small: small.sizes, large: large.sizes };
+  console.log('rows per table, small and large:', tableRows);
+  for (const s of listings) {
+    const [before, after] = [small.times[s.name], large.times[s.name]];
+    rows.push({ scenario: s.name, via: `direct (${s.service}), ~${config.smallRows} rows`, connections: 1, ...before });
+    rows.push({ scenario: s.name, via: `direct (${s.service}), ~${config.largeRows} rows`, connections: 1, ...after, largeOverSmall: ratio(after.p50Ms, before.p50Ms) });
+    target(
+      `scale: ${s.name} page 1 at 1M rows ≤ 1.5 × at 1k (p50, 1 connection)`,
+      `${before.p50Ms} → ${after.p50Ms} ms (${ratio(after.p50Ms, before.p50Ms)}×)`,
+      after.p50Ms <= 1.5 * before.p50Ms && after.errors === 0,
+    );
   }
-  rows.push(...(await notificationRows(system, { connections, durationSeconds })));
+
+  // Memory: a first pass over every service at full load, a quiet moment, then the baseline; the soak
+  // is everything from there to the end sample, topped up with load to BENCH_SOAK_SECONDS.
+  const loadRound = async (seconds) => {
+    for (const s of scenarios) await measure({ url: `${urlOf('gateway')}${s.path}`, headers: s.headers, connections: config.connections, durationSeconds: seconds, warmupSeconds: 0 });
+  };
+  const baseline = await phase('warm-up and memory baseline', async () => {
+    await loadRound(1);
+    await pause(config.quietSeconds);
+    return sampleRss(system);
+  });
+  const soakStart = performance.now();
+
+  const ceiling = await phase('ceiling: bare Fastify hello', () =>
+    withCeiling((url) => measure({ url, connections: config.connections, durationSeconds: config.durationSeconds })),
+  );
+  rows.push({ scenario: 'bare Fastify hello (ceiling)', via: 'direct', connections: config.connections, ...ceiling });
+
+  await phase(`every GET and the comment POST, ${config.connections} connections`, async () => {
+    for (const s of [...scenarios, commentPostScenario(fixture)]) {
+      const options = { method: s.method, headers: s.headers, body: s.body, connections: config.connections, durationSeconds: config.durationSeconds };
+      const direct = await measure({ ...options, url: `${urlOf(s.service)}${s.path}` });
+      const gateway = await measure({ ...options, url: `${urlOf('gateway')}${s.path}` });
+      rows.push({ scenario: s.name, via: `direct (${s.service})`, connections: config.connections, ...direct, ofCeiling: ratio(direct.requestsPerSecond, ceiling.requestsPerSecond) });
+      rows.push({
+        scenario: s.name,
+        via: 'gateway',
+        connections: config.connections,
+        ...gateway,
+        ofCeiling: ratio(gateway.requestsPerSecond, ceiling.requestsPerSecond),
+        gatewayOverDirect: ratio(gateway.requestsPerSecond, direct.requestsPerSecond),
+      });
+      if (s.method) continue;
+      target(
+        `${s.name}: p99 < 50 ms at ${config.connections} connections, no errors (gateway; direct beside)`,
+        `gateway p99 ${gateway.p99Ms} ms, ${gateway.errors} errors; direct p99 ${direct.p99Ms} ms, ${direct.errors} errors`,
+        gateway.p99Ms < 50 && gateway.errors === 0 && direct.errors === 0,
+      );
+      if (s.name === OVERHEAD_SCENARIO) {
+        target(
+          `gateway throughput ≥ 60% of direct on ${s.name} (${config.connections} connections)`,
+          `${gateway.requestsPerSecond} / ${direct.requestsPerSecond} req/s = ${ratio(gateway.requestsPerSecond, direct.requestsPerSecond)}`,
+          gateway.requestsPerSecond >= 0.6 * direct.requestsPerSecond,
+        );
+      }
+    }
+  });
+
+  await phase('gateway overhead, one request at a time', async () => {
+    const s = scenarios.find((scenario) => scenario.name === OVERHEAD_SCENARIO);
+    const direct = await sequential({ url: `${urlOf(s.service)}${s.path}`, headers: s.headers, seconds: config.durationSeconds });
+    const gateway = await sequential({ url: `${urlOf('gateway')}${s.path}`, headers: s.headers, seconds: config.durationSeconds });
+    rows.push({ scenario: s.name, via: `direct (${s.service})`, connections: 1, ...direct });
+    rows.push({ scenario: s.name, via: 'gateway', connections: 1, ...gateway, p50OverheadMs: +(gateway.p50Ms - direct.p50Ms).toFixed(3) });
+    target(
+      `gateway adds ≤ 1 ms to p50 on ${s.name} (1 connection)`,
+      `${gateway.p50Ms} − ${direct.p50Ms} = ${(gateway.p50Ms - direct.p50Ms).toFixed(3)} ms`,
+      gateway.p50Ms - direct.p50Ms <= 1,
+    );
+  });
+
+  await phase(`mention → notification, ${config.mentionRate} comments/s for ${config.mentionSeconds} s`, async () => {
+    const mention = await mentionLatency(system, pools, fixture, { rate: config.mentionRate, seconds: config.mentionSeconds });
+    rows.push({ scenario: `POST comment → mention stored (${mention.sent} at ${config.mentionRate}/s)`, via: 'gateway, end to end', connections: null, ...mention });
+    target(
+      `mention to notification p99 < 100 ms at ${config.mentionRate}/s for ${config.mentionSeconds} s`,
+      `p99 ${mention.p99Ms} ms, sent at ${mention.requestsPerSecond}/s, ${mention.errors} of ${mention.sent} not stored`,
+      mention.p99Ms !== null && mention.p99Ms < 100 && mention.errors === 0 && mention.requestsPerSecond >= 0.95 * config.mentionRate,
+    );
+  });
+
+  const topUp = config.soakSeconds - (performance.now() - soakStart) / 1000;
+  if (topUp > 0) {
+    await phase('soak: more load on every GET until the soak is long enough', async () => {
+      const each = Math.max(1, Math.ceil(topUp / scenarios.length));
+      while ((performance.now() - soakStart) / 1000 < config.soakSeconds) await loadRound(Math.min(each, 5));
+    });
+  }
+  memory = await phase('memory after a quiet moment', async () => {
+    await pause(config.quietSeconds);
+    return { baseline, end: sampleRss(system), soakSeconds: +((performance.now() - soakStart) / 1000).toFixed(0) };
+  });
+  for (const [process, endMb] of Object.entries(memory.end)) {
+    const growth = +(endMb - memory.baseline[process]).toFixed(1);
+    rows.push({ scenario: `memory of ${process}`, via: 'VmRSS', rssBaselineMb: memory.baseline[process], rssEndMb: endMb, rssGrowthMb: growth });
+    target(`${process}: RSS < 150 MB after the benchmark`, `${endMb} MB`, endMb < 150);
+    target(
+      `${process}: no RSS growth over the ${memory.soakSeconds} s soak (end − baseline ≤ 10 MB, both after ${config.quietSeconds} s quiet)`,
+      `${memory.baseline[process]} → ${endMb} MB (${growth >= 0 ? '+' : ''}${growth})`,
+      growth <= 10 && memory.soakSeconds >= 300,
+    );
+  }
+
+  await phase(`outbox relay: a backlog of ${config.outboxEvents.toLocaleString('en')} events`, async () => {
+    const drain = await outboxDrain(system, pools, { events: config.outboxEvents });
+    rows.push({ scenario: `outbox backlog of ${drain.events} collection.created`, via: 'collections relay', requestsPerSecond: drain.eventsPerSecond, ...drain });
+    target(
+      'outbox relay drains ≥ 5,000 events/s',
+      `${drain.eventsPerSecond} events/s (${drain.leftAtReady} left when ready, empty ${drain.drainSeconds} s later; boot ${drain.startSeconds} s)`,
+      drain.eventsPerSecond >= 5_000,
+    );
+  });
 } finally {
+  await pools.end();
   await system.stop();
 }
 
-console.log(`\n${durationSeconds} s per measurement, ${new Date().toISOString()}\n`);
+const elapsedSeconds = +((performance.now() - benchStart) / 1000).toFixed(0);
+console.log(`\n${config.durationSeconds} s per measurement, ${config.connections} connections, ${new Date().toISOString()}\n`);
 console.table(rows);
-for (const row of rows.filter((r) => r.via === 'gateway' && r.connections === 1)) {
-  const pass = row.overheadMs <= 1;
-  console.log(`target: gateway adds ≤ 1 ms per request (1 connection) on ${row.scenario}: ${row.overheadMs} ms ${pass ? 'PASS' : 'MISS'}`);
-}
+console.log('\nTargets');
+console.table(targets);
+console.log(
+  `Memory: RSS of each process from /proc/<pid>/status, first after a warm-up pass over every GET and ${config.quietSeconds} s of quiet,` +
+    ` again after the ${memory?.soakSeconds} s of load that followed (every measurement, the mentions, then more GETs) and ${config.quietSeconds} s of quiet;` +
+    ' growth is the difference. The outbox phase restarts collections, so it comes after.',
+);
+console.log('\nPhases');
+console.table([...phases, { phase: 'whole bench', seconds: elapsedSeconds }]);
 mkdirSync('bench/results', { recursive: true });
 const file = `bench/results/${new Date().toISOString().replaceAll(':', '-')}.json`;
-writeFileSync(file, JSON.stringify({ connections, durationSeconds, rows }, null, 2));
+writeFileSync(file, JSON.stringify({ config, tableRows, memory, rows, targets, phases, elapsedSeconds }, null, 2));
 console.log(`written to ${file}`);

@@ -12,8 +12,14 @@ export interface OutboxRelaySettings {
   databaseUrl?: string;
   publisher: Publisher;
   logger: Logger;
-  /** Rows claimed and published at once; 100 to 500 suits. Default 200. */
+  /** Rows claimed and published at once; 100 to 500 suits. Default 500. */
   batchSize?: number;
+  /**
+   * Batches in flight at once, each in its own transaction (SKIP LOCKED keeps them apart): while one
+   * waits for the broker's confirms, the next is claimed and sent. Default 3: a backlog then holds three
+   * of the pool's connections, and the rest stay free for requests.
+   */
+  concurrency?: number;
   /** How often to look at the table when no notification arrives (the fallback). Default 1 s. */
   pollIntervalMs?: number;
 }
@@ -59,6 +65,7 @@ export class OutboxRelay {
   private readonly publisher: Publisher;
   private readonly logger: Logger;
   private readonly batchSize: number;
+  private readonly concurrency: number;
   private readonly pollIntervalMs: number;
   private readonly channel: string;
   private readonly listenConfig: pg.ClientConfig;
@@ -69,13 +76,15 @@ export class OutboxRelay {
   private listenRetry: NodeJS.Timeout | undefined;
   /** Set by a notification; a batch in flight when it arrives is followed by another at once. */
   private wakeRequested = false;
-  private interruptSleep: (() => void) | undefined;
+  /** One per batch loop that is sleeping: a notification (or stop) ends every sleep. */
+  private readonly sleepers = new Set<() => void>();
 
-  constructor({ pool, schema, databaseUrl, publisher, logger, batchSize = 200, pollIntervalMs = 1_000 }: OutboxRelaySettings) {
+  constructor({ pool, schema, databaseUrl, publisher, logger, batchSize = 500, concurrency = 3, pollIntervalMs = 1_000 }: OutboxRelaySettings) {
     this.pool = pool;
     this.publisher = publisher;
     this.logger = logger;
     this.batchSize = batchSize;
+    this.concurrency = Math.max(1, concurrency);
     this.pollIntervalMs = pollIntervalMs;
     this.channel = `${schema}_outbox`;
     const base: pg.ClientConfig = databaseUrl ? { connectionString: databaseUrl } : { ...pool.options };
@@ -87,14 +96,14 @@ export class OutboxRelay {
     if (this.running) return;
     this.running = true;
     this.listen();
-    this.loop = this.run();
+    this.loop = Promise.all(Array.from({ length: this.concurrency }, () => this.run())).then(() => undefined);
   }
 
-  /** Stops after the batch in flight, if any, has been published and committed. */
+  /** Stops after the batches in flight, if any, have been published and committed. */
   async stop(): Promise<void> {
     if (!this.running) return this.loop;
     this.running = false;
-    this.interruptSleep?.();
+    for (const wakeUp of this.sleepers) wakeUp();
     clearTimeout(this.listenRetry);
     const listener = this.listener;
     this.listener = undefined;
@@ -159,18 +168,19 @@ export class OutboxRelay {
     if (this.wakeRequested || !this.running) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
+      const sleepers = this.sleepers;
       function done() {
         clearTimeout(timer);
+        sleepers.delete(done);
         resolve();
       }
-      this.interruptSleep = done;
+      sleepers.add(done);
     });
-    this.interruptSleep = undefined;
   }
 
   private readonly wake = (): void => {
     this.wakeRequested = true;
-    this.interruptSleep?.();
+    for (const wakeUp of this.sleepers) wakeUp();
   };
 
   /** A dedicated connection for LISTEN, made again whenever it is lost; the polling covers the gap. */

@@ -163,6 +163,36 @@ describe('OutboxRelay', () => {
     await Promise.all(pair.map((relay) => relay.stop()));
   });
 
+  it('keeps several batches in flight at once, still publishing each event exactly once', async () => {
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const publisher = broker.createPublisher();
+    const slow: Publisher = {
+      publish: async (event, options) => {
+        inFlight += 1;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        try {
+          await sleep(30); // a slow broker: the next batches are claimed meanwhile
+          await publisher.publish(event, options);
+        } finally {
+          inFlight -= 1;
+        }
+      },
+    };
+    const events = Array.from({ length: 300 }, () => userEvent());
+    await commit(...events);
+    const relay = startRelay({ publisher: slow, batchSize: 20, concurrency: 3 });
+
+    await allArrived(events);
+    await eventually(async () => (await outboxRows()) === 0 || undefined);
+    await sleep(300);
+    expect(events.filter((event) => deliveryCount(event.id) !== 1)).toEqual([]);
+    // More than one batch's worth at a time: the batches overlapped.
+    expect(mostInFlight).toBeGreaterThan(20);
+    expect(mostInFlight).toBeLessThanOrEqual(60);
+    await relay.stop();
+  });
+
   it('keeps running, and stops cleanly, while the database is unreachable', async () => {
     const unreachable = createPool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', applicationName: 'outbox-relay-test', logger });
     const messages: string[] = [];

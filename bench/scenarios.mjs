@@ -1,0 +1,78 @@
+// What the bench measures, taken from the gateway's merged OpenAPI document: every public GET, so an
+// endpoint added later cannot be left out; one without a way to fill in its path stops the bench.
+import { serviceFor } from '../services/gateway/dist/route-table.js';
+
+/** The path parameters of each GET, from the seeded fixture; extra variants beside the plain request. */
+function pathsFor({ viewer, recipeId, postId, collectionId }) {
+  const me = viewer.user.id;
+  return {
+    '/api/users/me': [''],
+    '/api/users/{id}': [me],
+    '/api/recipes/{id}': [recipeId],
+    '/api/posts/{id}': [postId],
+    '/api/users/{id}/recipes': [me],
+    '/api/recipes/{id}/comments': [recipeId],
+    '/api/posts/{id}/comments': [postId],
+    '/api/collections/{id}/comments': [collectionId],
+    '/api/collections/{id}': [collectionId],
+    '/api/collections/{id}/items': [collectionId],
+    '/api/users/{id}/saved-items': [me, { query: '?standalone=true' }],
+    '/api/users/{id}/collections': [me],
+    '/api/notifications': [''],
+    '/api/notifications/unread-count': [''],
+  };
+}
+
+/** The GET operations of the merged document, as `{ template, listing, secured }`. */
+export async function publicGets(gatewayUrl) {
+  const response = await fetch(`${gatewayUrl}/docs/json`);
+  if (!response.ok) throw new Error(`GET /docs/json: ${response.status}`);
+  const document = await response.json();
+  return Object.entries(document.paths).flatMap(([template, operations]) =>
+    operations.get
+      ? [
+          {
+            template,
+            // A listing takes a page number: the scale target applies to it.
+            listing: (operations.get.parameters ?? []).some((p) => p.in === 'query' && p.name === 'page'),
+            secured: (operations.get.security ?? []).length > 0,
+          },
+        ]
+      : [],
+  );
+}
+
+/**
+ * One scenario per GET operation (and per variant): its name, path, owning service and headers. A token
+ * goes with every request to an operation that accepts one, so the caller-specific parts are measured.
+ */
+export function getScenarios(operations, fixture) {
+  const known = pathsFor(fixture);
+  const missing = operations.filter((op) => !known[op.template]);
+  if (missing.length > 0) {
+    throw new Error(`no bench scenario for ${missing.map((op) => `GET ${op.template}`).join(', ')}: add one to bench/scenarios.mjs`);
+  }
+  const headers = { authorization: `Bearer ${fixture.viewer.token}` };
+  return operations.flatMap((op) => {
+    const [id, ...variants] = known[op.template];
+    const base = op.template.replace('{id}', id);
+    return [{ query: '' }, ...variants].map(({ query }) => {
+      const path = `${base}${query}`;
+      const service = serviceFor(base);
+      if (!service) throw new Error(`the gateway routes no service for ${base}`);
+      return { name: `GET ${op.template}${query}`, template: op.template, listing: op.listing, service, path, ...(op.secured ? { headers } : {}) };
+    });
+  });
+}
+
+/** Posting a comment on the viewer's recipe that mentions the friend, through the gateway or directly. */
+export function commentPostScenario(fixture) {
+  return {
+    name: 'POST /api/recipes/{id}/comments (1 mention)',
+    service: 'comments',
+    path: `/api/recipes/${fixture.recipeId}/comments`,
+    method: 'POST',
+    headers: { authorization: `Bearer ${fixture.viewer.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ content: `Lovely tones, @${fixture.friend.user.username}!` }),
+  };
+}

@@ -1,0 +1,97 @@
+import type { Queryable } from '@recipes/db';
+import { createTestDatabase, type TestDatabase } from '@recipes/testing';
+import type { Pool } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countComments, findComments } from '../src/repository.js';
+import { migratedPool } from './support.js';
+
+/**
+ * A target's page of comments is read from `comments_page_idx` whatever the size of the table: seeded
+ * with one recipe that has 50,000 comments, one with 10, and 50,000 more spread over 5,000 recipes,
+ * posts and collections, then analysed, each listing query is explained as the repository sends it.
+ */
+let database: TestDatabase;
+let pool: Pool;
+
+const heavy = '0190f5a4-1c2d-7e3f-8a9b-000000000001';
+const light = '0190f5a4-1c2d-7e3f-8a9b-000000000002';
+const author = '0190f5a4-1c2d-7e3f-8a9b-0000000000aa';
+const HEAVY_COMMENTS = 50_000;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  pool = await migratedPool(database);
+  await pool.query(
+    `INSERT INTO comments (id, target_type, target_id, author_id, content, created_at)
+     SELECT gen_random_uuid(), 'recipe', $1::uuid, $3::uuid, 'Comment ' || n, date_trunc('milliseconds', now()) - n * interval '1 second'
+       FROM generate_series(1, $4::int) AS n
+     UNION ALL
+     SELECT gen_random_uuid(), 'recipe', $2::uuid, $3::uuid, 'Comment ' || n, date_trunc('milliseconds', now()) - n * interval '1 second'
+       FROM generate_series(1, 10) AS n
+     UNION ALL
+     SELECT gen_random_uuid(), (ARRAY['recipe', 'post', 'collection'])[1 + n % 3], md5('t' || n % 5000)::uuid, $3::uuid, 'Comment ' || n,
+            date_trunc('milliseconds', now()) - n * interval '1 second'
+       FROM generate_series(1, 50000) AS n`,
+    [heavy, light, author, HEAVY_COMMENTS],
+  );
+  await pool.query('VACUUM ANALYZE comments');
+}, 120_000);
+
+afterAll(async () => {
+  await pool?.end();
+  await database?.drop();
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  Plans?: PlanNode[];
+}
+
+const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+
+/** Runs a repository function against a connection that explains each query instead of running it. */
+async function explain(run: (db: Queryable) => Promise<unknown>): Promise<PlanNode[]> {
+  const plans: PlanNode[] = [];
+  const explaining = {
+    query: async (text: string, values: unknown[]) => {
+      const { rows } = await pool.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
+      plans.push(rows[0]['QUERY PLAN'][0].Plan);
+      // One row that satisfies both functions: what they make of it is of no interest here.
+      return { rows: [{ count: 0 }], rowCount: 0 };
+    },
+  };
+  await run(explaining as unknown as Queryable);
+  expect(plans).toHaveLength(1);
+  return nodes(plans[0]!);
+}
+
+const scansOf = (plan: PlanNode[]) => plan.filter((node) => node['Relation Name'] === 'comments');
+
+describe('the comment listing’s query plans', () => {
+  it('read page 1 of 50,000 comments as the first 20 entries of the page index, with no sort', async () => {
+    const plan = await explain((db) => findComments(db, { type: 'recipe', id: heavy }, { limit: 20, offset: 0 }));
+    const [scan, ...others] = scansOf(plan);
+    expect(others).toEqual([]);
+    expect(scan).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'comments_page_idx' });
+    expect(scan!['Actual Rows']).toBeLessThanOrEqual(20);
+    expect(plan.some((node) => node['Node Type'] === 'Sort')).toBe(false);
+  });
+
+  it('read a page of a target with few comments from the page index too, never scanning the table', async () => {
+    const plan = await explain((db) => findComments(db, { type: 'recipe', id: light }, { limit: 20, offset: 0 }));
+    expect(plan.some((node) => node['Node Type'] === 'Seq Scan')).toBe(false);
+    expect(plan.find((node) => node['Index Name'] !== undefined)).toMatchObject({ 'Index Name': 'comments_page_idx', 'Actual Rows': 10 });
+  });
+
+  it('count a target’s comments from the same index, touching no other target’s entries', async () => {
+    const plan = await explain((db) => countComments(db, { type: 'recipe', id: light }));
+    const [scan, ...others] = scansOf(plan);
+    expect(others).toEqual([]);
+    expect(scan!['Node Type']).toMatch(/^Index (Only )?Scan$/);
+    expect(scan).toMatchObject({ 'Index Name': 'comments_page_idx' });
+    expect(scan!['Actual Rows']).toBe(10);
+  });
+});
