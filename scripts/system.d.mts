@@ -7,6 +7,8 @@ export interface ServiceProcess {
   readonly metricsUrl: string;
   readonly pid: number | undefined;
   readonly running: boolean;
+  /** With `logs: 'pipe'`: every line the process wrote to stdout (its JSON log), across restarts. */
+  readonly lines: readonly string[];
   /** Spawns the process (again) and resolves once it is ready. */
   start(): Promise<void>;
   /** Sends the signal (SIGTERM by default) and resolves once the process has exited. */
@@ -33,5 +35,6 @@ export function startSystem(options: {
   databaseUrl?: string;
   amqpUrl?: string;
   env?: Record<string, string>;
-  logs?: 'ignore' | 'inherit';
+  /** 'inherit' shows the processes' output; 'pipe' keeps it per process in `lines`. */
+  logs?: 'ignore' | 'inherit' | 'pipe';
 }): Promise<StartedSystem>;

@@ -2,6 +2,7 @@
 // their own, for the benchmark and the whole-system tests; and stops them.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { ensureKeyPair } from './keys.mjs';
@@ -48,6 +49,8 @@ class ServiceProcess {
     this.metricsUrl = `http://127.0.0.1:${port + METRICS_PORT_SHIFT}`;
     this.env = env;
     this.logs = logs;
+    /** With `logs: 'pipe'`, every line the process wrote to stdout, across restarts. */
+    this.lines = [];
   }
 
   get pid() {
@@ -64,6 +67,7 @@ class ServiceProcess {
       stdio: ['ignore', this.logs, 'inherit'],
       env: this.env,
     });
+    if (this.logs === 'pipe') createInterface({ input: this.#child.stdout }).on('line', (line) => this.lines.push(line));
     this.#exited = new Promise((done) => this.#child.once('exit', (code, signal) => done({ code, signal })));
     await Promise.race([
       waitUntilReady(this.url),
@@ -89,7 +93,8 @@ class ServiceProcess {
 /**
  * `portOffset` moves every port (3000 → 3000 + offset) so a running `npm start` is not disturbed;
  * `replicas` runs that many instances of each backend service, all behind the one gateway;
- * `env` adds settings for every process; `logs` 'inherit' shows their output.
+ * `env` adds settings for every process; `logs` 'inherit' shows their output, 'pipe' keeps it in each
+ * process's `lines`.
  */
 export async function startSystem({
   name,

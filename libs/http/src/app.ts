@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '@recipes/logging';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { answerClientError } from './client-errors.js';
 import errorsPlugin, { sendProblem } from './errors-plugin.js';
 import healthPlugin, { type ReadinessChecks } from './health.js';
 import openApiPlugin from './openapi.js';
@@ -42,6 +43,8 @@ export async function createApp(settings: AppSettings): Promise<App> {
       reply.header(REQUEST_ID_HEADER, request.id);
       sendProblem(request, reply, error.statusCode && error.statusCode < 500 ? error.statusCode : 400, 'The request URL is not valid');
     },
+    // And so are requests Node's HTTP parser refuses before Fastify sees them.
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<ZodTypeProvider>();
 
   // Bodies are JSON only (SPEC §1): without the built-in text parser, anything else is 415.

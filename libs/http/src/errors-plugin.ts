@@ -23,6 +23,18 @@ export function sendProblem(
     .send(problem(status, detail, { instance: instanceOf(request), requestId: request.id }, errors));
 }
 
+/**
+ * A dependency that is gone for the moment (the database restarting, a refused or dropped connection):
+ * the client may try again, so 503 rather than 500. PostgreSQL's codes: class 08 (connection exception),
+ * 53300 (no connection slot left), 57P01-57P03 (shutting down, starting up).
+ */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', '53300', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+const UNAVAILABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect)/;
+
+function isDependencyUnavailable(error: { code?: unknown; message?: unknown }): boolean {
+  return (typeof error.code === 'string' && UNAVAILABLE_CODES.has(error.code)) || (typeof error.message === 'string' && UNAVAILABLE_MESSAGES.test(error.message));
+}
+
 const contextNames: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
 
 function fieldErrors(error: { validation: { instancePath: string; message?: string }[]; validationContext?: string }): FieldError[] {
@@ -54,6 +66,10 @@ async function errorsPlugin(app: FastifyInstance) {
     }
     if (status >= 400 && status < 500) return sendProblem(request, reply, status, error.message);
 
+    if (isDependencyUnavailable(error)) {
+      request.log.warn({ err: error }, 'a dependency is unavailable');
+      return sendProblem(request, reply, 503, 'The service is unavailable, try again later');
+    }
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(request, reply, 500, 'An unexpected error occurred');
   });

@@ -1,3 +1,6 @@
+import type { Server } from 'node:http';
+import { Server as NetServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import closeWithGrace from 'close-with-grace';
 import type { App } from './app.js';
 
@@ -6,16 +9,50 @@ export interface ListenSettings {
   port: number;
   /** How long in-flight requests and handlers get to finish before the process exits anyway. */
   shutdownTimeoutMs: number;
+  /** After the signal, how long at most to keep answering with `connection: close` before the listener stops. */
+  drainMs?: number;
 }
 
 /**
- * Listens, and on SIGTERM/SIGINT closes gracefully: the server stops accepting, in-flight requests
- * finish, then the app's onClose hooks stop consumers and relays and close pools.
+ * Longer than a proxy keeps an idle connection open (the gateway: 2 s, see its `Upstreams`), so that by the
+ * end no connection it might reuse is left for the server to close.
  */
-export async function listen(app: App, { host, port, shutdownTimeoutMs }: ListenSettings): Promise<void> {
+const DEFAULT_DRAIN_MS = 3_000;
+
+function openConnections(server: Server): Promise<number> {
+  return new Promise((resolve) => server.getConnections((err, count) => resolve(err ? 0 : count)));
+}
+
+/**
+ * Stops accepting connections but lets the open ones end by themselves: each response closes its
+ * connection, and a proxy closes its idle ones itself. Resolves once none is left, or after `drainMs`.
+ *
+ * `server.close()` would also close the idle keep-alive connections at once, and a proxy may be sending a
+ * request on one at that very moment: it sees the connection reset, cannot tell whether the request was
+ * handled, and must fail it. A refused new connection, though, it may safely send to another instance.
+ */
+export async function drainConnections(server: Server, drainMs: number): Promise<void> {
+  // Prepended: it runs before the app may have answered.
+  server.prependListener('request', (_request, response) => {
+    if (!response.headersSent) response.setHeader('connection', 'close');
+  });
+  // The plain TCP close: stops listening, leaves the connections (the later app.close() tolerates it).
+  NetServer.prototype.close.call(server);
+  const deadline = Date.now() + drainMs;
+  while (Date.now() < deadline && (await openConnections(server)) > 0) await sleep(50);
+}
+
+/**
+ * Listens, and on SIGTERM/SIGINT closes gracefully: open connections drain, the server stops accepting,
+ * in-flight requests finish, then the app's onClose hooks stop consumers and relays and close pools.
+ */
+export async function listen(app: App, { host, port, shutdownTimeoutMs, drainMs = DEFAULT_DRAIN_MS }: ListenSettings): Promise<void> {
   closeWithGrace({ delay: shutdownTimeoutMs }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an unexpected error');
-    else app.log.info({ signal }, 'shutting down');
+    else {
+      app.log.info({ signal }, 'shutting down');
+      await drainConnections(app.server, drainMs);
+    }
     await app.close();
   });
   await app.listen({ host, port });

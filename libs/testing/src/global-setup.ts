@@ -1,10 +1,12 @@
 import type { TestProject } from 'vitest/node';
-import { resolveTestInfrastructure } from './infrastructure.js';
+import { type ContainerIds, resolveTestInfrastructure } from './infrastructure.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
     amqpUrl: string;
+    /** The containers this run started, for stopping and starting a server in the fault tests. */
+    containers: ContainerIds;
   }
 }
 
@@ -13,5 +15,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const infrastructure = await resolveTestInfrastructure();
   project.provide('databaseUrl', infrastructure.databaseUrl);
   project.provide('amqpUrl', infrastructure.amqpUrl);
+  project.provide('containers', infrastructure.containers);
   return infrastructure.stop;
 }

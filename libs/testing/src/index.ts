@@ -4,7 +4,8 @@ import { inject } from 'vitest';
 
 export { brokerAdmin } from './broker-admin.js';
 export { createTcpProxy, type TcpProxy } from './tcp-proxy.js';
-export { LOCAL_AMQP_URL, LOCAL_DATABASE_URL, resolveTestInfrastructure } from './infrastructure.js';
+export { type ContainerIds, LOCAL_AMQP_URL, LOCAL_DATABASE_URL, resolveTestInfrastructure } from './infrastructure.js';
+export { type SharedServer, type SharedServerName, sharedServer } from './servers.js';
 
 /** A short random suffix, safe in database, exchange and queue names. */
 export function uniqueSuffix(): string {

@@ -304,3 +304,33 @@ describe('GET /internal/collections/{id}', () => {
     ]);
   });
 });
+
+describe('API document security', () => {
+  it('says which operations take a token: required where it must come, optional where a bad one is still 401', async () => {
+    const document = (await call('GET', '/openapi.json')).json() as { paths: Record<string, Record<string, { security?: unknown }>> };
+    const security = Object.fromEntries(
+      Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => [`${method.toUpperCase()} ${path}`, operation.security])),
+    );
+    const required = [{ bearerAuth: [] }];
+    const optional = [{}, { bearerAuth: [] }];
+    expect(security).toEqual({
+      'POST /api/collections': required,
+      'GET /api/collections/{id}': optional,
+      'DELETE /api/collections/{id}': required,
+      'GET /api/collections/{id}/items': optional,
+      'POST /api/collections/{id}/items': required,
+      'DELETE /api/collections/{id}/items': required,
+      'POST /api/saved-items': required,
+      'DELETE /api/saved-items/{id}': required,
+      'GET /api/users/{id}/saved-items': optional,
+      'GET /api/users/{id}/collections': optional,
+    });
+    for (const [operation, url] of [
+      ['GET /api/collections/{id}', `/api/collections/${newId()}`],
+      ['GET /api/users/{id}/collections', `/api/users/${ada.user.id}/collections`],
+    ] as const) {
+      expect(security[operation]).toEqual(optional);
+      expectProblem(await call('GET', url, undefined, undefined, { authorization: 'Bearer not.a.token' }), 401);
+    }
+  });
+});

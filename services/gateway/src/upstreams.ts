@@ -22,6 +22,9 @@ export class Upstreams {
   ) {
     this.agent = new Agent({
       connections,
+      // A service that is shutting down stops listening once no connection is left, within 3 s
+      // (see `listen` in @recipes/http): an idle one is closed here before that, never reused as it goes.
+      keepAliveMaxTimeout: 2_000,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
       connect: { timeout: timeoutMs },
@@ -35,6 +38,16 @@ export class Upstreams {
     const index = this.#cursor.get(service) ?? 0;
     this.#cursor.set(service, (index + 1) % urls.length);
     return urls[index]!;
+  }
+
+  /**
+   * Every base URL of `service`, starting with the next in turn: where to send a request, and where
+   * to try next when an instance refuses the connection.
+   */
+  inTurn(service: Service): string[] {
+    const urls = this.urls[service];
+    const first = urls.indexOf(this.next(service));
+    return [...urls.slice(first), ...urls.slice(0, first)];
   }
 
   /** GET `{base}{path}` with a short deadline; the response body is read (and so released) as text. */

@@ -1,4 +1,4 @@
-import { type Author, createEvent, newId, userCreated, userUpdated, type UserSnapshot } from '@recipes/contracts';
+import { type Author, createEvent, newId, userCreated, userUpdated, type UserSnapshot, usernameSchema } from '@recipes/contracts';
 import { type Pool, sqlState, UNIQUE_VIOLATION, withTransaction } from '@recipes/db';
 import { conflict } from '@recipes/http';
 import { enqueue } from '@recipes/outbox';
@@ -8,6 +8,9 @@ import type { UserRecord } from './repository.js';
 
 const PRODUCER = 'users';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Only a name registration accepts can be anyone's; any other names nobody and stays out of SQL (NUL cannot even be sent). */
+const couldBeUsername = (name: string) => usernameSchema.safeParse(name).success;
 
 export const toAuthor = ({ id, username, avatarUrl }: UserRecord): Author => ({ id, username, avatarUrl });
 export const toSnapshot = ({ id, username, avatarUrl, revision }: UserRecord): UserSnapshot => ({ id, username, avatarUrl, revision });
@@ -37,7 +40,7 @@ export function accounts(pool: Pool) {
 
     /** The user when the password is right; undefined for a wrong password or an unknown name alike. */
     async authenticate(username: string, password: string): Promise<UserRecord | undefined> {
-      const user = await repository.findUserByUsername(pool, username);
+      const user = couldBeUsername(username) ? await repository.findUserByUsername(pool, username) : undefined;
       const passwordMatches = await verifyPassword(password, user?.passwordHash ?? decoyHash);
       return user && passwordMatches ? user : undefined;
     },
@@ -52,9 +55,8 @@ export function accounts(pool: Pool) {
 
     /** By UUID, or by username in any case. */
     async find(idOrUsername: string): Promise<UserRecord | undefined> {
-      return UUID.test(idOrUsername)
-        ? repository.findUserById(pool, idOrUsername)
-        : repository.findUserByUsername(pool, idOrUsername);
+      if (UUID.test(idOrUsername)) return repository.findUserById(pool, idOrUsername);
+      return couldBeUsername(idOrUsername) ? repository.findUserByUsername(pool, idOrUsername) : undefined;
     },
 
     async findByUsernames(usernames: string[]): Promise<UserRecord[]> {

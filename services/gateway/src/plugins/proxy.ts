@@ -45,6 +45,15 @@ function onUpstreamError(reply: FastifyReply, { error }: { error: Error }): void
   else sendProblem(reply.request, reply, 503, 'The service is unavailable, try again later');
 }
 
+/**
+ * A refused connection (an instance that stopped or has not started listening) means the request never
+ * reached the service: even a POST may go to another instance. A reset or a timeout may come after the
+ * service got the request, so those are never tried again.
+ */
+function wasRefused(error: Error): boolean {
+  return (error.cause as { code?: unknown } | undefined)?.code === 'ECONNREFUSED';
+}
+
 /** Never forwarded: worded as the services' own 404 for an unknown route. */
 function notFound(request: FastifyRequest, reply: FastifyReply): void {
   sendProblem(request, reply, 404, `No route for ${request.method} ${pathOf(request.url)}`);
@@ -90,8 +99,19 @@ export default async function proxyPlugin(app: App, { upstreams }: ProxyOptions)
       const options = Buffer.isBuffer(body)
         ? { ...fromOptions, body, contentType: request.headers['content-type'] ?? 'application/octet-stream' }
         : fromOptions;
+      // Each instance in turn, moving on only while they refuse the connection.
+      const forward = ([base, ...others]: string[]): void => {
+        reply.from(`${base}${request.url}`, {
+          ...options,
+          onError: (_sameReply, failure) => {
+            if (others.length === 0 || !wasRefused(failure.error)) return onUpstreamError(reply, failure);
+            request.log.warn({ upstream: base }, 'upstream refused the connection: trying the next instance');
+            forward(others);
+          },
+        });
+      };
       try {
-        reply.from(`${upstreams.next(service)}${request.url}`, options);
+        forward(upstreams.inTurn(service));
       } catch {
         // reply-from refuses a path it cannot decode or that climbs out of its base: it names nothing.
         notFound(request, reply);

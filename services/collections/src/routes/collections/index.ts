@@ -44,6 +44,8 @@ export default async function collectionRoutes(app: App, { collections, views }:
       schema: {
         summary: 'A collection',
         tags: ['collections'],
+        // A token is optional here, but a bad one is 401 (SPEC §2).
+        security: [{}, { bearerAuth: [] }],
         params: idParams,
         response: { 200: collectionResponse, ...problemResponses(401, 404) },
       },
@@ -76,6 +78,7 @@ export default async function collectionRoutes(app: App, { collections, views }:
       schema: {
         summary: 'The saved items in a collection, most recently added first',
         tags: ['collections'],
+        security: [{}, { bearerAuth: [] }],
         params: idParams,
         querystring: pageQuery(12),
         response: { 200: savedItemsResponse, ...problemResponses(400, 401, 404) },

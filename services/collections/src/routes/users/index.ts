@@ -15,6 +15,8 @@ export interface UserRoutesOptions {
 
 /** A user's saved items and collections: `/api/users/{id}/...`. */
 export default async function userRoutes(app: App, { savedItems, collections, views, savedItemsNeedToken }: UserRoutesOptions) {
+  // Optional unless SAVED_ITEMS_VISIBILITY=owner; either way a bad token is 401 (SPEC §2).
+  const savedItemsSecurity: Array<Record<string, string[]>> = savedItemsNeedToken ? [{ bearerAuth: [] }] : [{}, { bearerAuth: [] }];
   app.get(
     '/:id/saved-items',
     {
@@ -22,6 +24,7 @@ export default async function userRoutes(app: App, { savedItems, collections, vi
       schema: {
         summary: 'A user’s saved items, newest first',
         tags: ['saved items'],
+        security: savedItemsSecurity,
         params: idParams,
         querystring: savedItemsQuery,
         response: { 200: savedItemsResponse, ...problemResponses(400, 401, 403, 404) },
@@ -42,6 +45,7 @@ export default async function userRoutes(app: App, { savedItems, collections, vi
       schema: {
         summary: 'A user’s collections, newest first',
         tags: ['collections'],
+        security: [{}, { bearerAuth: [] }],
         params: idParams,
         querystring: pageQuery(12),
         response: { 200: collectionsResponse, ...problemResponses(400, 401, 404) },

@@ -1,0 +1,88 @@
+import { createServer, type Server } from 'node:net';
+import type { App } from '@recipes/http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Echoed, startGateway, startUpstream, type Upstream, unusedUrl } from './support/servers.js';
+
+/**
+ * A service with several instances, one of which is not listening (stopped, or not started yet): the
+ * gateway sends the request on to the next instance, as the refused one never saw it. A request an
+ * instance may have received is never sent twice.
+ */
+let content: Upstream;
+let comments: Upstream;
+let gateway: App;
+let resetter: Server;
+let resetterHits = 0;
+
+/** Reads the request, then drops the connection without answering: the service may have acted on it. */
+async function startResetter(): Promise<string> {
+  resetter = createServer((socket) => {
+    socket.once('data', () => {
+      resetterHits += 1;
+      socket.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => resetter.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(resetter.address() as { port: number }).port}`;
+}
+
+beforeAll(async () => {
+  [content, comments] = await Promise.all([startUpstream('content'), startUpstream('comments')]);
+  const [stoppedA, stoppedB, stoppedC] = [await unusedUrl(), await unusedUrl(), await unusedUrl()];
+  gateway = await startGateway({
+    USERS_URL: `${stoppedA},${stoppedB}`,
+    CONTENT_URL: `${stoppedC},${content.url}`,
+    COMMENTS_URL: `${await startResetter()},${comments.url}`,
+    COLLECTIONS_URL: await unusedUrl(),
+    NOTIFICATIONS_URL: await unusedUrl(),
+    RATE_LIMIT_ENABLED: 'false',
+  });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await Promise.all([content, comments].map((upstream) => upstream?.close()));
+  await new Promise((resolve) => resetter?.close(resolve));
+});
+
+const id = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
+
+describe('an instance that refuses connections', () => {
+  it('is passed over: every request, reads and writes with a body, reaches the instance that listens', async () => {
+    const before = content.hits;
+    const payload = JSON.stringify({ title: 'Failover', note: 'ünïcode' });
+    // Round-robin starts each request at a different instance, so half of them begin at the stopped one.
+    for (let i = 0; i < 4; i += 1) {
+      const write = await gateway.inject({ method: 'POST', url: '/api/recipes', headers: { 'content-type': 'application/json' }, payload });
+      expect(write.statusCode).toBe(200);
+      const echoed = write.json<Echoed>();
+      expect(echoed).toMatchObject({ server: 'content', method: 'POST', url: '/api/recipes' });
+      expect(Buffer.from(echoed.body!, 'base64').toString()).toBe(payload);
+
+      const read = await gateway.inject({ method: 'GET', url: `/api/recipes/${id}?fields=all` });
+      expect(read.statusCode).toBe(200);
+      expect(read.json<Echoed>()).toMatchObject({ server: 'content', method: 'GET', url: `/api/recipes/${id}?fields=all` });
+    }
+    expect(content.hits).toBe(before + 8);
+  });
+
+  it('gives 503 when every instance refuses', async () => {
+    const response = await gateway.inject({ method: 'POST', url: '/api/auth/register', headers: { 'content-type': 'application/json' }, payload: '{}' });
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+  });
+});
+
+describe('an instance that took the request and then failed', () => {
+  it('is not retried elsewhere: the request may have had its effect', async () => {
+    const responses = [];
+    for (let i = 0; i < 2; i += 1) {
+      responses.push(await gateway.inject({ method: 'POST', url: `/api/posts/${id}/comments`, headers: { 'content-type': 'application/json' }, payload: '{"content":"hi"}' }));
+    }
+    // One of the two began at the dropping instance: it fails, and the other instance never sees it.
+    expect(responses.map((response) => response.statusCode).sort()).toEqual([200, 503]);
+    expect(resetterHits).toBe(1);
+    expect(comments.hits).toBe(1);
+  });
+});

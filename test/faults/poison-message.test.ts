@@ -1,0 +1,82 @@
+import { eventually } from '@recipes/testing';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { type StartedSystem, startSystem } from '../../scripts/system.mjs';
+import { brokerPublisher, databaseOf, exchangeOf, mentionEvent, notificationsCount, queueOf } from './support.js';
+
+/**
+ * An event its handler rejects every time (data that breaks its contract) is tried EVENT_MAX_ATTEMPTS
+ * times, then parked in the service's dead-letter queue and logged with its id; the events behind it
+ * are handled meanwhile.
+ */
+const name = 'recipes_fault_poison';
+const MAX_ATTEMPTS = 4;
+
+let system: StartedSystem;
+let db: ReturnType<typeof databaseOf>;
+let broker: Awaited<ReturnType<typeof brokerPublisher>>;
+
+beforeAll(async () => {
+  system = await startSystem({
+    name,
+    portOffset: 2800,
+    databaseUrl: inject('databaseUrl'),
+    amqpUrl: inject('amqpUrl'),
+    env: { EVENT_MAX_ATTEMPTS: String(MAX_ATTEMPTS) },
+    logs: 'pipe',
+  });
+  db = databaseOf(system);
+  broker = await brokerPublisher(inject('amqpUrl'), exchangeOf(name));
+}, 60_000);
+afterAll(async () => {
+  await broker?.close();
+  await db?.close();
+  await system?.stop();
+});
+
+interface LogLine {
+  msg: string;
+  eventId?: string;
+  attempt?: number;
+}
+
+function logOf(service: string): LogLine[] {
+  return system.process(service)!.lines.flatMap((line) => {
+    try {
+      return [JSON.parse(line) as LogLine];
+    } catch {
+      return [];
+    }
+  });
+}
+
+it('dead-letters an event that always fails after EVENT_MAX_ATTEMPTS, logs its id, and goes on with the next', async () => {
+  const queue = queueOf(name, 'notifications');
+  const valid = mentionEvent();
+  const poison = { ...valid, data: { ...(valid.data as object), mentionedUserId: 'not-a-user-id' } };
+  const good = mentionEvent();
+  await broker.publish([poison]);
+  await broker.publish([good]);
+
+  // The good event is handled while the poison one is still being retried (its backoff adds up to 0.7 s).
+  await eventually(async () => ((await db.count(`${notificationsCount} WHERE source_event_id = $1`, [good.id])) === 1 ? true : undefined), 5_000);
+
+  const deadLetter = await eventually(async () => {
+    const message = await broker.channel.get(`${queue}.dlq`, { noAck: true });
+    return message === false ? undefined : message;
+  }, 15_000, 100);
+  expect(deadLetter.properties.messageId).toBe(poison.id);
+  expect(JSON.parse(deadLetter.content.toString()).id).toBe(poison.id);
+  // Rejected by the consumer on its last attempt (not expired, nor over the broker's delivery limit).
+  expect(deadLetter.properties.headers?.['x-death']).toMatchObject([{ queue, reason: 'rejected', count: 1 }]);
+
+  const attempts = logOf('notifications').filter((line) => line.eventId === poison.id);
+  expect(attempts.map((line) => [line.attempt, line.msg])).toEqual([
+    ...Array.from({ length: MAX_ATTEMPTS - 1 }, (_, i) => [i + 1, 'event handler failed: will retry']),
+    [MAX_ATTEMPTS, 'event handler failed for the last time: dead-lettered'],
+  ]);
+
+  expect(await broker.depth(queue)).toBe(0);
+  expect(await broker.depth(`${queue}.dlq`)).toBe(0); // the one taken above was the only one
+  expect(await db.count(notificationsCount)).toBe(1);
+  expect(await db.count('SELECT count(*)::int AS count FROM notifications.processed_events WHERE event_id = $1', [poison.id])).toBe(0);
+}, 60_000);
