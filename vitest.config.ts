@@ -20,7 +20,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'services',
-          include: ['{libs,services}/*/test/**/*.test.ts'],
+          include: ['{libs,services}/*/test/**/*.test.ts', 'deploy/test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, consumerPacts],
           sequence: { groupOrder: 1 },
         },

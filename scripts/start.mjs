@@ -70,7 +70,7 @@ const upstreams = Object.fromEntries(
 );
 
 const { result } = concurrently(
-  present.map(({ name, port }) => ({
+  present.map(({ name, port, metricsPort }) => ({
     name,
     command: `node services/${name}/dist/server.js`,
     env: {
@@ -78,6 +78,7 @@ const { result } = concurrently(
       DATABASE_URL,
       AMQP_URL,
       PORT: String(port),
+      METRICS_PORT: String(metricsPort),
       // Only the users service ever sees the private key.
       JWT_PUBLIC_KEY_FILE: keys.JWT_PUBLIC_KEY_FILE,
       ...(name === 'users' ? { JWT_PRIVATE_KEY_FILE: keys.JWT_PRIVATE_KEY_FILE } : {}),
@@ -85,5 +86,5 @@ const { result } = concurrently(
   })),
   { prefix: '[{name}]', killOthersOn: ['failure'], handleInput: false },
 );
-console.log(`start: ${present.map((s) => s.name).join(', ')}; the API is at http://127.0.0.1:3000/api, docs at /docs`);
+console.log(`start: ${present.map((s) => s.name).join(', ')}; the API is at http://127.0.0.1:3000/api, docs at /docs; Prometheus metrics at /metrics on ports ${present.map((s) => s.metricsPort).join(', ')}`);
 result.catch(() => process.exit(1));

@@ -1,2 +1,3 @@
+export * from './asyncapi.js';
 export * from './events/index.js';
 export * from './http/index.js';

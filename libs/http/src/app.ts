@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '@recipes/logging';
+import { httpMetrics } from '@recipes/metrics';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { answerClientError } from './client-errors.js';
@@ -26,7 +27,7 @@ export interface AppSettings {
 
 /**
  * The one way a service builds its HTTP app: zod validation and serialization, problem+json errors,
- * `x-request-id` in and out (and on every log line of the request), health endpoints and OpenAPI.
+ * `x-request-id` in and out (and on every log line of the request), request metrics, health endpoints and OpenAPI.
  */
 export async function createApp(settings: AppSettings): Promise<App> {
   const app = Fastify({
@@ -64,6 +65,8 @@ export async function createApp(settings: AppSettings): Promise<App> {
     if (closing) reply.header('connection', 'close');
   });
 
+  // Before any route, so its timing hook covers them all: the gateway's proxy and 404s included.
+  await app.register(httpMetrics);
   await app.register(errorsPlugin);
   await app.register(healthPlugin, { checks: settings.readiness ?? {} });
   await app.register(openApiPlugin, { title: settings.title, description: settings.description ?? settings.title });

@@ -7,6 +7,8 @@ import type { App } from './app.js';
 export interface ListenSettings {
   host: string;
   port: number;
+  /** Where the app's metrics listener (see @recipes/metrics) serves `/metrics`; never the public port. */
+  metricsPort?: number;
   /** How long in-flight requests and handlers get to finish before the process exits anyway. */
   shutdownTimeoutMs: number;
   /** After the signal, how long at most to keep answering with `connection: close` before the listener stops. */
@@ -46,7 +48,7 @@ export async function drainConnections(server: Server, drainMs: number): Promise
  * Listens, and on SIGTERM/SIGINT closes gracefully: open connections drain, the server stops accepting,
  * in-flight requests finish, then the app's onClose hooks stop consumers and relays and close pools.
  */
-export async function listen(app: App, { host, port, shutdownTimeoutMs, drainMs = DEFAULT_DRAIN_MS }: ListenSettings): Promise<void> {
+export async function listen(app: App, { host, port, metricsPort, shutdownTimeoutMs, drainMs = DEFAULT_DRAIN_MS }: ListenSettings): Promise<void> {
   closeWithGrace({ delay: shutdownTimeoutMs }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an unexpected error');
     else {
@@ -56,4 +58,6 @@ export async function listen(app: App, { host, port, shutdownTimeoutMs, drainMs 
     await app.close();
   });
   await app.listen({ host, port });
+  // After the app, so that a port already taken fails through the graceful shutdown above.
+  if (metricsPort !== undefined) await app.metricsServer.listen({ host, port: metricsPort });
 }

@@ -12,7 +12,26 @@ export interface BrokerSettings {
   name?: string;
   /** Wait between reconnect attempts; defaults to 2 s. */
   reconnectDelayMs?: number;
+  /** Told of every publish and delivery outcome, e.g. to count them (see @recipes/metrics). */
+  metrics?: BrokerMetrics;
 }
+
+/** Outcomes by event type: each delivery ends as consumed or as a failure, some failures as dead letters. */
+export interface BrokerMetrics {
+  published(type: string): void;
+  publishFailed(type: string): void;
+  consumed(type: string): void;
+  consumeFailed(type: string): void;
+  deadLettered(type: string): void;
+}
+
+const noMetrics: BrokerMetrics = {
+  published: () => undefined,
+  publishFailed: () => undefined,
+  consumed: () => undefined,
+  consumeFailed: () => undefined,
+  deadLettered: () => undefined,
+};
 
 export interface PublishOptions {
   /** Reject when the broker has not confirmed within this time. */
@@ -72,11 +91,13 @@ export class Broker {
   private readonly exchange: string;
   private readonly logger: Logger;
   private readonly reconnectDelayMs: number;
+  private readonly metrics: BrokerMetrics;
   private readonly consumers = new Set<Consumer>();
   private closed = false;
 
-  constructor({ url, exchange, logger, name = 'recipes', reconnectDelayMs = 2_000 }: BrokerSettings) {
+  constructor({ url, exchange, logger, name = 'recipes', reconnectDelayMs = 2_000, metrics = noMetrics }: BrokerSettings) {
     this.exchange = exchange;
+    this.metrics = metrics;
     this.logger = logger;
     this.reconnectDelayMs = reconnectDelayMs;
     // connect() keeps retrying in the background; events only report what happens.
@@ -96,8 +117,29 @@ export class Broker {
     return this.manager.isConnected();
   }
 
+  /**
+   * Messages ready in `queue` (e.g. a dead-letter queue), for a metrics scrape; undefined while the broker
+   * is unreachable or the queue does not exist. Asked on a short-lived channel of its own: asking about a
+   * missing queue makes the broker close the channel it was asked on.
+   */
+  async queueDepth(queue: string): Promise<number | undefined> {
+    const connection = this.manager.connection;
+    if (!connection) return undefined;
+    try {
+      const probe = await connection.createChannel();
+      probe.on('error', () => undefined); // a missing queue also emits 'error': unheard, it would crash the process
+      try {
+        return (await probe.checkQueue(queue)).messageCount;
+      } finally {
+        await probe.close().catch(() => undefined);
+      }
+    } catch {
+      return undefined;
+    }
+  }
+
   createPublisher({ timeoutMs: defaultTimeoutMs = DEFAULT_PUBLISH_TIMEOUT_MS }: PublishOptions = {}): Publisher {
-    const { exchange } = this;
+    const { exchange, metrics } = this;
     const channel = this.createChannel('publisher', true, () => false, async (raw) => {
       await raw.assertExchange(exchange, 'topic', { durable: true });
     });
@@ -115,7 +157,9 @@ export class Broker {
             timestamp: Math.floor(Date.parse(event.occurredAt) / 1_000),
             timeout: timeoutMs,
           });
+          metrics.published(event.type);
         } catch (error) {
+          metrics.publishFailed(event.type);
           const reason = error instanceof Error ? error.message : String(error);
           throw new Error(`event ${event.id} (${event.type}) was not confirmed by the broker: ${reason}`, { cause: error });
         }
@@ -213,9 +257,13 @@ export class Broker {
 
   private async deliver(channel: Channel, message: ConsumeMessage, spec: ConsumerSpec): Promise<void> {
     const { queue, maxAttempts } = spec;
+    // Counted by routing key: always one the queue is bound to, so the label stays bounded even for garbage.
+    const type = message.fields.routingKey;
     const event = parseEnvelope(message.content);
     if (!event) {
       this.logger.error({ queue, messageId: message.properties.messageId, routingKey: message.fields.routingKey }, 'malformed event: dead-lettered');
+      this.metrics.consumeFailed(type);
+      this.metrics.deadLettered(type);
       this.settle(channel, queue, () => channel.nack(message, false, false));
       return;
     }
@@ -226,8 +274,11 @@ export class Broker {
     try {
       await spec.handle(event, log);
       this.settle(channel, queue, () => channel.ack(message));
+      this.metrics.consumed(type);
     } catch (err) {
       const last = attempt >= maxAttempts;
+      this.metrics.consumeFailed(type);
+      if (last) this.metrics.deadLettered(type);
       log.error({ err, queue, attempt, maxAttempts }, last ? 'event handler failed for the last time: dead-lettered' : 'event handler failed: will retry');
       if (!last) await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
       this.settle(channel, queue, () => channel.nack(message, false, !last));

@@ -2,6 +2,7 @@ import { createPool, isDatabaseReachable, migrate, type MigrationSet, type Pool 
 import { type App, listen, type ReadinessChecks } from '@recipes/http';
 import { createLogger, type Logger } from '@recipes/logging';
 import { Broker } from '@recipes/messaging';
+import { deadLetterQueueMetrics, eventMetrics, metricsListener, outboxMetrics, poolMetrics, Registry } from '@recipes/metrics';
 import { OutboxRelay, outboxMigrations } from '@recipes/outbox';
 import { dispatcher, type EventHandler } from './handlers.js';
 
@@ -9,6 +10,8 @@ import { dispatcher, type EventHandler } from './handlers.js';
 export interface BackendConfig {
   HOST: string;
   PORT: number;
+  /** Where `runBackendService` serves `/metrics` for Prometheus, apart from the API. */
+  METRICS_PORT?: number;
   LOG_LEVEL: string;
   SHUTDOWN_TIMEOUT_MS: number;
   DATABASE_URL: string;
@@ -75,7 +78,8 @@ export async function startBackendService(definition: BackendServiceDefinition):
     applicationName: name,
     logger,
   });
-  const broker = new Broker({ url: config.AMQP_URL, exchange: config.EVENTS_EXCHANGE, logger, name });
+  const metrics = new Registry();
+  const broker = new Broker({ url: config.AMQP_URL, exchange: config.EVENTS_EXCHANGE, logger, name, metrics: eventMetrics(metrics) });
   const relay = new OutboxRelay({ pool, schema: name, databaseUrl: config.DATABASE_URL, publisher: broker.createPublisher(), logger });
   relay.start();
 
@@ -85,15 +89,21 @@ export async function startBackendService(definition: BackendServiceDefinition):
     readiness: { database: () => isDatabaseReachable(pool), broker: () => broker.isConnected() },
   });
   // One queue per service, bound to every type it handles (DESIGN.md).
+  const queue = `${config.EVENTS_EXCHANGE}.${name}`;
   const consumer =
     handlers.length > 0
       ? await broker.consume({
-          queue: `${config.EVENTS_EXCHANGE}.${name}`,
+          queue,
           bindings: [...new Set(handlers.map((h) => h.definition.type))],
           maxAttempts: config.EVENT_MAX_ATTEMPTS,
           handle: dispatcher(handlers),
         })
       : undefined;
+
+  poolMetrics(metrics, pool);
+  outboxMetrics(metrics, () => relay.backlog());
+  if (consumer) deadLetterQueueMetrics(metrics, `${queue}.dlq`, (dlq) => broker.queueDepth(dlq));
+  await app.register(metricsListener, { labels: { service: name }, registries: [metrics, app.metricsRegistry] });
 
   app.addHook('onClose', async () => {
     await consumer?.close();
@@ -109,6 +119,6 @@ export async function startBackendService(definition: BackendServiceDefinition):
 /** A service's entry point: start, listen, and shut down gracefully on SIGTERM. */
 export async function runBackendService(definition: BackendServiceDefinition): Promise<void> {
   const { app } = await startBackendService(definition);
-  const { HOST, PORT, SHUTDOWN_TIMEOUT_MS } = definition.config;
-  await listen(app, { host: HOST, port: PORT, shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS });
+  const { HOST, PORT, METRICS_PORT, SHUTDOWN_TIMEOUT_MS } = definition.config;
+  await listen(app, { host: HOST, port: PORT, metricsPort: METRICS_PORT, shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS });
 }

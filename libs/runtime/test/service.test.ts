@@ -44,7 +44,7 @@ beforeAll(async () => {
       const app = await createApp({ title: 'directory', logger, readiness });
       // A write that announces itself, as a real route would.
       app.post('/api/announce', async (request) => {
-        const event = createEvent(userCreated, { id: newId(), username: 'announced', avatarUrl: null, revision: 0 }, { producer: 'directory', correlationId: request.id });
+        const event = createEvent(userCreated, { id: newId(), username: 'announced', avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: request.id });
         await enqueue(pool, event);
         return { id: event.data.id };
       });

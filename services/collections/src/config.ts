@@ -5,6 +5,8 @@ export const collectionsConfigSchema = z.object({
   ...backendEnv,
   ...tokenEnv,
   PORT: env.port(3004),
+  /** Prometheus metrics, on a port of their own that the gateway never exposes. */
+  METRICS_PORT: env.port(9104),
   /** The users service's internal look-ups, for users the events have not brought yet. */
   USERS_INTERNAL_URL: env.url('http://127.0.0.1:3001'),
   /** The content service's internal look-ups, for content saved a moment after it was created. */

@@ -5,6 +5,8 @@ export const commentsConfigSchema = z.object({
   ...backendEnv,
   ...tokenEnv,
   PORT: env.port(3003),
+  /** Prometheus metrics, on a port of their own that the gateway never exposes. */
+  METRICS_PORT: env.port(9103),
   /** The owners' internal look-ups, for users and targets the events have not brought yet. */
   USERS_INTERNAL_URL: env.url('http://127.0.0.1:3001'),
   CONTENT_INTERNAL_URL: env.url('http://127.0.0.1:3002'),

@@ -5,6 +5,7 @@ import { type App, createApp } from '@recipes/http';
 import type { Logger } from '@recipes/logging';
 import { type GatewayConfig, upstreamUrls } from './config.js';
 import docsPlugin from './plugins/docs.js';
+import eventDocsPlugin from './plugins/event-docs.js';
 import proxyPlugin from './plugins/proxy.js';
 import systemHealthPlugin from './plugins/system-health.js';
 import { Upstreams } from './upstreams.js';
@@ -49,6 +50,7 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
   // Then the gateway's own routes.
   await app.register(systemHealthPlugin, { upstreams, timeoutMs: config.HEALTH_TIMEOUT_MS });
   await app.register(docsPlugin, { upstreams, timeoutMs: config.HEALTH_TIMEOUT_MS, cacheMs: config.DOCS_CACHE_MS });
+  await app.register(eventDocsPlugin, { exchange: config.EVENTS_EXCHANGE });
   await app.register(proxyPlugin, { upstreams });
   return app;
 }

@@ -27,6 +27,8 @@ const corsOrigins = z
 export const gatewayConfigSchema = z.object({
   ...serviceEnv,
   PORT: env.port(3000),
+  /** Prometheus metrics, on a port of their own, never the public one. */
+  METRICS_PORT: env.port(9100),
   USERS_URL: baseUrls('http://127.0.0.1:3001'),
   CONTENT_URL: baseUrls('http://127.0.0.1:3002'),
   COMMENTS_URL: baseUrls('http://127.0.0.1:3003'),
@@ -37,6 +39,8 @@ export const gatewayConfigSchema = z.object({
   /** Per address of a service, for `/health` and for fetching its OpenAPI document. */
   HEALTH_TIMEOUT_MS: env.positiveInt(1_000),
   DOCS_CACHE_MS: env.positiveInt(10_000),
+  /** Named in the event catalogue served at /docs/events.json; the gateway itself never connects to it. */
+  EVENTS_EXCHANGE: env.string('recipes.events'),
   RATE_LIMIT_ENABLED: env.flag(true),
   RATE_LIMIT_MAX: env.positiveInt(300),
   RATE_LIMIT_WINDOW_MS: env.positiveInt(60_000),

@@ -5,6 +5,8 @@ export const usersConfigSchema = z.object({
   ...backendEnv,
   ...tokenEnv,
   PORT: env.port(3001),
+  /** Prometheus metrics, on a port of their own that the gateway never exposes. */
+  METRICS_PORT: env.port(9101),
   JWT_PRIVATE_KEY_FILE: env.string('.keys/jwt-private.pem'),
   TOKEN_TTL_SECONDS: env.positiveInt(3600),
   RATE_LIMIT_WINDOW_MS: env.positiveInt(60_000),

@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { services } from '../../scripts/services.mjs';
+
+interface ComposeService {
+  restart?: string;
+  healthcheck?: { test?: string[] | string; disable?: boolean };
+  environment?: Record<string, string | number>;
+  volumes?: string[];
+  ports?: string[];
+}
+
+// `merge: true` applies the `<<: *service` keys as docker compose does.
+const compose = parse(readFileSync(new URL('../../docker-compose.yml', import.meta.url), 'utf8'), { merge: true }) as { services: Record<string, ComposeService> };
+const defined = compose.services;
+const restartPolicies = ['always', 'unless-stopped', 'on-failure'];
+
+describe('docker-compose.yml', () => {
+  it.each(services)('runs $name with a health check on its readiness, a restart policy and METRICS_PORT', ({ name, port }) => {
+    const service = defined[name];
+    expect(service, name).toBeDefined();
+    expect(restartPolicies).toContain(service!.restart);
+    expect(service!.healthcheck?.disable).not.toBe(true);
+    expect(JSON.stringify(service!.healthcheck?.test)).toContain('/health/ready');
+    expect(service!.environment).toMatchObject({ SERVICE: name, PORT: port, METRICS_PORT: expect.any(Number) });
+  });
+
+  it.each(['postgres', 'rabbitmq'])('runs %s with a health check and a restart policy', (name) => {
+    expect(restartPolicies).toContain(defined[name]?.restart);
+    expect(defined[name]?.healthcheck?.test).toBeDefined();
+  });
+
+  it('publishes only the gateway’s port, and never a metrics port', () => {
+    const published = Object.entries(defined).filter(([, service]) => (service.ports ?? []).length > 0);
+    expect(published.map(([name]) => name)).toEqual(['gateway']);
+    expect(defined.gateway!.ports).toEqual([`${services.find((service) => service.name === 'gateway')!.port}:3000`]);
+  });
+
+  it('gives the signing key to users only', () => {
+    const holders = Object.entries(defined).filter(([name, service]) =>
+      name !== 'keys' && ((service.volumes ?? []).some((volume) => volume.startsWith('keys-private')) || service.environment?.JWT_PRIVATE_KEY_FILE !== undefined),
+    );
+    expect(holders.map(([name]) => name)).toEqual(['users']);
+  });
+});

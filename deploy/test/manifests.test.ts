@@ -1,0 +1,167 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { services } from '../../scripts/services.mjs';
+import { type Manifest, renderKustomization, UnsupportedKustomizationError } from './kustomize.js';
+
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef?: { name: string; key: string }; configMapKeyRef?: { name: string; key: string } };
+}
+interface Probe {
+  httpGet?: { path: string; port: number | string };
+}
+interface Container {
+  name: string;
+  image: string;
+  env?: EnvVar[];
+  envFrom?: Array<{ configMapRef?: { name: string }; secretRef?: { name: string } }>;
+  ports?: Array<{ name?: string; containerPort: number }>;
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  volumeMounts?: Array<{ name: string; mountPath: string }>;
+}
+interface PodTemplate {
+  metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
+  spec: { containers: Container[]; volumes?: Array<{ name: string; secret?: { secretName: string } }> };
+}
+
+const base = fileURLToPath(new URL('../k8s/base', import.meta.url));
+const manifests = renderKustomization(base);
+const METRICS_PORT = 9464;
+const PRIVATE_KEY_SECRET = 'recipes-jwt-private';
+const PUBLIC_KEY_SECRET = 'recipes-jwt-public';
+const backends = services.filter((service) => service.name !== 'gateway');
+
+const find = (kind: string, name: string) => manifests.find((manifest) => manifest.kind === kind && manifest.metadata.name === name);
+const workloads = manifests.filter((manifest) => ['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'].includes(manifest.kind));
+const podOf = (manifest: Manifest) => (manifest.spec as { template: PodTemplate }).template;
+const configMap = (name: string) => (find('ConfigMap', name) as { data: Record<string, string> } | undefined)?.data ?? {};
+
+/** The container's environment as the kubelet would build it: ConfigMaps first, then its own `env`. */
+function environment(container: Container): Map<string, EnvVar> {
+  const variables = new Map<string, EnvVar>();
+  for (const source of container.envFrom ?? []) {
+    if (source.configMapRef) for (const [name, value] of Object.entries(configMap(source.configMapRef.name))) variables.set(name, { name, value });
+  }
+  for (const variable of container.env ?? []) variables.set(variable.name, variable);
+  return variables;
+}
+
+/** A probe's port as a number, resolving a named port against the container's ports. */
+function probePort(container: Container, probe: Probe | undefined): number | undefined {
+  const port = probe?.httpGet?.port;
+  return typeof port === 'number' ? port : container.ports?.find((candidate) => candidate.name === port)?.containerPort;
+}
+
+/** Whether `pod` can read the secret `secretName` as a file, and at which mount path. */
+function secretMountPath(pod: PodTemplate, secretName: string): string | undefined {
+  const volume = pod.spec.volumes?.find((candidate) => candidate.secret?.secretName === secretName);
+  return volume && pod.spec.containers.flatMap((container) => container.volumeMounts ?? []).find((mount) => mount.name === volume.name)?.mountPath;
+}
+
+describe('the kustomize base', () => {
+  it.each(services)('runs $name as a Deployment with probes on its health endpoints, on its port', ({ name, port }) => {
+    const deployment = find('Deployment', name);
+    expect(deployment, `Deployment ${name}`).toBeDefined();
+    const pod = podOf(deployment!);
+    const container = pod.spec.containers[0]!;
+    expect(container.image).toBe('recipes-service:latest');
+    const env = environment(container);
+    expect(env.get('SERVICE')?.value).toBe(name);
+    expect(Number(env.get('PORT')?.value)).toBe(port);
+    expect(env.get('HOST')?.value).toBe('0.0.0.0');
+    expect(container.livenessProbe?.httpGet?.path).toBe('/health/live');
+    expect(container.readinessProbe?.httpGet?.path).toBe('/health/ready');
+    expect(probePort(container, container.livenessProbe)).toBe(port);
+    expect(probePort(container, container.readinessProbe)).toBe(port);
+    expect(container.resources?.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
+    expect(container.resources?.limits).toMatchObject({ memory: expect.any(String) });
+  });
+
+  it.each(services)('gives $name a Service onto its pods and an autoscaler for its Deployment', ({ name }) => {
+    const pod = podOf(find('Deployment', name)!);
+    const service = find('Service', name) as { spec: { type?: string; selector: Record<string, string>; ports: Array<{ name: string; targetPort: string | number }> } } | undefined;
+    expect(service, `Service ${name}`).toBeDefined();
+    expect(pod.metadata.labels).toMatchObject(service!.spec.selector);
+    expect(service!.spec.ports.map((servicePort) => servicePort.targetPort)).toEqual(['http']);
+    const autoscaler = find('HorizontalPodAutoscaler', name) as { apiVersion: string; spec: { scaleTargetRef: object; minReplicas: number; maxReplicas: number } } | undefined;
+    expect(autoscaler, `HorizontalPodAutoscaler ${name}`).toBeDefined();
+    expect(autoscaler!.apiVersion).toBe('autoscaling/v2');
+    expect(autoscaler!.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name });
+    expect(autoscaler!.spec.minReplicas).toBeLessThanOrEqual(autoscaler!.spec.maxReplicas);
+    // The autoscaler owns the count: a replicas field would reset it on every apply.
+    expect((find('Deployment', name)!.spec as { replicas?: number }).replicas).toBeUndefined();
+  });
+
+  it.each(services)('serves metrics of $name on a named pod port, annotated for scraping', ({ name }) => {
+    const pod = podOf(find('Deployment', name)!);
+    const container = pod.spec.containers[0]!;
+    expect(Number(environment(container).get('METRICS_PORT')?.value)).toBe(METRICS_PORT);
+    expect(container.ports).toContainEqual({ name: 'metrics', containerPort: METRICS_PORT });
+    expect(pod.metadata.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(METRICS_PORT) });
+  });
+
+  it.each(backends)('hands $name its database and broker URLs from a Secret, and the public key as a file', ({ name }) => {
+    const pod = podOf(find('Deployment', name)!);
+    const env = environment(pod.spec.containers[0]!);
+    for (const variable of ['DATABASE_URL', 'AMQP_URL']) {
+      expect(env.get(variable)?.valueFrom?.secretKeyRef, `${name} ${variable}`).toMatchObject({ key: variable });
+    }
+    const mountPath = secretMountPath(pod, PUBLIC_KEY_SECRET);
+    expect(mountPath, `${name} mounts ${PUBLIC_KEY_SECRET}`).toBeDefined();
+    expect(env.get('JWT_PUBLIC_KEY_FILE')?.value?.startsWith(`${mountPath}/`)).toBe(true);
+  });
+
+  it('keeps secrets out of the ConfigMaps', () => {
+    const keys = manifests.filter((manifest) => manifest.kind === 'ConfigMap').flatMap((manifest) => Object.keys((manifest as { data?: object }).data ?? {}));
+    expect(keys.filter((key) => /DATABASE_URL|AMQP_URL|PRIVATE|SECRET|PASSWORD/.test(key))).toEqual([]);
+  });
+
+  it('mounts the signing key into users and no other workload', () => {
+    const holders = workloads.filter((workload) => {
+      const pod = podOf(workload);
+      return secretMountPath(pod, PRIVATE_KEY_SECRET) !== undefined || pod.spec.volumes?.some((volume) => volume.secret?.secretName === PRIVATE_KEY_SECRET);
+    });
+    expect(holders.map((workload) => workload.metadata.name)).toEqual(['users']);
+    const readers = workloads.filter((workload) => podOf(workload).spec.containers.some((container) => environment(container).has('JWT_PRIVATE_KEY_FILE')));
+    expect(readers.map((workload) => workload.metadata.name)).toEqual(['users']);
+    const users = podOf(find('Deployment', 'users')!);
+    expect(environment(users.spec.containers[0]!).get('JWT_PRIVATE_KEY_FILE')?.value?.startsWith(`${secretMountPath(users, PRIVATE_KEY_SECRET)}/`)).toBe(true);
+  });
+
+  it('exposes only the gateway, through the Ingress, and never a metrics port through a Service', () => {
+    const serviceSpecs = manifests.filter((manifest) => manifest.kind === 'Service').map((manifest) => manifest.spec as { type?: string; ports: Array<{ name: string; targetPort: unknown }> });
+    expect(serviceSpecs.filter((spec) => spec.type !== undefined && spec.type !== 'ClusterIP')).toEqual([]);
+    expect(serviceSpecs.flatMap((spec) => spec.ports).filter((port) => port.name === 'metrics' || port.targetPort === 'metrics' || port.targetPort === METRICS_PORT)).toEqual([]);
+    const ingresses = manifests.filter((manifest) => manifest.kind === 'Ingress');
+    const backendsReached = JSON.stringify(ingresses).match(/"service":\{"name":"[^"]+"/g) ?? [];
+    expect(ingresses).toHaveLength(1);
+    expect([...new Set(backendsReached)]).toEqual(['"service":{"name":"gateway"']);
+  });
+});
+
+describe('the renderer', () => {
+  it('fails on a kustomization field it does not understand, rather than ignoring it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kustomize-'));
+    writeFileSync(join(dir, 'kustomization.yaml'), 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\npatches:\n  - path: more-replicas.yaml\n');
+    expect(() => renderKustomization(dir)).toThrow(UnsupportedKustomizationError);
+    expect(() => renderKustomization(dir)).toThrow(/patches/);
+  });
+
+  it('follows resources into another kustomization and overrides images by name', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kustomize-'));
+    writeFileSync(
+      join(dir, 'kustomization.yaml'),
+      `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [${JSON.stringify(relative(dir, base))}]\nimages:\n  - { name: recipes-service, newName: registry.example.com/recipes, newTag: "1.2.3" }\n`,
+    );
+    const overlaid = renderKustomization(dir);
+    expect(overlaid).toHaveLength(manifests.length);
+    const images = overlaid.filter((manifest) => manifest.kind === 'Deployment').map((manifest) => podOf(manifest).spec.containers[0]!.image);
+    expect(new Set(images)).toEqual(new Set(['registry.example.com/recipes:1.2.3']));
+  });
+});

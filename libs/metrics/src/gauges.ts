@@ -1,0 +1,116 @@
+import { Gauge, type Registry } from 'prom-client';
+import { METRIC_PREFIX } from './registry.js';
+
+/** How long a scrape waits for the database or the broker before it leaves their gauges out. */
+export const DEFAULT_READ_TIMEOUT_MS = 1_000;
+
+/**
+ * Wraps a read of the database or the broker for scrapes: overlapping scrapes share one read, and each
+ * waits at most `timeoutMs`. Resolves undefined when the read fails or is late, so a scrape never fails
+ * or hangs because a dependency is down.
+ */
+export function boundedRead<T>(read: () => Promise<T>, timeoutMs = DEFAULT_READ_TIMEOUT_MS): () => Promise<T | undefined> {
+  let pending: Promise<T | undefined> | undefined;
+  return async () => {
+    pending ??= Promise.resolve()
+      .then(read)
+      .catch(() => undefined)
+      .finally(() => {
+        pending = undefined;
+      });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs, undefined);
+    });
+    try {
+      return await Promise.race([pending, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+/** The counts of a pg pool (structurally `pg.Pool`). */
+export interface PoolCounts {
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
+}
+
+/** Clients of the pool and queries queued for one, read from the pool itself on each scrape. */
+export function poolMetrics(registry: Registry, pool: PoolCounts): void {
+  const gauges: [string, string, () => number][] = [
+    ['db_pool_clients', 'Clients the database pool holds, idle or in use.', () => pool.totalCount],
+    ['db_pool_idle_clients', 'Pool clients not in use.', () => pool.idleCount],
+    ['db_pool_waiting_requests', 'Queries waiting for a pool client because every client is in use.', () => pool.waitingCount],
+  ];
+  for (const [name, help, read] of gauges) {
+    new Gauge({
+      name: `${METRIC_PREFIX}${name}`,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  }
+}
+
+/** The outbox's unpublished rows (structurally `OutboxRelay.backlog()`). */
+export interface OutboxBacklog {
+  count: number;
+  oldestAgeMs: number | null;
+}
+
+/**
+ * The outbox's backlog and the age of its oldest row, queried on each scrape. While the database does not
+ * answer both are left out: no value rather than a stale or made-up one.
+ */
+export function outboxMetrics(registry: Registry, backlog: () => Promise<OutboxBacklog>, timeoutMs?: number): void {
+  // A scrape collects both gauges at once: they share the one query.
+  const current = boundedRead(backlog, timeoutMs);
+  new Gauge({
+    name: `${METRIC_PREFIX}outbox_pending_events`,
+    help: 'Outbox rows not yet published to the broker.',
+    registers: [registry],
+    async collect() {
+      const value = await current();
+      if (value) this.set(value.count);
+      else this.remove();
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}outbox_oldest_event_age_seconds`,
+    help: 'Age of the oldest unpublished outbox row; 0 when there is none.',
+    registers: [registry],
+    async collect() {
+      const value = await current();
+      if (value) this.set((value.oldestAgeMs ?? 0) / 1_000);
+      else this.remove();
+    },
+  });
+}
+
+/**
+ * Messages in the service's dead-letter queue, asked of the broker on each scrape. Left out while the
+ * broker does not answer.
+ */
+export function deadLetterQueueMetrics(
+  registry: Registry,
+  queue: string,
+  depth: (queue: string) => Promise<number | undefined>,
+  timeoutMs?: number,
+): void {
+  const read = boundedRead(() => depth(queue), timeoutMs);
+  new Gauge({
+    name: `${METRIC_PREFIX}dead_letter_queue_messages`,
+    help: 'Messages waiting in the dead-letter queue of this service’s event queue.',
+    labelNames: ['queue'] as const,
+    registers: [registry],
+    async collect() {
+      const value = await read();
+      if (value === undefined) this.remove({ queue });
+      else this.set({ queue }, value);
+    },
+  });
+}
