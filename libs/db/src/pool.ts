@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { PreparingClient } from './prepared.js';
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
@@ -23,6 +24,7 @@ export function createPool({ connectionString, schema, max = 10, applicationName
     connectionString,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
     max,
+    Client: PreparingClient,
     application_name: applicationName,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,

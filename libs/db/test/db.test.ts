@@ -75,4 +75,26 @@ describe('db', () => {
     expect(await isDatabaseReachable(unreachable)).toBe(false);
     await unreachable.end();
   });
+  it('prepares each parameterised query once per connection, and runs the rest as they are', async () => {
+    const single = createPool({ connectionString: database.url, applicationName: 'db-test-prepared', max: 1, logger: silent });
+    try {
+      const sum = 'SELECT $1::int + $2::int AS sum';
+      const results = [];
+      for (let i = 0; i < 3; i++) results.push((await single.query<{ sum: number }>(sum, [i, 10])).rows[0]!.sum);
+      expect(results).toEqual([10, 11, 12]);
+      await single.query('SELECT 1 AS one');
+      await single.query(`SELECT $1::text AS text`, ['other']);
+      // Same text, same statement; a different text, its own; no parameters, none.
+      const { rows } = await single.query<{ statement: string }>(
+        'SELECT statement FROM pg_prepared_statements WHERE statement <> $1 ORDER BY statement',
+        ['SELECT statement FROM pg_prepared_statements WHERE statement <> $1 ORDER BY statement'],
+      );
+      expect(rows.map((row) => row.statement)).toEqual([sum, 'SELECT $1::text AS text']);
+      // A statement that fails still fails the same way, and the connection goes on.
+      await expect(single.query('SELECT $1::uuid AS id', ['not a uuid'])).rejects.toMatchObject({ code: '22P02' });
+      expect((await single.query<{ sum: number }>(sum, [1, 1])).rows[0]!.sum).toBe(2);
+    } finally {
+      await single.end();
+    }
+  });
 });
