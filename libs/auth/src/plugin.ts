@@ -43,6 +43,9 @@ export function callerOf(request: FastifyRequest): Caller {
   return request.caller;
 }
 
+/** Tokens remembered as verified, per process: the most recently used ones. */
+const VERIFIED_TOKENS_CACHED = 10_000;
+
 async function authPlugin(app: FastifyInstance, settings: AuthSettings) {
   await app.register(fastifyJwt, {
     secret: { public: settings.publicKey },
@@ -51,6 +54,9 @@ async function authPlugin(app: FastifyInstance, settings: AuthSettings) {
       allowedIss: settings.issuer,
       allowedAud: settings.audience,
       requiredClaims: ['sub', 'username', 'iat', 'exp', 'iss', 'aud'],
+      // The signature check is the costly part: a token already verified is not checked again until it
+      // expires (the cache keys on the whole token, so a token with any byte changed is checked afresh).
+      cache: VERIFIED_TOKENS_CACHED,
     },
   });
 

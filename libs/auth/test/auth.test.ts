@@ -57,6 +57,22 @@ describe('auth plugin', () => {
     expect(response.json()).toEqual({ caller: { id: userId, username: 'ada' } });
   });
 
+  it('refuses a token once it has expired, although it was accepted (and remembered) before', async () => {
+    const shortLived = ed25519Token({ alg: 'EdDSA', typ: 'JWT' }, claims({ exp: now() + 1 }));
+    expect((await call('/api/required', `Bearer ${shortLived}`)).statusCode).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    expect((await call('/api/required', `Bearer ${shortLived}`)).statusCode).toBe(401);
+  });
+
+  it('refuses a token with one byte changed after the genuine one was accepted', async () => {
+    const token = valid();
+    expect((await call('/api/required', `Bearer ${token}`)).statusCode).toBe(200);
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    const flipped = `${signature.slice(0, 10)}${signature[10] === 'A' ? 'B' : 'A'}${signature.slice(11)}`;
+    expect((await call('/api/required', `Bearer ${header}.${payload}.${flipped}`)).statusCode).toBe(401);
+    expect((await call('/api/required', `Bearer ${token}`)).statusCode).toBe(200);
+  });
+
   it('requires a token where required, and not where optional', async () => {
     expect((await call('/api/required')).statusCode).toBe(401);
     const anonymous = await call('/api/optional');
