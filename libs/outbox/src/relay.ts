@@ -16,8 +16,9 @@ export interface OutboxRelaySettings {
   batchSize?: number;
   /**
    * Batches in flight at once, each in its own transaction (SKIP LOCKED keeps them apart): while one
-   * waits for the broker's confirms, the next is claimed and sent. Default 3: a backlog then holds three
-   * of the pool's connections, and the rest stay free for requests.
+   * waits for the broker's confirms, the next is claimed and sent. Only a backlog brings them all to
+   * work (a full batch wakes the next loop); a notification wakes one. Default 3: a backlog then holds
+   * three of the pool's connections, and the rest stay free for requests.
    */
   concurrency?: number;
   /** How often to look at the table when no notification arrives (the fallback). Default 1 s. */
@@ -76,7 +77,7 @@ export class OutboxRelay {
   private listenRetry: NodeJS.Timeout | undefined;
   /** Set by a notification; a batch in flight when it arrives is followed by another at once. */
   private wakeRequested = false;
-  /** One per batch loop that is sleeping: a notification (or stop) ends every sleep. */
+  /** One per batch loop that is sleeping: a notification ends one sleep, stop ends them all. */
   private readonly sleepers = new Set<() => void>();
 
   constructor({ pool, schema, databaseUrl, publisher, logger, batchSize = 500, concurrency = 3, pollIntervalMs = 1_000 }: OutboxRelaySettings) {
@@ -125,8 +126,9 @@ export class OutboxRelay {
       try {
         const claimed = await this.relayBatch();
         failures = 0;
-        // A full batch means more may be waiting: go on at once.
+        // A full batch means more may be waiting: go on at once, and bring another loop in.
         if (claimed < this.batchSize) await this.sleep(this.pollIntervalMs);
+        else this.wakeOneSleeper();
       } catch (err) {
         failures += 1;
         const retryInMs = backoffMs(failures);
@@ -178,10 +180,19 @@ export class OutboxRelay {
     });
   }
 
+  /**
+   * One loop is enough for what one notification announces: waking them all would have the others claim
+   * nothing, in a transaction each, after every commit of the service.
+   */
   private readonly wake = (): void => {
     this.wakeRequested = true;
-    for (const wakeUp of this.sleepers) wakeUp();
+    this.wakeOneSleeper();
   };
+
+  private wakeOneSleeper(): void {
+    const [wakeUp] = this.sleepers;
+    wakeUp?.();
+  }
 
   /** A dedicated connection for LISTEN, made again whenever it is lost; the polling covers the gap. */
   private listen(): void {

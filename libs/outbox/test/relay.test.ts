@@ -163,7 +163,10 @@ describe('OutboxRelay', () => {
     await Promise.all(pair.map((relay) => relay.stop()));
   });
 
-  it('keeps several batches in flight at once, still publishing each event exactly once', async () => {
+  it.each([
+    ['a backlog it finds at start', 'before'],
+    ['a burst that arrives while it is idle (one notification)', 'after'],
+  ])('keeps several batches in flight at once for %s, still publishing each event exactly once', async (_case, burst) => {
     let inFlight = 0;
     let mostInFlight = 0;
     const publisher = broker.createPublisher();
@@ -180,8 +183,12 @@ describe('OutboxRelay', () => {
       },
     };
     const events = Array.from({ length: 300 }, () => userEvent());
-    await commit(...events);
+    if (burst === 'before') await commit(...events);
     const relay = startRelay({ publisher: slow, batchSize: 20, concurrency: 3 });
+    if (burst === 'after') {
+      await sleep(300); // every loop has found nothing and sleeps
+      await commit(...events);
+    }
 
     await allArrived(events);
     await eventually(async () => (await outboxRows()) === 0 || undefined);
