@@ -6,6 +6,8 @@ export interface ServiceProcess {
   /** Where this process serves its Prometheus metrics. */
   readonly metricsUrl: string;
   readonly pid: number | undefined;
+  /** With `inspect`: where the inspector listens once the process gets SIGUSR1. */
+  readonly inspectPort: number | undefined;
   readonly running: boolean;
   /** With `logs: 'pipe'`: every line the process wrote to stdout (its JSON log), across restarts. */
   readonly lines: readonly string[];
@@ -37,4 +39,6 @@ export function startSystem(options: {
   env?: Record<string, string>;
   /** 'inherit' shows the processes' output; 'pipe' keeps it per process in `lines`. */
   logs?: 'ignore' | 'inherit' | 'pipe';
+  /** Give each process an inspector port (opened on SIGUSR1). */
+  inspect?: boolean;
 }): Promise<StartedSystem>;

@@ -8,9 +8,13 @@ import pg from 'pg';
 import { ensureKeyPair } from './keys.mjs';
 import { services, upstreamVariables } from './services.mjs';
 
-/** Instance n of a service listens 10 ports above instance n - 1; its metrics 50 above its own port. */
+/**
+ * Instance n of a service listens 10 ports above instance n - 1; its metrics 50 above its own port, and
+ * with `inspect`, its inspector 70 above.
+ */
 const REPLICA_PORT_STEP = 10;
 const METRICS_PORT_SHIFT = 50;
+const INSPECT_PORT_SHIFT = 70;
 
 async function freshDatabase(adminUrl, name) {
   const client = new pg.Client({ connectionString: adminUrl });
@@ -41,7 +45,7 @@ class ServiceProcess {
   #child;
   #exited;
 
-  constructor({ service, instance, port, env, logs }) {
+  constructor({ service, instance, port, env, logs, inspectPort }) {
     this.service = service;
     this.instance = instance;
     this.port = port;
@@ -49,6 +53,7 @@ class ServiceProcess {
     this.metricsUrl = `http://127.0.0.1:${port + METRICS_PORT_SHIFT}`;
     this.env = env;
     this.logs = logs;
+    this.inspectPort = inspectPort;
     /** With `logs: 'pipe'`, every line the process wrote to stdout, across restarts. */
     this.lines = [];
   }
@@ -94,7 +99,8 @@ class ServiceProcess {
  * `portOffset` moves every port (3000 → 3000 + offset) so a running `npm start` is not disturbed;
  * `replicas` runs that many instances of each backend service, all behind the one gateway;
  * `env` adds settings for every process; `logs` 'inherit' shows their output, 'pipe' keeps it in each
- * process's `lines`.
+ * process's `lines`; `inspect` gives each process an inspector port, opened on SIGUSR1 (none is open
+ * until then), e.g. for the benchmark to collect garbage before it reads their memory.
  */
 export async function startSystem({
   name,
@@ -104,6 +110,7 @@ export async function startSystem({
   amqpUrl = 'amqp://guest:guest@127.0.0.1:5672',
   env = {},
   logs = 'ignore',
+  inspect = false,
 }) {
   const portOf = (service, instance = 0) => services.find((s) => s.name === service).port + portOffset + instance * REPLICA_PORT_STEP;
   const urlOf = (service, instance = 0) => `http://127.0.0.1:${portOf(service, instance)}`;
@@ -122,28 +129,30 @@ export async function startSystem({
       }),
   );
   const processes = present.flatMap(({ name: service }) =>
-    instancesOf(service).map(
-      (instance) =>
-        new ServiceProcess({
-          service,
-          instance,
-          port: portOf(service, instance),
-          logs,
-          env: {
-            ...process.env,
-            ...upstreams,
-            PORT: String(portOf(service, instance)),
-            METRICS_PORT: String(portOf(service, instance) + METRICS_PORT_SHIFT),
-            DATABASE_URL,
-            AMQP_URL: amqpUrl,
-            EVENTS_EXCHANGE: `recipes.${name}`,
-            LOG_LEVEL: 'warn',
-            JWT_PUBLIC_KEY_FILE: `${keysDir}/jwt-public.pem`,
-            ...(service === 'users' ? { JWT_PRIVATE_KEY_FILE: `${keysDir}/jwt-private.pem` } : {}),
-            ...env,
-          },
-        }),
-    ),
+    instancesOf(service).map((instance) => {
+      const inspectPort = inspect ? portOf(service, instance) + INSPECT_PORT_SHIFT : undefined;
+      return new ServiceProcess({
+        service,
+        instance,
+        port: portOf(service, instance),
+        logs,
+        inspectPort,
+        env: {
+          ...process.env,
+          ...(inspectPort ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect-port=127.0.0.1:${inspectPort}`.trim() } : {}),
+          ...upstreams,
+          PORT: String(portOf(service, instance)),
+          METRICS_PORT: String(portOf(service, instance) + METRICS_PORT_SHIFT),
+          DATABASE_URL,
+          AMQP_URL: amqpUrl,
+          EVENTS_EXCHANGE: `recipes.${name}`,
+          LOG_LEVEL: 'warn',
+          JWT_PUBLIC_KEY_FILE: `${keysDir}/jwt-public.pem`,
+          ...(service === 'users' ? { JWT_PRIVATE_KEY_FILE: `${keysDir}/jwt-private.pem` } : {}),
+          ...env,
+        },
+      });
+    }),
   );
   const stop = () => Promise.all(processes.map((p) => p.kill('SIGTERM')));
   try {
