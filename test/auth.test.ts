@@ -1,6 +1,7 @@
 import { eventually } from '@recipes/testing';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type StartedSystem, startSystem } from '../scripts/system.mjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StartedSystem } from '../scripts/system.mjs';
+import { startTestSystem } from './support/system.js';
 import { type Fingerprint, settledFingerprint, withDatabase } from './support/database.js';
 import { expectProblem, type JsonCall, jsonClient } from './support/http.js';
 import { fillPath, type Operation, publicOperations } from './support/openapi.js';
@@ -20,11 +21,9 @@ let tokens: SystemTokens;
 let operations: Operation[];
 
 beforeAll(async () => {
-  system = await startSystem({
+  system = await startTestSystem({
     name: SYSTEM,
     portOffset: 3200,
-    databaseUrl: inject('databaseUrl'),
-    amqpUrl: inject('amqpUrl'),
     env: {
       RATE_LIMIT_ENABLED: 'false',
       LOGIN_LIMIT_PER_ADDRESS: '100000',

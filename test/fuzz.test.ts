@@ -1,7 +1,8 @@
 import { BODY_LIMIT_BYTES } from '@recipes/http';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type StartedSystem, startSystem } from '../scripts/system.mjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StartedSystem } from '../scripts/system.mjs';
+import { startTestSystem } from './support/system.js';
 import { type Fingerprint, settledFingerprint, withDatabase } from './support/database.js';
 import {
   anyJson,
@@ -37,11 +38,9 @@ let operations: Operation[];
 let before: Fingerprint;
 
 beforeAll(async () => {
-  system = await startSystem({
+  system = await startTestSystem({
     name: SYSTEM,
     portOffset: 3100,
-    databaseUrl: inject('databaseUrl'),
-    amqpUrl: inject('amqpUrl'),
     // Every limit out of the way, so that the requests reach validation.
     env: {
       RATE_LIMIT_ENABLED: 'false',

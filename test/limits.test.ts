@@ -1,6 +1,7 @@
 import { BODY_LIMIT_BYTES } from '@recipes/http';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type StartedSystem, startSystem } from '../scripts/system.mjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StartedSystem } from '../scripts/system.mjs';
+import { startTestSystem } from './support/system.js';
 import { expectProblem, type JsonCall, jsonClient, rawClient, type RawResponse } from './support/http.js';
 import { type Account, create, register } from './support/world.js';
 
@@ -23,11 +24,9 @@ let ada: Account;
 let bob: Account;
 
 beforeAll(async () => {
-  system = await startSystem({
+  system = await startTestSystem({
     name: 'recipes_limits',
     portOffset: 3300,
-    databaseUrl: inject('databaseUrl'),
-    amqpUrl: inject('amqpUrl'),
     env: { ...Object.fromEntries(Object.entries(LIMITS).map(([name, value]) => [name, String(value)])), RATE_LIMIT_WINDOW_MS: String(WINDOW_MS), DATABASE_POOL_MAX: '4' },
   });
   gateway = system.urlOf('gateway');

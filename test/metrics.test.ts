@@ -1,7 +1,8 @@
 import { problemSchema } from '@recipes/contracts';
 import { eventually } from '@recipes/testing';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type StartedSystem, startSystem } from '../scripts/system.mjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StartedSystem } from '../scripts/system.mjs';
+import { startTestSystem } from './support/system.js';
 
 /**
  * Prometheus metrics of every process, scraped where Prometheus would: on each process's metrics port,
@@ -11,11 +12,9 @@ let system: StartedSystem;
 let api: string;
 
 beforeAll(async () => {
-  system = await startSystem({
+  system = await startTestSystem({
     name: 'recipes_metrics',
     portOffset: 3400,
-    databaseUrl: inject('databaseUrl'),
-    amqpUrl: inject('amqpUrl'),
   });
   api = `${system.urlOf('gateway')}/api`;
 }, 60_000);

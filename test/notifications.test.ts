@@ -1,6 +1,7 @@
 import { eventually } from '@recipes/testing';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type StartedSystem, startSystem } from '../scripts/system.mjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StartedSystem } from '../scripts/system.mjs';
+import { startTestSystem } from './support/system.js';
 
 /**
  * Mentions and tags, from a client's point of view: every built service as its own process behind the
@@ -10,11 +11,9 @@ let system: StartedSystem;
 let api: string;
 
 beforeAll(async () => {
-  system = await startSystem({
+  system = await startTestSystem({
     name: 'recipes_notifications',
     portOffset: 2200,
-    databaseUrl: inject('databaseUrl'),
-    amqpUrl: inject('amqpUrl'),
     // The polling below asks more often than the gateway's default limit per address allows.
     env: { RATE_LIMIT_MAX: '100000' },
   });

@@ -1,17 +1,16 @@
 import { problemSchema } from '@recipes/contracts';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type StartedSystem, startSystem } from '../scripts/system.mjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StartedSystem } from '../scripts/system.mjs';
+import { startTestSystem } from './support/system.js';
 
 /** Every built service as its own process behind the gateway, as `npm start` runs them. */
 let system: StartedSystem;
 let api: string;
 
 beforeAll(async () => {
-  system = await startSystem({
+  system = await startTestSystem({
     name: 'recipes_system',
     portOffset: 2100,
-    databaseUrl: inject('databaseUrl'),
-    amqpUrl: inject('amqpUrl'),
   });
   api = `${system.urlOf('gateway')}/api`;
 }, 60_000);

@@ -1,6 +1,7 @@
 import { sharedServer } from '@recipes/testing';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { type StartedSystem, startSystem } from '../../scripts/system.mjs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { StartedSystem } from '../../scripts/system.mjs';
+import { startTestSystem } from '../support/system.js';
 import { type Api, apiOf, databaseOf, inParallel, settlesAt, statusCounts, unlimited } from './support.js';
 
 /**
@@ -18,7 +19,7 @@ const rabbitmq = sharedServer('rabbitmq');
 let brokerStopped = false;
 
 beforeAll(async () => {
-  system = await startSystem({ name, portOffset: 2300, databaseUrl: inject('databaseUrl'), amqpUrl: inject('amqpUrl'), env: unlimited });
+  system = await startTestSystem({ name, portOffset: 2300, env: unlimited });
   api = apiOf(system);
   db = databaseOf(system);
 }, 90_000);

@@ -1,6 +1,7 @@
 import { eventually } from '@recipes/testing';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { type StartedSystem, startSystem } from '../../scripts/system.mjs';
+import type { StartedSystem } from '../../scripts/system.mjs';
+import { startTestSystem } from '../support/system.js';
 import { brokerPublisher, databaseOf, exchangeOf, mentionEvent, notificationsCount, queueOf, settlesAt } from './support.js';
 
 /**
@@ -16,7 +17,7 @@ let db: ReturnType<typeof databaseOf>;
 let broker: Awaited<ReturnType<typeof brokerPublisher>>;
 
 beforeAll(async () => {
-  system = await startSystem({ name, portOffset: 2400, databaseUrl: inject('databaseUrl'), amqpUrl: inject('amqpUrl') });
+  system = await startTestSystem({ name, portOffset: 2400 });
   db = databaseOf(system);
   broker = await brokerPublisher(inject('amqpUrl'), exchangeOf(name));
 }, 60_000);

@@ -1,6 +1,7 @@
 import { eventually, sharedServer } from '@recipes/testing';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { type StartedSystem, startSystem } from '../../scripts/system.mjs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { StartedSystem } from '../../scripts/system.mjs';
+import { startTestSystem } from '../support/system.js';
 import { type Api, apiOf, databaseOf, type Reply, settlesAt, statusCounts, unlimited } from './support.js';
 
 /**
@@ -17,7 +18,7 @@ const postgres = sharedServer('postgres');
 let databaseStopped = false;
 
 beforeAll(async () => {
-  system = await startSystem({ name, portOffset: 2500, databaseUrl: inject('databaseUrl'), amqpUrl: inject('amqpUrl'), env: unlimited });
+  system = await startTestSystem({ name, portOffset: 2500, env: unlimited });
   api = apiOf(system);
   db = databaseOf(system);
 }, 90_000);

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { type StartedSystem, startSystem } from '../../scripts/system.mjs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { StartedSystem } from '../../scripts/system.mjs';
+import { startTestSystem } from '../support/system.js';
 import { type Api, apiOf, databaseOf, type Reply, settlesAt, statusCounts, unlimited } from './support.js';
 
 /**
@@ -14,12 +15,10 @@ let api: Api;
 let db: ReturnType<typeof databaseOf>;
 
 beforeAll(async () => {
-  system = await startSystem({
+  system = await startTestSystem({
     name,
     portOffset: 2700,
     replicas: 2,
-    databaseUrl: inject('databaseUrl'),
-    amqpUrl: inject('amqpUrl'),
     env: unlimited,
   });
   api = apiOf(system);

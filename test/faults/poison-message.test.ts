@@ -1,6 +1,7 @@
 import { eventually } from '@recipes/testing';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { type StartedSystem, startSystem } from '../../scripts/system.mjs';
+import type { StartedSystem } from '../../scripts/system.mjs';
+import { startTestSystem } from '../support/system.js';
 import { brokerPublisher, databaseOf, exchangeOf, mentionEvent, notificationsCount, queueOf } from './support.js';
 
 /**
@@ -16,11 +17,9 @@ let db: ReturnType<typeof databaseOf>;
 let broker: Awaited<ReturnType<typeof brokerPublisher>>;
 
 beforeAll(async () => {
-  system = await startSystem({
+  system = await startTestSystem({
     name,
     portOffset: 2800,
-    databaseUrl: inject('databaseUrl'),
-    amqpUrl: inject('amqpUrl'),
     env: { EVENT_MAX_ATTEMPTS: String(MAX_ATTEMPTS) },
     logs: 'pipe',
   });

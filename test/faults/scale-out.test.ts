@@ -1,6 +1,7 @@
 import { brokerAdmin } from '@recipes/testing';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { type StartedSystem, startSystem } from '../../scripts/system.mjs';
+import type { StartedSystem } from '../../scripts/system.mjs';
+import { startTestSystem } from '../support/system.js';
 import { type Account, type Api, apiOf, databaseOf, inParallel, queueOf, settlesAt, statusCounts, unlimited } from './support.js';
 
 /**
@@ -15,12 +16,10 @@ let api: Api;
 let db: ReturnType<typeof databaseOf>;
 
 beforeAll(async () => {
-  system = await startSystem({
+  system = await startTestSystem({
     name,
     portOffset: 2600,
     replicas: 2,
-    databaseUrl: inject('databaseUrl'),
-    amqpUrl: inject('amqpUrl'),
     // Info level logs each request a process answers: how this test sees which instance did the work.
     // Eleven processes share PostgreSQL's 100 connections with the rest of the machine.
     env: { ...unlimited, LOG_LEVEL: 'info', DATABASE_POOL_MAX: '4' },

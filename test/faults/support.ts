@@ -3,6 +3,7 @@ import { brokerAdmin } from '@recipes/testing';
 import pg from 'pg';
 import { expect } from 'vitest';
 import type { StartedSystem } from '../../scripts/system.mjs';
+import { jsonClient } from '../support/http.js';
 
 /** Lifts the per-person and per-address limits, which a burst from one test client would hit. */
 export const unlimited = {
@@ -25,19 +26,7 @@ export interface Account {
 
 /** A client of the system's public API, through the gateway. */
 export function apiOf(system: StartedSystem) {
-  const base = `${system.urlOf('gateway')}/api`;
-  async function call(method: string, path: string, body?: unknown, token?: string): Promise<Reply> {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  }
+  const call = jsonClient(`${system.urlOf('gateway')}/api`);
 
   return {
     call,

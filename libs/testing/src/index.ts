@@ -4,6 +4,7 @@ import { inject } from 'vitest';
 
 export { brokerAdmin } from './broker-admin.js';
 export { createTcpProxy, type TcpProxy } from './tcp-proxy.js';
+export { explainQuery, type PlanNode, planNodes } from './explain.js';
 export { type ContainerIds, LOCAL_AMQP_URL, LOCAL_DATABASE_URL, resolveTestInfrastructure } from './infrastructure.js';
 export { type SharedServer, type SharedServerName, sharedServer } from './servers.js';
 

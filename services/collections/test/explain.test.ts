@@ -1,5 +1,5 @@
 import type { Queryable } from '@recipes/db';
-import type { TestDatabase } from '@recipes/testing';
+import { explainQuery, type PlanNode, type TestDatabase } from '@recipes/testing';
 import type { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as collections from '../src/repository/collections.js';
@@ -54,31 +54,7 @@ afterAll(async () => {
   await database.drop();
 });
 
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Relation Name'?: string;
-  'Actual Rows': number;
-  Plans?: PlanNode[];
-}
-
-const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-
-/** Runs a repository function against a connection that explains each query instead of running it. */
-async function explain(run: (db: Queryable) => Promise<unknown>): Promise<PlanNode[]> {
-  const plans: PlanNode[] = [];
-  const explaining = {
-    query: async (text: string, values: unknown[]) => {
-      const { rows } = await pool.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
-      plans.push(rows[0]['QUERY PLAN'][0].Plan);
-      // One empty row: what the repository makes of it is of no interest here.
-      return { rows: [{}], rowCount: 0 };
-    },
-  };
-  await run(explaining as unknown as Queryable);
-  expect(plans).toHaveLength(1);
-  return nodes(plans[0]!);
-}
+const explain = (run: (db: Queryable) => Promise<unknown>) => explainQuery(pool, run);
 
 const scansOf = (plan: PlanNode[], relation: string) => plan.filter((node) => node['Relation Name'] === relation);
 const firstPage = { page: 1, limit: 12 };

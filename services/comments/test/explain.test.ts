@@ -1,5 +1,5 @@
 import type { Queryable } from '@recipes/db';
-import { createTestDatabase, type TestDatabase } from '@recipes/testing';
+import { createTestDatabase, explainQuery, type PlanNode, type TestDatabase } from '@recipes/testing';
 import type { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countComments, findComments } from '../src/repository.js';
@@ -42,31 +42,8 @@ afterAll(async () => {
   await database?.drop();
 });
 
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Relation Name'?: string;
-  'Actual Rows': number;
-  Plans?: PlanNode[];
-}
-
-const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-
-/** Runs a repository function against a connection that explains each query instead of running it. */
-async function explain(run: (db: Queryable) => Promise<unknown>): Promise<PlanNode[]> {
-  const plans: PlanNode[] = [];
-  const explaining = {
-    query: async (text: string, values: unknown[]) => {
-      const { rows } = await pool.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
-      plans.push(rows[0]['QUERY PLAN'][0].Plan);
-      // One row that satisfies both functions: what they make of it is of no interest here.
-      return { rows: [{ count: 0 }], rowCount: 0 };
-    },
-  };
-  await run(explaining as unknown as Queryable);
-  expect(plans).toHaveLength(1);
-  return nodes(plans[0]!);
-}
+/** Explains the one query `run` makes; it gets a row that satisfies both listing functions back. */
+const explain = (run: (db: Queryable) => Promise<unknown>) => explainQuery(pool, run, { count: 0 });
 
 const scansOf = (plan: PlanNode[]) => plan.filter((node) => node['Relation Name'] === 'comments');
 
