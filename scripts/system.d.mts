@@ -32,7 +32,7 @@ export function waitUntilReady(url: string, timeoutMs?: number): Promise<void>;
 export function startSystem(options: {
   name: string;
   portOffset: number;
-  /** Instances of each backend service (default 1); instance n listens 10 n ports above the first. */
+  /** Instances of each backend service, 1 (the default) to 5; instance n listens 10 n ports above the first. */
   replicas?: number;
   databaseUrl?: string;
   amqpUrl?: string;

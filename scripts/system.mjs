@@ -10,11 +10,12 @@ import { services, upstreamVariables } from './services.mjs';
 
 /**
  * Instance n of a service listens 10 ports above instance n - 1; its metrics 50 above its own port, and
- * with `inspect`, its inspector 70 above.
+ * with `inspect`, its inspector 75 above. So a sixth instance would take the first one's metrics port.
  */
 const REPLICA_PORT_STEP = 10;
 const METRICS_PORT_SHIFT = 50;
-const INSPECT_PORT_SHIFT = 70;
+const INSPECT_PORT_SHIFT = 75;
+const MAX_REPLICAS = 5;
 
 async function freshDatabase(adminUrl, name) {
   const client = new pg.Client({ connectionString: adminUrl });
@@ -112,6 +113,7 @@ export async function startSystem({
   logs = 'ignore',
   inspect = false,
 }) {
+  if (!(replicas >= 1 && replicas <= MAX_REPLICAS)) throw new Error(`replicas must be 1 to ${MAX_REPLICAS}, not ${replicas}`);
   const portOf = (service, instance = 0) => services.find((s) => s.name === service).port + portOffset + instance * REPLICA_PORT_STEP;
   const urlOf = (service, instance = 0) => `http://127.0.0.1:${portOf(service, instance)}`;
   const keysDir = resolve(`.keys/${name}`);
