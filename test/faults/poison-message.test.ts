@@ -1,8 +1,8 @@
-import { eventually } from '@recipes/testing';
+import { brokerAdmin, eventually } from '@recipes/testing';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import type { StartedSystem } from '../../scripts/system.mjs';
 import { startTestSystem } from '../support/system.js';
-import { brokerPublisher, databaseOf, exchangeOf, mentionEvent, notificationsCount, queueOf } from './support.js';
+import { databaseOf, exchangeOf, mentionEvent, notificationsCount, queueOf } from './support.js';
 
 /**
  * An event its handler rejects every time (data that breaks its contract) is tried EVENT_MAX_ATTEMPTS
@@ -14,7 +14,7 @@ const MAX_ATTEMPTS = 4;
 
 let system: StartedSystem;
 let db: ReturnType<typeof databaseOf>;
-let broker: Awaited<ReturnType<typeof brokerPublisher>>;
+let broker: Awaited<ReturnType<typeof brokerAdmin>>;
 
 beforeAll(async () => {
   system = await startTestSystem({
@@ -24,7 +24,7 @@ beforeAll(async () => {
     logs: 'pipe',
   });
   db = databaseOf(system);
-  broker = await brokerPublisher(inject('amqpUrl'), exchangeOf(name));
+  broker = await brokerAdmin(inject('amqpUrl'));
 }, 60_000);
 afterAll(async () => {
   await broker?.close();
@@ -53,8 +53,8 @@ it('dead-letters an event that always fails after EVENT_MAX_ATTEMPTS, logs its i
   const valid = mentionEvent();
   const poison = { ...valid, data: { ...(valid.data as object), mentionedUserId: 'not-a-user-id' } };
   const good = mentionEvent();
-  await broker.publish([poison]);
-  await broker.publish([good]);
+  await broker.publish(exchangeOf(name), [poison]);
+  await broker.publish(exchangeOf(name), [good]);
 
   // The good event is handled while the poison one is still being retried (its backoff adds up to 0.7 s).
   await eventually(async () => ((await db.count(`${notificationsCount} WHERE source_event_id = $1`, [good.id])) === 1 ? true : undefined), 5_000);
@@ -74,8 +74,8 @@ it('dead-letters an event that always fails after EVENT_MAX_ATTEMPTS, logs its i
     [MAX_ATTEMPTS, 'event handler failed for the last time: dead-lettered'],
   ]);
 
-  expect(await broker.depth(queue)).toBe(0);
-  expect(await broker.depth(`${queue}.dlq`)).toBe(0); // the one taken above was the only one
+  expect(await broker.messageCount(queue)).toBe(0);
+  expect(await broker.messageCount(`${queue}.dlq`)).toBe(0); // the one taken above was the only one
   expect(await db.count(notificationsCount)).toBe(1);
   expect(await db.count('SELECT count(*)::int AS count FROM notifications.processed_events WHERE event_id = $1', [poison.id])).toBe(0);
 }, 60_000);

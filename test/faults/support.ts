@@ -1,5 +1,4 @@
 import { commentMentionCreated, createEvent, type EventEnvelope, newId } from '@recipes/contracts';
-import { brokerAdmin } from '@recipes/testing';
 import pg from 'pg';
 import { expect } from 'vitest';
 import type { StartedSystem } from '../../scripts/system.mjs';
@@ -130,30 +129,3 @@ export function mentionEvent(mentionedUserId = newId()): EventEnvelope {
 export const exchangeOf = (name: string) => `recipes.${name}`;
 /** A service's queue on that exchange (see `startBackendService`). */
 export const queueOf = (name: string, service: string) => `${exchangeOf(name)}.${service}`;
-
-/** Publishes straight to the broker with confirms, as a relay would. */
-export async function brokerPublisher(url: string, exchange: string) {
-  const admin = await brokerAdmin(url);
-  const channel = await admin.connection.createConfirmChannel();
-  await channel.assertExchange(exchange, 'topic', { durable: true });
-  return {
-    admin,
-    channel,
-    async publish(events: EventEnvelope[]): Promise<void> {
-      for (const event of events) {
-        channel.publish(exchange, event.type, Buffer.from(JSON.stringify(event)), {
-          persistent: true,
-          contentType: 'application/json',
-          messageId: event.id,
-          type: event.type,
-        });
-      }
-      await channel.waitForConfirms();
-    },
-    /** Messages ready in `queue` (not counting those delivered and unacknowledged). */
-    async depth(queue: string): Promise<number> {
-      return (await channel.checkQueue(queue)).messageCount;
-    },
-    close: () => admin.close(),
-  };
-}

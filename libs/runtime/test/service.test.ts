@@ -86,11 +86,7 @@ describe('startBackendService', () => {
     // The same event twice, as a redelivery by the broker would bring it.
     const event = createEvent(userCreated, { id: newId(), username: 'twice', avatarUrl: null, revision: 0 }, { producer: 'test', correlationId: 'c' });
     const admin = await brokerAdmin(amqpUrl());
-    const confirmed = await admin.connection.createConfirmChannel();
-    for (let copy = 0; copy < 2; copy++) {
-      confirmed.publish(exchange, event.type, Buffer.from(JSON.stringify(event)), { messageId: event.id, persistent: true });
-    }
-    await confirmed.waitForConfirms();
+    await admin.publish(exchange, [event, event]);
     await admin.close();
     await eventually(async () => ((await knownUsers()).includes('twice') ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 300));

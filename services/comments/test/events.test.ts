@@ -12,7 +12,6 @@ import {
 } from '@recipes/contracts';
 import { type RunningService, startBackendService } from '@recipes/runtime';
 import { amqpUrl, brokerAdmin, createTestDatabase, eventually, type TestDatabase, uniqueName } from '@recipes/testing';
-import amqp from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commentsConfigSchema } from '../src/config.js';
 import { composeService } from '../src/service.js';
@@ -24,8 +23,8 @@ import { migrationsDir, sharedMigrations, silentLogger } from './support.js';
  */
 let service: RunningService;
 let database: TestDatabase;
-let connection: amqp.ChannelModel;
-let publisher: amqp.ConfirmChannel;
+/** A consumer and producer of its own, straight to the broker, as the other services would be. */
+let broker: Awaited<ReturnType<typeof brokerAdmin>>;
 const exchange = uniqueName('comments-events');
 const received: { messageId: string; body: EventEnvelope }[] = [];
 const keys = generateSigningKeyPair();
@@ -52,9 +51,8 @@ beforeAll(async () => {
     logger: silentLogger,
   });
 
-  // A consumer of its own, straight to the broker, as the notifications service would be.
-  connection = await amqp.connect(amqpUrl());
-  const channel = await connection.createChannel();
+  broker = await brokerAdmin(amqpUrl());
+  const { channel } = broker;
   await channel.assertExchange(exchange, 'topic', { durable: true });
   const { queue } = await channel.assertQueue('', { exclusive: true });
   await channel.bindQueue(queue, exchange, 'comment.mention.created');
@@ -63,23 +61,17 @@ beforeAll(async () => {
     received.push({ messageId: message.properties.messageId, body: eventEnvelopeSchema.parse(JSON.parse(message.content.toString())) });
     channel.ack(message);
   });
-  publisher = await connection.createConfirmChannel();
 });
 
 afterAll(async () => {
   await service.close();
-  await connection.close();
-  const admin = await brokerAdmin(amqpUrl());
-  await admin.deleteTopology(exchange, [`${exchange}.comments`]);
-  await admin.close();
+  await broker.deleteTopology(exchange, [`${exchange}.comments`]);
+  await broker.close();
   await database.drop();
 });
 
 /** An owner's event, published as the owner's relay would. */
-async function publish(event: EventEnvelope): Promise<void> {
-  publisher.publish(exchange, event.type, Buffer.from(JSON.stringify(event)), { messageId: event.id, persistent: true });
-  await publisher.waitForConfirms();
-}
+const publish = (event: EventEnvelope) => broker.publish(exchange, [event]);
 
 async function registered(username: string) {
   const user = { id: newId(), username, avatarUrl: null, revision: 0 };

@@ -4,7 +4,6 @@ import { userDirectoryMigrations } from '@recipes/directory';
 import { createLogger } from '@recipes/logging';
 import { type RunningService, startBackendService } from '@recipes/runtime';
 import { amqpUrl, brokerAdmin, createTestDatabase, eventually, type TestDatabase, uniqueName } from '@recipes/testing';
-import amqp from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeNotifications } from '../src/app.js';
 import { notificationsConfigSchema } from '../src/config.js';
@@ -13,8 +12,8 @@ import { bearer, mentionEvent, migrationsDir, snapshotOf, tagEvent, type TestUse
 /** The notifications service as it runs in production, fed through the real broker. */
 let service: RunningService;
 let database: TestDatabase;
-let connection: amqp.ChannelModel;
-let channel: amqp.ConfirmChannel;
+/** A producer of its own, straight to the broker, as the comments, content and users services are. */
+let broker: Awaited<ReturnType<typeof brokerAdmin>>;
 const exchange = uniqueName('notifications-events');
 let tokens: ReturnType<typeof tokenMaker>;
 /** The service's error lines, to see a failed attempt happen. */
@@ -38,31 +37,18 @@ beforeAll(async () => {
     compose: (context) => composeNotifications({ ...context, config, publicKey: tokens.publicKey }),
     logger: createLogger({ service: 'notifications', level: 'error', destination: { write: (line: string) => void errors.push(JSON.parse(line)) } }),
   });
-  // A producer of its own, straight to the broker, as the comments, content and users services are.
-  connection = await amqp.connect(amqpUrl());
-  channel = await connection.createConfirmChannel();
-  await channel.assertExchange(exchange, 'topic', { durable: true });
+  broker = await brokerAdmin(amqpUrl());
 });
 
 afterAll(async () => {
   await service.close();
-  await connection.close();
-  const admin = await brokerAdmin(amqpUrl());
-  await admin.deleteTopology(exchange, [`${exchange}.notifications`]);
-  await admin.close();
+  await broker.deleteTopology(exchange, [`${exchange}.notifications`]);
+  await broker.close();
   await database.drop();
 });
 
-/** Publishes `event` as the outbox relay does: persistent, JSON, message id = event id. */
-async function publish(event: EventEnvelope): Promise<void> {
-  channel.publish(exchange, event.type, Buffer.from(JSON.stringify(event)), {
-    persistent: true,
-    contentType: 'application/json',
-    messageId: event.id,
-    type: event.type,
-  });
-  await channel.waitForConfirms();
-}
+/** Publishes `event` as the outbox relay does. */
+const publish = (event: EventEnvelope) => broker.publish(exchange, [event]);
 
 async function registered(username: string, avatarUrl: string | null = null): Promise<TestUser> {
   const user = tokens.user(username, avatarUrl);

@@ -54,12 +54,7 @@ afterAll(async () => {
   await database.drop();
 });
 
-async function publish(event: EventEnvelope) {
-  const channel = await admin.connection.createConfirmChannel();
-  channel.publish(exchange, event.type, Buffer.from(JSON.stringify(event)), { messageId: event.id, persistent: true });
-  await channel.waitForConfirms();
-  await channel.close();
-}
+const publish = (event: EventEnvelope) => admin.publish(exchange, [event]);
 
 const sign = tokenIssuer({ privateKey: keys.privateKey, issuer: 'recipes-users', audience: 'recipes-api', ttlSeconds: 60 });
 
