@@ -25,9 +25,12 @@ function serverOf(pid) {
   return undefined;
 }
 
+/** `comments#0`: a process of the system by service and instance, in every table of the bench. */
+export const processName = (serviceProcess) => `${serviceProcess.service}#${serviceProcess.instance}`;
+
 /** `{ 'comments#0': ms, …, postgres: ms, rabbitmq: ms }` so far. */
 export function cpuSample(system) {
-  const sample = Object.fromEntries(system.processes.map((p) => [`${p.service}#${p.instance}`, cpuMs(p.pid)]));
+  const sample = Object.fromEntries(system.processes.map((p) => [processName(p), cpuMs(p.pid)]));
   for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
     const server = serverOf(pid);
     if (server) sample[server] = (sample[server] ?? 0) + cpuMs(pid);

@@ -4,9 +4,10 @@
 // shows what the process keeps, which is what growth over a soak is about.
 import { readFileSync } from 'node:fs';
 import { setTimeout as pause } from 'node:timers/promises';
+import { processName } from './cpu.mjs';
 
 /** VmRSS of `pid` in MB, or null when the process is gone. */
-export function rssMb(pid) {
+function rssMb(pid) {
   try {
     const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? +(Number(match[1]) / 1024).toFixed(1) : null;
@@ -39,13 +40,12 @@ async function collectGarbage(serviceProcess) {
   socket.close();
 }
 
-const nameOf = (p) => `${p.service}#${p.instance}`;
 
 /** `{ asLeft: { 'content#0': MB, … }, afterGc: { … } }` for every process of the system. */
 export async function sampleRss(system) {
-  const asLeft = Object.fromEntries(system.processes.map((p) => [nameOf(p), rssMb(p.pid)]));
+  const asLeft = Object.fromEntries(system.processes.map((p) => [processName(p), rssMb(p.pid)]));
   for (const p of system.processes) await collectGarbage(p);
   await pause(500); // freed pages go back to the system in the background
-  const afterGc = Object.fromEntries(system.processes.map((p) => [nameOf(p), rssMb(p.pid)]));
+  const afterGc = Object.fromEntries(system.processes.map((p) => [processName(p), rssMb(p.pid)]));
   return { asLeft, afterGc };
 }

@@ -27,8 +27,6 @@ export interface StartedSystem {
   stop(): Promise<unknown>;
 }
 
-export function waitUntilReady(url: string, timeoutMs?: number): Promise<void>;
-
 export function startSystem(options: {
   name: string;
   portOffset: number;

@@ -28,7 +28,7 @@ async function freshDatabase(adminUrl, name) {
   return url.toString();
 }
 
-export async function waitUntilReady(url, timeoutMs = 30_000) {
+async function waitUntilReady(url, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const ok = await fetch(`${url}/health/ready`).then((r) => r.ok, () => false);
