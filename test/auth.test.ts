@@ -68,6 +68,8 @@ function concretePath(path: string): string {
 /** A body each operation would accept, so that only the token stands between the request and a change. */
 function validBody(operation: Operation): unknown {
   const bodies: Record<string, unknown> = {
+    'POST /api/auth/register': { username: 'forged_user', password: 'correct horse battery' },
+    'POST /api/auth/login': { username: world.ada.user.username, password: 'correct horse battery' },
     'PATCH /api/users/me': { avatarUrl: 'https://cdn.example.com/forged.png' },
     'POST /api/recipes': { title: 'Forged', cameraModel: 'X100V', filmSimulation: 'Velvia' },
     'POST /api/posts': { title: 'Forged' },
@@ -87,7 +89,7 @@ function validBody(operation: Operation): unknown {
 
 const takingToken = () => operations.filter((operation) => operation.token !== 'none');
 
-describe('authentication on every endpoint that takes a token', () => {
+describe('authentication on every endpoint', () => {
   let before: Fingerprint;
   beforeAll(async () => {
     before = await unchanged();
@@ -139,12 +141,19 @@ describe('authentication on every endpoint that takes a token', () => {
     'wrong iss',
     'wrong aud',
     'embedded jwk header',
-  ])('refuses a token with %s, with 401 problem+json', async (forgery) => {
+  ])('refuses a token with %s on every operation, public ones included, with 401 problem+json', async (forgery) => {
     const forge = tokens.forgeries[forgery]!;
-    for (const operation of takingToken()) {
+    for (const operation of operations) {
       const response = await call(operation.method, concretePath(operation.path), validBody(operation), forge(world.ada.user));
       expectProblem(response.raw, 401, `${operation.key} with ${forgery}`);
       expect(response.body.code).toBe('UNAUTHORIZED');
+    }
+  });
+
+  it('refuses a token that is not a JWT at all on every operation', async () => {
+    for (const operation of operations) {
+      const response = await call(operation.method, concretePath(operation.path), validBody(operation), 'not-a-jwt');
+      expectProblem(response.raw, 401, `${operation.key} with not-a-jwt`);
     }
   });
 
@@ -152,6 +161,10 @@ describe('authentication on every endpoint that takes a token', () => {
     const response = await call('GET', '/users/me', undefined, tokens.valid(world.ada.user));
     expect(response.status).toBe(200);
     expect(response.body.user.id).toBe(world.ids.ada);
+    for (const operation of operations.filter((o) => o.method === 'GET')) {
+      const read = await call('GET', concretePath(operation.path), undefined, tokens.valid(world.ada.user));
+      expect(read.status, `${operation.key} with a genuine token`).toBe(200);
+    }
   });
 
   it('changed nothing in any service', async () => {

@@ -24,15 +24,13 @@ const claimsSchema = z.object({ sub: z.uuid(), username: z.string().min(1) });
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set by `app.auth.required` (always) and `app.auth.optional` (when a token came). */
+    /** Who sent the request, whenever it came with a token (which is then always valid). */
     caller?: Caller;
   }
   interface FastifyInstance {
     auth: {
-      /** onRequest hook: 401 unless a valid token came. */
+      /** onRequest hook of the routes that need a caller: 401 without a token. */
       required: (request: FastifyRequest) => Promise<void>;
-      /** onRequest hook: no token is fine, an invalid one is 401 (SPEC §2). */
-      optional: (request: FastifyRequest) => Promise<void>;
     };
   }
 }
@@ -74,13 +72,14 @@ async function authPlugin(app: FastifyInstance, settings: AuthSettings) {
   }
 
   app.decorateRequest('caller', undefined);
+  // A token that is sent is checked on every route, public reads included: a bad one is never ignored.
+  // Before any route's own hooks, so 401 comes first (the check order of the API contract).
+  app.addHook('onRequest', async (request) => {
+    if (request.headers.authorization !== undefined) await verify(request);
+  });
   app.decorate('auth', {
     required: async (request: FastifyRequest) => {
-      if (request.headers.authorization === undefined) throw unauthorized('A bearer token is required');
-      await verify(request);
-    },
-    optional: async (request: FastifyRequest) => {
-      if (request.headers.authorization !== undefined) await verify(request);
+      if (request.caller === undefined) throw unauthorized('A bearer token is required');
     },
   });
 }

@@ -35,7 +35,11 @@ beforeAll(async () => {
   app = await createApp({ title: 'auth test', logger: createLogger({ service: 'test', level: 'silent' }) });
   await app.register(authPlugin, { publicKey: keys.publicKey, issuer, audience });
   app.get('/api/required', { onRequest: app.auth.required }, async (request) => ({ caller: callerOf(request) }));
-  app.get('/api/optional', { onRequest: app.auth.optional }, async (request) => ({ caller: request.caller ?? null }));
+  app.get('/api/optional', async (request) => ({ caller: request.caller ?? null }));
+  // A route of a plugin of its own, that says nothing of tokens: a token sent to it is checked all the same.
+  await app.register(async (routes: App) => {
+    routes.get('/api/public', async () => ({ ok: true }));
+  });
   await app.ready();
 });
 afterAll(() => app.close());
@@ -115,7 +119,7 @@ describe('auth plugin', () => {
     garbage: 'abc.def.ghi',
   };
 
-  describe.each(['/api/required', '/api/optional'])('on %s', (url) => {
+  describe.each(['/api/required', '/api/optional', '/api/public'])('on %s', (url) => {
     it.each(Object.entries(forged))('rejects %s with 401 problem+json', async (_name, token) => {
       const response = await call(url, `Bearer ${token}`);
       expect(response.statusCode).toBe(401);

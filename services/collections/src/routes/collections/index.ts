@@ -40,7 +40,6 @@ export default async function collectionRoutes(app: App, { collections, views }:
   app.get(
     '/:id',
     {
-      onRequest: app.auth.optional,
       schema: {
         summary: 'A collection',
         tags: ['collections'],
@@ -74,7 +73,6 @@ export default async function collectionRoutes(app: App, { collections, views }:
   app.get(
     '/:id/items',
     {
-      onRequest: app.auth.optional,
       schema: {
         summary: 'The saved items in a collection, most recently added first',
         tags: ['collections'],

@@ -15,12 +15,12 @@ export interface UserRoutesOptions {
 
 /** A user's saved items and collections: `/api/users/{id}/...`. */
 export default async function userRoutes(app: App, { savedItems, collections, views, savedItemsNeedToken }: UserRoutesOptions) {
-  // Optional unless SAVED_ITEMS_VISIBILITY=owner; either way a bad token is 401 (SPEC §2).
+  // Optional unless SAVED_ITEMS_VISIBILITY=owner; either way a bad token is 401 (the auth plugin).
   const savedItemsSecurity: Array<Record<string, string[]>> = savedItemsNeedToken ? [{ bearerAuth: [] }] : [{}, { bearerAuth: [] }];
   app.get(
     '/:id/saved-items',
     {
-      onRequest: savedItemsNeedToken ? app.auth.required : app.auth.optional,
+      ...(savedItemsNeedToken ? { onRequest: app.auth.required } : {}),
       schema: {
         summary: 'A user’s saved items, newest first',
         tags: ['saved items'],
@@ -41,7 +41,6 @@ export default async function userRoutes(app: App, { savedItems, collections, vi
   app.get(
     '/:id/collections',
     {
-      onRequest: app.auth.optional,
       schema: {
         summary: 'A user’s collections, newest first',
         tags: ['collections'],

@@ -38,7 +38,6 @@ export default async function recipeRoutes(app: App, { recipes }: { recipes: Rec
   app.get(
     '/:id',
     {
-      onRequest: app.auth.optional,
       schema: {
         summary: 'A recipe; favorited and reposted are the caller’s',
         tags,

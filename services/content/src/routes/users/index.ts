@@ -10,7 +10,6 @@ export default async function userRoutes(app: App, { recipes }: { recipes: Recip
   app.get(
     '/:id/recipes',
     {
-      onRequest: app.auth.optional,
       schema: {
         summary: 'A user’s recipes, newest first; favorited and reposted are the caller’s',
         tags: ['recipes'],
