@@ -3,6 +3,7 @@ import type { Logger } from '@recipes/logging';
 import { httpMetrics } from '@recipes/metrics';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { paramsLast, refuseUnknownParams } from './check-order.js';
 import { answerClientError } from './client-errors.js';
 import errorsPlugin, { sendProblem } from './errors-plugin.js';
 import healthPlugin, { type ReadinessChecks } from './health.js';
@@ -38,7 +39,7 @@ export async function createApp(settings: AppSettings): Promise<App> {
       disableRequestLogging: (request) => request.url.startsWith('/health/'),
     }),
     bodyLimit: settings.bodyLimit ?? BODY_LIMIT_BYTES,
-    trustProxy: settings.trustProxy ?? 'loopback,linklocal,uniquelocal',
+    trustProxy: settings.trustProxy ?? 'loopback',
     // Errors Fastify raises before routing (a malformed URL) are problem+json like every other error.
     frameworkErrors: (error, request, reply) => {
       reply.header(REQUEST_ID_HEADER, request.id);
@@ -50,7 +51,8 @@ export async function createApp(settings: AppSettings): Promise<App> {
 
   // Bodies are JSON only (SPEC §1): without the built-in text parser, anything else is 415.
   app.removeContentTypeParser('text/plain');
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(paramsLast(validatorCompiler));
+  app.addHook('preHandler', refuseUnknownParams);
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);

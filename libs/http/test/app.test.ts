@@ -126,6 +126,16 @@ describe('createApp', () => {
     expectProblem(response, 404, 'NOT_FOUND');
   });
 
+  it('validates the body and the query before the path id: 400 before 404, and the handler never runs', async () => {
+    const before = logLines.filter((line) => line.msg === 'creating a thing').length;
+    const badBody = await app.inject({ method: 'POST', url: '/api/things/not-a-uuid', payload: { name: '' } });
+    expect(expectProblem(badBody, 400, 'VALIDATION_ERROR').errors).toEqual([expect.objectContaining({ path: 'name' })]);
+    expectProblem(await app.inject({ method: 'POST', url: '/api/things/not-a-uuid' }), 400, 'VALIDATION_ERROR');
+    const badQuery = await app.inject({ method: 'POST', url: '/api/things/not-a-uuid?verbose=maybe', payload: { name: 'a' } });
+    expectProblem(badQuery, 400, 'VALIDATION_ERROR');
+    expect(logLines.filter((line) => line.msg === 'creating a thing').length).toBe(before);
+  });
+
   it('answers a malformed percent-encoding in the URL with 400 problem+json', async () => {
     expectProblem(await app.inject({ method: 'GET', url: '/api/things/%E0%A4%A' }), 400, 'VALIDATION_ERROR');
   });
