@@ -46,8 +46,12 @@ export const env = {
 /** Variables every service reads. */
 export const serviceEnv = {
   HOST: env.string('127.0.0.1'),
-  /** Proxies whose X-Forwarded-For is believed (proxy-addr syntax): the client address decides rate limits. */
-  TRUST_PROXY: env.string('loopback,linklocal,uniquelocal'),
+  /**
+   * Peers whose X-Forwarded-For is believed (proxy-addr syntax), as the client address decides rate limits:
+   * at the gateway, the ingress in front of it; at a service, the gateway. Loopback only by default, so
+   * that nobody on a private network chooses their own address.
+   */
+  TRUST_PROXY: env.string('loopback'),
   LOG_LEVEL: env.logLevel(),
   SHUTDOWN_TIMEOUT_MS: env.positiveInt(10_000),
 };
@@ -57,6 +61,10 @@ export const backendEnv = {
   ...serviceEnv,
   DATABASE_URL: env.url('postgres://postgres@127.0.0.1:5432/recipes'),
   DATABASE_POOL_MAX: env.positiveInt(10),
+  /** Server-side limits of each query; the statement timeout stays below the gateway's upstream timeout. */
+  DATABASE_STATEMENT_TIMEOUT_MS: env.positiveInt(5_000),
+  DATABASE_LOCK_TIMEOUT_MS: env.positiveInt(2_000),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: env.positiveInt(30_000),
   AMQP_URL: env.url('amqp://guest:guest@127.0.0.1:5672'),
   EVENTS_EXCHANGE: env.string('recipes.events'),
   /** Failed deliveries of one event before it is dead-lettered. */

@@ -10,6 +10,22 @@ interface WarnLogger {
   warn(object: object, message: string): void;
 }
 
+/**
+ * Server-side limits on every connection of the pool, so that no request outlives its answer: a query
+ * still running after the gateway has given up (its upstream timeout is 10 s) would only hold a
+ * connection and its locks for nobody. Each becomes an error that the HTTP layer answers with 503.
+ */
+export interface DatabaseTimeouts {
+  /** Longest a statement may run (`statement_timeout`). */
+  statementMs: number;
+  /** Longest a statement waits for a lock (`lock_timeout`). */
+  lockMs: number;
+  /** Longest a transaction may sit idle before the server ends the session (`idle_in_transaction_session_timeout`). */
+  idleInTransactionMs: number;
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { statementMs: 5_000, lockMs: 2_000, idleInTransactionMs: 30_000 };
+
 export interface PoolSettings {
   connectionString: string;
   /** The service's own schema: unqualified names in its SQL resolve there. */
@@ -17,9 +33,10 @@ export interface PoolSettings {
   max?: number;
   applicationName: string;
   logger: WarnLogger;
+  timeouts?: DatabaseTimeouts;
 }
 
-export function createPool({ connectionString, schema, max = 10, applicationName, logger }: PoolSettings): pg.Pool {
+export function createPool({ connectionString, schema, max = 10, applicationName, logger, timeouts = DEFAULT_DATABASE_TIMEOUTS }: PoolSettings): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
@@ -28,6 +45,9 @@ export function createPool({ connectionString, schema, max = 10, applicationName
     application_name: applicationName,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
+    statement_timeout: timeouts.statementMs,
+    lock_timeout: timeouts.lockMs,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
   });
   // An idle client loses its server (restart, failover): the pool drops it and makes a new one later.
   // Without a listener the 'error' event would crash the process.

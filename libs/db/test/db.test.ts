@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, type TestDatabase } from '@recipes/testing';
+import { createTestDatabase, eventually, type TestDatabase } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool, isDatabaseReachable, migrate, sqlState, UNIQUE_VIOLATION, withTransaction, type Pool } from '../src/index.js';
 
@@ -96,5 +96,49 @@ describe('db', () => {
     } finally {
       await single.end();
     }
+  });
+
+  describe('time limits on every connection', () => {
+    let limited: Pool;
+    beforeAll(() => {
+      limited = createPool({
+        connectionString: database.url,
+        applicationName: 'db-test-timeouts',
+        logger: silent,
+        timeouts: { statementMs: 200, lockMs: 100, idleInTransactionMs: 300 },
+      });
+    });
+    afterAll(() => limited.end());
+
+    it('cancels a statement that runs longer than its limit', async () => {
+      const started = Date.now();
+      const failure = await limited.query('SELECT pg_sleep(5)').catch((error: unknown) => error);
+      expect(sqlState(failure)).toBe('57014');
+      expect(Date.now() - started).toBeLessThan(2_000);
+    });
+
+    it('gives up waiting for a lock after its limit', async () => {
+      await pool.query('CREATE TABLE locked_things (id int PRIMARY KEY)');
+      const holder = await pool.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('LOCK TABLE locked_things IN ACCESS EXCLUSIVE MODE');
+        const failure = await limited.query('SELECT count(*) FROM locked_things').catch((error: unknown) => error);
+        expect(sqlState(failure)).toBe('55P03');
+      } finally {
+        await holder.query('ROLLBACK');
+        holder.release();
+      }
+    });
+
+    it('ends a session left idle inside a transaction, releasing what it held', async () => {
+      const client = await limited.connect();
+      client.on('error', () => undefined);
+      const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      await client.query('BEGIN');
+      // The server ends the session by itself: its backend leaves pg_stat_activity.
+      await eventually(async () => ((await pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0 ? true : undefined));
+      client.release(true);
+    });
   });
 });

@@ -24,11 +24,28 @@ export function sendProblem(
 }
 
 /**
- * A dependency that is gone for the moment (the database restarting, a refused or dropped connection):
- * the client may try again, so 503 rather than 500. PostgreSQL's codes: class 08 (connection exception),
- * 53300 (no connection slot left), 57P01-57P03 (shutting down, starting up).
+ * A dependency that is gone or overloaded for the moment (the database restarting, a refused or dropped
+ * connection, a query over its time limit): the client may try again, so 503 rather than 500. PostgreSQL's
+ * codes: class 08 (connection exception), 53300 (no connection slot left), 57P01-57P03 (shutting down,
+ * starting up), 57014 (statement timeout), 55P03 (lock timeout), 25P03 (idle-in-transaction timeout).
  */
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', '53300', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  '53300',
+  '57P01',
+  '57P02',
+  '57P03',
+  '57014',
+  '55P03',
+  '25P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+]);
 const UNAVAILABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect)/;
 
 function isDependencyUnavailable(error: { code?: unknown; message?: unknown }): boolean {
@@ -50,8 +67,6 @@ async function errorsPlugin(app: FastifyInstance) {
     if (error instanceof HttpError) return sendProblem(request, reply, error.status, error.detail, error.errors);
 
     if (hasZodFastifySchemaValidationErrors(error)) {
-      // A path identifier that is not even well-formed names nothing: 404, as SPEC §1 asks.
-      if (error.validationContext === 'params') return sendProblem(request, reply, 404, 'Not found');
       return sendProblem(request, reply, 400, 'The request is not valid', fieldErrors(error));
     }
 

@@ -16,6 +16,9 @@ export interface BackendConfig {
   SHUTDOWN_TIMEOUT_MS: number;
   DATABASE_URL: string;
   DATABASE_POOL_MAX: number;
+  DATABASE_STATEMENT_TIMEOUT_MS: number;
+  DATABASE_LOCK_TIMEOUT_MS: number;
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: number;
   AMQP_URL: string;
   EVENTS_EXCHANGE: string;
   EVENT_MAX_ATTEMPTS: number;
@@ -77,6 +80,11 @@ export async function startBackendService(definition: BackendServiceDefinition):
     max: config.DATABASE_POOL_MAX,
     applicationName: name,
     logger,
+    timeouts: {
+      statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+      lockMs: config.DATABASE_LOCK_TIMEOUT_MS,
+      idleInTransactionMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    },
   });
   const metrics = new Registry();
   const broker = new Broker({ url: config.AMQP_URL, exchange: config.EVENTS_EXCHANGE, logger, name, metrics: eventMetrics(metrics) });
