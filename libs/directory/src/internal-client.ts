@@ -1,4 +1,5 @@
-import { HttpError } from '@recipes/http';
+import { HttpError, REQUEST_ID_HEADER } from '@recipes/http';
+import { currentTrailId } from '@recipes/logging';
 
 /** GETs JSON from another service's `/internal` routes, with a short deadline. */
 export class InternalClient {
@@ -12,7 +13,12 @@ export class InternalClient {
   async get(path: string): Promise<unknown> {
     let response: Response;
     try {
-      response = await fetch(`${this.baseUrl}${path}`, { signal: AbortSignal.timeout(this.timeoutMs) });
+      // The request or event that needs the answer is named, so the owner's log lines carry its id too.
+      const trailId = currentTrailId();
+      response = await fetch(`${this.baseUrl}${path}`, {
+        signal: AbortSignal.timeout(this.timeoutMs),
+        headers: trailId === undefined ? {} : { [REQUEST_ID_HEADER]: trailId },
+      });
     } catch {
       // Not knowing is not the same as "it does not exist": the caller may try again shortly.
       throw this.unavailable();

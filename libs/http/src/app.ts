@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Logger } from '@recipes/logging';
+import { type Logger, withTrailId } from '@recipes/logging';
 import { httpMetrics } from '@recipes/metrics';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -57,6 +57,9 @@ export async function createApp(settings: AppSettings): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
+  // The request id becomes the trail id (see @recipes/logging) that calls to other services pass on. Set
+  // once the body is read: the body parser's stream callbacks would leave an earlier context behind.
+  app.addHook('preHandler', (request, _reply, done) => withTrailId(request.id, done));
   // A response that finishes while the server is closing also closes its keep-alive connection;
   // otherwise the idle connection would hold the shutdown open.
   let closing = false;

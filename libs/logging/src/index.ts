@@ -42,3 +42,4 @@ export function eventLogger(
 ): Logger {
   return logger.child({ eventId: event.id, eventType: event.type, correlationId: event.correlationId });
 }
+export { currentTrailId, withTrailId } from './trail.js';

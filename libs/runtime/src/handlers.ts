@@ -1,5 +1,5 @@
 import type { EventData, EventDefinition, EventEnvelope } from '@recipes/contracts';
-import type { Logger } from '@recipes/logging';
+import { type Logger, withTrailId } from '@recipes/logging';
 
 /** What a service does with one event type at one version. */
 export interface EventHandler {
@@ -25,6 +25,7 @@ export function dispatcher(handlers: EventHandler[]): (event: EventEnvelope, log
     const handler = byKey.get(`${event.type}@${event.version}`);
     // A type bound to this queue at a version this service does not know yet: nothing it can do.
     if (!handler) throw new Error(`no handler for ${event.type} version ${event.version}`);
-    await handler.handle(event, log);
+    // Look-ups the handler makes in other services carry the event's correlation id.
+    await withTrailId(event.correlationId, () => handler.handle(event, log));
   };
 }
