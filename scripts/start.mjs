@@ -66,11 +66,15 @@ const keys = ensureKeys();
 
 const present = services.filter((service) => existsSync(`services/${service.name}/dist/server.js`));
 const upstreams = Object.fromEntries(
-  services.filter((s) => s.name !== 'gateway').flatMap((s) => upstreamVariables(s.name, `http://127.0.0.1:${s.port}`)),
+  services
+    .filter((s) => s.name !== 'gateway')
+    .flatMap((s) =>
+      upstreamVariables(s.name, { url: `http://127.0.0.1:${s.port}`, internalUrl: s.internalPort && `http://127.0.0.1:${s.internalPort}` }),
+    ),
 );
 
 const { result } = concurrently(
-  present.map(({ name, port, metricsPort }) => ({
+  present.map(({ name, port, internalPort, metricsPort }) => ({
     name,
     command: `node services/${name}/dist/server.js`,
     env: {
@@ -79,6 +83,7 @@ const { result } = concurrently(
       AMQP_URL,
       PORT: String(port),
       METRICS_PORT: String(metricsPort),
+      ...(internalPort ? { INTERNAL_PORT: String(internalPort) } : {}),
       // Only the users service ever sees the private key.
       JWT_PUBLIC_KEY_FILE: keys.JWT_PUBLIC_KEY_FILE,
       ...(name === 'users' ? { JWT_PRIVATE_KEY_FILE: keys.JWT_PRIVATE_KEY_FILE } : {}),

@@ -21,6 +21,8 @@ export interface ServiceProcess {
 export interface StartedSystem {
   services: string[];
   urlOf(service: string, instance?: number): string;
+  /** Where the instance serves the routes for the other services (users, content and collections only). */
+  internalUrlOf(service: string, instance?: number): string;
   databaseUrl: string;
   processes: ServiceProcess[];
   process(service: string, instance?: number): ServiceProcess | undefined;

@@ -9,10 +9,12 @@ import { ensureKeyPair } from './keys.mjs';
 import { services, upstreamVariables } from './services.mjs';
 
 /**
- * Instance n of a service listens 10 ports above instance n - 1; its metrics 50 above its own port, and
- * with `inspect`, its inspector 75 above. So a sixth instance would take the first one's metrics port.
+ * Instance n of a service listens 10 ports above instance n - 1; its internal routes 25 above its own
+ * port, its metrics 50 above, and with `inspect`, its inspector 75 above. So a sixth instance would take
+ * the first one's metrics port.
  */
 const REPLICA_PORT_STEP = 10;
+const INTERNAL_PORT_SHIFT = 25;
 const METRICS_PORT_SHIFT = 50;
 const INSPECT_PORT_SHIFT = 75;
 const MAX_REPLICAS = 5;
@@ -121,17 +123,21 @@ export async function startSystem({
   const DATABASE_URL = await freshDatabase(databaseUrl, name);
   const present = services.filter((s) => existsSync(`services/${s.name}/dist/server.js`));
   const instancesOf = (service) => (service === 'gateway' ? [0] : Array.from({ length: replicas }, (_, i) => i));
-  // The gateway takes every instance of a service; services call each other on the first instance.
+  const internalUrlOf = (service, instance = 0) => `http://127.0.0.1:${portOf(service, instance) + INTERNAL_PORT_SHIFT}`;
+  // The gateway takes every instance of a service; services call each other's internal port on the first instance.
   const upstreams = Object.fromEntries(
     services
       .filter((s) => s.name !== 'gateway')
-      .flatMap((s) => {
-        const [gatewayVariable, internalVariable] = upstreamVariables(s.name, urlOf(s.name));
-        return [[gatewayVariable[0], instancesOf(s.name).map((i) => urlOf(s.name, i)).join(',')], internalVariable];
-      }),
+      .flatMap((s) =>
+        upstreamVariables(s.name, {
+          url: instancesOf(s.name).map((i) => urlOf(s.name, i)).join(','),
+          internalUrl: s.internalPort && internalUrlOf(s.name),
+        }),
+      ),
   );
   const processes = present.flatMap(({ name: service }) =>
     instancesOf(service).map((instance) => {
+      const { internalPort } = services.find((s) => s.name === service);
       const inspectPort = inspect ? portOf(service, instance) + INSPECT_PORT_SHIFT : undefined;
       return new ServiceProcess({
         service,
@@ -145,6 +151,7 @@ export async function startSystem({
           ...upstreams,
           PORT: String(portOf(service, instance)),
           METRICS_PORT: String(portOf(service, instance) + METRICS_PORT_SHIFT),
+          ...(internalPort ? { INTERNAL_PORT: String(portOf(service, instance) + INTERNAL_PORT_SHIFT) } : {}),
           DATABASE_URL,
           AMQP_URL: amqpUrl,
           EVENTS_EXCHANGE: `recipes.${name}`,
@@ -166,6 +173,7 @@ export async function startSystem({
   return {
     services: present.map((s) => s.name),
     urlOf,
+    internalUrlOf,
     databaseUrl: DATABASE_URL,
     processes,
     process: (service, instance = 0) => processes.find((p) => p.service === service && p.instance === instance),

@@ -37,6 +37,23 @@ describe('docker-compose.yml', () => {
     expect(defined.gateway!.ports).toEqual([`${services.find((service) => service.name === 'gateway')!.port}:3000`]);
   });
 
+  it.each(services.filter((service) => service.internalPort !== undefined))(
+    'serves the internal routes of $name on their own port, where every other service looks',
+    ({ name, internalPort }) => {
+      expect(defined[name]!.environment?.INTERNAL_PORT).toBe(internalPort);
+      const urls = Object.values(defined).map((service) => service.environment?.[`${name.toUpperCase()}_INTERNAL_URL`]).filter((url) => url !== undefined);
+      expect(urls.length).toBeGreaterThan(0);
+      expect(new Set(urls)).toEqual(new Set([`http://${name}:${internalPort}`]));
+    },
+  );
+
+  it('has the services believe X-Forwarded-For from the gateway’s fixed address only', () => {
+    const gatewayAddress = (defined.gateway as { networks?: { default?: { ipv4_address?: string } } }).networks?.default?.ipv4_address;
+    expect(gatewayAddress).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    for (const { name } of services.filter((service) => service.name !== 'gateway')) expect(defined[name]!.environment?.TRUST_PROXY, name).toBe(gatewayAddress);
+    expect(defined.gateway!.environment?.TRUST_PROXY).toBeUndefined();
+  });
+
   it('gives the signing key to users only', () => {
     const holders = Object.entries(defined).filter(([name, service]) =>
       name !== 'keys' && ((service.volumes ?? []).some((volume) => volume.startsWith('keys-private')) || service.environment?.JWT_PRIVATE_KEY_FILE !== undefined),

@@ -36,6 +36,16 @@ const METRICS_PORT = 9464;
 const PRIVATE_KEY_SECRET = 'recipes-jwt-private';
 const PUBLIC_KEY_SECRET = 'recipes-jwt-public';
 const backends = services.filter((service) => service.name !== 'gateway');
+const withInternalRoutes = services.filter((service) => service.internalPort !== undefined);
+const internalPortOf = (name: string) => services.find((service) => service.name === name)?.internalPort;
+
+interface NetworkPolicy {
+  metadata: { name: string };
+  spec: {
+    podSelector: { matchExpressions: Array<{ key: string; operator: string; values: string[] }> };
+    ingress: Array<{ from?: unknown[]; ports?: Array<{ port: string | number }> }>;
+  };
+}
 
 const find = (kind: string, name: string) => manifests.find((manifest) => manifest.kind === kind && manifest.metadata.name === name);
 const workloads = manifests.filter((manifest) => ['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'].includes(manifest.kind));
@@ -88,7 +98,7 @@ describe('the kustomize base', () => {
     const service = find('Service', name) as { spec: { type?: string; selector: Record<string, string>; ports: Array<{ name: string; targetPort: string | number }> } } | undefined;
     expect(service, `Service ${name}`).toBeDefined();
     expect(pod.metadata.labels).toMatchObject(service!.spec.selector);
-    expect(service!.spec.ports.map((servicePort) => servicePort.targetPort)).toEqual(['http']);
+    expect(service!.spec.ports.map((servicePort) => servicePort.targetPort)).toEqual(internalPortOf(name) === undefined ? ['http'] : ['http', 'internal']);
     const autoscaler = find('HorizontalPodAutoscaler', name) as { apiVersion: string; spec: { scaleTargetRef: object; minReplicas: number; maxReplicas: number } } | undefined;
     expect(autoscaler, `HorizontalPodAutoscaler ${name}`).toBeDefined();
     expect(autoscaler!.apiVersion).toBe('autoscaling/v2');
@@ -115,6 +125,32 @@ describe('the kustomize base', () => {
     const mountPath = secretMountPath(pod, PUBLIC_KEY_SECRET);
     expect(mountPath, `${name} mounts ${PUBLIC_KEY_SECRET}`).toBeDefined();
     expect(env.get('JWT_PUBLIC_KEY_FILE')?.value?.startsWith(`${mountPath}/`)).toBe(true);
+  });
+
+  it.each(withInternalRoutes)('serves the internal routes of $name on a port of their own, where the other services look', ({ name, port, internalPort }) => {
+    const container = podOf(find('Deployment', name)!).spec.containers[0]!;
+    expect(Number(environment(container).get('INTERNAL_PORT')?.value)).toBe(internalPort);
+    expect(container.ports).toContainEqual({ name: 'internal', containerPort: internalPort });
+    const callers = workloads.map((workload) => environment(podOf(workload).spec.containers[0]!));
+    const urls = callers.map((env) => env.get(`${name.toUpperCase()}_INTERNAL_URL`)?.value).filter((url) => url !== undefined);
+    expect(urls.length).toBeGreaterThan(0);
+    expect(new Set(urls)).toEqual(new Set([`http://${name}:${internalPort}`]));
+    // The gateway's upstream is the public port, never the internal one.
+    expect(environment(podOf(find('Deployment', 'gateway')!).spec.containers[0]!).get(`${name.toUpperCase()}_URL`)?.value).toBe(`http://${name}:${port}`);
+  });
+
+  it('admits the services’ API only from the gateway, and their internal ports only from the system’s own pods', () => {
+    const policies = manifests.filter((manifest) => manifest.kind === 'NetworkPolicy') as unknown as NetworkPolicy[];
+    const servicesPolicy = policies.find((policy) => policy.metadata.name === 'recipes-services');
+    expect(servicesPolicy).toBeDefined();
+    const rules = servicesPolicy!.spec.ingress;
+    const admitting = (port: string) => rules.filter((rule) => rule.ports?.some((candidate) => candidate.port === port));
+    expect(admitting('http').map((rule) => rule.from)).toEqual([[{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } } }]]);
+    expect(admitting('internal').map((rule) => rule.from)).toEqual([[{ podSelector: { matchLabels: { 'app.kubernetes.io/part-of': 'recipes' } } }]]);
+    // Selects every backend's pods, and not the gateway's.
+    const selector = servicesPolicy!.spec.podSelector.matchExpressions;
+    expect(selector).toContainEqual({ key: 'app.kubernetes.io/name', operator: 'NotIn', values: ['gateway'] });
+    for (const { name } of backends) expect(podOf(find('Deployment', name)!).metadata.labels).toMatchObject({ 'app.kubernetes.io/part-of': 'recipes' });
   });
 
   it('keeps secrets out of the ConfigMaps', () => {

@@ -5,3 +5,4 @@ export * from './problem.js';
 export { REQUEST_ID_HEADER } from './request-id.js';
 export * from './server.js';
 export * from './schemas.js';
+export * from './internal-app.js';

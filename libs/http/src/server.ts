@@ -9,6 +9,8 @@ export interface ListenSettings {
   port: number;
   /** Where the app's metrics listener (see @recipes/metrics) serves `/metrics`; never the public port. */
   metricsPort?: number;
+  /** Where the app's internal routes (see `internalApp`) listen, when it has them; never the public port. */
+  internalPort?: number;
   /** How long in-flight requests and handlers get to finish before the process exits anyway. */
   shutdownTimeoutMs: number;
   /** After the signal, how long at most to keep answering with `connection: close` before the listener stops. */
@@ -48,16 +50,18 @@ export async function drainConnections(server: Server, drainMs: number): Promise
  * Listens, and on SIGTERM/SIGINT closes gracefully: open connections drain, the server stops accepting,
  * in-flight requests finish, then the app's onClose hooks stop consumers and relays and close pools.
  */
-export async function listen(app: App, { host, port, metricsPort, shutdownTimeoutMs, drainMs = DEFAULT_DRAIN_MS }: ListenSettings): Promise<void> {
+export async function listen(app: App, { host, port, metricsPort, internalPort, shutdownTimeoutMs, drainMs = DEFAULT_DRAIN_MS }: ListenSettings): Promise<void> {
+  const internal = internalPort === undefined ? undefined : app.internalServer;
   closeWithGrace({ delay: shutdownTimeoutMs }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an unexpected error');
     else {
       app.log.info({ signal }, 'shutting down');
-      await drainConnections(app.server, drainMs);
+      await Promise.all([drainConnections(app.server, drainMs), internal && drainConnections(internal.server, drainMs)]);
     }
     await app.close();
   });
   await app.listen({ host, port });
   // After the app, so that a port already taken fails through the graceful shutdown above.
+  if (internal) await internal.listen({ host, port: internalPort });
   if (metricsPort !== undefined) await app.metricsServer.listen({ host, port: metricsPort });
 }

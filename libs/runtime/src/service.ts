@@ -12,6 +12,8 @@ export interface BackendConfig {
   PORT: number;
   /** Where `runBackendService` serves `/metrics` for Prometheus, apart from the API. */
   METRICS_PORT?: number;
+  /** Where the routes for the other services listen, for a service that has them (see `internalApp` in @recipes/http). */
+  INTERNAL_PORT?: number;
   LOG_LEVEL: string;
   SHUTDOWN_TIMEOUT_MS: number;
   DATABASE_URL: string;
@@ -127,6 +129,6 @@ export async function startBackendService(definition: BackendServiceDefinition):
 /** A service's entry point: start, listen, and shut down gracefully on SIGTERM. */
 export async function runBackendService(definition: BackendServiceDefinition): Promise<void> {
   const { app } = await startBackendService(definition);
-  const { HOST, PORT, METRICS_PORT, SHUTDOWN_TIMEOUT_MS } = definition.config;
-  await listen(app, { host: HOST, port: PORT, metricsPort: METRICS_PORT, shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS });
+  const { HOST, PORT, METRICS_PORT, INTERNAL_PORT, SHUTDOWN_TIMEOUT_MS } = definition.config;
+  await listen(app, { host: HOST, port: PORT, metricsPort: METRICS_PORT, internalPort: INTERNAL_PORT, shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS });
 }

@@ -1,7 +1,7 @@
 import { authPlugin } from '@recipes/auth';
 import type { Pool } from '@recipes/db';
 import { ContentDirectory, UserDirectory } from '@recipes/directory';
-import { type App, createApp, type ReadinessChecks } from '@recipes/http';
+import { type App, createApp, internalApp, type ReadinessChecks } from '@recipes/http';
 import type { Logger } from '@recipes/logging';
 import type { EventHandler } from '@recipes/runtime';
 import { collections } from './collections.js';
@@ -54,7 +54,8 @@ export async function composeCollections({ config, publicKey, pool, logger, read
     views: shown,
     savedItemsNeedToken: config.SAVED_ITEMS_VISIBILITY === 'owner',
   });
-  await app.register(internalRoutes, { prefix: '/internal/collections', collections: owned });
+  const internal = await internalApp(app, { title: 'collections', logger, ...(readiness ? { readiness } : {}) });
+  await internal.register(internalRoutes, { prefix: '/internal/collections', collections: owned });
 
   return { app, handlers: [...users.handlers(), ...content.handlers()] };
 }

@@ -1,4 +1,5 @@
 import { newId } from '@recipes/contracts';
+import { internalServerOf } from '@recipes/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CollectionsHarness, collectionsHarness, expectProblem, type TestUser, totalsAndRecount } from './support.js';
 
@@ -281,14 +282,22 @@ describe('GET /api/collections/{id}/items', () => {
 });
 
 describe('GET /internal/collections/{id}', () => {
+  const lookup = (url: string) => internalServerOf(harness.app).inject({ method: 'GET', url });
+
   it('gives the comments service the snapshot, deleted or not, and 404 for one that never existed', async () => {
     const collection = await created(ada, { name: 'Internal' });
     const snapshot = { id: collection.id, ownerId: ada.user.id, name: 'Internal', deleted: false, revision: 0, createdAt: collection.createdAt };
-    expect((await call('GET', `/internal/collections/${collection.id}`)).json()).toEqual({ collection: snapshot });
+    expect((await lookup(`/internal/collections/${collection.id}`)).json()).toEqual({ collection: snapshot });
     await call('DELETE', `/api/collections/${collection.id}`, ada);
-    expect((await call('GET', `/internal/collections/${collection.id}`)).json()).toEqual({ collection: { ...snapshot, deleted: true, revision: 1 } });
-    expectProblem(await call('GET', `/internal/collections/${newId()}`), 404);
-    expectProblem(await call('GET', '/internal/collections/nope'), 404);
+    expect((await lookup(`/internal/collections/${collection.id}`)).json()).toEqual({ collection: { ...snapshot, deleted: true, revision: 1 } });
+    expectProblem(await lookup(`/internal/collections/${newId()}`), 404);
+    expectProblem(await lookup('/internal/collections/nope'), 404);
+  });
+
+  it('is not served on the public port at all', async () => {
+    const collection = await created(ada, { name: 'Not public' });
+    expect((await lookup(`/internal/collections/${collection.id}`)).statusCode).toBe(200);
+    expectProblem(await call('GET', `/internal/collections/${collection.id}`), 404);
   });
 
   it('is not in the public API document', async () => {

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { internalServerOf } from '@recipes/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CollectionsHarness, collectionsHarness, type TestUser } from './support.js';
 
@@ -24,7 +25,8 @@ type Method = 'GET' | 'POST' | 'DELETE';
 async function expectHandled(method: Method, url: string, body?: { payload: string | object; contentType?: string }, authorized = true) {
   const headers: Record<string, string> = authorized ? { ...ada.headers } : {};
   if (body?.contentType) headers['content-type'] = body.contentType;
-  const response = await harness.app.inject({ method, url, headers, ...(body ? { payload: body.payload } : {}) });
+  const app = url.startsWith('/internal/') ? internalServerOf(harness.app) : harness.app;
+  const response = await app.inject({ method, url, headers, ...(body ? { payload: body.payload } : {}) });
   expect(response.statusCode, `${method} ${url} ${JSON.stringify(body?.payload)}`).toBeLessThan(500);
   if (response.statusCode >= 400) expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
 }

@@ -8,9 +8,9 @@ export const commentsConfigSchema = z.object({
   /** Prometheus metrics, on a port of their own that the gateway never exposes. */
   METRICS_PORT: env.port(9103),
   /** The owners' internal look-ups, for users and targets the events have not brought yet. */
-  USERS_INTERNAL_URL: env.url('http://127.0.0.1:3001'),
-  CONTENT_INTERNAL_URL: env.url('http://127.0.0.1:3002'),
-  COLLECTIONS_INTERNAL_URL: env.url('http://127.0.0.1:3004'),
+  USERS_INTERNAL_URL: env.url('http://127.0.0.1:3101'),
+  CONTENT_INTERNAL_URL: env.url('http://127.0.0.1:3102'),
+  COLLECTIONS_INTERNAL_URL: env.url('http://127.0.0.1:3104'),
   /** Comments one caller may post per minute, on all targets together. */
   COMMENT_LIMIT_PER_MINUTE: env.positiveInt(30),
 });

@@ -1,7 +1,7 @@
 import { authPlugin } from '@recipes/auth';
 import type { Pool } from '@recipes/db';
 import { UserDirectory } from '@recipes/directory';
-import { createApp, type ReadinessChecks } from '@recipes/http';
+import { createApp, internalApp, type ReadinessChecks } from '@recipes/http';
 import type { Logger } from '@recipes/logging';
 import type { ServiceParts } from '@recipes/runtime';
 import type { ContentConfig } from './config.js';
@@ -40,7 +40,8 @@ export async function composeContent({ config, publicKey, pool, logger, readines
   await app.register(recipeRoutes, { prefix: '/api/recipes', recipes: recipeBook });
   await app.register(postRoutes, { prefix: '/api/posts', posts: postBoard });
   await app.register(userRoutes, { prefix: '/api/users', recipes: recipeBook });
-  await app.register(internalRoutes, { prefix: '/internal/content', recipes: recipeBook, posts: postBoard });
+  const internal = await internalApp(app, { title: 'content', logger, ...(readiness ? { readiness } : {}) });
+  await internal.register(internalRoutes, { prefix: '/internal/content', recipes: recipeBook, posts: postBoard });
 
   return { app, handlers: [...directory.handlers(), commentCreatedHandler(pool)] };
 }

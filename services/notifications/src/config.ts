@@ -8,7 +8,7 @@ export const notificationsConfigSchema = z.object({
   /** Prometheus metrics, on a port of their own that the gateway never exposes. */
   METRICS_PORT: env.port(9105),
   /** The users service's internal look-ups, for actors the events have not brought yet. */
-  USERS_INTERNAL_URL: env.url('http://127.0.0.1:3001'),
+  USERS_INTERNAL_URL: env.url('http://127.0.0.1:3101'),
 });
 
 export type NotificationsConfig = z.infer<typeof notificationsConfigSchema>;

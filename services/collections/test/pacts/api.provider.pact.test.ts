@@ -1,5 +1,6 @@
 import { Verifier } from '@pact-foundation/pact';
 import { pactNames, pactsForProvider } from '@recipes/testing/pact';
+import { internalServerOf } from '@recipes/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CollectionsHarness, collectionsHarness, type TestUser } from '../support.js';
 
@@ -24,7 +25,7 @@ describe(`${provider} provider`, () => {
     const pactUrls = pactsForProvider(provider);
     // Comments looks collections up: its pact is written earlier in this run.
     expect(pactUrls.length).toBeGreaterThan(0);
-    const providerBaseUrl = await harness.app.listen({ host: '127.0.0.1', port: 0 });
+    const providerBaseUrl = await internalServerOf(harness.app).listen({ host: '127.0.0.1', port: 0 });
     await new Verifier({
       provider,
       providerBaseUrl,

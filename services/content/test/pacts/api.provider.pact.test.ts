@@ -1,5 +1,6 @@
 import { Verifier } from '@pact-foundation/pact';
 import { pactNames, pactsForProvider } from '@recipes/testing/pact';
+import { internalServerOf } from '@recipes/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ContentHarness, contentHarness, type TestUser } from '../support.js';
 
@@ -31,7 +32,7 @@ describe(`${provider} provider`, () => {
     const pactUrls = pactsForProvider(provider);
     // Collections and comments both look content up: their pacts are written earlier in this run.
     expect(pactUrls.length).toBeGreaterThan(0);
-    const providerBaseUrl = await harness.app.listen({ host: '127.0.0.1', port: 0 });
+    const providerBaseUrl = await internalServerOf(harness.app).listen({ host: '127.0.0.1', port: 0 });
     await new Verifier({
       provider,
       providerBaseUrl,

@@ -11,6 +11,7 @@ import {
   userTagged,
 } from '@recipes/contracts';
 import { type EventProducer, messageProvidersByType, missingConsumerPacts, pactNames, pactsForProvider } from '@recipes/testing/pact';
+import { internalServerOf } from '@recipes/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentEvent } from '../../src/events/content-event.js';
 import { type ContentHarness, contentHarness, outboxEvents, type TestUser } from '../support.js';
@@ -77,7 +78,7 @@ const producers: Record<string, EventProducer> = {
   // No endpoint changes a recipe yet, so nothing emits recipe.updated; when one does, it will carry the
   // recipe's snapshot with the next revision, as built here from a real recipe.
   [recipeUpdated.type]: async (example) => {
-    const lookup = await harness.app.inject({ method: 'GET', url: `/internal/content/recipes/${await create('recipes', example)}` });
+    const lookup = await internalServerOf(harness.app).inject({ method: 'GET', url: `/internal/content/recipes/${await create('recipes', example)}` });
     const { content } = lookup.json();
     return contentEvent(recipeUpdated, { ...content, revision: content.revision + 1 }, 'provider-test');
   },

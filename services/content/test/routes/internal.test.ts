@@ -1,4 +1,5 @@
 import { contentSnapshotSchema } from '@recipes/contracts';
+import { internalServerOf } from '@recipes/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ContentHarness, contentHarness, expectProblem, type TestUser } from '../support.js';
 
@@ -16,7 +17,7 @@ async function create(kind: 'recipes' | 'posts', body: Record<string, unknown>) 
   return response.json();
 }
 
-const lookup = (kind: 'recipes' | 'posts', id: string) => harness.app.inject({ method: 'GET', url: `/internal/content/${kind}/${id}` });
+const lookup = (kind: 'recipes' | 'posts', id: string) => internalServerOf(harness.app).inject({ method: 'GET', url: `/internal/content/${kind}/${id}` });
 
 describe('/internal/content', () => {
   it('answers a recipe’s snapshot, with the summary’s cover', async () => {
@@ -52,6 +53,13 @@ describe('/internal/content', () => {
     expectProblem(await lookup('recipes', post.id), 404);
     expectProblem(await lookup('posts', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b'), 404);
     expectProblem(await lookup('recipes', 'not-a-uuid'), 404);
+  });
+
+  it('is not served on the public port at all, not even for deleted content', async () => {
+    const { recipe } = await create('recipes', { title: 'Hidden', cameraModel: 'X-E4', filmSimulation: 'Acros' });
+    await harness.app.inject({ method: 'DELETE', url: `/api/recipes/${recipe.id}`, headers: harness.bearer(ada) });
+    expect((await lookup('recipes', recipe.id)).statusCode).toBe(200);
+    expectProblem(await harness.app.inject({ method: 'GET', url: `/internal/content/recipes/${recipe.id}` }), 404);
   });
 
   it('is not in the public API document', async () => {

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { internalServerOf } from '@recipes/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ContentHarness, contentHarness, expectProblem, type TestUser } from '../support.js';
 
@@ -87,7 +88,7 @@ describe('path ids and listing queries', () => {
   it('answers any recipe or post id without a 500', async () => {
     await fc.assert(
       fc.asyncProperty(segment, fc.constantFrom('/api/recipes/', '/api/posts/', '/internal/content/recipes/'), async (id, prefix) => {
-        expectHandled(await harness.app.inject({ method: 'GET', url: `${prefix}${id}` }));
+        expectHandled(await (prefix.startsWith('/internal') ? internalServerOf(harness.app) : harness.app).inject({ method: 'GET', url: `${prefix}${id}` }));
       }),
       { numRuns: RUNS },
     );

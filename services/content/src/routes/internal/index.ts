@@ -6,8 +6,8 @@ import { idParams, internalContentResponse } from '../../schemas.js';
 /**
  * Look-ups for services whose read models have not yet heard of a recipe or post (read-your-writes,
  * DESIGN.md). Deleted content is answered too, marked `deleted` with its revision, so that a caller
- * that missed the deletion learns of it; 404 means it never existed. Under `/internal`, which the
- * gateway never routes.
+ * that missed the deletion learns of it; 404 means it never existed. Served on the internal listener
+ * only, never on the public port.
  */
 export default async function internalRoutes(app: App, { recipes, posts }: { recipes: Recipes; posts: Posts }) {
   app.get(
