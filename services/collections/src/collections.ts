@@ -89,9 +89,15 @@ export function collections({ pool, users }: { pool: Pool; users: UserDirectory 
 
     /** Takes the item out of the collection and out of the owner's saved items, so out of every collection. */
     async removeItem(id: string, callerId: string, savedItemId: string): Promise<void> {
-      await ownedCollection(pool, id, callerId);
-      if (!(await repository.isInCollection(pool, id, savedItemId))) throw notFound('The item is not in this collection');
-      await savedItemsRepository.deleteSavedItem(pool, savedItemId);
+      await withTransaction(pool, async (tx) => {
+        await ownedCollection(tx, id, callerId);
+        // Saved item before collection, the order of every change here (see lockItemsOf), so none deadlock.
+        await savedItemsRepository.lockSavedItem(tx, savedItemId);
+        // Deleted since it was looked at: nothing of it may be touched any more.
+        if (!(await repository.lockLiveCollection(tx, id))) throw notFound('Collection not found');
+        if (!(await repository.isInCollection(tx, id, savedItemId))) throw notFound('The item is not in this collection');
+        await savedItemsRepository.deleteSavedItem(tx, savedItemId);
+      });
     },
 
     /** For the comments service: the collection as it is, deleted or not; undefined when it never existed. */

@@ -1,5 +1,6 @@
 import { newId } from '@recipes/contracts';
 import { internalServerOf } from '@recipes/http';
+import { eventually } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CollectionsHarness, collectionsHarness, expectProblem, type TestUser, totalsAndRecount } from './support.js';
 
@@ -255,6 +256,40 @@ describe('DELETE /api/collections/{id}/items', () => {
     expectProblem(await removeItem(ada, newId(), { savedItemId: item }), 404);
     expectProblem(await removeItem(bob, collection.id, { savedItemId: item }), 403);
     expect((await getCollection(collection.id)).json().collection.itemCount).toBe(1);
+  });
+
+  it('checks the body before the id: a bad id with a bad body is 400, on adding and removing alike', async () => {
+    for (const change of [addItem, removeItem]) {
+      expectProblem(await change(ada, 'not-a-uuid', {}), 400);
+      expectProblem(await change(ada, 'not-a-uuid', undefined), 400);
+      expectProblem(await change(ada, 'not-a-uuid', { savedItemId: newId() }), 404);
+    }
+  });
+
+  it('removes nothing from a collection deleted while the removal waited for it', async () => {
+    const collection = await created(ada);
+    const item = await savedItem(ada);
+    await addItem(ada, collection.id, { savedItemId: item });
+    // Another transaction deletes the collection and holds its row until it commits.
+    const deleting = await harness.pool.connect();
+    try {
+      await deleting.query('BEGIN');
+      await deleting.query('UPDATE collections SET deleted = true, revision = revision + 1 WHERE id = $1', [collection.id]);
+      const removal = removeItem(ada, collection.id, { savedItemId: item });
+      // The barrier: the removal is waiting for the deleting transaction's row lock.
+      await eventually(async () => {
+        const { rowCount } = await harness.pool.query(
+          "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+        );
+        return rowCount! > 0 ? true : undefined;
+      });
+      await deleting.query('COMMIT');
+      expectProblem(await removal, 404);
+    } finally {
+      deleting.release();
+    }
+    const { rows } = await harness.pool.query('SELECT 1 FROM saved_items WHERE id = $1', [item]);
+    expect(rows).toHaveLength(1);
   });
 });
 
