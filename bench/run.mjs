@@ -1,14 +1,15 @@
 // `npm run bench`: starts the system on spare ports (offset 1100) on a database of its own, seeds it,
 // measures every public GET of the gateway's OpenAPI document and the comment POST, through the gateway
 // and directly against the owning service, beside a bare Fastify "hello", then the listings at two table
-// sizes, mention-to-notification latency, the outbox relay's pace and the processes' memory. Prints one
-// table, the targets with PASS or MISS, and the time of each phase, and writes them as JSON.
+// sizes, the CPU of a login, mention-to-notification latency, the outbox relay's pace and the processes'
+// memory. Prints one table, the targets with PASS or MISS, and the time of each phase, and writes them as JSON.
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { deleteQueues } from './broker.mjs';
 import { measure, sequential } from './measure.mjs';
 import { cpuPer, cpuSample } from './cpu.mjs';
+import { loginCost } from './logins.mjs';
 import { sampleRss } from './memory.mjs';
 import { mentionLatency } from './mentions.mjs';
 import { outboxDrain } from './outbox.mjs';
@@ -29,6 +30,7 @@ const config = {
   outboxEvents: setting('BENCH_OUTBOX_EVENTS', 100_000),
   soakSeconds: setting('BENCH_SOAK_SECONDS', 300),
   quietSeconds: setting('BENCH_QUIET_SECONDS', 5),
+  logins: setting('BENCH_LOGINS', 200),
 };
 const NAME = 'recipes_bench';
 const PORT_OFFSET = 1100;
@@ -74,7 +76,7 @@ const system = await phase('start the system', () =>
     portOffset: PORT_OFFSET,
     amqpUrl: AMQP_URL,
     inspect: true,
-    env: { RATE_LIMIT_ENABLED: 'false', REGISTER_LIMIT_PER_ADDRESS: '1000000', COMMENT_LIMIT_PER_MINUTE: '100000000' },
+    env: { RATE_LIMIT_ENABLED: 'false', REGISTER_LIMIT_PER_ADDRESS: '1000000', LOGIN_LIMIT_PER_ADDRESS: '1000000', COMMENT_LIMIT_PER_MINUTE: '100000000' },
   }),
 );
 const { urlOf } = system;
@@ -82,10 +84,15 @@ const pools = openPools(system.databaseUrl);
 let memory;
 let tableRows;
 let cpuPerMention;
+let cpuPerLogin;
 try {
   const fixture = await phase('seed the users and the viewer’s rows', () => seedFixture(system, pools));
   const scenarios = getScenarios(await publicGets(urlOf('gateway')), fixture);
   const listings = scenarios.filter((s) => s.listing);
+
+  // The viewer's password, as seed.mjs registers every bench user.
+  const viewerLogin = { username: fixture.viewer.user.username, password: 'bench password' };
+  cpuPerLogin = await phase(`${config.logins} logins, one at a time`, () => loginCost(system, viewerLogin, { logins: config.logins }));
 
   // Scale: page 1 of each listing, one request at a time, directly, with the table small and then large.
   const others = (rowsInTable) => rowsInTable - OWNED;
@@ -242,9 +249,11 @@ console.log(
 );
 console.log(`\nCPU ms per mentioned comment, by part of the system (${availableParallelism()} cores: ${availableParallelism() * 1000} ms of CPU a second)`);
 console.table(cpuPerMention);
+console.log(`\nCPU ms per login (password hashing is in users#0), by part of the system, over ${config.logins} logins one at a time`);
+console.table(cpuPerLogin);
 console.log('\nPhases');
 console.table([...phases, { phase: 'whole bench', seconds: elapsedSeconds }]);
 mkdirSync('bench/results', { recursive: true });
 const file = `bench/results/${new Date().toISOString().replaceAll(':', '-')}.json`;
-writeFileSync(file, JSON.stringify({ config, tableRows, memory, cpuPerMention, rows, targets, phases, elapsedSeconds }, null, 2));
+writeFileSync(file, JSON.stringify({ config, tableRows, memory, cpuPerMention, cpuPerLogin, rows, targets, phases, elapsedSeconds }, null, 2));
 console.log(`written to ${file}`);

@@ -45,7 +45,8 @@ beforeAll(async () => {
     env: {
       RATE_LIMIT_ENABLED: 'false',
       LOGIN_LIMIT_PER_ADDRESS: '1000000',
-      LOGIN_LIMIT_PER_USERNAME: '1000000',
+      LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: '1000000',
+      LOGIN_FAILURES_PER_ADDRESS: '1000000',
       REGISTER_LIMIT_PER_ADDRESS: '1000000',
       COMMENT_LIMIT_PER_MINUTE: '1000000',
       // PostgreSQL's connections are shared with every other system on the machine: a small pool each.

@@ -12,8 +12,9 @@ import { type Account, create, register } from './support/world.js';
 const WINDOW_MS = 60_000;
 const LIMITS = {
   RATE_LIMIT_MAX: 12,
-  LOGIN_LIMIT_PER_ADDRESS: 4,
-  LOGIN_LIMIT_PER_USERNAME: 3,
+  LOGIN_LIMIT_PER_ADDRESS: 5,
+  LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: 2,
+  LOGIN_FAILURES_PER_ADDRESS: 3,
   REGISTER_LIMIT_PER_ADDRESS: 3,
   COMMENT_LIMIT_PER_MINUTE: 3,
 };
@@ -69,19 +70,28 @@ describe('registration', () => {
 describe('login', () => {
   const login = (call: JsonCall, username: string, password = 'correct horse battery') => call('POST', '/auth/login', { username, password });
 
-  it(`allows ${LIMITS.LOGIN_LIMIT_PER_USERNAME} attempts per username from any addresses, then 429 even for the right password`, async () => {
-    for (let i = 0; i < LIMITS.LOGIN_LIMIT_PER_USERNAME; i++) {
-      expect((await login(from(`198.51.100.${20 + i}`), 'LIMITS_ADA', 'wrong password')).status).toBe(401);
+  it(`refuses the guessing address after ${LIMITS.LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS} failures for a username, even the right password, never the owner at another`, async () => {
+    const [guesser, owner] = [from('198.51.100.20'), from('198.51.100.21')];
+    for (let i = 0; i < LIMITS.LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS; i++) {
+      expect((await login(guesser, 'LIMITS_ADA', 'wrong password')).status).toBe(401);
     }
-    expectRateLimited((await login(from('198.51.100.29'), 'limits_ada')).raw, 'login per username');
-    // Another username is not affected.
-    expect((await login(from('198.51.100.29'), 'limits_bob')).status).toBe(200);
+    expectRateLimited((await login(guesser, 'limits_ada')).raw, 'login failures per username and address');
+    expect((await login(owner, 'limits_ada')).status).toBe(200);
+    // The guesser may still log in to another account.
+    expect((await login(guesser, 'limits_bob')).status).toBe(200);
   });
 
-  it(`allows ${LIMITS.LOGIN_LIMIT_PER_ADDRESS} attempts per address whatever the usernames, then 429`, async () => {
+  it(`allows ${LIMITS.LOGIN_FAILURES_PER_ADDRESS} failures per address whatever the usernames, then 429`, async () => {
     const call = from('198.51.100.30');
-    for (let i = 0; i < LIMITS.LOGIN_LIMIT_PER_ADDRESS; i++) expect((await login(call, `limits_nobody_${i}`)).status).toBe(401);
-    expectRateLimited((await login(call, 'limits_bob')).raw, 'login per address');
+    for (let i = 0; i < LIMITS.LOGIN_FAILURES_PER_ADDRESS; i++) expect((await login(call, `limits_nobody_${i}`)).status).toBe(401);
+    expectRateLimited((await login(call, 'limits_bob')).raw, 'login failures per address');
+    expect((await login(from('198.51.100.31'), 'limits_bob')).status).toBe(200);
+  });
+
+  it(`allows ${LIMITS.LOGIN_LIMIT_PER_ADDRESS} attempts per address, successful or not, then 429`, async () => {
+    const call = from('198.51.100.32');
+    for (let i = 0; i < LIMITS.LOGIN_LIMIT_PER_ADDRESS; i++) expect((await login(call, 'limits_bob')).status).toBe(200);
+    expectRateLimited((await login(call, 'limits_bob')).raw, 'login attempts per address');
   });
 });
 

@@ -2,7 +2,7 @@ import { type Author, createEvent, newId, userCreated, userUpdated, type UserSna
 import { type Pool, sqlState, UNIQUE_VIOLATION, withTransaction } from '@recipes/db';
 import { conflict } from '@recipes/http';
 import { enqueue } from '@recipes/outbox';
-import { decoyHash, hashPassword, verifyPassword } from './passwords.js';
+import { decoyHash, hashPassword, needsRehash, verifyPassword } from './passwords.js';
 import * as repository from './repository.js';
 import type { UserRecord } from './repository.js';
 
@@ -42,7 +42,10 @@ export function accounts(pool: Pool) {
     async authenticate(username: string, password: string): Promise<UserRecord | undefined> {
       const user = couldBeUsername(username) ? await repository.findUserByUsername(pool, username) : undefined;
       const passwordMatches = await verifyPassword(password, user?.passwordHash ?? decoyHash);
-      return user && passwordMatches ? user : undefined;
+      if (!user || !passwordMatches) return undefined;
+      // Only now is the password known: a hash of an older algorithm or cost is replaced by one of today's.
+      if (needsRehash(user.passwordHash)) await repository.replacePasswordHash(pool, user.id, user.passwordHash, await hashPassword(password));
+      return user;
     },
 
     async changeAvatar(id: string, avatarUrl: string | null, correlationId: string): Promise<UserRecord | undefined> {

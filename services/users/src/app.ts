@@ -1,6 +1,6 @@
 import { authPlugin, tokenIssuer } from '@recipes/auth';
 import type { Pool } from '@recipes/db';
-import { type App, createApp, type ReadinessChecks } from '@recipes/http';
+import { type App, createApp, internalApp, type ReadinessChecks } from '@recipes/http';
 import type { Logger } from '@recipes/logging';
 import { accounts } from './accounts.js';
 import type { UsersConfig } from './config.js';
@@ -40,11 +40,16 @@ export async function buildApp({ config, keys, pool, logger, readiness }: UsersA
     issueToken,
     limits: {
       windowMs: config.RATE_LIMIT_WINDOW_MS,
-      login: { perAddress: config.LOGIN_LIMIT_PER_ADDRESS, perUsername: config.LOGIN_LIMIT_PER_USERNAME },
+      login: {
+        perAddress: config.LOGIN_LIMIT_PER_ADDRESS,
+        failuresPerUsernameAndAddress: config.LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS,
+        failuresPerAddress: config.LOGIN_FAILURES_PER_ADDRESS,
+      },
       register: { perAddress: config.REGISTER_LIMIT_PER_ADDRESS },
     },
   });
   await app.register(userRoutes, { prefix: '/api/users', accounts: users });
-  await app.register(internalRoutes, { prefix: '/internal/users', accounts: users });
+  const internal = await internalApp(app, { title: 'users', logger, ...(readiness ? { readiness } : {}) });
+  await internal.register(internalRoutes, { prefix: '/internal/users', accounts: users });
   return app;
 }

@@ -37,6 +37,14 @@ export async function findUsersByUsernames(db: Queryable, usernames: string[]): 
   return rows;
 }
 
+/**
+ * Swaps the hash for another of the same password, unless it changed meanwhile. The profile is as it was:
+ * no revision, no event.
+ */
+export async function replacePasswordHash(db: Queryable, id: string, current: string, replacement: string): Promise<void> {
+  await db.query('UPDATE users SET password_hash = $3 WHERE id = $1 AND password_hash = $2', [id, current, replacement]);
+}
+
 export async function updateAvatar(db: Queryable, id: string, avatarUrl: string | null): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
     `UPDATE users SET avatar_url = $2, revision = revision + 1, updated_at = now() WHERE id = $1 RETURNING ${columns}`,

@@ -5,7 +5,7 @@ import { type UsersHarness, usersHarness } from './support.js';
 /** Names no registration accepts name nobody: a clear 404 or 401, never a 500 from the database. */
 let harness: UsersHarness;
 beforeAll(async () => {
-  harness = await usersHarness({ LOGIN_LIMIT_PER_USERNAME: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000' });
+  harness = await usersHarness({ LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: '1000', LOGIN_FAILURES_PER_ADDRESS: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000' });
   const registered = await harness.app.inject({ method: 'POST', url: '/api/auth/register', payload: { username: 'odd_ada', password: 'password123' } });
   expect(registered.statusCode).toBe(201);
 });

@@ -1,5 +1,6 @@
 import { Verifier } from '@pact-foundation/pact';
 import { pactNames, pactsForProvider } from '@recipes/testing/pact';
+import { internalServerOf } from '@recipes/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type UsersHarness, usersHarness } from '../support.js';
 
@@ -11,7 +12,7 @@ let harness: UsersHarness;
 let baseUrl: string;
 beforeAll(async () => {
   harness = await usersHarness({ REGISTER_LIMIT_PER_ADDRESS: '100000' });
-  baseUrl = await harness.app.listen({ host: '127.0.0.1', port: 0 });
+  baseUrl = await internalServerOf(harness.app).listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(() => harness.close());
 

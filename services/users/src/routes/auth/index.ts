@@ -1,20 +1,30 @@
 import rateLimit from '@fastify/rate-limit';
 import type { IssueToken } from '@recipes/auth';
-import { type App, problemResponses, unauthorized } from '@recipes/http';
+import { type App, HttpError, problemResponses, unauthorized } from '@recipes/http';
 import type { Accounts } from '../../accounts.js';
 import { toAuthor } from '../../accounts.js';
+import { loginGuard } from '../../login-guard.js';
 import { loginBody, registrationBody, sessionResponse } from '../../schemas.js';
 
 export interface AuthRoutesOptions {
   accounts: Accounts;
   issueToken: IssueToken;
-  limits: { login: { perAddress: number; perUsername: number }; register: { perAddress: number }; windowMs: number };
+  limits: {
+    login: { perAddress: number; failuresPerUsernameAndAddress: number; failuresPerAddress: number };
+    register: { perAddress: number };
+    windowMs: number;
+  };
 }
 
 /** Registration and login: `/api/auth/...`. */
 export default async function authRoutes(app: App, { accounts, issueToken, limits }: AuthRoutesOptions) {
   await app.register(rateLimit, { global: false, timeWindow: limits.windowMs });
   const perAddress = (max: number) => app.rateLimit({ max });
+  const failedLogins = loginGuard({
+    failuresPerUsernameAndAddress: limits.login.failuresPerUsernameAndAddress,
+    failuresPerAddress: limits.login.failuresPerAddress,
+    windowMs: limits.windowMs,
+  });
 
   app.post(
     '/register',
@@ -35,37 +45,32 @@ export default async function authRoutes(app: App, { accounts, issueToken, limit
     },
   );
 
-  // A plugin instance runs one limit per request, so the limit per username is a second instance
-  // in a scope of its own. It runs once the body is parsed: guessing one account's password from
-  // many addresses is limited too.
-  await app.register(async (loginScope: App) => {
-    await loginScope.register(rateLimit, {
-      global: true,
-      hook: 'preHandler',
-      max: limits.login.perUsername,
-      timeWindow: limits.windowMs,
-      keyGenerator: (request) => {
-        const body = request.body as { username?: unknown } | undefined;
-        return `login:${typeof body?.username === 'string' ? body.username.toLowerCase() : ''}`;
+  app.post(
+    '/login',
+    {
+      // Attempts of any outcome, before any hashing: what one address can make the service spend.
+      onRequest: perAddress(limits.login.perAddress),
+      schema: {
+        summary: 'Exchange a username and password for a token',
+        tags: ['users'],
+        body: loginBody,
+        response: { 200: sessionResponse, ...problemResponses(400, 401, 413, 415, 429) },
       },
-    });
-
-    loginScope.post(
-      '/login',
-      {
-        onRequest: perAddress(limits.login.perAddress),
-        schema: {
-          summary: 'Exchange a username and password for a token',
-          tags: ['users'],
-          body: loginBody,
-          response: { 200: sessionResponse, ...problemResponses(400, 401, 413, 415, 429) },
-        },
-      },
-      async (request) => {
-        const user = await accounts.authenticate(request.body.username, request.body.password);
-        if (!user) throw unauthorized('Invalid username or password');
-        return { user: toAuthor(user), token: issueToken(user) };
-      },
-    );
-  });
+    },
+    async (request, reply) => {
+      const { username, password } = request.body;
+      const attempt = failedLogins.begin(username, request.ip);
+      if (attempt.refused) {
+        reply.header('retry-after', Math.ceil(attempt.retryAfterMs / 1000));
+        throw new HttpError(429, 'Too many failed logins, try again later');
+      }
+      const user = await accounts.authenticate(username, password).catch((error: unknown) => {
+        attempt.abandoned();
+        throw error;
+      });
+      if (!user) throw unauthorized('Invalid username or password');
+      attempt.succeeded();
+      return { user: toAuthor(user), token: issueToken(user) };
+    },
+  );
 }
