@@ -49,14 +49,11 @@ function compile(pattern: string): RegExp {
 const compiled = routeTable.map(([pattern, service]) => [compile(pattern), service] as const);
 
 /**
- * A `.` or `..` segment, also percent-encoded: the upstream's URL parser would resolve it and reach a
- * path the table never approved (e.g. `/api/users/../../internal/...`).
+ * The service that owns `path` (no query string), or undefined when the gateway does not route it.
+ * `path` is spelled as `readRequestPath` spells it (request-path.ts): segments decoded and re-encoded,
+ * never a dot segment, so what matches here is what the service receives.
  */
-const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
-
-/** The service that owns `path` (no query string), or undefined when the gateway does not route it. */
 export function serviceFor(path: string): Service | undefined {
-  if (DOT_SEGMENT.test(path)) return undefined;
   for (const [pattern, service] of compiled) {
     if (pattern.test(path)) return service;
   }

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import replyFrom, { type FastifyReplyFromHooks } from '@fastify/reply-from';
 import { type App, REQUEST_ID_HEADER, sendProblem } from '@recipes/http';
 import type { FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { readRequestPath } from '../request-path.js';
 import { pathOf, serviceFor } from '../route-table.js';
 import type { Upstreams } from '../upstreams.js';
 
@@ -21,11 +22,14 @@ const HOP_BY_HOP = ['keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade'
 function forwardedRequestHeaders(request: FastifyRequest, headers: IncomingHttpHeaders): IncomingHttpHeaders {
   for (const name of HOP_BY_HOP) delete headers[name];
   headers[REQUEST_ID_HEADER] = request.id;
-  // Append the peer, as every proxy does: the services trust the gateway and take the address before it.
+  // The services believe the gateway's X-Forwarded-For, so a client's own claim goes on (the peer appended,
+  // as every proxy does) only when the peer is a proxy in TRUST_PROXY: request.ips goes past the peer only
+  // then. From anyone else it is replaced by the peer's address, or any client could name its own.
   const peer = request.socket.remoteAddress;
   if (peer) {
     const prior = headers['x-forwarded-for'];
-    headers['x-forwarded-for'] = prior ? `${String(prior)}, ${peer}` : peer;
+    const fromTrustedProxy = (request.ips?.length ?? 0) > 1;
+    headers['x-forwarded-for'] = prior && fromTrustedProxy ? `${String(prior)}, ${peer}` : peer;
   }
   return headers;
 }
@@ -88,8 +92,11 @@ export default async function proxyPlugin(app: App, { upstreams }: ProxyOptions)
     // Counts against the app-wide limit when @fastify/rate-limit is registered (see app.ts).
     config: { rateLimit: {} },
     handler(request, reply) {
-      const service = serviceFor(pathOf(request.url));
-      if (service === undefined) {
+      // Routed on the decoded segments, and exactly those are forwarded: never request.url itself, which
+      // the HTTP client would normalise (`\` to `/`, dot segments resolved) into some other path.
+      const target = readRequestPath(request.url);
+      const service = target && serviceFor(target.path);
+      if (target === undefined || service === undefined) {
         notFound(request, reply);
         return;
       }
@@ -101,8 +108,9 @@ export default async function proxyPlugin(app: App, { upstreams }: ProxyOptions)
         : fromOptions;
       // Each instance in turn, moving on only while they refuse the connection.
       const forward = ([base, ...others]: string[]): void => {
-        reply.from(`${base}${request.url}`, {
+        reply.from(`${base}${target.path}`, {
           ...options,
+          queryString: () => target.query,
           onError: (_sameReply, failure) => {
             if (others.length === 0 || !wasRefused(failure.error)) return onUpstreamError(reply, failure);
             request.log.warn({ upstream: base }, 'upstream refused the connection: trying the next instance');
@@ -113,7 +121,8 @@ export default async function proxyPlugin(app: App, { upstreams }: ProxyOptions)
       try {
         forward(upstreams.inTurn(service));
       } catch {
-        // reply-from refuses a path it cannot decode or that climbs out of its base: it names nothing.
+        // reply-from's own traversal guard refuses `/..` or `../` even inside a segment (`..a`, `a../b`):
+        // no id or word of the API looks like that, so it names nothing.
         notFound(request, reply);
       }
     },

@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { parseConfig } from '@recipes/config';
 import type { App } from '@recipes/http';
@@ -70,6 +71,38 @@ export async function startUpstream(name: string, { delayMs = 0, healthDelayMs =
   const address = await server.listen({ host: '127.0.0.1', port: 0 });
   upstream.url = address;
   return upstream;
+}
+
+/** A plain node:http stand-in for a service: keeps every `req.url` exactly as it arrived. */
+export interface Recorder {
+  name: string;
+  url: string;
+  /** Every request target received, in order. */
+  received: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * No framework in the way, so nothing is decoded or normalised before it is recorded. Answers 200 JSON
+ * `{ server, url }` to every request.
+ */
+export async function startRecorder(name: string): Promise<Recorder> {
+  const received: string[] = [];
+  const server = createHttpServer((request, response) => {
+    received.push(request.url!);
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ server: name, url: request.url }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    name,
+    url: `http://127.0.0.1:${port}`,
+    received,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 /** An address nobody listens on: a service that is not running. */
