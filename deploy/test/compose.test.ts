@@ -26,9 +26,15 @@ describe('docker-compose.yml', () => {
     expect(service!.environment).toMatchObject({ SERVICE: name, PORT: port, METRICS_PORT: expect.any(Number) });
   });
 
-  it.each(['postgres', 'rabbitmq'])('runs %s with a health check and a restart policy', (name) => {
+  it.each([
+    ['postgres', '/var/lib/postgresql/data'],
+    ['rabbitmq', '/var/lib/rabbitmq'],
+  ])('runs %s with a health check, a restart policy and its data on a named volume', (name, dataDir) => {
     expect(restartPolicies).toContain(defined[name]?.restart);
     expect(defined[name]?.healthcheck?.test).toBeDefined();
+    const volume = defined[name]?.volumes?.find((mount) => mount.endsWith(`:${dataDir}`));
+    expect(volume, `${name} keeps ${dataDir}`).toBeDefined();
+    expect(Object.keys((compose as { volumes?: object }).volumes ?? {})).toContain(volume!.split(':')[0]);
   });
 
   it('publishes only the gateway’s port, and never a metrics port', () => {
