@@ -20,7 +20,7 @@ beforeAll(async () => {
   system = await startTestSystem({
     name,
     portOffset: 2800,
-    env: { EVENT_MAX_ATTEMPTS: String(MAX_ATTEMPTS) },
+    env: { EVENT_MAX_ATTEMPTS: String(MAX_ATTEMPTS), EVENT_RETRY_DELAYS_MS: '100,200' },
     logs: 'pipe',
   });
   db = databaseOf(system);
@@ -56,7 +56,7 @@ it('dead-letters an event that always fails after EVENT_MAX_ATTEMPTS, logs its i
   await broker.publish(exchangeOf(name), [poison]);
   await broker.publish(exchangeOf(name), [good]);
 
-  // The good event is handled while the poison one is still being retried (its backoff adds up to 0.7 s).
+  // The good event is handled while the poison one waits in the delay queues (100, 200, 200 ms).
   await eventually(async () => ((await db.count(`${notificationsCount} WHERE source_event_id = $1`, [good.id])) === 1 ? true : undefined), 5_000);
 
   const deadLetter = await eventually(async () => {
@@ -65,12 +65,18 @@ it('dead-letters an event that always fails after EVENT_MAX_ATTEMPTS, logs its i
   }, 15_000, 100);
   expect(deadLetter.properties.messageId).toBe(poison.id);
   expect(JSON.parse(deadLetter.content.toString()).id).toBe(poison.id);
-  // Rejected by the consumer on its last attempt (not expired, nor over the broker's delivery limit).
-  expect(deadLetter.properties.headers?.['x-death']).toMatchObject([{ queue, reason: 'rejected', count: 1 }]);
+  // Rejected by the consumer on its last attempt (not over the broker's delivery limit), after waiting in
+  // the delay queues between attempts.
+  const deaths = deadLetter.properties.headers?.['x-death'] as Array<{ queue: string; reason: string; count: number }>;
+  expect(deaths[0]).toMatchObject({ queue, reason: 'rejected', count: 1 });
+  expect(deaths.slice(1).map((death) => [death.queue, death.reason]).sort()).toEqual([
+    [`${queue}.retry.1`, 'expired'],
+    [`${queue}.retry.2`, 'expired'],
+  ]);
 
   const attempts = logOf('notifications').filter((line) => line.eventId === poison.id);
   expect(attempts.map((line) => [line.attempt, line.msg])).toEqual([
-    ...Array.from({ length: MAX_ATTEMPTS - 1 }, (_, i) => [i + 1, 'event handler failed: will retry']),
+    ...Array.from({ length: MAX_ATTEMPTS - 1 }, (_, i) => [i + 1, 'event handler failed: will retry later']),
     [MAX_ATTEMPTS, 'event handler failed for the last time: dead-lettered'],
   ]);
 

@@ -38,6 +38,13 @@ export const env = {
   url: (fallback: string) => z.url().default(fallback),
   string: (fallback: string) => z.string().min(1).default(fallback),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  /** Comma-separated positive integers, at least one. */
+  positiveInts: (fallback: string) =>
+    z
+      .string()
+      .default(fallback)
+      .transform((value) => value.split(',').map((item) => Number(item.trim())))
+      .pipe(z.array(z.number().int().positive()).min(1)),
   /** "true"/"false", "1"/"0", "yes"/"no", "on"/"off". */
   flag: (fallback: boolean) => z.stringbool().default(fallback),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -67,8 +74,10 @@ export const backendEnv = {
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: env.positiveInt(30_000),
   AMQP_URL: env.url('amqp://guest:guest@127.0.0.1:5672'),
   EVENTS_EXCHANGE: env.string('recipes.events'),
-  /** Failed deliveries of one event before it is dead-lettered. */
+  /** Failed attempts of one event before it is dead-lettered; an unavailable database or service is not an attempt. */
   EVENT_MAX_ATTEMPTS: env.positiveInt(5),
+  /** How long a failed event waits before each next attempt, comma-separated; the last one repeats. */
+  EVENT_RETRY_DELAYS_MS: env.positiveInts('5000,30000,120000,600000'),
   MIGRATE_ON_START: env.flag(true),
 };
 

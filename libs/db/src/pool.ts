@@ -24,8 +24,6 @@ export interface DatabaseTimeouts {
   idleInTransactionMs: number;
 }
 
-export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { statementMs: 5_000, lockMs: 2_000, idleInTransactionMs: 30_000 };
-
 export interface PoolSettings {
   connectionString: string;
   /** The service's own schema: unqualified names in its SQL resolve there. */
@@ -33,10 +31,11 @@ export interface PoolSettings {
   max?: number;
   applicationName: string;
   logger: WarnLogger;
+  /** A service's pool always has them (see the DATABASE_*_TIMEOUT_MS settings); without, the server's own apply. */
   timeouts?: DatabaseTimeouts;
 }
 
-export function createPool({ connectionString, schema, max = 10, applicationName, logger, timeouts = DEFAULT_DATABASE_TIMEOUTS }: PoolSettings): pg.Pool {
+export function createPool({ connectionString, schema, max = 10, applicationName, logger, timeouts }: PoolSettings): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
@@ -45,9 +44,13 @@ export function createPool({ connectionString, schema, max = 10, applicationName
     application_name: applicationName,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
-    statement_timeout: timeouts.statementMs,
-    lock_timeout: timeouts.lockMs,
-    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+    ...(timeouts
+      ? {
+          statement_timeout: timeouts.statementMs,
+          lock_timeout: timeouts.lockMs,
+          idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+        }
+      : {}),
   });
   // An idle client loses its server (restart, failover): the pool drops it and makes a new one later.
   // Without a listener the 'error' event would crash the process.

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { type FieldError, HttpError, problem, PROBLEM_CONTENT_TYPE } from './problem.js';
+import { isDependencyUnavailable } from './unavailable.js';
 
 /** The path part of the URL: the query string may carry what does not belong in an error body. */
 function instanceOf(request: FastifyRequest): string {
@@ -21,35 +22,6 @@ export function sendProblem(
     .code(status)
     .type(PROBLEM_CONTENT_TYPE)
     .send(problem(status, detail, { instance: instanceOf(request), requestId: request.id }, errors));
-}
-
-/**
- * A dependency that is gone or overloaded for the moment (the database restarting, a refused or dropped
- * connection, a query over its time limit): the client may try again, so 503 rather than 500. PostgreSQL's
- * codes: class 08 (connection exception), 53300 (no connection slot left), 57P01-57P03 (shutting down,
- * starting up), 57014 (statement timeout), 55P03 (lock timeout), 25P03 (idle-in-transaction timeout).
- */
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  '53300',
-  '57P01',
-  '57P02',
-  '57P03',
-  '57014',
-  '55P03',
-  '25P03',
-  '08000',
-  '08001',
-  '08003',
-  '08004',
-  '08006',
-]);
-const UNAVAILABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect)/;
-
-function isDependencyUnavailable(error: { code?: unknown; message?: unknown }): boolean {
-  return (typeof error.code === 'string' && UNAVAILABLE_CODES.has(error.code)) || (typeof error.message === 'string' && UNAVAILABLE_MESSAGES.test(error.message));
 }
 
 const contextNames: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };

@@ -6,3 +6,4 @@ export { REQUEST_ID_HEADER } from './request-id.js';
 export * from './server.js';
 export * from './schemas.js';
 export * from './internal-app.js';
+export { isDependencyUnavailable } from './unavailable.js';

@@ -1,2 +1,6 @@
-export { Broker, type BrokerMetrics, type BrokerSettings, type Consumer, type ConsumerSpec, type PublishOptions, type Publisher } from './broker.js';
+export { Broker, type BrokerSettings } from './broker.js';
+export { type Consumer, type ConsumerSpec, DEFAULT_RETRY_DELAYS_MS } from './consumer.js';
+export type { BrokerMetrics } from './metrics.js';
+export { type ConsumerQueue, type PublishOptions, type Publisher, type PublisherSettings } from './publisher.js';
 export { originalRoutingKey, replayDeadLetters, type ReplayResult, type ReplaySettings } from './replay.js';
+export { CRASH_LOOP_DELIVERY_LIMIT, deadLetterQueueOf, retryQueueOf } from './topology.js';

@@ -17,11 +17,16 @@ export interface ReplayResult {
   remaining: number;
 }
 
-/** Set by the broker on delivery; copied over, they would make the consumer count old attempts. */
-const BROKER_HEADERS = ['x-delivery-count'];
+/** Counts of earlier attempts (the broker's and the consumer's); copied over, the replayed event would start with them. */
+const ATTEMPT_HEADERS = ['x-delivery-count', 'x-attempts'];
 
-/** The routing key the event was first published with (its type), from the newest `x-death` entry. */
+/**
+ * The routing key the event was first published with (its type): as the consumer noted it when the
+ * event went through a delay queue, else from the newest `x-death` entry.
+ */
 export function originalRoutingKey(message: Pick<GetMessage, 'properties' | 'fields'>): string {
+  const noted = message.properties.headers?.['x-original-routing-key'];
+  if (typeof noted === 'string') return noted;
   const deaths = message.properties.headers?.['x-death'] as Array<{ 'routing-keys'?: string[] }> | undefined;
   return deaths?.[0]?.['routing-keys']?.[0] ?? message.fields.routingKey;
 }
@@ -29,7 +34,7 @@ export function originalRoutingKey(message: Pick<GetMessage, 'properties' | 'fie
 /** The message's own properties and headers, as the consumer first received it. */
 function republishOptions(message: GetMessage): amqp.Options.Publish {
   const { properties } = message;
-  const headers = Object.fromEntries(Object.entries(properties.headers ?? {}).filter(([name]) => !BROKER_HEADERS.includes(name)));
+  const headers = Object.fromEntries(Object.entries(properties.headers ?? {}).filter(([name]) => !ATTEMPT_HEADERS.includes(name)));
   return {
     persistent: true,
     mandatory: true,

@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@recipes/contracts';
-import { amqpUrl, brokerAdmin, eventually, uniqueName } from '@recipes/testing';
+import { amqpUrl, brokerAdmin, eventually, removeExchangeFamily, uniqueName } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Broker, originalRoutingKey, replayDeadLetters } from '../src/index.js';
 import { logger, sleep, userEvent } from './support.js';
@@ -26,6 +26,7 @@ describe('replayDeadLetters', () => {
       queue,
       bindings: ['user.created'],
       maxAttempts: 2,
+      retryDelaysMs: [50],
       handle: async (event: EventEnvelope) => {
         calls.set(event.id, (calls.get(event.id) ?? 0) + 1);
         if (failing) throw new Error('the cause is not fixed yet');
@@ -43,9 +44,12 @@ describe('replayDeadLetters', () => {
     });
   });
   afterAll(async () => {
-    await broker.close();
-    await admin.deleteTopology(exchange, [queue, otherQueue]);
-    await admin.close();
+    try {
+      await broker?.close();
+      await admin?.close();
+    } finally {
+      await removeExchangeFamily(amqpUrl(), exchange, { queues: [queue, otherQueue] });
+    }
   });
 
   it('moves dead letters back to the service’s own queue, where they are handled once each', async () => {

@@ -1,5 +1,5 @@
 import { Broker, type Consumer } from '@recipes/messaging';
-import { amqpUrl, brokerAdmin, eventually, uniqueName } from '@recipes/testing';
+import { amqpUrl, brokerAdmin, eventually, removeExchangeFamily, uniqueName } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deadLetterQueueMetrics, eventMetrics, Registry } from '../src/index.js';
 import { logger, userEvent, valueOf } from './support.js';
@@ -21,6 +21,7 @@ describe('event metrics through a real broker', () => {
       queue,
       bindings: ['user.created'],
       maxAttempts: 2,
+      retryDelaysMs: [50],
       handle: async (event) => {
         if (poisoned.has(event.id)) throw new Error('this event always fails');
         handled.add(event.id);
@@ -30,10 +31,13 @@ describe('event metrics through a real broker', () => {
     admin = await brokerAdmin(amqpUrl());
   });
   afterAll(async () => {
-    await consumer.close();
-    await broker.close();
-    await admin.deleteTopology(exchange, [queue]);
-    await admin.close();
+    try {
+      await consumer?.close();
+      await broker?.close();
+      await admin?.close();
+    } finally {
+      await removeExchangeFamily(amqpUrl(), exchange, { queues: [queue] });
+    }
   });
 
   const current = async (name: string, labels: Record<string, string> = {}) => valueOf(await registry.metrics(), name, labels);

@@ -1,10 +1,11 @@
 import { createPool, isDatabaseReachable, migrate, type MigrationSet, type Pool } from '@recipes/db';
-import { type App, listen, type ReadinessChecks } from '@recipes/http';
+import { type App, isDependencyUnavailable, listen, type ReadinessChecks } from '@recipes/http';
 import { createLogger, type Logger } from '@recipes/logging';
 import { Broker } from '@recipes/messaging';
 import { deadLetterQueueMetrics, eventMetrics, metricsListener, outboxMetrics, poolMetrics, Registry } from '@recipes/metrics';
 import { OutboxRelay, outboxMigrations } from '@recipes/outbox';
 import { dispatcher, type EventHandler } from './handlers.js';
+import { consumerQueuesOf, queueOf } from './queues.js';
 
 /** The settings every backend service reads (see `backendEnv` in @recipes/config). */
 export interface BackendConfig {
@@ -24,6 +25,7 @@ export interface BackendConfig {
   AMQP_URL: string;
   EVENTS_EXCHANGE: string;
   EVENT_MAX_ATTEMPTS: number;
+  EVENT_RETRY_DELAYS_MS: readonly number[];
   MIGRATE_ON_START: boolean;
 }
 
@@ -90,7 +92,9 @@ export async function startBackendService(definition: BackendServiceDefinition):
   });
   const metrics = new Registry();
   const broker = new Broker({ url: config.AMQP_URL, exchange: config.EVENTS_EXCHANGE, logger, name, metrics: eventMetrics(metrics) });
-  const relay = new OutboxRelay({ pool, schema: name, databaseUrl: config.DATABASE_URL, publisher: broker.createPublisher(), logger });
+  // The queues of every consumer of what this service publishes exist before its first event goes out.
+  const publisher = broker.createPublisher({ consumers: consumerQueuesOf(name, config.EVENTS_EXCHANGE) });
+  const relay = new OutboxRelay({ pool, schema: name, databaseUrl: config.DATABASE_URL, publisher, logger });
   relay.start();
 
   const { app, handlers = [] } = await definition.compose({
@@ -99,13 +103,17 @@ export async function startBackendService(definition: BackendServiceDefinition):
     readiness: { database: () => isDatabaseReachable(pool), broker: () => broker.isConnected() },
   });
   // One queue per service, bound to every type it handles (DESIGN.md).
-  const queue = `${config.EVENTS_EXCHANGE}.${name}`;
+  const queue = queueOf(config.EVENTS_EXCHANGE, name);
   const consumer =
     handlers.length > 0
       ? await broker.consume({
           queue,
           bindings: [...new Set(handlers.map((h) => h.definition.type))],
           maxAttempts: config.EVENT_MAX_ATTEMPTS,
+          retryDelaysMs: config.EVENT_RETRY_DELAYS_MS,
+          // A database that is away, or an owner whose look-up cannot be answered, is waited for, never an attempt.
+          isReady: () => isDatabaseReachable(pool),
+          isTransient: isDependencyUnavailable,
           handle: dispatcher(handlers),
         })
       : undefined;

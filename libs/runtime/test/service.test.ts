@@ -6,7 +6,7 @@ import { createEvent, newId, userCreated } from '@recipes/contracts';
 import { createApp } from '@recipes/http';
 import { createLogger } from '@recipes/logging';
 import { enqueue, handleOnce } from '@recipes/outbox';
-import { amqpUrl, brokerAdmin, createTestDatabase, eventually, type TestDatabase, uniqueName } from '@recipes/testing';
+import { amqpUrl, brokerAdmin, createTestDatabase, eventually, removeExchangeFamily, type TestDatabase, uniqueName } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { on, type RunningService, startBackendService } from '../src/index.js';
@@ -54,11 +54,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await service.close();
-  const admin = await brokerAdmin(amqpUrl());
-  await admin.deleteTopology(exchange, [`${exchange}.directory`]);
-  await admin.close();
-  await database.drop();
+  try {
+    await service?.close();
+  } finally {
+    await removeExchangeFamily(amqpUrl(), exchange, { services: ['directory'] });
+    await database?.drop();
+  }
 });
 
 async function knownUsers(): Promise<string[]> {

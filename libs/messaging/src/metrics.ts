@@ -1,0 +1,16 @@
+/** Outcomes by event type: each delivery ends as consumed or as a failure, some failures as dead letters. */
+export interface BrokerMetrics {
+  published(type: string): void;
+  publishFailed(type: string): void;
+  consumed(type: string): void;
+  consumeFailed(type: string): void;
+  deadLettered(type: string): void;
+}
+
+export const noMetrics: BrokerMetrics = {
+  published: () => undefined,
+  publishFailed: () => undefined,
+  consumed: () => undefined,
+  consumeFailed: () => undefined,
+  deadLettered: () => undefined,
+};
