@@ -1,4 +1,4 @@
-import { amqpUrl, brokerAdmin, eventually, uniqueName } from '@recipes/testing';
+import { amqpUrl, brokerAdmin, eventually, removeExchangeFamily, uniqueName } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Broker } from '../src/index.js';
 import { logger, sleep, userEvent } from './support.js';
@@ -14,9 +14,12 @@ describe('Broker: publish and consume', () => {
     admin = await brokerAdmin(amqpUrl());
   });
   afterAll(async () => {
-    await broker.close();
-    await admin.deleteTopology(exchange, queues);
-    await admin.close();
+    try {
+      await broker?.close();
+      await admin?.close();
+    } finally {
+      await removeExchangeFamily(amqpUrl(), exchange, { queues });
+    }
   });
 
   it('publishes with confirms and hands the consumer the envelope with a logger carrying its ids', async () => {

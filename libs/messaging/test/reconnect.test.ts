@@ -1,4 +1,4 @@
-import { amqpUrl, brokerAdmin, createTcpProxy, eventually, type TcpProxy, uniqueName } from '@recipes/testing';
+import { amqpUrl, brokerAdmin, createTcpProxy, eventually, removeExchangeFamily, type TcpProxy, uniqueName } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Broker, type Consumer, type Publisher } from '../src/index.js';
 import { logger, userEvent } from './support.js';
@@ -28,11 +28,14 @@ describe('Broker: reconnect', () => {
     publisher = broker.createPublisher();
   });
   afterAll(async () => {
-    await consumer.close();
-    await broker.close();
-    await proxy.close();
-    await admin.deleteTopology(exchange, [queue]);
-    await admin.close();
+    try {
+      await consumer?.close();
+      await broker?.close();
+      await proxy?.close();
+      await admin?.close();
+    } finally {
+      await removeExchangeFamily(amqpUrl(), exchange, { queues: [queue] });
+    }
   });
 
   /** Publishes once the consumer is back on its queue (publishing earlier would find no queue to route to). */

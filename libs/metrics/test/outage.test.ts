@@ -1,7 +1,7 @@
 import { createPool, migrate, type Pool } from '@recipes/db';
 import { Broker, type Consumer } from '@recipes/messaging';
 import { enqueue, OutboxRelay, outboxMigrations } from '@recipes/outbox';
-import { amqpUrl, brokerAdmin, createTcpProxy, createTestDatabase, eventually, type TcpProxy, type TestDatabase, uniqueName } from '@recipes/testing';
+import { amqpUrl, createTcpProxy, createTestDatabase, eventually, removeExchangeFamily, type TcpProxy, type TestDatabase, uniqueName } from '@recipes/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deadLetterQueueMetrics, httpMetrics, metricsListener, outboxMetrics, poolMetrics, Registry } from '../src/index.js';
@@ -49,15 +49,16 @@ describe('scrapes while the database or the broker is down', () => {
     url = metricsUrlOf(app);
   });
   afterAll(async () => {
-    await app.close();
-    await consumer.close();
-    await broker.close();
-    await pool.end();
-    await Promise.all([databaseProxy.close(), brokerProxy.close()]);
-    const admin = await brokerAdmin(amqpUrl());
-    await admin.deleteTopology(exchange, [queue]);
-    await admin.close();
-    await database.drop();
+    try {
+      await app?.close();
+      await consumer?.close();
+      await broker?.close();
+      await pool?.end();
+      await Promise.all([databaseProxy?.close(), brokerProxy?.close()]);
+    } finally {
+      await removeExchangeFamily(amqpUrl(), exchange, { queues: [queue] });
+      await database?.drop();
+    }
   });
 
   it('shows the outbox backlog, the pool and the dead-letter queue while both are up', async () => {

@@ -4,7 +4,7 @@ import { createEvent, userCreated, type EventEnvelope } from '@recipes/contracts
 import { createPool, migrate, withTransaction, type Pool } from '@recipes/db';
 import { createLogger } from '@recipes/logging';
 import { Broker, type Consumer, type Publisher } from '@recipes/messaging';
-import { amqpUrl, brokerAdmin, createTcpProxy, createTestDatabase, eventually, uniqueName, type TestDatabase } from '@recipes/testing';
+import { amqpUrl, createTcpProxy, createTestDatabase, eventually, removeExchangeFamily, type TestDatabase, uniqueName } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // Test helpers of the messaging library: a plain admin connection, and a proxy to take "a" broker down.
 import { enqueue, OutboxRelay, outboxMigrations, type OutboxRelaySettings } from '../src/index.js';
@@ -57,14 +57,15 @@ describe('OutboxRelay', () => {
     });
   });
   afterAll(async () => {
-    await Promise.all(relays.map((relay) => relay.stop()));
-    await consumer.close();
-    await broker.close();
-    await pool.end();
-    await database.drop();
-    const admin = await brokerAdmin(amqpUrl());
-    await admin.deleteTopology(exchange, [queue]);
-    await admin.close();
+    try {
+      await Promise.all(relays.map((relay) => relay.stop()));
+      await consumer?.close();
+      await broker?.close();
+      await pool?.end();
+    } finally {
+      await removeExchangeFamily(amqpUrl(), exchange, { queues: [queue] });
+      await database?.drop();
+    }
   });
 
   it('publishes an event committed with its change exactly once, and never one rolled back', async () => {

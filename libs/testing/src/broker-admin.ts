@@ -1,4 +1,5 @@
 import amqp, { type ConfirmChannel } from 'amqplib';
+import { removeExchangeFamily } from './cleanup.js';
 
 /** What `publish` needs of an event envelope (see @recipes/contracts). */
 interface PublishableEvent {
@@ -53,12 +54,8 @@ export async function brokerAdmin(url: string) {
       }
       await confirmChannel.waitForConfirms();
     },
-    /** Removes a consumer's queues and the exchanges, ignoring what is already gone. */
-    async deleteTopology(exchange: string, queues: string[]): Promise<void> {
-      for (const queue of queues.flatMap((name) => [name, `${name}.dlq`])) await channel.deleteQueue(queue);
-      await channel.deleteExchange(exchange);
-      await channel.deleteExchange(`${exchange}.dlx`);
-    },
+    /** Removes the exchange's family (see `removeExchangeFamily`) and `queues` with theirs, ignoring what is already gone. */
+    deleteTopology: (exchange: string, queues: readonly string[] = []) => removeExchangeFamily(connection, exchange, { queues }),
     close: () => connection.close(),
   };
 }

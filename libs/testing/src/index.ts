@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
+import { dropDatabase } from './cleanup.js';
 
 export { brokerAdmin } from './broker-admin.js';
+export { dropDatabase, exchangeFamily, type ExchangeFamilyOptions, queueFamily, removeExchangeFamily, serviceNames } from './cleanup.js';
 export { createTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { explainQuery, type PlanNode, planNodes } from './explain.js';
 export { type ContainerIds, LOCAL_AMQP_URL, LOCAL_DATABASE_URL, resolveTestInfrastructure } from './infrastructure.js';
@@ -46,15 +48,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   }
   return {
     url: withDatabase(adminUrl, name),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
+    drop: () => dropDatabase(adminUrl, name),
   };
 }
 

@@ -16,7 +16,7 @@ import {
 import { contentDirectoryMigrations, userDirectoryMigrations } from '@recipes/directory';
 import { createLogger } from '@recipes/logging';
 import { type RunningService, startBackendService } from '@recipes/runtime';
-import { amqpUrl, brokerAdmin, createTestDatabase, eventually, type TestDatabase, uniqueName } from '@recipes/testing';
+import { amqpUrl, createTestDatabase, eventually, removeExchangeFamily, type TestDatabase, uniqueName } from '@recipes/testing';
 import amqp from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeCollections } from '../src/app.js';
@@ -73,12 +73,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await service.close();
-  await connection.close();
-  const admin = await brokerAdmin(amqpUrl());
-  await admin.deleteTopology(exchange, [`${exchange}.collections`]);
-  await admin.close();
-  await database.drop();
+  try {
+    await service?.close();
+    await connection?.close();
+  } finally {
+    await removeExchangeFamily(amqpUrl(), exchange);
+    await database?.drop();
+  }
 });
 
 async function publish(definition: EventDefinition, data: unknown): Promise<void> {

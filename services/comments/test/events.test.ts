@@ -11,7 +11,7 @@ import {
   userCreated,
 } from '@recipes/contracts';
 import { type RunningService, startBackendService } from '@recipes/runtime';
-import { amqpUrl, brokerAdmin, createTestDatabase, eventually, type TestDatabase, uniqueName } from '@recipes/testing';
+import { amqpUrl, brokerAdmin, createTestDatabase, eventually, removeExchangeFamily, type TestDatabase, uniqueName } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commentsConfigSchema } from '../src/config.js';
 import { composeService } from '../src/service.js';
@@ -64,10 +64,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await service.close();
-  await broker.deleteTopology(exchange, [`${exchange}.comments`]);
-  await broker.close();
-  await database.drop();
+  try {
+    await service?.close();
+    await broker?.close();
+  } finally {
+    await removeExchangeFamily(amqpUrl(), exchange);
+    await database?.drop();
+  }
 });
 
 /** An owner's event, published as the owner's relay would. */

@@ -4,7 +4,7 @@ import { parseConfig } from '@recipes/config';
 import { eventEnvelopeSchema } from '@recipes/contracts';
 import { createLogger } from '@recipes/logging';
 import { type RunningService, startBackendService } from '@recipes/runtime';
-import { amqpUrl, createTcpProxy, createTestDatabase, eventually, type TcpProxy, type TestDatabase, uniqueName } from '@recipes/testing';
+import { amqpUrl, createTcpProxy, createTestDatabase, eventually, removeExchangeFamily, type TcpProxy, type TestDatabase, uniqueName } from '@recipes/testing';
 import amqp from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
@@ -45,10 +45,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await service.close();
-  await connection.close();
-  await proxy.close();
-  await database.drop();
+  try {
+    await service?.close();
+    await connection?.close();
+    await proxy?.close();
+  } finally {
+    await removeExchangeFamily(amqpUrl(), exchange);
+    await database?.drop();
+  }
 });
 
 const register = (username: string) =>

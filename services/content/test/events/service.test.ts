@@ -4,7 +4,7 @@ import { parseConfig } from '@recipes/config';
 import { commentCreated, createEvent, eventEnvelopeSchema, type EventEnvelope, newId, userCreated } from '@recipes/contracts';
 import { userDirectoryMigrations } from '@recipes/directory';
 import { type RunningService, startBackendService } from '@recipes/runtime';
-import { amqpUrl, brokerAdmin, createTestDatabase, eventually, type TestDatabase, uniqueName } from '@recipes/testing';
+import { amqpUrl, brokerAdmin, createTestDatabase, eventually, removeExchangeFamily, type TestDatabase, uniqueName } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeContent } from '../../src/app.js';
 import { contentConfigSchema } from '../../src/config.js';
@@ -48,10 +48,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await service.close();
-  await admin.deleteTopology(exchange, [`${exchange}.content`]);
-  await admin.close();
-  await database.drop();
+  try {
+    await service?.close();
+    await admin?.close();
+  } finally {
+    await removeExchangeFamily(amqpUrl(), exchange);
+    await database?.drop();
+  }
 });
 
 const publish = (event: EventEnvelope) => admin.publish(exchange, [event]);
