@@ -37,6 +37,11 @@ export function startSystem(options: {
   databaseUrl?: string;
   amqpUrl?: string;
   env?: Record<string, string>;
+  /**
+   * Settings for one process over all others, given the environment it would get without them: e.g. an
+   * instance's own DATABASE_URL or AMQP_URL through a proxy. Called once per process, the gateway too.
+   */
+  envFor?: (service: string, instance: number, env: Readonly<Record<string, string | undefined>>) => Record<string, string>;
   /** 'inherit' shows the processes' output; 'pipe' keeps it per process in `lines`. */
   logs?: 'ignore' | 'inherit' | 'pipe';
   /** Give each process an inspector port (opened on SIGUSR1). */

@@ -101,9 +101,11 @@ class ServiceProcess {
 /**
  * `portOffset` moves every port (3000 → 3000 + offset) so a running `npm start` is not disturbed;
  * `replicas` runs that many instances of each backend service, all behind the one gateway;
- * `env` adds settings for every process; `logs` 'inherit' shows their output, 'pipe' keeps it in each
- * process's `lines`; `inspect` gives each process an inspector port, opened on SIGUSR1 (none is open
- * until then), e.g. for the benchmark to collect garbage before it reads their memory.
+ * `env` adds settings for every process; `envFor(service, instance, env)` returns settings for one
+ * process over all others, given the `env` it would get without them (e.g. its own DATABASE_URL through a
+ * proxy, for the fault campaign); `logs` 'inherit' shows their output, 'pipe' keeps it in each process's
+ * `lines`; `inspect` gives each process an inspector port, opened on SIGUSR1 (none is open until then),
+ * e.g. for the benchmark to collect garbage before it reads their memory.
  */
 export async function startSystem({
   name,
@@ -112,6 +114,7 @@ export async function startSystem({
   databaseUrl = 'postgres://postgres@127.0.0.1:5432/postgres',
   amqpUrl = 'amqp://guest:guest@127.0.0.1:5672',
   env = {},
+  envFor = () => ({}),
   logs = 'ignore',
   inspect = false,
 }) {
@@ -139,27 +142,28 @@ export async function startSystem({
     instancesOf(service).map((instance) => {
       const { internalPort } = services.find((s) => s.name === service);
       const inspectPort = inspect ? portOf(service, instance) + INSPECT_PORT_SHIFT : undefined;
+      const base = {
+        ...process.env,
+        ...(inspectPort ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect-port=127.0.0.1:${inspectPort}`.trim() } : {}),
+        ...upstreams,
+        PORT: String(portOf(service, instance)),
+        METRICS_PORT: String(portOf(service, instance) + METRICS_PORT_SHIFT),
+        ...(internalPort ? { INTERNAL_PORT: String(portOf(service, instance) + INTERNAL_PORT_SHIFT) } : {}),
+        DATABASE_URL,
+        AMQP_URL: amqpUrl,
+        EVENTS_EXCHANGE: `recipes.${name}`,
+        LOG_LEVEL: 'warn',
+        JWT_PUBLIC_KEY_FILE: `${keysDir}/jwt-public.pem`,
+        ...(service === 'users' ? { JWT_PRIVATE_KEY_FILE: `${keysDir}/jwt-private.pem` } : {}),
+        ...env,
+      };
       return new ServiceProcess({
         service,
         instance,
         port: portOf(service, instance),
         logs,
         inspectPort,
-        env: {
-          ...process.env,
-          ...(inspectPort ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect-port=127.0.0.1:${inspectPort}`.trim() } : {}),
-          ...upstreams,
-          PORT: String(portOf(service, instance)),
-          METRICS_PORT: String(portOf(service, instance) + METRICS_PORT_SHIFT),
-          ...(internalPort ? { INTERNAL_PORT: String(portOf(service, instance) + INTERNAL_PORT_SHIFT) } : {}),
-          DATABASE_URL,
-          AMQP_URL: amqpUrl,
-          EVENTS_EXCHANGE: `recipes.${name}`,
-          LOG_LEVEL: 'warn',
-          JWT_PUBLIC_KEY_FILE: `${keysDir}/jwt-public.pem`,
-          ...(service === 'users' ? { JWT_PRIVATE_KEY_FILE: `${keysDir}/jwt-private.pem` } : {}),
-          ...env,
-        },
+        env: { ...base, ...envFor(service, instance, base) },
       });
     }),
   );

@@ -1,0 +1,191 @@
+// A seeded fault campaign: the whole system with two instances of each backend service, a workload
+// through the gateway, and faults drawn from the seed (servers stopped, connections dropped, cut or
+// slowed, instances killed); then everything restored, the system left to settle, and its data checked.
+import pg from 'pg';
+import { services } from '../services.mjs';
+import { startSystem } from '../system.mjs';
+import { FAULT_KINDS, faultSchedule, injectFault, restoreEverything } from './faults.mjs';
+import { checkInvariants, runChecks } from './invariants.mjs';
+import { guardProcesses } from './processes.mjs';
+import { createFaultProxy } from './proxy.mjs';
+import { random, randomSeed } from './random.mjs';
+import { formatResult, workloadSummary } from './report.mjs';
+import { serverControl } from './servers.mjs';
+import { settle } from './settle.mjs';
+import { deleteTopology, dropDatabase } from './topology.mjs';
+import { startWorkload } from './workload.mjs';
+
+export const LOCAL_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+export const LOCAL_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
+export { FAULT_KINDS, formatResult };
+
+const REPLICAS = 2;
+
+/** Lifts the per-person and per-address limits, which the campaign's few clients would hit. */
+const unlimited = {
+  RATE_LIMIT_ENABLED: 'false',
+  COMMENT_LIMIT_PER_MINUTE: '1000000',
+  REGISTER_LIMIT_PER_ADDRESS: '1000000',
+  LOGIN_LIMIT_PER_ADDRESS: '1000000',
+};
+
+function pause(ms, signal) {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** The system fails to start while a server it needs is away, e.g. someone else's test stopped it: once more. */
+async function startTwice(start, say) {
+  try {
+    return await start();
+  } catch (error) {
+    say(`the system did not start (${error.message}); trying again`);
+    await pause(5_000);
+    return start();
+  }
+}
+
+/** The campaign stops and starts servers: only the local ones, or containers it was told of. */
+function refuseForeignServers({ databaseUrl, amqpUrl, containers }) {
+  const local = (url, localUrl) => new URL(url).host === new URL(localUrl).host;
+  if (!containers.postgres && !local(databaseUrl, LOCAL_DATABASE_URL)) throw new Error(`cannot stop or start PostgreSQL at ${new URL(databaseUrl).host}`);
+  if (!containers.rabbitmq && !local(amqpUrl, LOCAL_AMQP_URL)) throw new Error(`cannot stop or start RabbitMQ at ${new URL(amqpUrl).host}`);
+}
+
+/** One proxy to PostgreSQL and one to RabbitMQ per backend instance, keyed `service#instance`. */
+async function proxiesFor(instances, databaseUrl, amqpUrl) {
+  const proxies = new Map();
+  for (const name of instances) proxies.set(name, { database: await createFaultProxy(databaseUrl), broker: await createFaultProxy(amqpUrl) });
+  return proxies;
+}
+
+/**
+ * Injects the scheduled faults one after another, each undone before the next: until `deadline`, but
+ * at least one whole round, so that even a short campaign meets every kind.
+ */
+async function injectFaults({ schedule, deadline, signal, context, say, faults, errors }) {
+  for (let n = 1; (Date.now() < deadline || n <= FAULT_KINDS.length) && !signal?.aborted; n += 1) {
+    const plan = schedule.next().value;
+    let restore;
+    try {
+      const injected = await injectFault(plan, context);
+      restore = injected.restore;
+      faults[plan.kind] += 1;
+      say(`fault ${n}: ${plan.kind}: ${injected.description}, for ${plan.seconds} s`);
+      await pause(plan.seconds * 1_000, signal);
+      await restore();
+    } catch (error) {
+      errors.push(`${plan.kind}: ${error.message}`);
+      say(`fault ${n}: ${plan.kind} went wrong (${error.message}); restoring everything`);
+      errors.push(...(await restoreEverything(context)));
+    }
+    await pause(plan.gapSeconds * 1_000, signal);
+  }
+}
+
+/**
+ * Runs a campaign and resolves with its results (see campaign.d.mts). Restores every server and stops
+ * every process it started before it resolves or rejects; `signal` cuts the fault phase short.
+ */
+export async function runCampaign({
+  seed = randomSeed(),
+  minutes = 10,
+  log = console.log,
+  name = 'recipes_chaos',
+  portOffset = 2000,
+  databaseUrl = LOCAL_DATABASE_URL,
+  amqpUrl = LOCAL_AMQP_URL,
+  containers = {},
+  clients = 8,
+  faultSeconds = [1, 8],
+  gapSeconds = [1, 5],
+  settleTimeoutMs = 180_000,
+  logs = 'ignore',
+  keepDatabase = true,
+  signal,
+} = {}) {
+  refuseForeignServers({ databaseUrl, amqpUrl, containers });
+  const started = Date.now();
+  const say = (line) => log(`[chaos +${((Date.now() - started) / 1_000).toFixed(1)}s] ${line}`);
+  const rng = random(seed);
+  const exchange = `recipes.${name}`;
+  const servers = serverControl({ containers });
+  const state = { postgresDown: false, rabbitmqDown: false, held: new Set() };
+  const instances = services.filter((s) => s.name !== 'gateway').flatMap((s) => Array.from({ length: REPLICAS }, (_, i) => `${s.name}#${i}`));
+  const faults = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, 0]));
+  const errors = [];
+  let proxies = new Map();
+  let system, db, guard, workload;
+  const context = () => ({ system, proxies, servers, state });
+
+  try {
+    say(`seed ${seed}: starting the system, ${REPLICAS} instances of each backend service`);
+    await deleteTopology(amqpUrl, servers, exchange);
+    proxies = await proxiesFor(instances, databaseUrl, amqpUrl);
+    system = await startTwice(() => startSystem({
+      name,
+      portOffset,
+      replicas: REPLICAS,
+      databaseUrl,
+      amqpUrl,
+      logs,
+      // Eleven processes share PostgreSQL's connections with whatever else runs on the machine.
+      env: { ...unlimited, DATABASE_POOL_MAX: '4' },
+      envFor: (service, instance, env) => {
+        const proxy = proxies.get(`${service}#${instance}`);
+        return proxy ? { DATABASE_URL: proxy.database.url(env.DATABASE_URL), AMQP_URL: proxy.broker.url(env.AMQP_URL) } : {};
+      },
+    }), say);
+    db = new pg.Pool({ connectionString: system.databaseUrl, max: 3 });
+    db.on('error', () => undefined); // a stopped server drops idle connections; the pool makes new ones
+    guard = guardProcesses({ system, state, signal, log: say });
+    workload = await startWorkload({ apiUrl: `${system.urlOf('gateway')}/api`, rng: rng.fork('workload'), clients });
+    say(`${workload.world.users.length} users registered; ${clients} clients at work; faults for ${minutes} min`);
+
+    const schedule = faultSchedule(rng.fork('faults'), instances, { faultSeconds, gapSeconds });
+    await injectFaults({ schedule, deadline: Date.now() + minutes * 60_000, signal, context: context(), say, faults, errors });
+    say(`stopping the workload after ${workload.requests.length} requests`);
+    await workload.stop();
+    await guard.stop();
+    if (signal?.aborted) throw new Error('the campaign was interrupted');
+    errors.push(...(await restoreEverything(context())));
+
+    say('everything restored; waiting for the system to settle');
+    const settled = await settle({ system, db, servers, exchange, timeoutMs: settleTimeoutMs, signal, log: say });
+    if (signal?.aborted) throw new Error('the campaign was interrupted');
+    say(settled.settled ? `settled in ${(settled.ms / 1_000).toFixed(1)} s; checking` : 'did not settle; checking anyway');
+    const rows = [
+      ...runChecks({ settled, requests: workload.requests, exits: guard.exits, faults, errors }),
+      ...(await checkInvariants({ db, amqpUrl, exchange, world: workload.world })),
+    ];
+    return {
+      seed,
+      minutes,
+      seconds: Math.round((Date.now() - started) / 1_000),
+      database: keepDatabase ? name : undefined,
+      passed: rows.every((r) => r.result === 'PASS'),
+      rows,
+      faults,
+      faultErrors: errors,
+      requests: workload.requests.length,
+      workload: workloadSummary(workload.requests),
+    };
+  } finally {
+    await workload?.stop();
+    await guard?.stop();
+    const late = await restoreEverything(context(), { processes: false });
+    if (late.length > 0) say(`restoring at the end: ${late.join('; ')}`);
+    await db?.end();
+    await system?.stop();
+    if (!keepDatabase) await dropDatabase(databaseUrl, name).catch((error) => say(`could not drop the database: ${error.message}`));
+    await Promise.all([...proxies.values()].flatMap((p) => [p.database.close(), p.broker.close()]));
+    await deleteTopology(amqpUrl, servers, exchange).catch((error) => say(`could not delete the system's queues: ${error.message}`));
+  }
+}

@@ -1,0 +1,46 @@
+// JSON calls to the public API, each recorded with its status. A call that gets no answer (connection
+// refused or reset, or no answer in time) records status 0 rather than throwing.
+
+const TIMEOUT_MS = 15_000;
+
+export function apiClient(apiUrl) {
+  /** Every call made: `{ action, method, path, status, ms }`. */
+  const requests = [];
+
+  async function call(action, method, path, { body, token } = {}) {
+    const started = performance.now();
+    let status = 0;
+    let parsed;
+    try {
+      const response = await fetch(`${apiUrl}${path}`, {
+        method,
+        headers: {
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+      status = response.status;
+      const text = await response.text();
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // No answer, or a body cut short: the client cannot tell what happened.
+      parsed = undefined;
+    }
+    requests.push({ action, method, path, status, ms: Math.round(performance.now() - started) });
+    return { status, body: parsed };
+  }
+
+  return { call, requests };
+}
+
+/** What a status means to a client in a fault campaign. */
+export function outcomeOf(status) {
+  if (status >= 200 && status < 300) return 'ok';
+  // Another client deleted the target first, or the item is there already: races the workload makes.
+  if (status === 404 || status === 409) return 'refused';
+  // What the gateway and services answer while something they need is away.
+  if (status === 503 || status === 504 || status === 0) return 'unavailable';
+  return 'unexpected';
+}

@@ -1,0 +1,270 @@
+// What must hold once the system has settled, whatever faults it went through: each check reads the
+// owners' tables and the copies or counts derived from them, and says PASS or FAIL with its figures.
+import amqp from 'amqplib';
+import { outcomeOf } from './client.mjs';
+import { FAULT_KINDS } from './faults.mjs';
+import { outboxBacklog, SCHEMAS } from './settle.mjs';
+
+const row = (check, failures, figures) => ({ check, result: failures === 0 ? 'PASS' : 'FAIL', figures });
+const count = async (db, sql, params = []) => (await db.query(sql, params)).rows[0].n;
+/** `n` rows, and the first few ids of the bad ones, for a failing row. */
+const sample = (ids) => (ids.length === 0 ? '' : `; e.g. ${ids.slice(0, 3).join(', ')}`);
+
+/** Each 201 comment's mentions and each 201 recipe's or post's tags, as notifications should show them. */
+function confirmedSources(world) {
+  const sources = [];
+  for (const comment of world.comments) for (const user of comment.mentioned) sources.push(['mention', comment.id, user]);
+  for (const recipe of world.recipes) for (const user of recipe.tagged) sources.push(['tag_recipe', recipe.id, user]);
+  for (const post of world.posts) for (const user of post.tagged) sources.push(['tag_post', post.id, user]);
+  return sources;
+}
+
+async function confirmedNotified(db, world) {
+  const sources = confirmedSources(world);
+  const { rows } = await db.query(
+    `SELECT e.kind, e.source::text, count(n.id)::int AS n
+       FROM unnest($1::text[], $2::uuid[], $3::uuid[]) AS e (kind, source, recipient)
+       LEFT JOIN notifications.notifications n
+         ON n.recipient_id = e.recipient
+        AND CASE WHEN e.kind = 'mention' THEN n.comment_id = e.source ELSE n.type = e.kind AND n.content_id = e.source END
+      GROUP BY e.kind, e.source, e.recipient
+     HAVING count(n.id) <> 1`,
+    [sources.map((s) => s[0]), sources.map((s) => s[1]), sources.map((s) => s[2])],
+  );
+  const missing = rows.filter((r) => r.n === 0);
+  const doubled = rows.filter((r) => r.n > 1);
+  return row(
+    '201 mentions and tags: one notification each',
+    rows.length,
+    `${sources.length} confirmed, ${missing.length} missing, ${doubled.length} doubled${sample(rows.map((r) => `${r.kind} ${r.source}`))}`,
+  );
+}
+
+/** Every stored mention and tag, in the shape of the notification it causes (actor included). */
+const storedSources = `
+  SELECT 'mention_' || m.kind AS type, m.mentioned_user_id AS recipient, c.author_id AS actor, c.target_id AS content_id, m.comment_id
+    FROM (SELECT 'recipe_comment' AS kind, comment_id, mentioned_user_id FROM comments.recipe_comment_mentions
+          UNION ALL SELECT 'collection_comment', comment_id, mentioned_user_id FROM comments.collection_comment_mentions
+          UNION ALL SELECT 'post_comment', comment_id, mentioned_user_id FROM comments.post_comment_mentions) AS m
+    JOIN comments.comments c ON c.id = m.comment_id
+  UNION ALL
+  SELECT 'tag_recipe', t.user_id, r.author_id, r.id, NULL::uuid FROM content.recipe_tags t JOIN content.recipes r ON r.id = t.recipe_id
+  UNION ALL
+  SELECT 'tag_post', t.user_id, p.author_id, p.id, NULL::uuid FROM content.post_tags t JOIN content.posts p ON p.id = t.post_id`;
+
+const sameSource = `n.type = s.type AND n.recipient_id = s.recipient AND n.actor_id = s.actor
+  AND n.content_id = s.content_id AND n.comment_id IS NOT DISTINCT FROM s.comment_id`;
+
+async function storedNotified(db) {
+  const { rows } = await db.query(
+    `WITH sources AS (${storedSources}),
+          matched AS (SELECT s.*, (SELECT count(*)::int FROM notifications.notifications n WHERE ${sameSource}) AS n FROM sources s)
+     SELECT (SELECT count(*)::int FROM matched) AS sources,
+            (SELECT count(*)::int FROM matched WHERE n = 0) AS missing,
+            (SELECT count(*)::int FROM matched WHERE n > 1) AS doubled,
+            (SELECT count(*)::int FROM notifications.notifications) AS notifications,
+            (SELECT count(*)::int FROM notifications.notifications n WHERE NOT EXISTS (SELECT 1 FROM sources s WHERE ${sameSource})) AS orphans`,
+  );
+  const r = rows[0];
+  return row(
+    'stored mentions and tags ↔ notifications',
+    r.missing + r.doubled + r.orphans,
+    `${r.sources} stored, ${r.notifications} notifications: ${r.missing} missing, ${r.doubled} doubled, ${r.orphans} without a source`,
+  );
+}
+
+async function recipeCounts(db) {
+  // Where comments can be deleted (soft: `deleted_at`), a deleted one no longer counts.
+  const softDeleted = await count(
+    db,
+    `SELECT count(*)::int AS n FROM information_schema.columns
+      WHERE table_schema = 'comments' AND table_name = 'comments' AND column_name = 'deleted_at'`,
+  );
+  const live = softDeleted > 0 ? 'AND c.deleted_at IS NULL' : '';
+  const { rows } = await db.query(
+    `SELECT r.id::text FROM content.recipes r
+      WHERE r.comment_count <> (SELECT count(*) FROM comments.comments c WHERE c.target_type = 'recipe' AND c.target_id = r.id ${live})
+         OR r.favorite_count <> (SELECT count(*) FROM content.recipe_favorites f WHERE f.recipe_id = r.id)
+         OR r.repost_count <> (SELECT count(*) FROM content.recipe_reposts p WHERE p.recipe_id = r.id)`,
+  );
+  const recipes = await count(db, 'SELECT count(*)::int AS n FROM content.recipes');
+  return row('recipe commentCount, favoriteCount, repostCount', rows.length, `${rows.length} of ${recipes} recipes wrong${sample(rows.map((r) => r.id))}`);
+}
+
+/** Rows of a read model that differ from the owner's (`owner` and `copy` are queries with the same columns, `id` first). */
+async function differences(db, owner, copy, columns) {
+  const differs = columns.map((c) => `o.${c} IS DISTINCT FROM d.${c}`).join(' OR ');
+  const { rows } = await db.query(
+    `SELECT coalesce(o.id, d.id)::text AS id FROM (${owner}) o FULL JOIN (${copy}) d ON d.id = o.id
+      WHERE o.id IS NULL OR d.id IS NULL OR ${differs}`,
+  );
+  return rows.map((r) => r.id);
+}
+
+async function readModel(db, check, owner, copies, columns) {
+  const total = await count(db, `SELECT count(*)::int AS n FROM (${owner}) o`);
+  const results = [];
+  for (const [schema, copy] of copies) results.push([schema, await differences(db, owner, copy, columns)]);
+  const wrong = results.flatMap(([, ids]) => ids);
+  return row(check, wrong.length, `${total} rows; differing: ${results.map(([schema, ids]) => `${schema} ${ids.length}`).join(', ')}${sample(wrong)}`);
+}
+
+const userColumns = ['username', 'avatar_url', 'revision'];
+const usersDirectory = (db) =>
+  readModel(
+    db,
+    'users directories = users.users',
+    'SELECT id, username, avatar_url, revision FROM users.users',
+    ['content', 'comments', 'collections', 'notifications'].map((schema) => [schema, `SELECT id, username, avatar_url, revision FROM ${schema}.users`]),
+    userColumns,
+  );
+
+// Timestamps to the millisecond: the events carry them so.
+const ms = (column) => `date_trunc('milliseconds', ${column}) AS created_at`;
+const contentOwner = `
+  SELECT r.id, 'recipe' AS content_type, r.author_id, r.title,
+         coalesce(r.cover_image_url, (SELECT i.url FROM content.recipe_images i WHERE i.recipe_id = r.id ORDER BY i.position LIMIT 1)) AS cover_image_url,
+         r.deleted_at IS NOT NULL AS deleted, r.revision, ${ms('r.created_at')}
+    FROM content.recipes r
+  UNION ALL
+  SELECT p.id, 'post', p.author_id, p.title, p.cover_image_url, p.deleted_at IS NOT NULL, p.revision, ${ms('p.created_at')} FROM content.posts p`;
+const contentColumns = ['content_type', 'author_id', 'title', 'cover_image_url', 'deleted', 'revision', 'created_at'];
+const contentDirectory = (db) =>
+  readModel(
+    db,
+    'content directories = content recipes, posts',
+    contentOwner,
+    ['comments', 'collections'].map((schema) => [schema, `SELECT ${contentColumns.slice(0, -1).join(', ')}, id, ${ms('created_at')} FROM ${schema}.content_items`]),
+    contentColumns,
+  );
+
+const collectionColumns = ['owner_id', 'name', 'deleted', 'revision', 'created_at'];
+const collectionDirectory = (db) =>
+  readModel(
+    db,
+    'collections directory = collections.collections',
+    `SELECT id, owner_id, name, deleted, revision, ${ms('created_at')} FROM collections.collections`,
+    [['comments', `SELECT id, owner_id, name, deleted, revision, ${ms('created_at')} FROM comments.known_collections`]],
+    collectionColumns,
+  );
+
+async function collectionCounts(db) {
+  const { rows } = await db.query(
+    `SELECT c.id::text FROM collections.collections c
+      WHERE c.item_count <> (SELECT count(*) FROM collections.collection_items i WHERE i.collection_id = c.id)`,
+  );
+  const total = await count(db, 'SELECT count(*)::int AS n FROM collections.collections');
+  return row('collection itemCount = its items', rows.length, `${rows.length} of ${total} collections wrong${sample(rows.map((r) => r.id))}`);
+}
+
+/** The saved items' own counts: how many collections hold each, and the per-user totals of the listings. */
+async function savedItemCounts(db) {
+  const items = await count(
+    db,
+    `SELECT count(*)::int AS n FROM collections.saved_items s
+      WHERE s.collection_count <> (SELECT count(*) FROM collections.collection_items i WHERE i.saved_item_id = s.id)`,
+  );
+  const totals = await count(
+    db,
+    `WITH truth AS (SELECT user_id, content_type, collection_count = 0 AS standalone, count(*)::int AS count
+                      FROM collections.saved_items GROUP BY 1, 2, 3)
+     SELECT count(*)::int AS n FROM truth t FULL JOIN collections.saved_item_totals s USING (user_id, content_type, standalone)
+      WHERE coalesce(t.count, 0) <> coalesce(s.count, 0)`,
+  );
+  return row('saved items: collection counts and totals', items + totals, `${items} items and ${totals} totals wrong`);
+}
+
+/** Deleted content leaves everyone's saved items (and so their collections). */
+async function savedContentLive(db) {
+  const n = await count(
+    db,
+    `SELECT count(*)::int AS n FROM collections.saved_items s
+      WHERE NOT EXISTS (SELECT 1 FROM content.recipes r WHERE s.content_type = 'recipe' AND r.id = s.content_id AND r.deleted_at IS NULL)
+        AND NOT EXISTS (SELECT 1 FROM content.posts p WHERE s.content_type = 'post' AND p.id = s.content_id AND p.deleted_at IS NULL)`,
+  );
+  const total = await count(db, 'SELECT count(*)::int AS n FROM collections.saved_items');
+  return row('saved items are of live content', n, `${n} of ${total} saved items are of deleted or unknown content`);
+}
+
+async function notificationCounts(db) {
+  const n = await count(
+    db,
+    `WITH truth AS (SELECT recipient_id, count(*)::int AS total, count(*) FILTER (WHERE NOT is_read)::int AS unread
+                      FROM notifications.notifications GROUP BY 1)
+     SELECT count(*)::int AS n FROM truth t FULL JOIN notifications.notification_counts c USING (recipient_id)
+      WHERE coalesce(t.total, 0) <> coalesce(c.total, 0) OR coalesce(t.unread, 0) <> coalesce(c.unread, 0)`,
+  );
+  return row('notification counts = notifications', n, `${n} recipients with wrong total or unread`);
+}
+
+/** Each consumer's dead-letter queue, on a channel of its own: asking about a missing queue closes the channel. */
+async function deadLetters(amqpUrl, exchange) {
+  const connection = await amqp.connect(amqpUrl);
+  try {
+    const depths = [];
+    for (const service of SCHEMAS) {
+      const channel = await connection.createChannel();
+      channel.on('error', () => undefined);
+      const depth = await channel.checkQueue(`${exchange}.${service}.dlq`).then((q) => q.messageCount, () => undefined);
+      await channel.close().catch(() => undefined);
+      if (depth !== undefined) depths.push([service, depth]);
+    }
+    const total = depths.reduce((sum, [, n]) => sum + n, 0);
+    return row('dead-letter queues empty', total, depths.map(([service, n]) => `${service} ${n}`).join(', '));
+  } finally {
+    await connection.close();
+  }
+}
+
+async function outboxes(db) {
+  const backlog = await outboxBacklog(db);
+  const total = Object.values(backlog).reduce((sum, n) => sum + n, 0);
+  return row('outboxes empty', total, Object.entries(backlog).map(([schema, n]) => `${schema} ${n}`).join(', '));
+}
+
+/** The rows about the run itself: its faults, its processes, the answers its clients got, settling. */
+export function runChecks({ settled, requests, exits, faults, errors }) {
+  const unexpected = requests.filter((r) => outcomeOf(r.status) === 'unexpected');
+  const missingKinds = FAULT_KINDS.filter((kind) => faults[kind] === 0);
+  const injected = Object.values(faults).reduce((sum, n) => sum + n, 0);
+  const seconds = (ms) => (ms / 1_000).toFixed(1);
+  return [
+    row(
+      'faults injected and undone',
+      errors.length,
+      `${injected} faults, ${missingKinds.length === 0 ? 'every kind' : `none of ${missingKinds.join(', ')}`}${errors.length ? `; ${errors.length} errors: ${errors[0]}` : ''}`,
+    ),
+    row('no process exited unasked', exits.length, exits.join(', ') || 'none'),
+    row(
+      'answers: 2xx, 404/409, or 503/504/none',
+      unexpected.length,
+      `${requests.length} requests, ${unexpected.length} unexpected${unexpected.slice(0, 3).map((r) => `; ${r.status} ${r.method} ${r.path}`).join('')}`,
+    ),
+    row(
+      'settled (outboxes drained, queues empty)',
+      settled.settled ? 0 : 1,
+      settled.settled ? `in ${seconds(settled.ms)} s` : `still pending after ${seconds(settled.ms)} s: ${settled.pending.join('; ')}`,
+    ),
+  ];
+}
+
+/** Every invariant, as rows of a table; a check that cannot run at all is a FAIL row of its own. */
+export async function checkInvariants({ db, amqpUrl, exchange, world }) {
+  const checks = [
+    ['201 mentions and tags: one notification each', () => confirmedNotified(db, world)],
+    ['stored mentions and tags ↔ notifications', () => storedNotified(db)],
+    ['recipe commentCount, favoriteCount, repostCount', () => recipeCounts(db)],
+    ['users directories = users.users', () => usersDirectory(db)],
+    ['content directories = content recipes, posts', () => contentDirectory(db)],
+    ['collections directory = collections.collections', () => collectionDirectory(db)],
+    ['collection itemCount = its items', () => collectionCounts(db)],
+    ['saved items: collection counts and totals', () => savedItemCounts(db)],
+    ['saved items are of live content', () => savedContentLive(db)],
+    ['notification counts = notifications', () => notificationCounts(db)],
+    ['dead-letter queues empty', () => deadLetters(amqpUrl, exchange)],
+    ['outboxes empty', () => outboxes(db)],
+  ];
+  const rows = [];
+  for (const [name, check] of checks) rows.push(await check().catch((error) => ({ check: name, result: 'FAIL', figures: `could not check: ${error.message}` })));
+  return rows;
+}
