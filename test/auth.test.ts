@@ -10,7 +10,7 @@ import { type Account, seedWorld, type World } from './support/world.js';
 
 /**
  * Authentication and authorization through the gateway: every endpoint that takes a token refuses every
- * kind of bad one, and no user can read what SPEC keeps private or change what belongs to someone else.
+ * kind of bad one, and no user can read what docs/api.md §2 keeps private or change what belongs to someone else.
  */
 const SYSTEM = 'recipes_auth';
 
@@ -30,7 +30,7 @@ beforeAll(async () => {
       REGISTER_LIMIT_PER_ADDRESS: '100000',
       COMMENT_LIMIT_PER_MINUTE: '100000',
       DATABASE_POOL_MAX: '4',
-      // SPEC §2: the owner-only policy for saved items, so that there is something private to refuse.
+      // docs/api.md §2: the owner-only policy for saved items, so that there is something private to refuse.
       SAVED_ITEMS_VISIBILITY: 'owner',
     },
   });
@@ -188,7 +188,7 @@ describe('object-level rules: bob on ada’s things', () => {
     return response;
   };
 
-  it('reads her collection, as SPEC has no private collections, but cannot delete it (403)', async () => {
+  it('reads her collection, as docs/api.md §2 has no private collections, but cannot delete it (403)', async () => {
     const read = await call('GET', `/collections/${world.ids.collection}`, undefined, world.bob.token);
     expect(read.status).toBe(200);
     expect(read.body.collection.owner.id).toBe(world.ids.ada);

@@ -56,7 +56,7 @@ export function rawClient(baseUrl: string, connections = 16) {
 
 export type RawClient = ReturnType<typeof rawClient>;
 
-/** Fails unless the response is RFC 9457 problem+json for its own status, with the code SPEC §1 gives it. */
+/** Fails unless the response is RFC 9457 problem+json for its own status, with the code docs/api.md §1 gives it. */
 export function expectProblem(response: RawResponse, status?: number, context = ''): void {
   if (status !== undefined) expect(response.status, `${context} ${response.text.slice(0, 300)}`).toBe(status);
   expect(response.headers['content-type'], `${context} ${response.text.slice(0, 300)}`).toMatch(/^application\/problem\+json/);

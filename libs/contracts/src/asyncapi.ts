@@ -30,7 +30,7 @@ function jsonSchema(schema: z.ZodType): JsonObject {
 /** `user.created` version 1 → `user.created.v1`: one message per type and version. */
 const messageId = (definition: EventDefinition) => `${definition.type}.v${definition.version}`;
 
-/** The whole message body: the envelope (SPEC §8), pinned to this type, version and producer, around its data. */
+/** The whole message body: the envelope (docs/api.md §8), pinned to this type, version and producer, around its data. */
 function envelopeSchema(definition: EventDefinition): JsonObject {
   return {
     type: 'object',

@@ -1,2 +1,3 @@
 export * from './pool.js';
 export * from './migrate.js';
+export { SharedTransaction } from './ambient.js';

@@ -49,7 +49,7 @@ export async function createApp(settings: AppSettings): Promise<App> {
     clientErrorHandler: answerClientError,
   }).withTypeProvider<ZodTypeProvider>();
 
-  // Bodies are JSON only (SPEC §1): without the built-in text parser, anything else is 415.
+  // Bodies are JSON only (docs/api.md §1): without the built-in text parser, anything else is 415.
   app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(paramsLast(validatorCompiler));
   app.addHook('preHandler', refuseUnknownParams);

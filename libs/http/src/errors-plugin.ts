@@ -33,7 +33,7 @@ function fieldErrors(error: { validation: { instancePath: string; message?: stri
   }));
 }
 
-/** Every error leaves as problem+json (SPEC §1); nothing internal ever reaches the client. */
+/** Every error leaves as problem+json (docs/api.md §1); nothing internal ever reaches the client. */
 async function errorsPlugin(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof HttpError) return sendProblem(request, reply, error.status, error.detail, error.errors);

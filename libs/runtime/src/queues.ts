@@ -1,7 +1,7 @@
 import { eventsProducedBy } from '@recipes/contracts';
 import type { ConsumerQueue } from '@recipes/messaging';
 
-/** A service's one queue on the events exchange (DESIGN.md). */
+/** A service's one queue on the events exchange (docs/architecture.md §5). */
 export const queueOf = (exchange: string, service: string) => `${exchange}.${service}`;
 
 /** The queues of the consumers the catalogue lists for what `producer` publishes, each with the types it takes from it. */

@@ -52,7 +52,7 @@ async function rabbitAnswers(url: string): Promise<boolean> {
 }
 
 /**
- * Where the tests find their servers, in the order DESIGN.md gives: URLs from the environment, then the
+ * Where the tests find their servers, in the order docs/architecture.md §7 gives: URLs from the environment, then the
  * local servers at their default ports, then containers when a Docker engine is present.
  */
 export function resolveTestInfrastructure(environment = process.env): Promise<TestInfrastructure> {

@@ -22,7 +22,7 @@ interface Commands {
   start: string[][];
 }
 
-/** The local servers' own tools, as in /work/shared/STACK.md and .ci/run. */
+/** The local servers' own tools, as .ci/run uses them. */
 function localCommands(name: SharedServerName): Commands {
   if (name === 'rabbitmq') {
     // stop_app leaves the Erlang node up, so start_app brings the broker back within seconds.

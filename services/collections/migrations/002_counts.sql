@@ -81,7 +81,7 @@ CREATE TRIGGER collection_items_inserted AFTER INSERT ON collection_items
 CREATE TRIGGER collection_items_deleted AFTER DELETE ON collection_items
   REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION count_collection_items();
 
--- Deleted content leaves every listing and total (SPEC §6): its saved items go, and with them their
+-- Deleted content leaves every listing and total (docs/api.md §6): its saved items go, and with them their
 -- places in collections. `content_items` is the content directory's table in this schema; this trigger
 -- runs in the transaction of the directory's handler that records the deletion.
 CREATE FUNCTION forget_deleted_content() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -20,7 +20,7 @@ const toSnapshot = ({ id, ownerId, name, deleted, revision, createdAt }: Collect
   createdAt: createdAt.toISOString(),
 });
 
-/** The collection when it exists and the caller owns it; 404, then 403, otherwise (SPEC §1 check order). */
+/** The collection when it exists and the caller owns it; 404, then 403, otherwise (docs/api.md §1 check order). */
 async function ownedCollection(db: Queryable, id: string, callerId: string): Promise<CollectionRecord> {
   const collection = await repository.findCollection(db, id);
   if (!collection || collection.deleted) throw notFound('Collection not found');

@@ -13,7 +13,7 @@ export const collectionsConfigSchema = z.object({
   USERS_INTERNAL_URL: env.url('http://127.0.0.1:3101'),
   /** The content service's internal look-ups, for content saved a moment after it was created. */
   CONTENT_INTERNAL_URL: env.url('http://127.0.0.1:3102'),
-  /** Who may list a user's saved items: anyone (as in the reference), or only that user (SPEC §2). */
+  /** Who may list a user's saved items: anyone (the default), or only that user (docs/api.md §2). */
   SAVED_ITEMS_VISIBILITY: z.enum(['public', 'owner']).default('public'),
 });
 

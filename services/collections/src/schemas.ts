@@ -27,7 +27,7 @@ export const collectionBody = z.object({
 export const collectionItemBody = z.object({ savedItemId: z.uuid() });
 
 export const savedItemsQuery = pageQuery(12).extend({
-  // Only `true` filters; any other value, repeated or not, keeps every item (SPEC §6).
+  // Only `true` filters; any other value, repeated or not, keeps every item (docs/api.md §6).
   standalone: z
     .union([z.string(), z.array(z.string())])
     .optional()

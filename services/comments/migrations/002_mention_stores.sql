@@ -11,7 +11,7 @@ CREATE FUNCTION uuid_v7() RETURNS uuid LANGUAGE sql VOLATILE AS $$
     'hex')::uuid
 $$;
 
--- The three mention stores of the reference system, one per kind of comment: a row per user mentioned.
+-- The three mention stores, one per kind of comment (docs/api.md §5): a row per user mentioned.
 CREATE TABLE recipe_comment_mentions (
   id uuid PRIMARY KEY DEFAULT uuid_v7(),
   comment_id uuid NOT NULL REFERENCES comments,
@@ -36,7 +36,7 @@ CREATE TABLE post_comment_mentions (
   UNIQUE (comment_id, mentioned_user_id)
 );
 
--- Storing a mention is what notifies (the reference system's triggers): each row writes its
+-- Storing a mention is what notifies (by trigger, docs/architecture.md §5): each row writes its
 -- `comment.mention.created` envelope (libs/contracts) to the outbox, in the transaction that stores it.
 -- The store's kind is the trigger's argument; the app names the request behind it in the
 -- transaction-local setting `comments.correlation_id`. Pinned to this schema, whoever inserts.

@@ -1,5 +1,5 @@
 /**
- * `@name` as SPEC §5 defines a mention: the `@` at the start or after a character that is not
+ * `@name` as docs/api.md §5 defines a mention: the `@` at the start or after a character that is not
  * `[A-Za-z0-9_]`, a name of 3–30 of those characters, and none of them right after it. So
  * `bob@example.com` mentions nobody, while `é@ada` and `@adaé` both mention ada: only
  * `[A-Za-z0-9_]` counts as part of a word, whatever Unicode says.

@@ -18,7 +18,7 @@ function text({ min, max, allowed = '' }: { min: number; max: number; allowed?: 
 
 const title = text({ min: 1, max: 200 });
 const coverImageUrl = httpUrlSchema.nullable().default(null);
-/** Names that are not usernames, or of nobody, are ignored rather than refused (SPEC §4). */
+/** Names that are not usernames, or of nobody, are ignored rather than refused (docs/api.md §4). */
 const taggedUsernames = z.array(z.string()).max(20).default([]);
 
 export const recipeDraftBody = z.object({

@@ -1,5 +1,5 @@
 /**
- * How the gateway reads a request target (API spec §1: a path names exactly the endpoint it spells).
+ * How the gateway reads a request target (docs/api.md §1: a path names exactly the endpoint it spells).
  *
  * The parsers a request meets disagree on odd spellings: the WHATWG URL parser behind the HTTP client
  * turns `\` into `/` and resolves `%2e%2e`, `#` ends a path for some and not others, and a service's

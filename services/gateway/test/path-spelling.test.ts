@@ -9,7 +9,7 @@ import { allowedSegment, fill, hostileTarget, patterns, segmentValue, spellSegme
 import { addressOf, type Recorder, startGateway, startRecorder } from './support/servers.js';
 
 /**
- * API spec §1: a path names exactly the endpoint it spells, and no spelling reaches a service's internal
+ * docs/api.md §1: a path names exactly the endpoint it spells, and no spelling reaches a service's internal
  * routes. Requests go out as raw request targets through undici's Client, which writes the path as given
  * (app.inject would resolve `\` and dot segments before the gateway saw them).
  */

@@ -3,7 +3,7 @@ import { pathOf, routeTable, serviceFor } from '../src/route-table.js';
 
 const id = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
 
-/** Every public path of SPEC.md with the service that owns it. */
+/** Every public path of docs/api.md with the service that owns it. */
 const owners: Array<[string, string]> = [
   ['/api/auth/register', 'users'],
   ['/api/auth/login', 'users'],

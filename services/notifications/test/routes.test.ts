@@ -30,7 +30,7 @@ async function idsOf(user: TestUser, query = '?limit=100'): Promise<string[]> {
 }
 
 describe('GET /api/notifications', () => {
-  it('shows a mention and a tag in the shape of SPEC §7, newest first', async () => {
+  it('shows a mention and a tag in the shape of docs/api.md §7, newest first', async () => {
     const bob = await harness.knownUser('Bob_Shape');
     const mention = mentionEvent(ada, bob, 'collection_comment', { createdAt: '2026-03-01T10:00:00.000Z' });
     const tag = tagEvent(ada, bob, 'post', { createdAt: '2026-03-01T11:00:00.000Z' });

@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 
-/** The envelope every event travels in (SPEC §8). `data` is checked against the event type's own schema. */
+/** The envelope every event travels in (docs/api.md §8). `data` is checked against the event type's own schema. */
 export const eventEnvelopeSchema = z.object({
   id: z.uuid(),
   type: z.string().min(1),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Author summary embedded wherever a user is shown (SPEC §3). */
+/** Author summary embedded wherever a user is shown (docs/api.md §3). */
 export const authorSchema = z.object({
   id: z.uuid(),
   username: z.string(),
@@ -8,7 +8,7 @@ export const authorSchema = z.object({
 });
 export type Author = z.infer<typeof authorSchema>;
 
-/** RFC 9457 problem details as SPEC §1 describes them. */
+/** RFC 9457 problem details as docs/api.md §1 describes them. */
 export const problemSchema = z.object({
   type: z.string(),
   title: z.string(),
@@ -30,7 +30,7 @@ const positiveIntParam = z
 
 export const MAX_PAGE_SIZE = 100;
 
-/** `page` and `limit` as SPEC §1 defines them; `limit` above 100 is clamped, not rejected. */
+/** `page` and `limit` as docs/api.md §1 defines them; `limit` above 100 is clamped, not rejected. */
 export function pageQuery(defaultLimit: number) {
   return z.object({
     page: positiveIntParam.optional().default(1),
@@ -58,7 +58,7 @@ export function pageOffset({ page, limit }: PageQuery): number {
   return (page - 1) * limit;
 }
 
-/** A username as SPEC §3 allows it. */
+/** A username as docs/api.md §3 allows it. */
 export const usernameSchema = z
   .string()
   .regex(/^[A-Za-z0-9_]{3,30}$/, 'must be 3-30 letters, digits or underscores');
@@ -80,5 +80,5 @@ export const httpUrlSchema = z
     }
   }, 'must be an http(s) URL');
 
-/** Timestamps as SPEC §1 writes them. */
+/** Timestamps as docs/api.md §1 writes them. */
 export const timestampSchema = z.iso.datetime();

@@ -8,7 +8,7 @@ import { routeTable } from '../../src/route-table.js';
 
 const id = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
 
-/** What API spec §1 lets a decoded segment be; the double-encoding rule is the gateway's (request-path.ts). */
+/** What docs/api.md §1 lets a decoded segment be; the double-encoding rule is the gateway's (request-path.ts). */
 export const allowedSegment = (segment: string) => segment !== '.' && segment !== '..' && !/[/\\\p{Cc}]|%[\da-f]{2}/iu.test(segment);
 
 export const patterns = routeTable.map(([pattern]) => pattern);

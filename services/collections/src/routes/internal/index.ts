@@ -4,7 +4,7 @@ import { idParams, internalCollectionResponse } from '../../schemas.js';
 
 /**
  * For the comments service, whose read model has not yet heard of a collection created a moment ago
- * (read-your-writes, DESIGN.md). Served on the internal listener only, never on the public port.
+ * (read-your-writes, docs/architecture.md §4). Served on the internal listener only, never on the public port.
  */
 export default async function internalRoutes(app: App, { collections }: { collections: Collections }) {
   app.get(

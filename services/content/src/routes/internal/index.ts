@@ -5,7 +5,7 @@ import { idParams, internalContentResponse } from '../../schemas.js';
 
 /**
  * Look-ups for services whose read models have not yet heard of a recipe or post (read-your-writes,
- * DESIGN.md). Deleted content is answered too, marked `deleted` with its revision, so that a caller
+ * docs/architecture.md §4). Deleted content is answered too, marked `deleted` with its revision, so that a caller
  * that missed the deletion learns of it; 404 means it never existed. Served on the internal listener
  * only, never on the public port.
  */

@@ -5,7 +5,7 @@ import { internalUserResponse, internalUsersResponse } from '../../schemas.js';
 
 /**
  * Look-ups for other services whose read models have not yet heard of a user (read-your-writes,
- * DESIGN.md). Served on the internal listener only, never on the public port.
+ * docs/architecture.md §4). Served on the internal listener only, never on the public port.
  */
 export default async function internalRoutes(app: App, { accounts }: { accounts: Accounts }) {
   app.get(
