@@ -66,6 +66,14 @@ describe('POST /api/collections', () => {
     ]);
   });
 
+  it('refuses a well-signed token of an account nobody knows with 401, and creates nothing', async () => {
+    const ghost = await harness.user('Ghost_Owner', { quietly: true });
+    harness.upstream.users.delete(ghost.user.id);
+    expectProblem(await call('POST', '/api/collections', ghost, { name: 'Haunted' }), 401);
+    const { rows } = await harness.pool.query('SELECT 1 FROM collections WHERE owner_id = $1', [ghost.user.id]);
+    expect(rows).toEqual([]);
+  });
+
   it('defaults the description to empty and trims both fields', async () => {
     expect(await created(ada, { name: '  Trimmed  ' })).toMatchObject({ name: 'Trimmed', description: '' });
     expect(await created(ada, { name: '🎞'.repeat(100), description: '' })).toMatchObject({ name: '🎞'.repeat(100) });
