@@ -1,6 +1,7 @@
 import { problemSchema } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedSystem } from '../scripts/system.mjs';
+import { routeTable, serviceFor } from '../services/gateway/src/route-table.js';
 import { startTestSystem } from './support/system.js';
 
 /** Every built service as its own process behind the gateway, as `npm start` runs them. */
@@ -59,6 +60,25 @@ describe('the system through the gateway', () => {
     const health = await response.json();
     for (const service of system.services.filter((name) => name !== 'gateway')) {
       expect(health.services[service]).toBe('up');
+    }
+  });
+
+  it('routes exactly what each service documents: no public path missed by the gateway, and no route to nothing', async () => {
+    const documented = new Map<string, string[]>();
+    for (const service of system.services.filter((name) => name !== 'gateway')) {
+      const document = (await (await fetch(`${system.urlOf(service)}/openapi.json`)).json()) as { paths: Record<string, object> };
+      documented.set(service, Object.keys(document.paths));
+    }
+    // Each documented path, with every {parameter} filled, goes to the service that documents it.
+    for (const [service, paths] of documented) {
+      for (const path of paths) expect(serviceFor(path.replace(/\{\w+\}/g, 'x1')), `${path} of ${service}`).toBe(service);
+    }
+    // Each pattern of the table names something its service documents.
+    const asPattern = (path: string) => path.replace(/\{\w+\}/g, ':id');
+    for (const [pattern, service] of routeTable) {
+      const patterns = (documented.get(service) ?? []).map(asPattern);
+      const matches = pattern.endsWith('/*') ? patterns.some((p) => p.startsWith(pattern.slice(0, -1))) : patterns.includes(pattern.replace(/:\w+/g, ':id'));
+      expect(matches, `${pattern} → ${service}`).toBe(true);
     }
   });
 });
