@@ -2,9 +2,10 @@
 // A seeded fault campaign against the whole system, on the local PostgreSQL and RabbitMQ (it stops and
 // starts them: anything else using them loses them for a few seconds at a time):
 //   npm run chaos -- [--seed N] [--minutes M] [--logs]
-// Prints each fault as it happens, then the tables of the workload, the faults and the invariants. A
-// failing run prints its seed and exits 1; `--seed` replays its fault schedule. Uses the built services
-// (npm run build).
+// Four lanes of faults run at once (PostgreSQL, RabbitMQ, processes, network), paced so that each of
+// the nine kinds comes ~6 times a minute. Prints each fault as it happens, then the tables of the
+// workload, the faults and the invariants. A failing run prints its seed and exits 1; `--seed`
+// replays its fault schedule. Uses the built services (npm run build).
 import { parseArgs } from 'node:util';
 import { runCampaign } from './chaos/campaign.mjs';
 import { randomSeed } from './chaos/random.mjs';
@@ -49,7 +50,8 @@ for (const event of ['uncaughtException', 'unhandledRejection']) {
 
 console.log(`chaos: seed ${seed}, ${minutes} min of faults (replay with --seed ${seed})`);
 try {
-  const result = await runCampaign({ seed, minutes, signal: interrupted.signal, logs: values.logs ? 'inherit' : 'ignore' });
+  // Without --logs, the services' logs are kept, to show the last lines of one that exits unasked.
+  const result = await runCampaign({ seed, minutes, signal: interrupted.signal, logs: values.logs ? 'inherit' : 'pipe' });
   console.log(`\n${formatResult(result)}`);
   process.exitCode = result.passed ? 0 : 1;
 } catch (error) {

@@ -17,7 +17,11 @@ export const FAULT_KINDS: readonly FaultKind[];
 export interface CampaignOptions {
   /** Draws the fault schedule and the clients' choices; a random one (in the result) by default. */
   seed?: number;
-  /** How long faults go on (fractions allowed): at least one round of every kind, then until this passes. Default 10. */
+  /**
+   * How long faults go on (fractions allowed). Default 10. The lanes run at once and are paced so that
+   * each kind comes `max(1, round(minutes × perKindPerMinute))` times; a lane that has not got there
+   * when the time is up goes on until it has (for at most a quarter of the time more).
+   */
   minutes?: number;
   /** Gets each progress line (one per fault); console.log by default. */
   log?: (line: string) => void;
@@ -31,10 +35,8 @@ export interface CampaignOptions {
   containers?: { postgres?: string; rabbitmq?: string };
   /** Concurrent clients of the API. Default 8. */
   clients?: number;
-  /** Each fault lasts between these many seconds. Default [1, 8]. */
-  faultSeconds?: [number, number];
-  /** The pause after each fault, in seconds. Default [1, 5]. */
-  gapSeconds?: [number, number];
+  /** Faults of each kind per minute. Default 6.2 (62 of each in 10 minutes). */
+  perKindPerMinute?: number;
   /** How long the system may take to settle once everything is restored. Default 180 000. */
   settleTimeoutMs?: number;
   /** The services' output, as `startSystem` takes it. Default 'ignore'. */
@@ -73,10 +75,28 @@ export interface CampaignResult {
   /** Every row is PASS. */
   passed: boolean;
   rows: CheckRow[];
+  /** How long the lanes ran, their last faults included. */
+  faultSeconds: number;
+  /** The fewest faults of each kind the campaign was to inject. */
+  quota: number;
+  /** How many faults of each kind were injected. */
   faults: Record<FaultKind, number>;
+  /** Mean seconds spent injecting and undoing one fault of each kind, its own duration aside. */
+  faultCosts: Record<FaultKind, number>;
   faultErrors: string[];
   requests: number;
   workload: WorkloadRow[];
+  /** Per minute of the fault phase (0: the setup before it), by when each answer came. */
+  perMinute: MinuteRow[];
+}
+
+export interface MinuteRow {
+  minute: number;
+  requests: number;
+  '2xx': number;
+  '201s': number;
+  /** 503, 504 or no answer. */
+  unavailable: number;
 }
 
 /** Runs a campaign; restores every server and stops every process it started before it settles. */

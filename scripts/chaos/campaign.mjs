@@ -4,12 +4,13 @@
 import pg from 'pg';
 import { services } from '../services.mjs';
 import { startSystem } from '../system.mjs';
-import { FAULT_KINDS, faultSchedule, injectFault, restoreEverything } from './faults.mjs';
+import { FAULT_KINDS, restoreEverything } from './faults.mjs';
 import { checkInvariants, runChecks } from './invariants.mjs';
+import { laneSchedule, LANES, pause, PER_KIND_PER_MINUTE, quotaFor, runLane } from './lanes.mjs';
 import { guardProcesses } from './processes.mjs';
 import { createFaultProxy } from './proxy.mjs';
 import { random, randomSeed } from './random.mjs';
-import { formatResult, workloadSummary } from './report.mjs';
+import { formatResult, perMinute, workloadSummary } from './report.mjs';
 import { serverControl } from './servers.mjs';
 import { settle } from './settle.mjs';
 import { deleteTopology, dropDatabase } from './topology.mjs';
@@ -28,18 +29,6 @@ const unlimited = {
   REGISTER_LIMIT_PER_ADDRESS: '1000000',
   LOGIN_LIMIT_PER_ADDRESS: '1000000',
 };
-
-function pause(ms, signal) {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
 
 /** The system fails to start while a server it needs is away, e.g. someone else's test stopped it: once more. */
 async function startTwice(start, say) {
@@ -67,27 +56,18 @@ async function proxiesFor(instances, databaseUrl, amqpUrl) {
 }
 
 /**
- * Injects the scheduled faults one after another, each undone before the next: until `deadline`, but
- * at least one whole round, so that even a short campaign meets every kind.
+ * Runs every lane at once until `deadline` (each then goes on until its kinds reach `quota`, for at
+ * most a quarter of the time more); resolves once every lane has undone its last fault.
  */
-async function injectFaults({ schedule, deadline, signal, context, say, faults, errors }) {
-  for (let n = 1; (Date.now() < deadline || n <= FAULT_KINDS.length) && !signal?.aborted; n += 1) {
-    const plan = schedule.next().value;
-    let restore;
-    try {
-      const injected = await injectFault(plan, context);
-      restore = injected.restore;
-      faults[plan.kind] += 1;
-      say(`fault ${n}: ${plan.kind}: ${injected.description}, for ${plan.seconds} s`);
-      await pause(plan.seconds * 1_000, signal);
-      await restore();
-    } catch (error) {
-      errors.push(`${plan.kind}: ${error.message}`);
-      say(`fault ${n}: ${plan.kind} went wrong (${error.message}); restoring everything`);
-      errors.push(...(await restoreEverything(context)));
-    }
-    await pause(plan.gapSeconds * 1_000, signal);
-  }
+async function injectFaults({ rng, instances, quota, minutes, deadline, signal, context, say, tally, errors }) {
+  const seconds = minutes * 60;
+  const lastCall = deadline + (seconds * 1_000) / 4 + 10_000;
+  await Promise.allSettled(
+    LANES.map((lane) => {
+      const schedule = laneSchedule(rng.fork(`lane ${lane.name}`), lane, instances, { quota, seconds });
+      return runLane({ lane, schedule, context, deadline, lastCall, quota, signal, say, tally, errors });
+    }),
+  );
 }
 
 /**
@@ -104,8 +84,7 @@ export async function runCampaign({
   amqpUrl = LOCAL_AMQP_URL,
   containers = {},
   clients = 8,
-  faultSeconds = [1, 8],
-  gapSeconds = [1, 5],
+  perKindPerMinute = PER_KIND_PER_MINUTE,
   settleTimeoutMs = 180_000,
   logs = 'ignore',
   keepDatabase = true,
@@ -119,11 +98,12 @@ export async function runCampaign({
   const servers = serverControl({ containers });
   const state = { postgresDown: false, rabbitmqDown: false, held: new Set() };
   const instances = services.filter((s) => s.name !== 'gateway').flatMap((s) => Array.from({ length: REPLICAS }, (_, i) => `${s.name}#${i}`));
-  const faults = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, 0]));
+  const quota = quotaFor(minutes, perKindPerMinute);
+  const tally = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, { injected: 0, busyMs: 0 }]));
   const errors = [];
   let proxies = new Map();
   let system, db, guard, workload;
-  const context = () => ({ system, proxies, servers, state });
+  const context = () => ({ system, proxies, servers, state, say, signal });
 
   try {
     say(`seed ${seed}: starting the system, ${REPLICAS} instances of each backend service`);
@@ -147,10 +127,12 @@ export async function runCampaign({
     db.on('error', () => undefined); // a stopped server drops idle connections; the pool makes new ones
     guard = guardProcesses({ system, state, signal, log: say });
     workload = await startWorkload({ apiUrl: `${system.urlOf('gateway')}/api`, rng: rng.fork('workload'), clients });
-    say(`${workload.world.users.length} users registered; ${clients} clients at work; faults for ${minutes} min`);
+    say(`${workload.world.users.length} users registered; ${clients} clients at work; faults for ${minutes} min, at least ${quota} of each kind`);
 
-    const schedule = faultSchedule(rng.fork('faults'), instances, { faultSeconds, gapSeconds });
-    await injectFaults({ schedule, deadline: Date.now() + minutes * 60_000, signal, context: context(), say, faults, errors });
+    const faultsStarted = Date.now();
+    const deadline = faultsStarted + minutes * 60_000;
+    await injectFaults({ rng: rng.fork('faults'), instances, quota, minutes, deadline, signal, context: context(), say, tally, errors });
+    const faultsEnded = Date.now();
     say(`stopping the workload after ${workload.requests.length} requests`);
     await workload.stop();
     await guard.stop();
@@ -161,8 +143,9 @@ export async function runCampaign({
     const settled = await settle({ system, db, servers, exchange, timeoutMs: settleTimeoutMs, signal, log: say });
     if (signal?.aborted) throw new Error('the campaign was interrupted');
     say(settled.settled ? `settled in ${(settled.ms / 1_000).toFixed(1)} s; checking` : 'did not settle; checking anyway');
+    const faults = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, tally[kind].injected]));
     const rows = [
-      ...runChecks({ settled, requests: workload.requests, exits: guard.exits, faults, errors }),
+      ...runChecks({ settled, requests: workload.requests, exits: guard.exits, faults, quota, errors }),
       ...(await checkInvariants({ db, amqpUrl, exchange, world: workload.world })),
     ];
     return {
@@ -172,10 +155,15 @@ export async function runCampaign({
       database: keepDatabase ? name : undefined,
       passed: rows.every((r) => r.result === 'PASS'),
       rows,
+      faultSeconds: Math.round((faultsEnded - faultsStarted) / 1_000),
+      quota,
       faults,
+      // Mean seconds spent injecting and undoing one fault of each kind (its own duration aside).
+      faultCosts: Object.fromEntries(FAULT_KINDS.map((kind) => [kind, tally[kind].injected ? tally[kind].busyMs / tally[kind].injected / 1_000 : 0])),
       faultErrors: errors,
       requests: workload.requests.length,
       workload: workloadSummary(workload.requests),
+      perMinute: perMinute(workload.requests, faultsStarted),
     };
   } finally {
     await workload?.stop();

@@ -4,7 +4,7 @@
 const TIMEOUT_MS = 15_000;
 
 export function apiClient(apiUrl) {
-  /** Every call made: `{ action, method, path, status, ms }`. */
+  /** Every call made: `{ action, method, path, status, ms, at }` (`at`: when it was answered, epoch ms). */
   const requests = [];
 
   async function call(action, method, path, { body, token } = {}) {
@@ -28,7 +28,7 @@ export function apiClient(apiUrl) {
       // No answer, or a body cut short: the client cannot tell what happened.
       parsed = undefined;
     }
-    requests.push({ action, method, path, status, ms: Math.round(performance.now() - started) });
+    requests.push({ action, method, path, status, ms: Math.round(performance.now() - started), at: Date.now() });
     return { status, body: parsed };
   }
 

@@ -1,5 +1,20 @@
-// The faults a campaign injects, the schedule it draws them from, and how each is undone.
-import { startProcess } from './processes.mjs';
+// The faults a campaign injects and how each is undone (lanes.mjs draws and paces them).
+import { nameOf, startProcess } from './processes.mjs';
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves once every other instance of `process`'s service runs, or after `timeoutMs` (or an abort) anyway. */
+async function untilSiblingsRun(system, process, signal, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  const siblings = system.processes.filter((p) => p.service === process.service && p !== process);
+  while (siblings.some((p) => !p.running) && Date.now() < deadline && !signal?.aborted) await sleep(200);
+}
+
+/** Resolves once one of `targets`' broker proxies has a connection open, or after `timeoutMs` anyway. */
+async function untilConnected(targets, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (targets.every((p) => p.broker.upstreamPorts().length === 0) && Date.now() < deadline) await sleep(200);
+}
 
 export const FAULT_KINDS = [
   'postgres-stop-fast',
@@ -13,35 +28,12 @@ export const FAULT_KINDS = [
   'broker-cut',
 ];
 
-const tenths = (value) => Math.round(value * 10) / 10;
-
-/**
- * An endless schedule drawn from `rng` alone: rounds in which every kind comes once, in a random order,
- * each with a random target instance, duration and pause after it. So a run of a few rounds meets every
- * kind, and a seed always gives the same faults in the same order.
- */
-export function* faultSchedule(rng, instances, { faultSeconds = [1, 8], gapSeconds = [1, 5] } = {}) {
-  for (;;) {
-    for (const kind of rng.shuffle(FAULT_KINDS)) {
-      yield {
-        kind,
-        target: rng.pick(instances),
-        // A broker-side drop hits one instance's connection or every one of the system's.
-        everyInstance: rng.chance(0.5),
-        latencyMs: rng.int(100, 1_000),
-        seconds: tenths(rng.between(...faultSeconds)),
-        gapSeconds: tenths(rng.between(...gapSeconds)),
-      };
-    }
-  }
-}
-
 /**
  * Injects one planned fault and returns what it did and how to undo it. `state` records what is down
  * (`postgresDown`, `rabbitmqDown`, `held`: the instances a fault stopped), so that whoever restores
  * everything at the end knows, and the process guard leaves a killed instance to its fault.
  */
-export async function injectFault(plan, { system, proxies, servers, state }) {
+export async function injectFault(plan, { system, proxies, servers, state, say, signal }) {
   const { kind, target } = plan;
   const proxy = proxies.get(target);
   switch (kind) {
@@ -70,21 +62,27 @@ export async function injectFault(plan, { system, proxies, servers, state }) {
       };
     case 'rabbitmq-drop-connections': {
       // The broker sees each instance's connection coming from its proxy: the proxy knows those ports.
-      const ports = new Set((plan.everyInstance ? [...proxies.values()] : [proxy]).flatMap((p) => p.broker.upstreamPorts()));
-      const connections = (await servers.rabbitmq.connections()).filter((c) => ports.has(c.peerPort));
-      await Promise.all(connections.map((c) => servers.rabbitmq.closeConnection(c.pid, 'chaos')));
+      const targets = plan.everyInstance ? [...proxies.values()] : [proxy];
+      // A connection the last drop closed may still be coming back: a drop is meant to close one.
+      await untilConnected(targets);
+      const ports = targets.flatMap((p) => p.broker.upstreamPorts());
+      const closed = ports.length === 0 ? 0 : await servers.rabbitmq.closeConnectionsFrom(ports, 'chaos');
       const whose = plan.everyInstance ? 'every instance' : target;
-      return { description: `broker closed ${connections.length} connection(s) of ${whose}`, restore: async () => undefined };
+      return { description: `broker closed ${closed} connection(s) of ${whose}`, restore: async () => undefined };
     }
     case 'instance-kill': {
-      const process = system.processes.find((p) => `${p.service}#${p.instance}` === target);
+      const process = system.processes.find((p) => nameOf(p) === target);
       state.held.add(target);
+      // At most one instance of a service down at a time: wait for a sibling that is down to be back.
+      await untilSiblingsRun(system, process, signal);
       await process.kill('SIGKILL');
       return {
         description: `${target} killed (SIGKILL)`,
         restore: async () => {
-          await startProcess(process);
+          const restarting = Date.now();
+          await startProcess(process, { log: say });
           state.held.delete(target);
+          say(`${target} ready again after ${((Date.now() - restarting) / 1_000).toFixed(1)} s`);
         },
       };
     }
@@ -105,32 +103,64 @@ export async function injectFault(plan, { system, proxies, servers, state }) {
   }
 }
 
-/**
- * Undoes whatever may still be in effect, whatever happened before: servers, proxies and, unless the
- * system is about to stop anyway (`processes: false`), stopped instances. Resolves with what failed.
- */
-export async function restoreEverything({ system, proxies, servers, state }, { processes = true } = {}) {
-  const errors = [];
-  const attempt = (what, action) => action().catch((error) => errors.push(`${what}: ${error.message}`));
+/** The proxies back to plain forwarding. */
+export async function restoreProxies({ proxies }) {
   for (const proxy of proxies.values()) {
     proxy.database.restore();
     proxy.broker.restore();
   }
+  return [];
+}
+
+const attempt = (errors, what, action) => action().catch((error) => errors.push(`${what}: ${error.message}`));
+
+/** PostgreSQL started again if a fault stopped it (or it is down anyway). */
+export async function restorePostgres({ servers, state }) {
+  const errors = [];
   if (state.postgresDown || !(await servers.postgres.isUp())) {
-    await attempt('start PostgreSQL', async () => {
+    await attempt(errors, 'start PostgreSQL', async () => {
       await servers.postgres.start();
       state.postgresDown = false;
     });
   }
+  return errors;
+}
+
+/** RabbitMQ's app started again if a fault stopped it. */
+export async function restoreRabbitmq({ servers, state }) {
+  const errors = [];
   if (state.rabbitmqDown) {
-    await attempt('start RabbitMQ', async () => {
+    await attempt(errors, 'start RabbitMQ', async () => {
       await servers.rabbitmq.startApp();
       state.rabbitmqDown = false;
     });
   }
+  return errors;
+}
+
+/**
+ * The instances a fault holds started again, then released: if one does not start, the process guard
+ * takes it over (and counts it). Only those: the guard restarts any other, and two starts of one
+ * process at once would race for its port.
+ */
+export async function restoreHeld({ system, state, say }) {
+  const errors = [];
+  const held = system ? system.processes.filter((p) => state.held.has(nameOf(p))) : [];
+  await Promise.all(held.map((p) => attempt(errors, `start ${nameOf(p)}`, () => startProcess(p, { log: say })).finally(() => state.held.delete(nameOf(p)))));
+  return errors;
+}
+
+/**
+ * Undoes whatever may still be in effect, whatever happened before: servers, proxies and, unless the
+ * system is about to stop anyway (`processes: false`), stopped instances. Only once no lane runs any
+ * more (a lane that goes wrong undoes its own kinds alone). Resolves with what failed.
+ */
+export async function restoreEverything(context, { processes = true } = {}) {
+  const { system, state, say } = context;
+  const errors = [...(await restoreProxies(context)), ...(await restorePostgres(context)), ...(await restoreRabbitmq(context))];
   if (system && processes) {
-    await Promise.all(system.processes.filter((p) => !p.running).map((p) => attempt(`start ${p.service}#${p.instance}`, () => startProcess(p))));
-    state.held.clear();
+    await Promise.all(system.processes.filter((p) => !p.running).map((p) => attempt(errors, `start ${nameOf(p)}`, () => startProcess(p, { log: say }))));
   }
+  state.held.clear();
   return errors;
 }

@@ -5,8 +5,13 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const nameOf = (process) => `${process.service}#${process.instance}`;
 
-/** Starts `process` until it is ready; a start can fail while a server it needs is still coming back. */
-export async function startProcess(process, { attempts = 4 } = {}) {
+/**
+ * Starts `process` until it is ready, trying again for up to `timeoutMs`: a service exits when it
+ * loses the database while it migrates, as it may well do while the campaign stops PostgreSQL every
+ * few seconds (an orchestrator would restart it the same way). `log` hears of each failed attempt.
+ */
+export async function startProcess(process, { timeoutMs = 90_000, log } = {}) {
+  const deadline = Date.now() + timeoutMs;
   for (let attempt = 1; ; attempt += 1) {
     if (process.running) return;
     try {
@@ -15,16 +20,20 @@ export async function startProcess(process, { attempts = 4 } = {}) {
     } catch (error) {
       // A process that is up but not yet ready when start() gives up would be started twice.
       await process.kill('SIGKILL');
-      if (attempt >= attempts) throw error;
-      await sleep(2_000);
+      log?.(`${nameOf(process)}: start ${attempt} failed (${error.message.split('\n')[0]})`);
+      if (Date.now() >= deadline) throw error;
+      await sleep(1_000);
     }
   }
 }
 
+/** How much of a crashed process's log (with `logs: 'pipe'`) to show. */
+const LAST_LINES = 8;
+
 /**
  * Every second, looks for a process that is not running although no fault holds it (`state.held`),
- * records it in `exits` and starts it again; no longer once `signal` is aborted (e.g. a Ctrl-C, which
- * stops the processes too).
+ * records it in `exits`, logs how it ended (and its last log lines) and starts it again; no longer
+ * once `signal` is aborted (e.g. a Ctrl-C, which stops the processes too).
  */
 export function guardProcesses({ system, state, signal, log }) {
   const exits = [];
@@ -35,9 +44,15 @@ export function guardProcesses({ system, state, signal, log }) {
       const name = nameOf(process);
       if (process.running || state.held.has(name) || restarting.has(name)) continue;
       exits.push(name);
-      log(`${name} exited without being asked to; starting it again`);
       restarting.add(name);
-      startProcess(process)
+      // kill() of a process that is gone resolves with how it ended.
+      process
+        .kill()
+        .then((how) => {
+          const last = process.lines.slice(-LAST_LINES);
+          log(`${name} exited (${how?.signal ?? `code ${how?.code}`}) without being asked to; starting it again${last.length ? `. Its last log lines:\n${last.join('\n')}` : ''}`);
+          return startProcess(process, { log });
+        })
         .catch((error) => log(`${name} did not start again: ${error.message}`))
         .finally(() => restarting.delete(name));
     }

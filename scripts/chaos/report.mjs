@@ -1,5 +1,6 @@
 // The campaign's results as plain-text tables.
 import { outcomeOf } from './client.mjs';
+import { LANES } from './lanes.mjs';
 
 /** `rows` (objects with the same keys) as a table with a header line, columns padded to fit. */
 export function table(rows) {
@@ -29,13 +30,46 @@ export function workloadSummary(requests) {
     }));
 }
 
+/**
+ * Per minute of the fault phase (by when each answer came): requests, 2xx, 201s and unavailable
+ * answers, so that a campaign shows the system still made progress under its faults. Minute 0 is the
+ * setup before the faults; a last partial minute is the lanes finishing their quota and last faults.
+ */
+export function perMinute(requests, faultsStarted) {
+  const minutes = new Map();
+  for (const { status, at } of requests) {
+    const minute = at < faultsStarted ? 0 : Math.floor((at - faultsStarted) / 60_000) + 1;
+    // Keys that are not integers, so that the columns keep this order.
+    const entry = minutes.get(minute) ?? { minute, requests: 0, '2xx': 0, '201s': 0, unavailable: 0 };
+    entry.requests += 1;
+    if (outcomeOf(status) === 'ok') entry['2xx'] += 1;
+    if (status === 201) entry['201s'] += 1;
+    if (outcomeOf(status) === 'unavailable') entry.unavailable += 1;
+    minutes.set(minute, entry);
+  }
+  return [...minutes.values()].sort((a, b) => a.minute - b.minute);
+}
+
+const laneOf = (kind) => LANES.find((lane) => lane.kinds.includes(kind))?.name;
+
 export function formatResult(result) {
+  const created = result.perMinute.reduce((sum, m) => sum + m['201s'], 0);
   return [
-    `Workload (${result.requests} requests):`,
+    `Workload (${result.requests} requests, ${created} answered 201):`,
     table(result.workload),
     '',
-    'Faults:',
-    table(Object.entries(result.faults).map(([kind, injected]) => ({ kind, injected }))),
+    'Per minute of faults (0: setup before them):',
+    table(result.perMinute),
+    '',
+    `Faults (${result.faultSeconds} s of faults, lanes at once; at least ${result.quota} of each kind):`,
+    table(
+      Object.entries(result.faults).map(([kind, injected]) => ({
+        kind,
+        lane: laneOf(kind),
+        injected,
+        'inject+undo s': result.faultCosts[kind].toFixed(2),
+      })),
+    ),
     '',
     `Invariants (seed ${result.seed}, ${result.minutes} min of faults, ${result.seconds} s in all${result.database ? `, database ${result.database} kept` : ''}):`,
     table(result.rows),
