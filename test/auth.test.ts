@@ -62,7 +62,7 @@ function concretePath(path: string): string {
     collections: world.ids.collection,
     'saved-items': world.ids.savedPost,
   };
-  return fillPath(path, { id: kind ? idFor[kind]! : '' }).replace(/^\/api/, '');
+  return fillPath(path, { id: kind ? idFor[kind]! : '', commentId: world.ids.comment }).replace(/^\/api/, '');
 }
 
 /** A body each operation would accept, so that only the token stands between the request and a change. */
@@ -76,6 +76,9 @@ function validBody(operation: Operation): unknown {
     'POST /api/recipes/{id}/comments': { content: 'forged' },
     'POST /api/collections/{id}/comments': { content: 'forged' },
     'POST /api/posts/{id}/comments': { content: 'forged' },
+    'PATCH /api/recipes/{id}/comments/{commentId}': { content: 'forged' },
+    'PATCH /api/collections/{id}/comments/{commentId}': { content: 'forged' },
+    'PATCH /api/posts/{id}/comments/{commentId}': { content: 'forged' },
     'POST /api/saved-items': { contentType: 'post', contentId: world.ids.post },
     'POST /api/collections': { name: 'Forged' },
     'POST /api/collections/{id}/items': { savedItemId: world.ids.savedPost },

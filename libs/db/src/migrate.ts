@@ -1,4 +1,5 @@
 import { runner } from 'node-pg-migrate';
+import pg from 'pg';
 
 /** A folder of SQL migrations and the table that records which of them ran. */
 export interface MigrationSet {
@@ -25,9 +26,23 @@ export interface MigrateSettings {
  * to do.
  */
 export async function migrate({ databaseUrl, schema, sets, logger }: MigrateSettings): Promise<void> {
+  // A client of our own, heard when its connection breaks: node-pg-migrate's would emit an 'error' that
+  // nobody listens to, and crash the process, when the database goes away mid-migration. Broken, it
+  // fails the query in flight instead, and the caller may try again.
+  const client = new pg.Client({ connectionString: databaseUrl });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    await migrateWith(client, schema, sets, logger);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function migrateWith(dbClient: pg.Client, schema: string, sets: MigrationSet[], logger: InfoLogger): Promise<void> {
   for (const set of sets) {
     const applied = await runner({
-      databaseUrl,
+      dbClient,
       schema,
       createSchema: true,
       dir: set.dir,

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { joinSharedTransaction } from './ambient.js';
 import { PreparingClient } from './prepared.js';
 
 export type Pool = pg.Pool;
@@ -62,8 +63,11 @@ export function createPool({ connectionString, schema, max = 10, applicationName
  * Runs `work` in one transaction: committed when it resolves, rolled back when it throws. While the
  * client is checked out it listens for 'error' (the server went away, e.g. a restart): unheard, that
  * event would crash the process; heard, the broken client is discarded instead of returned to the pool.
+ * Inside a `SharedTransaction` of the same pool, `work` joins that one instead, in a savepoint.
  */
 export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const joined = joinSharedTransaction(pool, work);
+  if (joined) return joined;
   const client = await pool.connect();
   let lost: Error | undefined;
   const onError = (error: Error) => {

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Problem } from '@recipes/contracts';
 
-/** Error codes of SPEC §1, by status. */
+/** Error codes of docs/api.md §1, by status. */
 export const errorCodes = {
   400: 'VALIDATION_ERROR',
   401: 'UNAUTHORIZED',
@@ -9,7 +9,9 @@ export const errorCodes = {
   404: 'NOT_FOUND',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
+  414: 'URI_TOO_LONG',
   415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'IDEMPOTENCY_KEY_REUSED',
   429: 'RATE_LIMITED',
   500: 'INTERNAL_ERROR',
   503: 'SERVICE_UNAVAILABLE',

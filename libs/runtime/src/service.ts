@@ -1,5 +1,6 @@
 import { createPool, isDatabaseReachable, migrate, type MigrationSet, type Pool } from '@recipes/db';
 import { type App, isDependencyUnavailable, listen, type ReadinessChecks } from '@recipes/http';
+import { idempotencyMigrations, KeyPurger } from '@recipes/idempotency';
 import { createLogger, type Logger } from '@recipes/logging';
 import { Broker } from '@recipes/messaging';
 import { deadLetterQueueMetrics, eventMetrics, metricsListener, outboxMetrics, poolMetrics, Registry } from '@recipes/metrics';
@@ -64,18 +65,32 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+const STARTUP_PATIENCE_MS = 120_000;
+
+/** Runs `work` again, with a growing pause, for as long as it fails because a dependency is unavailable. */
+async function whileUnavailable<T>(work: () => Promise<T>, logger: Logger): Promise<T> {
+  const deadline = Date.now() + STARTUP_PATIENCE_MS;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await work();
+    } catch (err) {
+      if (!isDependencyUnavailable(err) || Date.now() > deadline) throw err;
+      const retryInMs = Math.min(250 * 2 ** attempt, 5_000);
+      logger.warn({ err, retryInMs }, 'the database is unavailable at start: waiting for it');
+      await new Promise((resolve) => setTimeout(resolve, retryInMs));
+    }
+  }
+}
+
 /** Everything a backend service needs to serve, wired in order; listening is left to the caller. */
 export async function startBackendService(definition: BackendServiceDefinition): Promise<RunningService> {
   const { name, config } = definition;
   const logger = definition.logger ?? createLogger({ service: name, level: config.LOG_LEVEL });
 
   if (config.MIGRATE_ON_START) {
-    await migrate({
-      databaseUrl: config.DATABASE_URL,
-      schema: name,
-      sets: [outboxMigrations, ...(definition.sharedMigrations ?? []), { dir: definition.migrationsDir, table: 'migrations' }],
-      logger,
-    });
+    const sets = [outboxMigrations, idempotencyMigrations, ...(definition.sharedMigrations ?? []), { dir: definition.migrationsDir, table: 'migrations' }];
+    // A database restarting as the service starts is waited for, as it is once the service runs.
+    await whileUnavailable(() => migrate({ databaseUrl: config.DATABASE_URL, schema: name, sets, logger }), logger);
   }
 
   const pool = createPool({
@@ -96,13 +111,16 @@ export async function startBackendService(definition: BackendServiceDefinition):
   const publisher = broker.createPublisher({ consumers: consumerQueuesOf(name, config.EVENTS_EXCHANGE) });
   const relay = new OutboxRelay({ pool, schema: name, databaseUrl: config.DATABASE_URL, publisher, logger });
   relay.start();
+  // Every service keeps Idempotency-Keys in its schema for 24 hours, and drops them after.
+  const keyPurger = new KeyPurger({ pool, logger });
+  keyPurger.start();
 
   const { app, handlers = [] } = await definition.compose({
     pool,
     logger,
     readiness: { database: () => isDatabaseReachable(pool), broker: () => broker.isConnected() },
   });
-  // One queue per service, bound to every type it handles (DESIGN.md).
+  // One queue per service, bound to every type it handles (docs/architecture.md §5).
   const queue = queueOf(config.EVENTS_EXCHANGE, name);
   const consumer =
     handlers.length > 0
@@ -126,6 +144,7 @@ export async function startBackendService(definition: BackendServiceDefinition):
   app.addHook('onClose', async () => {
     await consumer?.close();
     await relay.stop();
+    await keyPurger.stop();
     await broker.close();
     await pool.end();
   });

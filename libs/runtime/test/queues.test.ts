@@ -4,8 +4,8 @@ import { consumerQueuesOf } from '../src/queues.js';
 describe('consumerQueuesOf', () => {
   it('names the queue of each consumer the catalogue lists for what a service publishes, with the types it takes', () => {
     expect(consumerQueuesOf('comments', 'x')).toEqual([
-      { queue: 'x.content', bindings: ['comment.created'] },
-      { queue: 'x.notifications', bindings: ['comment.mention.created'] },
+      { queue: 'x.content', bindings: ['comment.created', 'comment.deleted'] },
+      { queue: 'x.notifications', bindings: ['comment.mention.created', 'comment.mention.deleted'] },
     ]);
     const ofUsers = consumerQueuesOf('users', 'x');
     expect(ofUsers.map((consumer) => consumer.queue).sort()).toEqual(['x.collections', 'x.comments', 'x.content', 'x.notifications']);

@@ -68,11 +68,19 @@ async function knownUsers(): Promise<string[]> {
 }
 
 describe('startBackendService', () => {
-  it('migrates its own schema next to the outbox tables', async () => {
+  it('migrates its own schema next to the outbox and idempotency-key tables', async () => {
     const { rows } = await service.pool.query(
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'directory' ORDER BY table_name",
     );
-    expect(rows.map((row) => row.table_name)).toEqual(['known_users', 'migrations', 'outbox', 'outbox_migrations', 'processed_events']);
+    expect(rows.map((row) => row.table_name)).toEqual([
+      'idempotency_keys',
+      'idempotency_migrations',
+      'known_users',
+      'migrations',
+      'outbox',
+      'outbox_migrations',
+      'processed_events',
+    ]);
   });
 
   it('is ready once database and broker answer', async () => {

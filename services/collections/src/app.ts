@@ -2,6 +2,7 @@ import { authPlugin } from '@recipes/auth';
 import type { Pool } from '@recipes/db';
 import { ContentDirectory, UserDirectory } from '@recipes/directory';
 import { type App, createApp, internalApp, type ReadinessChecks } from '@recipes/http';
+import { Idempotency } from '@recipes/idempotency';
 import type { Logger } from '@recipes/logging';
 import type { EventHandler } from '@recipes/runtime';
 import { collections } from './collections.js';
@@ -45,8 +46,9 @@ export async function composeCollections({ config, publicKey, pool, logger, read
   const saved = savedItems({ pool, users, content, visibility: config.SAVED_ITEMS_VISIBILITY });
   const owned = collections({ pool, users });
   const shown = views(users);
-  await app.register(savedItemRoutes, { prefix: '/api/saved-items', savedItems: saved, views: shown });
-  await app.register(collectionRoutes, { prefix: '/api/collections', collections: owned, views: shown });
+  const idempotency = new Idempotency(pool);
+  await app.register(savedItemRoutes, { prefix: '/api/saved-items', savedItems: saved, views: shown, idempotency });
+  await app.register(collectionRoutes, { prefix: '/api/collections', collections: owned, views: shown, idempotency });
   await app.register(userRoutes, {
     prefix: '/api/users',
     savedItems: saved,

@@ -16,6 +16,7 @@ import {
 import { createPool, migrate, type MigrationSet, type Pool } from '@recipes/db';
 import { contentDirectoryMigrations, userDirectoryMigrations } from '@recipes/directory';
 import type { App } from '@recipes/http';
+import { idempotencyMigrations } from '@recipes/idempotency';
 import { createLogger } from '@recipes/logging';
 import { outboxMigrations } from '@recipes/outbox';
 import { dispatcher } from '@recipes/runtime';
@@ -30,6 +31,7 @@ const log = createLogger({ service: 'collections', level: 'silent' });
 /** Every migration the service runs, in the order `startBackendService` runs them. */
 export const collectionsMigrations: MigrationSet[] = [
   outboxMigrations,
+  idempotencyMigrations,
   userDirectoryMigrations,
   contentDirectoryMigrations,
   { dir: fileURLToPath(new URL('../migrations', import.meta.url)), table: 'migrations' },

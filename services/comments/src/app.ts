@@ -3,13 +3,14 @@ import { authPlugin, callerOf } from '@recipes/auth';
 import type { Pool } from '@recipes/db';
 import type { CollectionDirectory, ContentDirectory, UserDirectory } from '@recipes/directory';
 import { type App, createApp, type ReadinessChecks } from '@recipes/http';
+import { Idempotency } from '@recipes/idempotency';
 import type { Logger } from '@recipes/logging';
 import { comments } from './comments.js';
 import type { CommentsConfig } from './config.js';
 import collectionRoutes from './routes/collections/index.js';
 import postRoutes from './routes/posts/index.js';
 import recipeRoutes from './routes/recipes/index.js';
-import { targetExists } from './targets.js';
+import { targetOwners } from './targets.js';
 
 /** What this service knows of users, recipes and posts, and collections (libs/directory). */
 export interface Directories {
@@ -49,9 +50,10 @@ export async function buildApp({ config, publicKey, pool, logger, directories, r
     comments: comments({
       pool,
       users: directories.users,
-      targetExists: targetExists(directories.content, directories.collections),
+      targetOwner: targetOwners(directories.content, directories.collections),
     }),
     limitPerCaller,
+    idempotency: new Idempotency(pool),
   };
   await app.register(recipeRoutes, { prefix: '/api/recipes', ...options });
   await app.register(collectionRoutes, { prefix: '/api/collections', ...options });

@@ -1,6 +1,8 @@
 import {
   type Author,
   commentCreated,
+  commentDeleted,
+  commentUpdated,
   type CommentTargetType,
   createEvent,
   type MentionKind,
@@ -9,14 +11,15 @@ import {
   type PageQuery,
   type UserSnapshot,
 } from '@recipes/contracts';
-import { type Pool, withTransaction } from '@recipes/db';
+import { type Pool, type Queryable, withTransaction } from '@recipes/db';
 import type { UserDirectory } from '@recipes/directory';
-import { notFound, unauthorized } from '@recipes/http';
+import { forbidden, notFound, unauthorized } from '@recipes/http';
 import { enqueue } from '@recipes/outbox';
+import { z } from 'zod';
 import { MAX_MENTIONED_USERS, mentionedNames } from './mentions.js';
 import * as repository from './repository.js';
 import type { CommentRecord, CommentTarget } from './repository.js';
-import type { TargetExists } from './targets.js';
+import type { TargetOwner } from './targets.js';
 
 const PRODUCER = 'comments';
 
@@ -35,21 +38,50 @@ export interface Comment {
   id: string;
   content: string;
   createdAt: string;
+  editedAt: string | null;
   author: Author;
 }
 
 const toAuthor = ({ id, username, avatarUrl }: UserSnapshot): Author => ({ id, username, avatarUrl });
 
+const isUuid = (value: string) => z.uuid().safeParse(value).success;
+
 export interface CommentsDependencies {
   pool: Pool;
   users: UserDirectory;
-  targetExists: TargetExists;
+  targetOwner: TargetOwner;
 }
 
 /** The comments domain: comments on recipes, collections and posts, and the mentions they make. */
-export function comments({ pool, users, targetExists }: CommentsDependencies) {
-  async function mustExist(target: CommentTarget): Promise<void> {
-    if (!(await targetExists(target))) throw notFound(`${targetNames[target.type]} not found`);
+export function comments({ pool, users, targetOwner }: CommentsDependencies) {
+  /** The target's owner; 404 when it does not exist (any more). */
+  async function ownerOf(target: CommentTarget): Promise<string> {
+    const owner = await targetOwner(target);
+    if (owner === undefined) throw notFound(`${targetNames[target.type]} not found`);
+    return owner;
+  }
+
+  /** The caller as the directory knows them: a well-signed token for an account that does not exist proves nothing. */
+  async function knownCaller(callerId: string): Promise<UserSnapshot> {
+    const caller = await users.findById(callerId);
+    if (!caller) throw unauthorized('The token is invalid or expired');
+    return caller;
+  }
+
+  /** The live comment, locked for the change; 404 when it is deleted, unknown, or on another target. */
+  async function lockedComment(tx: Queryable, target: CommentTarget, commentId: string): Promise<CommentRecord> {
+    // An id that is not a UUID names nothing.
+    const record = isUuid(commentId) ? await repository.lockComment(tx, target, commentId) : undefined;
+    if (!record) throw notFound('Comment not found');
+    return record;
+  }
+
+  /** Brings the kind's mention store to `wanted`: its triggers announce each mention added and each taken out. */
+  async function setMentions(tx: Queryable, target: CommentTarget, commentId: string, wanted: string[]): Promise<void> {
+    const kind = mentionKinds[target.type];
+    const current = await repository.mentionedUsers(tx, kind, commentId);
+    await repository.deleteMentions(tx, kind, commentId, current.filter((id) => !wanted.includes(id)));
+    await repository.insertMentions(tx, kind, commentId, wanted.filter((id) => !current.includes(id)));
   }
 
   /** The ids of the users `content` mentions: those who exist, never the author, the first ten. */
@@ -71,7 +103,7 @@ export function comments({ pool, users, targetExists }: CommentsDependencies) {
   return {
     /** A page of the target's comments, oldest first, and how many it has in all. */
     async list(target: CommentTarget, page: PageQuery): Promise<{ comments: Comment[]; total: number }> {
-      await mustExist(target);
+      await ownerOf(target);
       const [records, total] = await Promise.all([
         repository.findComments(pool, target, { limit: page.limit, offset: pageOffset(page) }),
         repository.countComments(pool, target),
@@ -91,10 +123,8 @@ export function comments({ pool, users, targetExists }: CommentsDependencies) {
      * writes each `comment.mention.created`), and `comment.created`, all in one transaction.
      */
     async add(target: CommentTarget, authorId: string, content: string, correlationId: string): Promise<Comment> {
-      const author = await users.findById(authorId);
-      // A well-signed token for an account that does not exist proves nothing.
-      if (!author) throw unauthorized('The token is invalid or expired');
-      await mustExist(target);
+      const author = await knownCaller(authorId);
+      await ownerOf(target);
       const mentioned = await mentionedUserIds(content, authorId);
 
       const record = await withTransaction(pool, async (tx) => {
@@ -105,9 +135,53 @@ export function comments({ pool, users, targetExists }: CommentsDependencies) {
         await enqueue(tx, createEvent(commentCreated, data, { producer: PRODUCER, correlationId }));
         return comment;
       });
-      return { id: record.id, content: record.content, createdAt: record.createdAt, author: toAuthor(author) };
+      return withAuthorOf(record, author);
+    },
+
+    /**
+     * The author's new text. The mentions follow it, with the same grammar and limits as a new comment's:
+     * a user it newly mentions is notified, one it no longer mentions has that notification retracted
+     * (both by the mention stores' triggers), and `comment.updated` tells what changed.
+     */
+    async edit(target: CommentTarget, commentId: string, callerId: string, content: string, correlationId: string): Promise<Comment> {
+      const caller = await knownCaller(callerId);
+      await ownerOf(target);
+      const mentioned = await mentionedUserIds(content, callerId);
+      const record = await withTransaction(pool, async (tx) => {
+        const existing = await lockedComment(tx, target, commentId);
+        if (existing.authorId !== callerId) throw forbidden('Only its author may edit a comment');
+        await repository.setCorrelationId(tx, correlationId);
+        const edited = await repository.updateContent(tx, commentId, content);
+        await setMentions(tx, target, commentId, mentioned);
+        const data = { id: commentId, targetType: target.type, targetId: target.id, authorId: callerId, createdAt: edited.createdAt, editedAt: edited.editedAt! };
+        await enqueue(tx, createEvent(commentUpdated, data, { producer: PRODUCER, correlationId }));
+        return edited;
+      });
+      return withAuthorOf(record, caller);
+    },
+
+    /**
+     * Deletes the comment, for its author or the owner of its target: it leaves its list and counts
+     * (`comment.deleted`), and every notification of its mentions is retracted.
+     */
+    async remove(target: CommentTarget, commentId: string, callerId: string, correlationId: string): Promise<void> {
+      await knownCaller(callerId);
+      const owner = await ownerOf(target);
+      await withTransaction(pool, async (tx) => {
+        const existing = await lockedComment(tx, target, commentId);
+        if (existing.authorId !== callerId && owner !== callerId) throw forbidden('Only its author or the owner of what it is on may delete a comment');
+        await repository.setCorrelationId(tx, correlationId);
+        const deletedAt = await repository.markDeleted(tx, commentId);
+        await setMentions(tx, target, commentId, []);
+        const data = { id: commentId, targetType: target.type, targetId: target.id, authorId: existing.authorId, createdAt: existing.createdAt, deletedAt };
+        await enqueue(tx, createEvent(commentDeleted, data, { producer: PRODUCER, correlationId }));
+      });
     },
   };
+}
+
+function withAuthorOf({ id, content, createdAt, editedAt }: CommentRecord, author: UserSnapshot): Comment {
+  return { id, content, createdAt, editedAt, author: toAuthor(author) };
 }
 
 export type Comments = ReturnType<typeof comments>;

@@ -13,9 +13,11 @@ export interface CommentRecord {
   authorId: string;
   content: string;
   createdAt: string;
+  /** Null until the author edits it. */
+  editedAt: string | null;
 }
 
-const columns = `id, author_id AS "authorId", content, iso_timestamp(created_at) AS "createdAt"`;
+const columns = `id, author_id AS "authorId", content, iso_timestamp(created_at) AS "createdAt", iso_timestamp(edited_at) AS "editedAt"`;
 
 const mentionStores: Record<MentionKind, string> = {
   recipe_comment: 'recipe_comment_mentions',
@@ -55,7 +57,7 @@ export async function findComments(
   { limit, offset }: { limit: number; offset: number },
 ): Promise<CommentRecord[]> {
   const { rows } = await db.query<CommentRecord>(
-    `SELECT ${columns} FROM comments WHERE target_type = $1 AND target_id = $2
+    `SELECT ${columns} FROM comments WHERE target_type = $1 AND target_id = $2 AND deleted_at IS NULL
       ORDER BY created_at, id LIMIT $3 OFFSET $4`,
     [target.type, target.id, limit, offset],
   );
@@ -64,8 +66,46 @@ export async function findComments(
 
 export async function countComments(db: Queryable, target: CommentTarget): Promise<number> {
   const { rows } = await db.query<{ count: number }>(
-    'SELECT count(*)::int AS count FROM comments WHERE target_type = $1 AND target_id = $2',
+    'SELECT count(*)::int AS count FROM comments WHERE target_type = $1 AND target_id = $2 AND deleted_at IS NULL',
     [target.type, target.id],
   );
   return rows[0]!.count;
+}
+
+/** The live comment `id` on `target`, locked until the transaction ends; undefined when there is none. */
+export async function lockComment(db: Queryable, target: CommentTarget, id: string): Promise<CommentRecord | undefined> {
+  const { rows } = await db.query<CommentRecord>(
+    `SELECT ${columns} FROM comments WHERE id = $1 AND target_type = $2 AND target_id = $3 AND deleted_at IS NULL FOR UPDATE`,
+    [id, target.type, target.id],
+  );
+  return rows[0];
+}
+
+export async function updateContent(db: Queryable, id: string, content: string): Promise<CommentRecord> {
+  const { rows } = await db.query<CommentRecord>(
+    `UPDATE comments SET content = $2, edited_at = date_trunc('milliseconds', now()) WHERE id = $1 RETURNING ${columns}`,
+    [id, content],
+  );
+  return rows[0]!;
+}
+
+/** Marks the comment deleted; returns when, as the API shows timestamps. */
+export async function markDeleted(db: Queryable, id: string): Promise<string> {
+  const { rows } = await db.query<{ deletedAt: string }>(
+    `UPDATE comments SET deleted_at = date_trunc('milliseconds', now()) WHERE id = $1 RETURNING iso_timestamp(deleted_at) AS "deletedAt"`,
+    [id],
+  );
+  return rows[0]!.deletedAt;
+}
+
+/** The users the comment mentions now, in the kind's store. */
+export async function mentionedUsers(db: Queryable, kind: MentionKind, commentId: string): Promise<string[]> {
+  const { rows } = await db.query<{ userId: string }>(`SELECT mentioned_user_id AS "userId" FROM ${mentionStores[kind]} WHERE comment_id = $1`, [commentId]);
+  return rows.map((row) => row.userId);
+}
+
+/** Takes mentions out of the kind's store; its trigger writes the retraction event for each. */
+export async function deleteMentions(db: Queryable, kind: MentionKind, commentId: string, userIds: string[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await db.query(`DELETE FROM ${mentionStores[kind]} WHERE comment_id = $1 AND mentioned_user_id = ANY($2::uuid[])`, [commentId, userIds]);
 }

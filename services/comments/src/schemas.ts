@@ -7,7 +7,7 @@ const isForbiddenControl = (character: string) => character < ' ' && !'\t\n\r'.i
 /** Half of a surrogate pair without the other half: not a character (UTF-8 would store U+FFFD instead). */
 const LONE_SURROGATE = /\p{Cs}/u;
 
-/** SPEC §5: trimmed, then 1–2000 characters (code points), no control characters but \t \n \r. */
+/** docs/api.md §5: trimmed, then 1–2000 characters (code points), no control characters but \t \n \r. */
 export const commentContent = z
   .string()
   .trim()
@@ -20,9 +20,12 @@ export const commentBody = z.object({ content: commentContent });
 
 /**
  * Any string: an id that is not a UUID names nothing, which is a 404 like any other missing target,
- * found only after the body and query have been validated (SPEC §1 check order).
+ * found only after the body and query have been validated (docs/api.md §1 check order).
  */
 export const targetParams = z.object({ id: z.string().meta({ description: 'The target’s id, a UUID' }) });
+
+/** A comment on its target: both any string, for the same reason as `targetParams`. */
+export const commentParams = targetParams.extend({ commentId: z.string().meta({ description: 'The comment’s id, a UUID' }) });
 
 export const commentsPageQuery = pageQuery(50);
 
@@ -30,6 +33,8 @@ export const commentSchema = z.object({
   id: z.uuid(),
   content: z.string(),
   createdAt: timestampSchema,
+  /** Null until its author edits it. */
+  editedAt: timestampSchema.nullable(),
   author: authorSchema,
 });
 
@@ -40,3 +45,7 @@ export const commentListResponse = z.object({
 });
 
 export const commentAddedResponse = z.object({ message: z.literal('Comment added successfully'), comment: commentSchema });
+
+export const commentEditedResponse = z.object({ comment: commentSchema });
+
+export const commentDeletedResponse = z.object({ message: z.literal('Comment deleted') });

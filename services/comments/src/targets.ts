@@ -5,16 +5,21 @@ import type { CommentTarget } from './repository.js';
 const uuid = z.uuid();
 
 /**
- * Whether a target can be commented on: it exists and is not deleted. The directories answer from
- * this service's read models, and ask the owner about a target created a moment ago.
+ * Who owns a target that can be commented on (it exists and is not deleted): the author of the recipe
+ * or post, the owner of the collection; undefined for anything else. The directories answer from this
+ * service's read models, and ask the owner about a target created a moment ago.
  */
-export function targetExists(content: ContentDirectory, collections: CollectionDirectory) {
-  return async ({ type, id }: CommentTarget): Promise<boolean> => {
+export function targetOwners(content: ContentDirectory, collections: CollectionDirectory) {
+  return async ({ type, id }: CommentTarget): Promise<string | undefined> => {
     // Every target's id is a UUID: anything else names nothing, and is not worth a look-up.
-    if (!uuid.safeParse(id).success) return false;
-    const found = type === 'collection' ? await collections.find(id) : await content.find(type, id);
-    return found !== undefined && !found.deleted;
+    if (!uuid.safeParse(id).success) return undefined;
+    if (type === 'collection') {
+      const collection = await collections.find(id);
+      return collection && !collection.deleted ? collection.ownerId : undefined;
+    }
+    const item = await content.find(type, id);
+    return item && !item.deleted ? item.authorId : undefined;
   };
 }
 
-export type TargetExists = ReturnType<typeof targetExists>;
+export type TargetOwner = ReturnType<typeof targetOwners>;

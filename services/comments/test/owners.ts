@@ -51,15 +51,15 @@ export async function startOwners() {
       users.set(user.id, user);
       return user;
     },
-    /** A recipe or post the content service has just published. */
-    publish(contentType: ContentType): ContentSnapshot {
-      const item = { id: newId(), authorId: newId(), title: 'Classic Chrome street', coverImageUrl: null, deleted: false, revision: 0, createdAt: now() };
+    /** A recipe or post the content service has just published, by `authorId` or someone else. */
+    publish(contentType: ContentType, authorId = newId()): ContentSnapshot {
+      const item = { id: newId(), authorId, title: 'Classic Chrome street', coverImageUrl: null, deleted: false, revision: 0, createdAt: now() };
       content.set(item.id, { ...item, contentType });
       return item;
     },
-    /** A collection the collections service has just created. */
-    createCollection(): CollectionSnapshot {
-      const collection = { id: newId(), ownerId: newId(), name: 'Winter light', deleted: false, revision: 0, createdAt: now() };
+    /** A collection the collections service has just created, by `ownerId` or someone else. */
+    createCollection(ownerId = newId()): CollectionSnapshot {
+      const collection = { id: newId(), ownerId, name: 'Winter light', deleted: false, revision: 0, createdAt: now() };
       collections.set(collection.id, collection);
       return collection;
     },

@@ -90,6 +90,7 @@ describe.each(kinds)('comments on a %s', (kind) => {
         id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
         content: 'Lovely tones',
         createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+        editedAt: null,
         author: { id: user.id, username: user.username, avatarUrl: null },
       },
     });
@@ -469,13 +470,20 @@ describe('rate limit', () => {
 });
 
 describe('API document', () => {
-  it('describes the six operations, and nothing else', async () => {
+  it('describes the twelve operations, and nothing else', async () => {
     const document = (await harness.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const operations = Object.entries(document.paths as Record<string, object>).flatMap(([path, methods]) =>
       Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
     );
     expect(operations.sort()).toEqual(
-      kinds.flatMap((kind) => [`GET /api/${kind}s/{id}/comments`, `POST /api/${kind}s/{id}/comments`]).sort(),
+      kinds
+        .flatMap((kind) => [
+          `GET /api/${kind}s/{id}/comments`,
+          `POST /api/${kind}s/{id}/comments`,
+          `PATCH /api/${kind}s/{id}/comments/{commentId}`,
+          `DELETE /api/${kind}s/{id}/comments/{commentId}`,
+        ])
+        .sort(),
     );
   });
 });

@@ -5,6 +5,7 @@ import type { EventEnvelope, UserSnapshot } from '@recipes/contracts';
 import { createPool, migrate, type MigrationSet, type Pool } from '@recipes/db';
 import { collectionDirectoryMigrations, contentDirectoryMigrations, userDirectoryMigrations } from '@recipes/directory';
 import type { App } from '@recipes/http';
+import { idempotencyMigrations } from '@recipes/idempotency';
 import { createLogger } from '@recipes/logging';
 import { outboxMigrations } from '@recipes/outbox';
 import { dispatcher } from '@recipes/runtime';
@@ -17,7 +18,7 @@ import { type Owners, startOwners } from './owners.js';
 /** As `src/server.ts` names them for runtime. */
 export const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 export const sharedMigrations: MigrationSet[] = [userDirectoryMigrations, contentDirectoryMigrations, collectionDirectoryMigrations];
-const allMigrations = [outboxMigrations, ...sharedMigrations, { dir: migrationsDir, table: 'migrations' }];
+const allMigrations = [outboxMigrations, idempotencyMigrations, ...sharedMigrations, { dir: migrationsDir, table: 'migrations' }];
 
 export const silentLogger = createLogger({ service: 'comments', level: 'silent' });
 

@@ -2,10 +2,12 @@ import { authPlugin } from '@recipes/auth';
 import type { Pool } from '@recipes/db';
 import { UserDirectory } from '@recipes/directory';
 import { createApp, internalApp, type ReadinessChecks } from '@recipes/http';
+import { Idempotency } from '@recipes/idempotency';
 import type { Logger } from '@recipes/logging';
 import type { ServiceParts } from '@recipes/runtime';
 import type { ContentConfig } from './config.js';
 import { commentCreatedHandler } from './events/handlers/comment-created.js';
+import { commentDeletedHandler } from './events/handlers/comment-deleted.js';
 import { posts } from './posts.js';
 import { recipes } from './recipes.js';
 import internalRoutes from './routes/internal/index.js';
@@ -37,11 +39,12 @@ export async function composeContent({ config, publicKey, pool, logger, readines
   const directory = new UserDirectory({ pool, usersUrl: config.USERS_INTERNAL_URL });
   const recipeBook = recipes(pool, directory);
   const postBoard = posts(pool, directory);
-  await app.register(recipeRoutes, { prefix: '/api/recipes', recipes: recipeBook });
-  await app.register(postRoutes, { prefix: '/api/posts', posts: postBoard });
+  const idempotency = new Idempotency(pool);
+  await app.register(recipeRoutes, { prefix: '/api/recipes', recipes: recipeBook, idempotency });
+  await app.register(postRoutes, { prefix: '/api/posts', posts: postBoard, idempotency });
   await app.register(userRoutes, { prefix: '/api/users', recipes: recipeBook });
   const internal = await internalApp(app, { title: 'content', logger, ...(readiness ? { readiness } : {}) });
   await internal.register(internalRoutes, { prefix: '/internal/content', recipes: recipeBook, posts: postBoard });
 
-  return { app, handlers: [...directory.handlers(), commentCreatedHandler(pool)] };
+  return { app, handlers: [...directory.handlers(), commentCreatedHandler(pool), commentDeletedHandler(pool)] };
 }

@@ -5,6 +5,7 @@ import { createEvent, newId, problemSchema, userCreated, type UserSnapshot } fro
 import { createPool, type MigrationSet, migrate, type Pool } from '@recipes/db';
 import { userDirectoryMigrations } from '@recipes/directory';
 import type { App } from '@recipes/http';
+import { idempotencyMigrations } from '@recipes/idempotency';
 import { createLogger } from '@recipes/logging';
 import { outboxMigrations } from '@recipes/outbox';
 import { dispatcher, type EventHandler } from '@recipes/runtime';
@@ -19,6 +20,7 @@ export const log = createLogger({ service: 'content', level: 'silent' });
 /** The sets the runtime migrates into the content schema, in its order. */
 export const contentMigrations: MigrationSet[] = [
   outboxMigrations,
+  idempotencyMigrations,
   userDirectoryMigrations,
   { dir: fileURLToPath(new URL('../migrations', import.meta.url)), table: 'migrations' },
 ];

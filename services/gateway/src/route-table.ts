@@ -3,7 +3,7 @@ export const services = ['users', 'content', 'comments', 'collections', 'notific
 export type Service = (typeof services)[number];
 
 /**
- * Which service owns each public path (SPEC.md). First match wins. `:id` is exactly one path segment,
+ * Which service owns each public path (docs/api.md). First match wins. `:name` is exactly one path segment,
  * `*` one or more. Anything not listed, `/internal/...` included, is never forwarded.
  */
 export const routeTable: ReadonlyArray<readonly [pattern: string, service: Service]> = [
@@ -18,13 +18,16 @@ export const routeTable: ReadonlyArray<readonly [pattern: string, service: Servi
   ['/api/recipes/:id/favorite', 'content'],
   ['/api/recipes/:id/repost', 'content'],
   ['/api/recipes/:id/comments', 'comments'],
+  ['/api/recipes/:id/comments/:commentId', 'comments'],
   ['/api/posts', 'content'],
   ['/api/posts/:id', 'content'],
   ['/api/posts/:id/comments', 'comments'],
+  ['/api/posts/:id/comments/:commentId', 'comments'],
   ['/api/collections', 'collections'],
   ['/api/collections/:id', 'collections'],
   ['/api/collections/:id/items', 'collections'],
   ['/api/collections/:id/comments', 'comments'],
+  ['/api/collections/:id/comments/:commentId', 'comments'],
   ['/api/saved-items', 'collections'],
   ['/api/saved-items/:id', 'collections'],
   ['/api/notifications', 'notifications'],
@@ -38,7 +41,7 @@ function compile(pattern: string): RegExp {
   const source = pattern
     .split('/')
     .map((part) => {
-      if (part === ':id') return SEGMENT;
+      if (part.startsWith(':')) return SEGMENT;
       if (part === '*') return `${SEGMENT}(?:/${SEGMENT})*`;
       return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     })

@@ -6,6 +6,7 @@ import type { Logger } from '@recipes/logging';
 import type { ServiceParts } from '@recipes/runtime';
 import type { NotificationsConfig } from './config.js';
 import { commentMentionCreatedHandler } from './events/handlers/comment-mention-created.js';
+import { commentMentionDeletedHandler } from './events/handlers/comment-mention-deleted.js';
 import { userTaggedHandler } from './events/handlers/user-tagged.js';
 import { notifications } from './notifications.js';
 import notificationRoutes from './routes/notifications/index.js';
@@ -41,5 +42,13 @@ export async function composeNotifications({
   const userNotifications = notifications(pool, directory);
   await app.register(notificationRoutes, { prefix: '/api/notifications', notifications: userNotifications });
 
-  return { app, handlers: [...directory.handlers(), commentMentionCreatedHandler(userNotifications), userTaggedHandler(userNotifications)] };
+  return {
+    app,
+    handlers: [
+      ...directory.handlers(),
+      commentMentionCreatedHandler(userNotifications),
+      commentMentionDeletedHandler(userNotifications),
+      userTaggedHandler(userNotifications),
+    ],
+  };
 }

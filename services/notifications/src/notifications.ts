@@ -41,7 +41,7 @@ export interface NewNotification {
   createdAt: string;
 }
 
-/** A notification as its recipient sees it (SPEC §7): `commentId` only on mentions. */
+/** A notification as its recipient sees it (docs/api.md §7): `commentId` only on mentions. */
 export interface Notification {
   id: string;
   type: NotificationType;
@@ -100,7 +100,19 @@ export function notifications(pool: Pool, directory: UserDirectory) {
     /** Stores `notification` once however often `event` is delivered; nothing when there is none. */
     async record(event: EventEnvelope, notification: NewNotification | undefined): Promise<void> {
       if (!notification) return;
-      await handleOnce(pool, event, (tx) => repository.insertNotification(tx, newId(), event.id, notification));
+      await handleOnce(pool, event, async (tx) => {
+        if (notification.commentId !== null) await repository.lockCommentNotifications(tx, notification.recipientId, notification.commentId);
+        await repository.insertNotification(tx, newId(), event.id, notification);
+      });
+    },
+
+    /** Retracts the notification of a mention taken back, once however often `event` is delivered. */
+    async retract(event: EventEnvelope, mention: NewNotification | undefined, retractedAt: string): Promise<void> {
+      if (!mention || mention.commentId === null) return;
+      await handleOnce(pool, event, async (tx) => {
+        await repository.lockCommentNotifications(tx, mention.recipientId, mention.commentId!);
+        await repository.retractMention(tx, newId(), event.id, mention, retractedAt);
+      });
     },
 
     /** Newest first. Actors come from the users read model now, so they show their current avatar. */

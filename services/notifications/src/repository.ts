@@ -20,14 +20,15 @@ export interface NotificationCounts {
 
 /**
  * Stores a notification and counts it for its recipient, in one statement. An event stored before
- * (same source event id) changes nothing, counts included.
+ * (same source event id), or a mention of a user the comment has notified already (retracted since, or
+ * not), changes nothing, counts included.
  */
 export async function insertNotification(db: Queryable, id: string, sourceEventId: string, n: NewNotification): Promise<void> {
   await db.query(
     `WITH inserted AS (
        INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, comment_id, created_at, source_event_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-       ON CONFLICT (source_event_id) DO NOTHING
+       ON CONFLICT DO NOTHING
        RETURNING recipient_id
      )
      INSERT INTO notification_counts (recipient_id, total, unread)
@@ -43,7 +44,7 @@ export async function findPage(db: Queryable, recipientId: string, limit: number
     `SELECT id, type, actor_id AS "actorId", content_type AS "contentType", content_id AS "contentId",
             comment_id AS "commentId", is_read AS "isRead", created_at AS "createdAt"
        FROM notifications
-      WHERE recipient_id = $1
+      WHERE recipient_id = $1 AND retracted_at IS NULL
       ORDER BY created_at DESC, id DESC
       LIMIT $2 OFFSET $3`,
     [recipientId, limit, offset],
@@ -66,7 +67,7 @@ export async function markRead(db: Queryable, recipientId: string, ids: string[]
   const { rows } = await db.query<{ updated: number }>(
     `WITH changed AS (
        UPDATE notifications SET is_read = true
-        WHERE id = ANY($2::uuid[]) AND recipient_id = $1 AND NOT is_read
+        WHERE id = ANY($2::uuid[]) AND recipient_id = $1 AND NOT is_read AND retracted_at IS NULL
        RETURNING 1
      ), uncounted AS (
        UPDATE notification_counts SET unread = unread - (SELECT count(*) FROM changed)
@@ -76,4 +77,36 @@ export async function markRead(db: Queryable, recipientId: string, ids: string[]
     [recipientId, ids],
   );
   return rows[0]!.updated;
+}
+
+/**
+ * Retracts the notification of a mention taken back, and takes it off its recipient's counts, in one
+ * statement. When the mention's notification is not there yet (its event comes later), `tombstone` is
+ * stored already retracted in its place, so that the mention never notifies.
+ */
+export async function retractMention(db: Queryable, id: string, sourceEventId: string, tombstone: NewNotification, retractedAt: string): Promise<void> {
+  await db.query(
+    `WITH retracted AS (
+       UPDATE notifications SET retracted_at = $10
+        WHERE recipient_id = $2 AND comment_id = $7 AND retracted_at IS NULL
+       RETURNING is_read
+     ), tombstone AS (
+       INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, comment_id, created_at, source_event_id, retracted_at)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
+        WHERE NOT EXISTS (SELECT 1 FROM notifications WHERE recipient_id = $2 AND comment_id = $7)
+       ON CONFLICT DO NOTHING
+     )
+     UPDATE notification_counts
+        SET total = total - (SELECT count(*) FROM retracted), unread = unread - (SELECT count(*) FROM retracted WHERE NOT is_read)
+      WHERE recipient_id = $2 AND EXISTS (SELECT 1 FROM retracted)`,
+    [id, tombstone.recipientId, tombstone.type, tombstone.actorId, tombstone.contentType, tombstone.contentId, tombstone.commentId, tombstone.createdAt, sourceEventId, retractedAt],
+  );
+}
+
+/**
+ * Makes the changes of one user's notifications about one comment wait for each other, so that a
+ * mention and its retraction handled at the same moment cannot both find nothing there.
+ */
+export async function lockCommentNotifications(db: Queryable, recipientId: string, commentId: string): Promise<void> {
+  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`notifications:${recipientId}:${commentId}`]);
 }

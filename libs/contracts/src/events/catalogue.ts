@@ -1,5 +1,5 @@
 import { collectionCreated, collectionDeleted } from './collections.js';
-import { commentCreated, commentMentionCreated } from './comments.js';
+import { commentCreated, commentDeleted, commentMentionCreated, commentMentionDeleted, commentUpdated } from './comments.js';
 import { postCreated, postDeleted, recipeCreated, recipeDeleted, recipeUpdated, userTagged } from './content.js';
 import type { EventDefinition, EventEnvelope } from './envelope.js';
 import { userCreated, userUpdated } from './users.js';
@@ -19,7 +19,10 @@ export const eventCatalogue: readonly EventDefinition[] = [
   postDeleted,
   userTagged,
   commentCreated,
+  commentUpdated,
+  commentDeleted,
   commentMentionCreated,
+  commentMentionDeleted,
   collectionCreated,
   collectionDeleted,
 ];

@@ -1,23 +1,34 @@
 import { callerOf } from '@recipes/auth';
 import { type CommentTargetType, pagination } from '@recipes/contracts';
 import { type App, problemResponses } from '@recipes/http';
+import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
 import type { onRequestHookHandler } from 'fastify';
 import type { Comments } from '../comments.js';
-import { commentAddedResponse, commentBody, commentListResponse, commentsPageQuery, targetParams } from '../schemas.js';
+import {
+  commentAddedResponse,
+  commentBody,
+  commentDeletedResponse,
+  commentEditedResponse,
+  commentListResponse,
+  commentParams,
+  commentsPageQuery,
+  targetParams,
+} from '../schemas.js';
 
 export interface CommentRoutesOptions {
   comments: Comments;
   /** One limit per caller shared by every kind of target, so it is made once and handed to each. */
   limitPerCaller: onRequestHookHandler;
+  idempotency: Idempotency;
 }
 
 const plural: Record<CommentTargetType, string> = { recipe: 'recipes', collection: 'collections', post: 'posts' };
 
-/** `GET` and `POST /{id}/comments` for one kind of target; each URL prefix registers its own kind. */
+/** `GET` and `POST /{id}/comments`, `PATCH` and `DELETE /{id}/comments/{commentId}`, for one kind of target; each URL prefix registers its own kind. */
 export function commentRoutes(type: CommentTargetType) {
   const tags = [plural[type]];
 
-  return async function routes(app: App, { comments, limitPerCaller }: CommentRoutesOptions) {
+  return async function routes(app: App, { comments, limitPerCaller, idempotency }: CommentRoutesOptions) {
     app.get(
       '/:id/comments',
       {
@@ -40,13 +51,15 @@ export function commentRoutes(type: CommentTargetType) {
       {
         // The limit counts callers, so it runs once the token has said who is calling.
         onRequest: [app.auth.required, limitPerCaller],
+        ...idempotency.hooks,
         schema: {
           summary: `Comment on a ${type}; @names in it mention those users`,
           tags,
           security: [{ bearerAuth: [] }],
+          headers: idempotencyKeyHeaders,
           params: targetParams,
           body: commentBody,
-          response: { 201: commentAddedResponse, ...problemResponses(400, 401, 404, 413, 415, 429, 503) },
+          response: { 201: commentAddedResponse, ...problemResponses(400, 401, 404, 409, 413, 415, 422, 429, 503) },
         },
       },
       async (request, reply) => {
@@ -54,6 +67,47 @@ export function commentRoutes(type: CommentTargetType) {
         const comment = await comments.add(target, callerOf(request).id, request.body.content, request.id);
         request.log.info({ commentId: comment.id, targetType: type, targetId: target.id }, 'comment added');
         return reply.code(201).send({ message: 'Comment added successfully', comment });
+      },
+    );
+
+    app.patch(
+      '/:id/comments/:commentId',
+      {
+        onRequest: app.auth.required,
+        schema: {
+          summary: `Edit a comment on a ${type}, as its author; mentions follow the new text`,
+          tags,
+          security: [{ bearerAuth: [] }],
+          params: commentParams,
+          body: commentBody,
+          response: { 200: commentEditedResponse, ...problemResponses(400, 401, 403, 404, 413, 415, 503) },
+        },
+      },
+      async (request) => {
+        const target = { type, id: request.params.id };
+        const comment = await comments.edit(target, request.params.commentId, callerOf(request).id, request.body.content, request.id);
+        request.log.info({ commentId: comment.id, targetType: type, targetId: target.id }, 'comment edited');
+        return { comment };
+      },
+    );
+
+    app.delete(
+      '/:id/comments/:commentId',
+      {
+        onRequest: app.auth.required,
+        schema: {
+          summary: `Delete a comment on a ${type}, as its author or the ${type}’s owner`,
+          tags,
+          security: [{ bearerAuth: [] }],
+          params: commentParams,
+          response: { 200: commentDeletedResponse, ...problemResponses(401, 403, 404, 503) },
+        },
+      },
+      async (request) => {
+        const target = { type, id: request.params.id };
+        await comments.remove(target, request.params.commentId, callerOf(request).id, request.id);
+        request.log.info({ commentId: request.params.commentId, targetType: type, targetId: target.id }, 'comment deleted');
+        return { message: 'Comment deleted' as const };
       },
     );
   };

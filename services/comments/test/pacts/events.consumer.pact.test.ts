@@ -21,7 +21,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Directories } from '../../src/app.js';
 import { commentsConfigSchema } from '../../src/config.js';
 import { createDirectories, directoryHandlers } from '../../src/service.js';
-import { targetExists } from '../../src/targets.js';
+import { targetOwners } from '../../src/targets.js';
 import { migratedPool, silentLogger } from '../support.js';
 
 /**
@@ -92,7 +92,7 @@ describe('from the users service', () => {
 
 describe('from the content service', () => {
   const pact = new MessageConsumerPact({ consumer: 'comments', provider: pactNames.events('content'), dir: pactsDir });
-  const exists = () => targetExists(directories.content, directories.collections);
+  const ownerOf = () => targetOwners(directories.content, directories.collections);
   const snapshot = (id: string, overrides: object = {}) => ({
     id,
     authorId: '0190f5a4-0000-7000-8000-0000000000a1',
@@ -118,14 +118,14 @@ describe('from the content service', () => {
   ] as const)('$definition.type: commentable is $commentable', async ({ definition, type, example, commentable }) => {
     await receive(pact, definition, example, async () => {
       expect(await directories.content.find(type, example.id)).toEqual({ ...example, contentType: type });
-      expect(await exists()({ type, id: example.id })).toBe(commentable);
+      expect(await ownerOf()({ type, id: example.id })).toBe(commentable ? example.authorId : undefined);
     });
   });
 });
 
 describe('from the collections service', () => {
   const pact = new MessageConsumerPact({ consumer: 'comments', provider: pactNames.events('collections'), dir: pactsDir });
-  const exists = () => targetExists(directories.content, directories.collections);
+  const ownerOf = () => targetOwners(directories.content, directories.collections);
   const snapshot = (id: string, overrides: object = {}) => ({
     id,
     ownerId: '0190f5a4-0000-7000-8000-0000000000b1',
@@ -142,7 +142,7 @@ describe('from the collections service', () => {
   ] as const)('$definition.type: commentable is $commentable', async ({ definition, example, commentable }) => {
     await receive(pact, definition, example, async () => {
       expect(await directories.collections.find(example.id)).toEqual(example);
-      expect(await exists()({ type: 'collection', id: example.id })).toBe(commentable);
+      expect(await ownerOf()({ type: 'collection', id: example.id })).toBe(commentable ? example.ownerId : undefined);
     });
   });
 });

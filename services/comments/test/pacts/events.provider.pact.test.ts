@@ -6,8 +6,9 @@ import { type CommentsHarness, commentsHarness } from '../support.js';
 
 /**
  * Every consumer's pact for the events comments produces, verified against events made by the real
- * app: a comment is posted through HTTP, and the envelope is read back from the outbox, where
- * `enqueue` (comment.created) or the mention store's trigger (comment.mention.created) wrote it.
+ * app: a comment is posted (and edited or deleted) through HTTP, and the envelope is read back from the
+ * outbox, where `enqueue` (comment.created, .updated, .deleted) or the mention stores' triggers
+ * (comment.mention.created, .deleted) wrote it.
  */
 const provider = pactNames.events('comments');
 const pactFiles = pactsForProvider(provider);
@@ -21,37 +22,46 @@ afterAll(() => harness.close());
 const targetOf = (type: 'recipe' | 'collection' | 'post') =>
   type === 'collection' ? harness.owners.createCollection().id : harness.owners.publish(type).id;
 
-/** Posts `content` on a fresh target of `type` and returns the outbox envelope of `eventType` it caused. */
-async function commentAndRead(type: 'recipe' | 'collection' | 'post', eventType: string, content: (mentioned: string) => string) {
+type TargetType = 'recipe' | 'collection' | 'post';
+
+/**
+ * Posts `content` on a fresh target of `type`, then, with `then`, deletes or edits the comment (the edit
+ * mentions nobody); returns the outbox envelope of `eventType` that the last request caused.
+ */
+async function commentAndRead(type: TargetType, eventType: string, content: (mentioned: string) => string, then?: 'delete' | 'edit') {
   const author = harness.register(`author_${newId().slice(-8)}`);
   const mentioned = harness.register(`friend_${newId().slice(-8)}`);
-  const requestId = `pact-${newId()}`;
-  const response = await harness.app.inject({
-    method: 'POST',
-    url: `/api/${type}s/${targetOf(type)}/comments`,
-    payload: { content: content(mentioned.user.username) },
-    headers: { authorization: `Bearer ${author.token}`, 'x-request-id': requestId },
-  });
-  expect(response.statusCode).toBe(201);
+  const target = targetOf(type);
+  const send = async (method: 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) => {
+    const requestId = `pact-${newId()}`;
+    const response = await harness.app.inject({ method, url, payload, headers: { authorization: `Bearer ${author.token}`, 'x-request-id': requestId } });
+    expect(response.statusCode).toBe(method === 'POST' ? 201 : 200);
+    return { requestId, body: response.json() };
+  };
+  let last = await send('POST', `/api/${type}s/${target}/comments`, { content: content(mentioned.user.username) });
+  const commentUrl = `/api/${type}s/${target}/comments/${last.body.comment.id}`;
+  if (then === 'delete') last = await send('DELETE', commentUrl);
+  if (then === 'edit') last = await send('PATCH', commentUrl, { content: 'Nobody mentioned now' });
   const { rows } = await harness.pool.query("SELECT payload FROM outbox WHERE type = $1 AND payload->>'correlationId' = $2", [
     eventType,
-    requestId,
+    last.requestId,
   ]);
   expect(rows).toHaveLength(1);
   return rows[0].payload;
 }
 
+const targetTypeOf = (example: unknown) => commentTargetTypeSchema.catch('recipe').parse((example as { targetType?: unknown })?.targetType);
+const mentionTargetTypeOf = (example: unknown) =>
+  commentTargetTypeSchema.parse(mentionKindSchema.catch('recipe_comment').parse((example as { kind?: unknown })?.kind).replace('_comment', ''));
+
 /** The consumer's example data picks the situation: which kind of target, which mention store. */
 const producers: Record<string, EventProducer> = {
-  'comment.created': async (example) => {
-    const type = commentTargetTypeSchema.catch('recipe').parse((example as { targetType?: unknown })?.targetType);
-    return commentAndRead(type, 'comment.created', () => 'Lovely tones');
-  },
-  'comment.mention.created': async (example) => {
-    const kind = mentionKindSchema.catch('recipe_comment').parse((example as { kind?: unknown })?.kind);
-    const type = commentTargetTypeSchema.parse(kind.replace('_comment', ''));
-    return commentAndRead(type, 'comment.mention.created', (name) => `Look, @${name}!`);
-  },
+  'comment.created': (example) => commentAndRead(targetTypeOf(example), 'comment.created', () => 'Lovely tones'),
+  'comment.updated': (example) => commentAndRead(targetTypeOf(example), 'comment.updated', () => 'Lovely tones', 'edit'),
+  'comment.deleted': (example) => commentAndRead(targetTypeOf(example), 'comment.deleted', () => 'Lovely tones', 'delete'),
+  'comment.mention.created': (example) => commentAndRead(mentionTargetTypeOf(example), 'comment.mention.created', (name) => `Look, @${name}!`),
+  // Taken out by an edit; a deletion takes it out by the same trigger.
+  'comment.mention.deleted': (example) => commentAndRead(mentionTargetTypeOf(example), 'comment.mention.deleted', (name) => `Look, @${name}!`, 'edit'),
 };
 
 describe(`${provider} provider`, () => {

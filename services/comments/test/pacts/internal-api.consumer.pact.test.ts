@@ -4,7 +4,7 @@ import { CollectionDirectory, ContentDirectory, UserDirectory } from '@recipes/d
 import { createTestDatabase, type TestDatabase } from '@recipes/testing';
 import { pactNames, pactsDir } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { targetExists } from '../../src/targets.js';
+import { targetOwners } from '../../src/targets.js';
 import { migratedPool } from '../support.js';
 
 /**
@@ -104,8 +104,8 @@ describe('content-api', () => {
       .willRespondWith({ status: 200, body: content(id, deleted) });
     await pact.executeTest(async (server) => {
       const directory = new ContentDirectory({ pool, contentUrl: server.url });
-      const exists = targetExists(directory, new CollectionDirectory({ pool, collectionsUrl: 'http://127.0.0.1:9' }));
-      expect(await exists({ type: kind, id })).toBe(!deleted);
+      const ownerOf = targetOwners(directory, new CollectionDirectory({ pool, collectionsUrl: 'http://127.0.0.1:9' }));
+      expect(await ownerOf({ type: kind, id })).toBe(deleted ? undefined : '0190f5a4-0000-7000-8000-0000000001a1');
     });
   });
 
@@ -144,8 +144,8 @@ describe('collections-api', () => {
       .willRespondWith({ status: 200, body: collection(id, deleted) });
     await pact.executeTest(async (server) => {
       const directory = new CollectionDirectory({ pool, collectionsUrl: server.url });
-      const exists = targetExists(new ContentDirectory({ pool, contentUrl: 'http://127.0.0.1:9' }), directory);
-      expect(await exists({ type: 'collection', id })).toBe(!deleted);
+      const ownerOf = targetOwners(new ContentDirectory({ pool, contentUrl: 'http://127.0.0.1:9' }), directory);
+      expect(await ownerOf({ type: 'collection', id })).toBe(deleted ? undefined : '0190f5a4-0000-7000-8000-0000000001b1');
     });
   });
 

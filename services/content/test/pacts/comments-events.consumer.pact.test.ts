@@ -1,5 +1,5 @@
 import { asynchronousBodyHandler, MessageConsumerPact } from '@pact-foundation/pact';
-import { commentCreated, type EventEnvelope } from '@recipes/contracts';
+import { commentCreated, commentDeleted, createEvent, type EventEnvelope } from '@recipes/contracts';
 import { eventMessage, pactNames, pactsDir } from '@recipes/testing/pact';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { insertRecipe } from '../../src/repository/recipes.js';
@@ -63,5 +63,19 @@ describe('content consuming comments-events', () => {
           expect(await commentCount()).toBe(1);
         }),
       ));
+
+  it('takes a deleted comment off its recipe’s count', async () => {
+    await harness.deliver(createEvent(commentCreated, comment, { producer: 'comments', correlationId: 'counted' }));
+    expect(await commentCount()).toBe(1);
+    await pact
+      .expectsToReceive(commentDeleted.type)
+      .withContent(eventMessage(commentDeleted, { ...comment, deletedAt: '2026-11-22T10:05:00.000Z' }))
+      .verify(
+        asynchronousBodyHandler(async (body) => {
+          await harness.deliver(body as unknown as EventEnvelope);
+          expect(await commentCount()).toBe(0);
+        }),
+      );
+  });
 
 });

@@ -1,11 +1,11 @@
 import { asynchronousBodyHandler, MatchersV3 } from '@pact-foundation/pact';
-import { commentMentionCreated } from '@recipes/contracts';
+import { commentMentionCreated, commentMentionDeleted, createEvent } from '@recipes/contracts';
 import { eventMessage } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NotificationsHarness, notificationsHarness } from '../support.js';
 import { consumedBy, deliveredAs, eventsPact, isoMillis } from './support.js';
 
-/** What notifications needs of `comment.mention.created`: one interaction per mention store. */
+/** What notifications needs of `comment.mention.created` (one interaction per mention store) and of `comment.mention.deleted`. */
 const { equal, uuid } = MatchersV3;
 let harness: NotificationsHarness;
 beforeAll(async () => {
@@ -16,14 +16,14 @@ const pact = eventsPact('comments');
 
 const ACTOR = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a51';
 const MENTIONED = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a52';
-const COMMENT = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a54';
 const TARGET = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a55';
 
+// A comment of each kind: a user is notified once per comment.
 describe.each([
-  ['recipe_comment', 'recipe', 'mention_recipe_comment', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a56'],
-  ['collection_comment', 'collection', 'mention_collection_comment', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a57'],
-  ['post_comment', 'post', 'mention_post_comment', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a58'],
-] as const)('comment.mention.created for a %s', (kind, targetType, type, eventId) => {
+  ['recipe_comment', 'recipe', 'mention_recipe_comment', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a56', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a54'],
+  ['collection_comment', 'collection', 'mention_collection_comment', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a57', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a59'],
+  ['post_comment', 'post', 'mention_post_comment', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a58', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5a'],
+] as const)('comment.mention.created for a %s', (kind, targetType, type, eventId, COMMENT) => {
   it(`becomes one ${type} for the mentioned user`, async () => {
     const message = eventMessage(commentMentionCreated, {
       kind: equal(kind),
@@ -46,5 +46,42 @@ describe.each([
       [MENTIONED, type],
     );
     expect(rows).toEqual([{ actor_id: ACTOR, content_type: targetType, content_id: TARGET, comment_id: COMMENT }]);
+  });
+});
+
+describe('comment.mention.deleted', () => {
+  const COMMENT = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
+  const data = {
+    kind: 'recipe_comment' as const,
+    mentionId: '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5c',
+    mentionedUserId: MENTIONED,
+    actorId: ACTOR,
+    commentId: COMMENT,
+    targetType: 'recipe' as const,
+    targetId: TARGET,
+    createdAt: '2026-11-22T10:00:00.000Z',
+  };
+
+  it('retracts the notification of a mention taken out of its comment', async () => {
+    await harness.deliver(createEvent(commentMentionCreated, data, { producer: 'comments', correlationId: 'mentioned' }));
+    const message = eventMessage(commentMentionDeleted, {
+      kind: equal(data.kind),
+      mentionId: uuid(data.mentionId),
+      mentionedUserId: uuid(MENTIONED),
+      actorId: uuid(ACTOR),
+      commentId: uuid(COMMENT),
+      targetType: equal(data.targetType),
+      targetId: uuid(TARGET),
+      createdAt: isoMillis(data.createdAt),
+      deletedAt: isoMillis('2026-11-22T10:05:00.000Z'),
+    });
+    await pact
+      .expectsToReceive('a comment.mention.deleted for a user no longer mentioned in a recipe comment')
+      .withContent(deliveredAs('0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5d', message))
+      .withMetadata({ contentType: 'application/json' })
+      .verify(asynchronousBodyHandler(consumedBy(harness)));
+
+    const { rows } = await harness.pool.query('SELECT retracted_at IS NOT NULL AS retracted FROM notifications WHERE recipient_id = $1 AND comment_id = $2', [MENTIONED, COMMENT]);
+    expect(rows).toEqual([{ retracted: true }]);
   });
 });

@@ -1,6 +1,7 @@
 import { callerOf } from '@recipes/auth';
 import { pageQuery, pagination } from '@recipes/contracts';
 import { type App, problemResponses } from '@recipes/http';
+import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
 import type { Collections } from '../../collections.js';
 import type { CollectionRecord } from '../../repository/collections.js';
 import {
@@ -14,7 +15,10 @@ import {
 import type { Views } from '../../views.js';
 
 /** Collections and the saved items in them: `/api/collections/...`. */
-export default async function collectionRoutes(app: App, { collections, views }: { collections: Collections; views: Views }) {
+export default async function collectionRoutes(
+  app: App,
+  { collections, views, idempotency }: { collections: Collections; views: Views; idempotency: Idempotency },
+) {
   const present = async (record: CollectionRecord) => ({ collection: (await views.collections([record]))[0]! });
 
   // '' rather than '/': the route is the prefix itself, as the API document should say.
@@ -22,12 +26,14 @@ export default async function collectionRoutes(app: App, { collections, views }:
     '',
     {
       onRequest: app.auth.required,
+      ...idempotency.hooks,
       schema: {
         summary: 'Create a collection',
         tags: ['collections'],
         security: [{ bearerAuth: [] }],
+        headers: idempotencyKeyHeaders,
         body: collectionBody,
-        response: { 201: collectionResponse, ...problemResponses(400, 401, 413, 415) },
+        response: { 201: collectionResponse, ...problemResponses(400, 401, 409, 413, 415, 422) },
       },
     },
     async (request, reply) => {
@@ -43,7 +49,7 @@ export default async function collectionRoutes(app: App, { collections, views }:
       schema: {
         summary: 'A collection',
         tags: ['collections'],
-        // A token is optional here, but a bad one is 401 (SPEC §2).
+        // A token is optional here, but a bad one is 401 (docs/api.md §2).
         security: [{}, { bearerAuth: [] }],
         params: idParams,
         response: { 200: collectionResponse, ...problemResponses(401, 404) },
@@ -92,13 +98,15 @@ export default async function collectionRoutes(app: App, { collections, views }:
     '/:id/items',
     {
       onRequest: app.auth.required,
+      ...idempotency.hooks,
       schema: {
         summary: 'Add one of the caller’s saved items to their collection',
         tags: ['collections'],
         security: [{ bearerAuth: [] }],
+        headers: idempotencyKeyHeaders,
         params: idParams,
         body: collectionItemBody,
-        response: { 201: messageResponse, ...problemResponses(400, 401, 403, 404, 409, 413, 415) },
+        response: { 201: messageResponse, ...problemResponses(400, 401, 403, 404, 409, 413, 415, 422) },
       },
     },
     async (request, reply) => {

@@ -1,22 +1,28 @@
 import { callerOf } from '@recipes/auth';
 import { type App, problemResponses } from '@recipes/http';
+import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
 import type { SavedItems } from '../../saved-items.js';
 import { idParams, messageResponse, saveBody, savedItemResponse } from '../../schemas.js';
 import type { Views } from '../../views.js';
 
 /** Saving and unsaving posts and recipes: `/api/saved-items/...`. */
-export default async function savedItemRoutes(app: App, { savedItems, views }: { savedItems: SavedItems; views: Views }) {
+export default async function savedItemRoutes(
+  app: App,
+  { savedItems, views, idempotency }: { savedItems: SavedItems; views: Views; idempotency: Idempotency },
+) {
   // '' rather than '/': the route is the prefix itself, as the API document should say.
   app.post(
     '',
     {
       onRequest: app.auth.required,
+      ...idempotency.hooks,
       schema: {
         summary: 'Save a post or recipe (200 with the existing item when it is saved already)',
         tags: ['saved items'],
         security: [{ bearerAuth: [] }],
+        headers: idempotencyKeyHeaders,
         body: saveBody,
-        response: { 200: savedItemResponse, 201: savedItemResponse, ...problemResponses(400, 401, 404, 413, 415) },
+        response: { 200: savedItemResponse, 201: savedItemResponse, ...problemResponses(400, 401, 404, 409, 413, 415, 422) },
       },
     },
     async (request, reply) => {

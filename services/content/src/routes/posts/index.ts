@@ -1,5 +1,6 @@
 import { callerOf } from '@recipes/auth';
 import { type App, problemResponses } from '@recipes/http';
+import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
 import type { Posts } from '../../posts.js';
 import { idParams, messageResponse, postDraftBody, postResponse } from '../../schemas.js';
 import { tokenRequired } from '../security.js';
@@ -7,18 +8,20 @@ import { tokenRequired } from '../security.js';
 const tags = ['posts'];
 
 /** Posts: `/api/posts/...`. */
-export default async function postRoutes(app: App, { posts }: { posts: Posts }) {
+export default async function postRoutes(app: App, { posts, idempotency }: { posts: Posts; idempotency: Idempotency }) {
   // '' rather than '/': the path is exactly the prefix, as the gateway routes it and the document shows it.
   app.post(
     '',
     {
       onRequest: app.auth.required,
+      ...idempotency.hooks,
       schema: {
         summary: 'Publish a post',
         tags,
         security: tokenRequired,
+        headers: idempotencyKeyHeaders,
         body: postDraftBody,
-        response: { 201: postResponse, ...problemResponses(400, 401, 413, 415, 503) },
+        response: { 201: postResponse, ...problemResponses(400, 401, 409, 413, 415, 422, 503) },
       },
     },
     async (request, reply) => {

@@ -1,5 +1,6 @@
 import { callerOf } from '@recipes/auth';
 import { type App, problemResponses } from '@recipes/http';
+import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
 import type { Recipes } from '../../recipes.js';
 import {
   favoriteResponse,
@@ -14,18 +15,20 @@ import { tokenOptional, tokenRequired } from '../security.js';
 const tags = ['recipes'];
 
 /** Recipes, their favorites and reposts: `/api/recipes/...`. */
-export default async function recipeRoutes(app: App, { recipes }: { recipes: Recipes }) {
+export default async function recipeRoutes(app: App, { recipes, idempotency }: { recipes: Recipes; idempotency: Idempotency }) {
   // '' rather than '/': the path is exactly the prefix, as the gateway routes it and the document shows it.
   app.post(
     '',
     {
       onRequest: app.auth.required,
+      ...idempotency.hooks,
       schema: {
         summary: 'Publish a recipe',
         tags,
         security: tokenRequired,
+        headers: idempotencyKeyHeaders,
         body: recipeDraftBody,
-        response: { 201: recipeResponse, ...problemResponses(400, 401, 413, 415, 503) },
+        response: { 201: recipeResponse, ...problemResponses(400, 401, 409, 413, 415, 422, 503) },
       },
     },
     async (request, reply) => {

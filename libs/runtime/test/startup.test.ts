@@ -1,0 +1,58 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { backendEnv, env, parseConfig } from '@recipes/config';
+import { createApp } from '@recipes/http';
+import { createLogger } from '@recipes/logging';
+import { amqpUrl, createTcpProxy, createTestDatabase, eventually, removeExchangeFamily, type TcpProxy, type TestDatabase, uniqueName } from '@recipes/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { type RunningService, startBackendService } from '../src/index.js';
+
+/** A service started while its database is away waits for it, instead of exiting. */
+const exchange = uniqueName('runtime.startup');
+let database: TestDatabase;
+let proxy: TcpProxy;
+let service: RunningService | undefined;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  proxy = await createTcpProxy(database.url);
+});
+afterAll(async () => {
+  try {
+    await service?.close();
+    await proxy?.close();
+  } finally {
+    await removeExchangeFamily(amqpUrl(), exchange, { services: ['starting'] });
+    await database?.drop();
+  }
+});
+
+describe('startBackendService with the database away', () => {
+  it('waits for it, migrates once it is back, and serves', async () => {
+    const migrationsDir = mkdtempSync(join(tmpdir(), 'runtime-startup-'));
+    writeFileSync(join(migrationsDir, '001_things.sql'), '-- Up Migration\nCREATE TABLE things (id int PRIMARY KEY);\n');
+    const config = parseConfig(z.object({ ...backendEnv, PORT: env.port(0) }), { DATABASE_URL: proxy.url, AMQP_URL: amqpUrl(), EVENTS_EXCHANGE: exchange });
+    const warnings: string[] = [];
+    const logger = createLogger({ service: 'starting', level: 'warn', destination: { write: (line: string) => void warnings.push(JSON.parse(line).msg) } });
+
+    proxy.cut();
+    const starting = startBackendService({
+      name: 'starting',
+      config,
+      migrationsDir,
+      logger,
+      compose: async (context) => ({ app: await createApp({ title: 'starting', logger: context.logger, readiness: context.readiness }) }),
+    });
+    // The barrier: it has met the outage at least once.
+    while (!warnings.includes('the database is unavailable at start: waiting for it')) await new Promise((resolve) => setTimeout(resolve, 20));
+    proxy.restore();
+    service = await starting;
+
+    const { rows } = await service.pool.query("SELECT count(*)::int AS count FROM information_schema.tables WHERE table_schema = 'starting' AND table_name = 'things'");
+    expect(rows).toEqual([{ count: 1 }]);
+    // Ready once the broker has connected too.
+    await eventually(async () => ((await service!.app.inject({ method: 'GET', url: '/health/ready' })).statusCode === 200 ? true : undefined));
+  });
+});
