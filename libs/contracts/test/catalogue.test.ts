@@ -25,12 +25,19 @@ describe('event catalogue', () => {
   });
 
   it('answers what a service produces and consumes', () => {
-    expect(eventsProducedBy('comments').map((event) => event.type)).toEqual(['comment.created', 'comment.mention.created']);
+    expect(eventsProducedBy('comments').map((event) => event.type)).toEqual([
+      'comment.created',
+      'comment.updated',
+      'comment.deleted',
+      'comment.mention.created',
+      'comment.mention.deleted',
+    ]);
     expect(eventsConsumedBy('notifications').map((event) => event.type)).toEqual([
       'user.created',
       'user.updated',
       'content.user.tagged',
       'comment.mention.created',
+      'comment.mention.deleted',
     ]);
     expect(eventsConsumedBy('users')).toEqual([]);
   });

@@ -56,6 +56,10 @@ export function createPool({ connectionString, schema, max = 10, applicationName
   // An idle client loses its server (restart, failover): the pool drops it and makes a new one later.
   // Without a listener the 'error' event would crash the process.
   pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection lost'));
+  // And a client out of the pool may hear of it between two queries, or twice (pool.query listens only
+  // once): every client listens for as long as it lives, so that no 'error' ever goes unheard. Whoever
+  // is using the client still learns of the loss from the query that fails.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

@@ -98,6 +98,19 @@ describe('db', () => {
     }
   });
 
+  it('lives through the server ending a connection that is out of the pool between two queries', async () => {
+    const client = await pool.connect();
+    const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    // As a database restart does: FATAL 57P01 arrives while the client runs no query. Unheard, it would crash the process.
+    await pool.query('SELECT pg_terminate_backend($1)', [pid]);
+    // The barrier: the backend is gone, so its FATAL has reached the idle client while we polled.
+    await eventually(async () => ((await pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0 ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect(client.query('SELECT 1')).rejects.toThrow();
+    client.release(true);
+    expect(await isDatabaseReachable(pool)).toBe(true);
+  });
+
   describe('time limits on every connection', () => {
     let limited: Pool;
     beforeAll(() => {

@@ -1,7 +1,9 @@
 import { MessageProviderPact } from '@pact-foundation/pact';
-import { collectionCreated, collectionDeleted, type EventEnvelope, eventCatalogue, newId } from '@recipes/contracts';
+import { collectionCreated, collectionDeleted, createEvent, type EventEnvelope, eventCatalogue, newId, userCreated } from '@recipes/contracts';
 import type { Pool } from '@recipes/db';
 import { UserDirectory } from '@recipes/directory';
+import { createLogger } from '@recipes/logging';
+import { dispatcher } from '@recipes/runtime';
 import type { TestDatabase } from '@recipes/testing';
 import { type EventProducer, messageProvidersByType, missingConsumerPacts, pactNames, pactsForProvider } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,11 +18,21 @@ const provider = pactNames.events('collections');
 let database: TestDatabase;
 let pool: Pool;
 let domain: Collections;
+let users: UserDirectory;
 
 beforeAll(async () => {
   ({ database, pool } = await migratedDatabase());
-  domain = collections({ pool, users: new UserDirectory({ pool, usersUrl: 'http://127.0.0.1:1' }) });
+  users = new UserDirectory({ pool, usersUrl: 'http://127.0.0.1:1' });
+  domain = collections({ pool, users });
 });
+
+/** An owner the directory knows, as after their user.created: only known accounts create collections. */
+async function knownOwner(): Promise<string> {
+  const id = newId();
+  const event = createEvent(userCreated, { id, username: `owner_${id.slice(-8)}`, avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: 'pact' });
+  await dispatcher(users.handlers())(event, createLogger({ service: 'collections', level: 'silent' }));
+  return id;
+}
 afterAll(async () => {
   await pool.end();
   await database.drop();
@@ -34,11 +46,11 @@ async function outboxEvent(type: string, collectionId: string): Promise<EventEnv
 /** The real event of each type this service produces. */
 const producers: Record<string, EventProducer> = {
   [collectionCreated.type]: async () => {
-    const collection = await domain.create(newId(), { name: 'Winter light', description: '' }, 'req-1');
+    const collection = await domain.create(await knownOwner(), { name: 'Winter light', description: '' }, 'req-1');
     return outboxEvent(collectionCreated.type, collection.id);
   },
   [collectionDeleted.type]: async () => {
-    const ownerId = newId();
+    const ownerId = await knownOwner();
     const collection = await domain.create(ownerId, { name: 'Winter light', description: '' }, 'req-1');
     await domain.delete(collection.id, ownerId, 'req-2');
     return outboxEvent(collectionDeleted.type, collection.id);
