@@ -1,5 +1,6 @@
 import { userCreated, type UserSnapshot, userUpdated } from '@recipes/contracts';
 import type { Pool } from '@recipes/db';
+import { unauthorized } from '@recipes/http';
 import { handleOnce } from '@recipes/outbox';
 import { type EventHandler, on } from '@recipes/runtime';
 import { findUsersByIds, findUsersByUsernames, upsertUsers } from './repository.js';
@@ -35,6 +36,13 @@ export class UserDirectory {
 
   async findById(id: string): Promise<UserSnapshot | undefined> {
     return (await this.findByIds([id])).get(id);
+  }
+
+  /** The user a verified token names: 401 when no such account exists, for a well-signed token of one proves nothing. */
+  async caller(id: string): Promise<UserSnapshot> {
+    const user = await this.findById(id);
+    if (!user) throw unauthorized('The token is invalid or expired');
+    return user;
   }
 
   /** The users among `ids` that exist, by id. */

@@ -1,5 +1,4 @@
-import type { FastifyRequest } from 'fastify';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { notFound } from './problem.js';
 
 /**

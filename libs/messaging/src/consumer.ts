@@ -42,7 +42,7 @@ export const DEFAULT_RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000];
 const READINESS_POLL_MS = 500;
 const RETRY_PUBLISH_TIMEOUT_MS = 10_000;
 /** Our count of failed attempts, carried from one copy of a message to the next through the delay queues. */
-const ATTEMPTS_HEADER = 'x-attempts';
+export const ATTEMPTS_HEADER = 'x-attempts';
 /** The event's type, which a copy coming back from a delay queue no longer has as its routing key. */
 export const ORIGINAL_ROUTING_KEY_HEADER = 'x-original-routing-key';
 
@@ -128,7 +128,7 @@ export async function startConsumer(host: ConsumerHost, spec: ConsumerSpec): Pro
   // Copies for the delay queues are published with confirms, and the original acked only once confirmed.
   const retries = host.createChannel(`${queue}.retry`, true, isClosing, (raw) => declareRetryQueues(raw, queue, retryDelaysMs.length));
 
-  const settle = (channel: Channel, action: () => void) => {
+  const settle = (action: () => void) => {
     try {
       action();
     } catch (err) {
@@ -155,11 +155,11 @@ export async function startConsumer(host: ConsumerHost, spec: ConsumerSpec): Pro
     };
     try {
       await retries.sendToQueue(retryQueueOf(queue, level), message.content, options);
-      settle(channel, () => channel.ack(message));
+      settle(() => channel.ack(message));
     } catch (err) {
       // Not parked for later: back to the queue at once, counted by the broker's backstop only.
       log.warn({ err, queue }, 'could not park the event for its next attempt: requeued');
-      settle(channel, () => channel.nack(message, false, true));
+      settle(() => channel.nack(message, false, true));
     }
   }
 
@@ -171,7 +171,7 @@ export async function startConsumer(host: ConsumerHost, spec: ConsumerSpec): Pro
       logger.error({ queue, messageId: message.properties.messageId, routingKey: type }, 'malformed event: dead-lettered');
       metrics.consumeFailed(type);
       metrics.deadLettered(type);
-      settle(channel, () => channel.nack(message, false, false));
+      settle(() => channel.nack(message, false, false));
       return;
     }
     const log = eventLogger(logger, event);
@@ -181,7 +181,7 @@ export async function startConsumer(host: ConsumerHost, spec: ConsumerSpec): Pro
       if (closing) return;
       try {
         await spec.handle(event, log);
-        settle(channel, () => channel.ack(message));
+        settle(() => channel.ack(message));
         metrics.consumed(type);
         return;
       } catch (err) {
@@ -198,7 +198,7 @@ export async function startConsumer(host: ConsumerHost, spec: ConsumerSpec): Pro
         log.error({ err, queue, attempt: failedAttempts, maxAttempts }, last ? 'event handler failed for the last time: dead-lettered' : 'event handler failed: will retry later');
         if (last) {
           metrics.deadLettered(type);
-          settle(channel, () => channel.nack(message, false, false));
+          settle(() => channel.nack(message, false, false));
         } else await retryLater(channel, message, failedAttempts, log);
         return;
       }

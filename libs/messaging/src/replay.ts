@@ -1,4 +1,5 @@
 import amqp, { type ConfirmChannel, type GetMessage } from 'amqplib';
+import { ATTEMPTS_HEADER, ORIGINAL_ROUTING_KEY_HEADER } from './consumer.js';
 
 export interface ReplaySettings {
   url: string;
@@ -18,14 +19,14 @@ export interface ReplayResult {
 }
 
 /** Counts of earlier attempts (the broker's and the consumer's); copied over, the replayed event would start with them. */
-const ATTEMPT_HEADERS = ['x-delivery-count', 'x-attempts'];
+const ATTEMPT_HEADERS = ['x-delivery-count', ATTEMPTS_HEADER];
 
 /**
  * The routing key the event was first published with (its type): as the consumer noted it when the
  * event went through a delay queue, else from the newest `x-death` entry.
  */
 export function originalRoutingKey(message: Pick<GetMessage, 'properties' | 'fields'>): string {
-  const noted = message.properties.headers?.['x-original-routing-key'];
+  const noted = message.properties.headers?.[ORIGINAL_ROUTING_KEY_HEADER];
   if (typeof noted === 'string') return noted;
   const deaths = message.properties.headers?.['x-death'] as Array<{ 'routing-keys'?: string[] }> | undefined;
   return deaths?.[0]?.['routing-keys']?.[0] ?? message.fields.routingKey;
@@ -45,7 +46,7 @@ function republishOptions(message: GetMessage): amqp.Options.Publish {
     type: properties.type ?? originalRoutingKey(message),
     timestamp: properties.timestamp,
     appId: properties.appId,
-    headers: { ...headers, 'x-replayed-from': message.fields.routingKey, 'x-original-routing-key': originalRoutingKey(message) },
+    headers: { ...headers, 'x-replayed-from': message.fields.routingKey, [ORIGINAL_ROUTING_KEY_HEADER]: originalRoutingKey(message) },
   };
 }
 

@@ -2,7 +2,7 @@ import { createPool, isDatabaseReachable, migrate, type MigrationSet, type Pool 
 import { type App, isDependencyUnavailable, listen, type ReadinessChecks } from '@recipes/http';
 import { idempotencyMigrations, KeyPurger } from '@recipes/idempotency';
 import { createLogger, type Logger } from '@recipes/logging';
-import { Broker } from '@recipes/messaging';
+import { Broker, deadLetterQueueOf } from '@recipes/messaging';
 import { deadLetterQueueMetrics, eventMetrics, metricsListener, outboxMetrics, poolMetrics, Registry } from '@recipes/metrics';
 import { OutboxRelay, outboxMigrations } from '@recipes/outbox';
 import { dispatcher, type EventHandler } from './handlers.js';
@@ -138,7 +138,7 @@ export async function startBackendService(definition: BackendServiceDefinition):
 
   poolMetrics(metrics, pool);
   outboxMetrics(metrics, () => relay.backlog());
-  if (consumer) deadLetterQueueMetrics(metrics, `${queue}.dlq`, (dlq) => broker.queueDepth(dlq));
+  if (consumer) deadLetterQueueMetrics(metrics, deadLetterQueueOf(queue), (dlq) => broker.queueDepth(dlq));
   await app.register(metricsListener, { labels: { service: name }, registries: [metrics, app.metricsRegistry] });
 
   app.addHook('onClose', async () => {

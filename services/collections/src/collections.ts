@@ -7,7 +7,7 @@ import * as repository from './repository/collections.js';
 import type { CollectionRecord } from './repository/collections.js';
 import * as savedItemsRepository from './repository/saved-items.js';
 import type { SavedItemRow } from './repository/saved-items.js';
-import { requireCaller, requireUser } from './users.js';
+import { requireUser } from './users.js';
 
 const PRODUCER = 'collections';
 
@@ -42,7 +42,7 @@ export function collections({ pool, users }: { pool: Pool; users: UserDirectory 
 
   return {
     async create(ownerId: string, fields: { name: string; description: string }, correlationId: string): Promise<CollectionRecord> {
-      await requireCaller(users, ownerId);
+      await users.caller(ownerId);
       return withTransaction(pool, async (tx) => {
         const collection = await repository.insertCollection(tx, { id: newId(), ownerId, ...fields });
         await enqueue(tx, createEvent(collectionCreated, toSnapshot(collection), { producer: PRODUCER, correlationId }));

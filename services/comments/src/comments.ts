@@ -13,7 +13,7 @@ import {
 } from '@recipes/contracts';
 import { type Pool, type Queryable, withTransaction } from '@recipes/db';
 import type { UserDirectory } from '@recipes/directory';
-import { forbidden, notFound, unauthorized } from '@recipes/http';
+import { forbidden, notFound } from '@recipes/http';
 import { enqueue } from '@recipes/outbox';
 import { z } from 'zod';
 import { MAX_MENTIONED_USERS, mentionedNames } from './mentions.js';
@@ -44,7 +44,8 @@ export interface Comment {
 
 const toAuthor = ({ id, username, avatarUrl }: UserSnapshot): Author => ({ id, username, avatarUrl });
 
-const isUuid = (value: string) => z.uuid().safeParse(value).success;
+const uuid = z.uuid();
+const isUuid = (value: string) => uuid.safeParse(value).success;
 
 export interface CommentsDependencies {
   pool: Pool;
@@ -59,13 +60,6 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
     const owner = await targetOwner(target);
     if (owner === undefined) throw notFound(`${targetNames[target.type]} not found`);
     return owner;
-  }
-
-  /** The caller as the directory knows them: a well-signed token for an account that does not exist proves nothing. */
-  async function knownCaller(callerId: string): Promise<UserSnapshot> {
-    const caller = await users.findById(callerId);
-    if (!caller) throw unauthorized('The token is invalid or expired');
-    return caller;
   }
 
   /** The live comment, locked for the change; 404 when it is deleted, unknown, or on another target. */
@@ -123,7 +117,7 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
      * writes each `comment.mention.created`), and `comment.created`, all in one transaction.
      */
     async add(target: CommentTarget, authorId: string, content: string, correlationId: string): Promise<Comment> {
-      const author = await knownCaller(authorId);
+      const author = await users.caller(authorId);
       await ownerOf(target);
       const mentioned = await mentionedUserIds(content, authorId);
 
@@ -144,7 +138,7 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
      * (both by the mention stores' triggers), and `comment.updated` tells what changed.
      */
     async edit(target: CommentTarget, commentId: string, callerId: string, content: string, correlationId: string): Promise<Comment> {
-      const caller = await knownCaller(callerId);
+      const caller = await users.caller(callerId);
       await ownerOf(target);
       const mentioned = await mentionedUserIds(content, callerId);
       const record = await withTransaction(pool, async (tx) => {
@@ -165,7 +159,7 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
      * (`comment.deleted`), and every notification of its mentions is retracted.
      */
     async remove(target: CommentTarget, commentId: string, callerId: string, correlationId: string): Promise<void> {
-      await knownCaller(callerId);
+      await users.caller(callerId);
       const owner = await ownerOf(target);
       await withTransaction(pool, async (tx) => {
         const existing = await lockedComment(tx, target, commentId);

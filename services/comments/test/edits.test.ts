@@ -1,6 +1,6 @@
-import { newId, problemSchema } from '@recipes/contracts';
+import { newId } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CommentsHarness, commentsHarness } from './support.js';
+import { bearer, type CommentsHarness, commentsHarness, expectProblem } from './support.js';
 
 /** Editing and deleting comments: who may, what the mention stores and the outbox then hold. */
 let harness: CommentsHarness;
@@ -15,17 +15,11 @@ const stores = { recipe: 'recipe_comment_mentions', collection: 'collection_comm
 
 let counter = 0;
 const unique = (prefix: string) => `${prefix}_e${++counter}`;
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const commentsUrl = (kind: Kind, id: string) => `/api/${kind}s/${id}/comments`;
 
 /** A target whose owner is `ownerId`, created a moment ago. */
 const targetOf = (kind: Kind, ownerId?: string) => (kind === 'collection' ? harness.owners.createCollection(ownerId) : harness.owners.publish(kind, ownerId)).id;
 
-function expectProblem(response: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number) {
-  expect(response.statusCode, JSON.stringify(response.json())).toBe(status);
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  return problemSchema.parse(response.json());
-}
 
 async function commented(kind: Kind, target: string, token: string, content: string) {
   const response = await harness.app.inject({ method: 'POST', url: commentsUrl(kind, target), payload: { content }, headers: bearer(token) });

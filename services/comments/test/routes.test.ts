@@ -7,13 +7,12 @@ import {
   eventEnvelopeSchema,
   newId,
   postDeleted,
-  problemSchema,
   recipeDeleted,
   userCreated,
 } from '@recipes/contracts';
 import { createSigner } from 'fast-jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CommentsHarness, commentsHarness } from './support.js';
+import { bearer, type CommentsHarness, commentsHarness, expectProblem } from './support.js';
 
 let harness: CommentsHarness;
 beforeAll(async () => {
@@ -37,17 +36,11 @@ function freshTarget(kind: Kind): string {
 }
 
 const commentsUrl = (kind: Kind, id: string) => `/api/${kind}s/${id}/comments`;
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 const post = (kind: Kind, id: string, payload: unknown, headers: Record<string, string> = {}) =>
   harness.app.inject({ method: 'POST', url: commentsUrl(kind, id), payload: payload as object, headers });
 const get = (kind: Kind, id: string, query = '') => harness.app.inject({ method: 'GET', url: `${commentsUrl(kind, id)}${query}` });
 
-function expectProblem(response: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number) {
-  expect(response.statusCode).toBe(status);
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  return problemSchema.parse(response.json());
-}
 
 async function commented(kind: Kind, id: string, token: string, content: string, requestId = newId()) {
   const response = await post(kind, id, { content }, { ...bearer(token), 'x-request-id': requestId });

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { generateSigningKeyPair, tokenIssuer } from '@recipes/auth';
 import { parseConfig } from '@recipes/config';
-import type { EventEnvelope, UserSnapshot } from '@recipes/contracts';
+import { type EventEnvelope, problemSchema, type UserSnapshot } from '@recipes/contracts';
 import { createPool, migrate, type MigrationSet, type Pool } from '@recipes/db';
 import { collectionDirectoryMigrations, contentDirectoryMigrations, userDirectoryMigrations } from '@recipes/directory';
 import type { App } from '@recipes/http';
@@ -10,6 +10,7 @@ import { createLogger } from '@recipes/logging';
 import { outboxMigrations } from '@recipes/outbox';
 import { dispatcher } from '@recipes/runtime';
 import { createTestDatabase, type TestDatabase } from '@recipes/testing';
+import { expect } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { type CommentsConfig, commentsConfigSchema } from '../src/config.js';
 import { createDirectories, directoryHandlers } from '../src/service.js';
@@ -93,4 +94,13 @@ export async function commentsHarness(env: Record<string, string> = {}): Promise
       await database.drop();
     },
   };
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** Asserts a problem+json answer with `status` (showing the body when it is another) and returns the problem. */
+export function expectProblem(response: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number) {
+  expect(response.statusCode, JSON.stringify(response.json())).toBe(status);
+  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+  return problemSchema.parse(response.json());
 }

@@ -1,6 +1,5 @@
 import { type UserSnapshot, usernameSchema } from '@recipes/contracts';
 import type { UserDirectory } from '@recipes/directory';
-import { unauthorized } from '@recipes/http';
 import { z } from 'zod';
 
 const uuid = z.uuid();
@@ -12,12 +11,4 @@ export async function findUser(directory: UserDirectory, idOrUsername: string): 
   if (uuid.safeParse(idOrUsername).success) return directory.findById(idOrUsername);
   if (isUsername(idOrUsername)) return directory.findByUsername(idOrUsername);
   return undefined;
-}
-
-/** The caller, as the author of what they publish. */
-export async function callerAsAuthor(directory: UserDirectory, callerId: string): Promise<UserSnapshot> {
-  const user = await directory.findById(callerId);
-  // A well-signed token for an account that does not exist proves nothing.
-  if (!user) throw unauthorized('The token is invalid or expired');
-  return user;
 }

@@ -4,7 +4,6 @@ import type { UserDirectory } from '@recipes/directory';
 import { forbidden, notFound } from '@recipes/http';
 import { enqueue } from '@recipes/outbox';
 import { contentEvent } from './events/content-event.js';
-import { callerAsAuthor } from './people.js';
 import * as repository from './repository/posts.js';
 import type { Post, PostDraft } from './schemas.js';
 import { tagEvents, taggedUsers } from './tagging.js';
@@ -13,7 +12,7 @@ import { tagEvents, taggedUsers } from './tagging.js';
 export function posts(pool: Pool, directory: UserDirectory) {
   return {
     async publish(callerId: string, { taggedUsernames, ...draft }: PostDraft, correlationId: string): Promise<Post> {
-      const author = await callerAsAuthor(directory, callerId);
+      const author = await directory.caller(callerId);
       const tagged = await taggedUsers(directory, author, taggedUsernames);
       return withTransaction(pool, async (tx) => {
         const id = newId();

@@ -4,7 +4,7 @@ import type { UserDirectory } from '@recipes/directory';
 import { forbidden, notFound } from '@recipes/http';
 import { enqueue } from '@recipes/outbox';
 import { contentEvent } from './events/content-event.js';
-import { callerAsAuthor, findUser } from './people.js';
+import { findUser } from './people.js';
 import { type Reaction, setReaction } from './repository/reactions.js';
 import * as repository from './repository/recipes.js';
 import type { RecipeDraft, RecipeSummary } from './schemas.js';
@@ -15,7 +15,7 @@ export function recipes(pool: Pool, directory: UserDirectory) {
   return {
     async publish(callerId: string, { taggedUsernames, ...draft }: RecipeDraft, correlationId: string): Promise<RecipeSummary> {
       // Users are looked up (perhaps over HTTP) before the transaction, which then holds no lock while waiting.
-      const author = await callerAsAuthor(directory, callerId);
+      const author = await directory.caller(callerId);
       const tagged = await taggedUsers(directory, author, taggedUsernames);
       return withTransaction(pool, async (tx) => {
         const id = newId();

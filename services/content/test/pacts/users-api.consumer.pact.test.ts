@@ -5,7 +5,7 @@ import { UserDirectory } from '@recipes/directory';
 import { HttpError } from '@recipes/http';
 import { pactNames, pactsDir } from '@recipes/testing/pact';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { callerAsAuthor, findUser } from '../../src/people.js';
+import { findUser } from '../../src/people.js';
 import { taggedUsers } from '../../src/tagging.js';
 import { type ContentDatabase, contentDatabase } from '../support.js';
 
@@ -60,7 +60,7 @@ describe('content asking users-api', () => {
       .withRequest({ method: 'GET', path: `/internal/users/${exampleId}` })
       .willRespondWith({ status: 404 })
       .executeTest(async (mockServer) => {
-        const refused = await callerAsAuthor(directoryOn(mockServer.url), exampleId).catch((error: unknown) => error);
+        const refused = await directoryOn(mockServer.url).caller(exampleId).catch((error: unknown) => error);
         expect(refused).toBeInstanceOf(HttpError);
         expect((refused as HttpError).status).toBe(401);
       }));
