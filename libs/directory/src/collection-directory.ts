@@ -1,7 +1,6 @@
-import { collectionCreated, collectionDeleted, type CollectionSnapshot, collectionSnapshotSchema } from '@recipes/contracts';
+import { type CollectionSnapshot, collectionSnapshotSchema } from '@recipes/contracts';
 import type { Pool, Queryable } from '@recipes/db';
 import { handleOnce } from '@recipes/outbox';
-import { type EventHandler, on } from '@recipes/runtime';
 import { z } from 'zod';
 import { InternalClient } from './internal-client.js';
 
@@ -38,11 +37,9 @@ export class CollectionDirectory {
     this.collections = new InternalClient('collections', collectionsUrl, timeoutMs);
   }
 
-  handlers(): EventHandler[] {
-    const remember = async (collection: CollectionSnapshot, event: { id: string; type: string }) => {
-      await handleOnce(this.pool, event, (tx) => upsertCollection(tx, collection));
-    };
-    return [on(collectionCreated, remember), on(collectionDeleted, remember)];
+  /** Takes in a snapshot an event brought, once per event; an older one than held changes nothing. */
+  async remember(collection: CollectionSnapshot, event: { id: string; type: string }): Promise<void> {
+    await handleOnce(this.pool, event, (tx) => upsertCollection(tx, collection));
   }
 
   /** The collection, deleted or not; undefined when it never existed. */

@@ -1,16 +1,6 @@
-import {
-  type ContentSnapshot,
-  contentSnapshotSchema,
-  type ContentType,
-  postCreated,
-  postDeleted,
-  recipeCreated,
-  recipeDeleted,
-  recipeUpdated,
-} from '@recipes/contracts';
+import { type ContentSnapshot, contentSnapshotSchema, type ContentType } from '@recipes/contracts';
 import type { Pool, Queryable } from '@recipes/db';
 import { handleOnce } from '@recipes/outbox';
-import { type EventHandler, on } from '@recipes/runtime';
 import { z } from 'zod';
 import { InternalClient } from './internal-client.js';
 
@@ -53,17 +43,9 @@ export class ContentDirectory {
     this.content = new InternalClient('content', contentUrl, timeoutMs);
   }
 
-  handlers(): EventHandler[] {
-    const remember = (contentType: ContentType) => async (snapshot: ContentSnapshot, event: { id: string; type: string }) => {
-      await handleOnce(this.pool, event, (tx) => upsertContent(tx, { ...snapshot, contentType }));
-    };
-    return [
-      on(recipeCreated, remember('recipe')),
-      on(recipeUpdated, remember('recipe')),
-      on(recipeDeleted, remember('recipe')),
-      on(postCreated, remember('post')),
-      on(postDeleted, remember('post')),
-    ];
+  /** Takes in a snapshot an event brought, once per event; an older one than held changes nothing. */
+  async remember(contentType: ContentType, snapshot: ContentSnapshot, event: { id: string; type: string }): Promise<void> {
+    await handleOnce(this.pool, event, (tx) => upsertContent(tx, { ...snapshot, contentType }));
   }
 
   /** The recipe or post, deleted or not; undefined when it never existed. */

@@ -3,7 +3,9 @@ import type { MigrationSet } from '@recipes/db';
 
 export { CollectionDirectory, type CollectionDirectorySettings } from './collection-directory.js';
 export { ContentDirectory, type ContentDirectorySettings, type ContentItem } from './content-directory.js';
+export * from './handlers.js';
 export { InternalClient } from './internal-client.js';
+export { directoryTables } from './tables.js';
 export { UserDirectory, type UserDirectorySettings } from './user-directory.js';
 
 /** The tables of each directory, migrated into the using service's schema (`sharedMigrations` in @recipes/runtime). */

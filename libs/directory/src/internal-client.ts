@@ -1,4 +1,4 @@
-import { HttpError, REQUEST_ID_HEADER } from '@recipes/http';
+import { type DomainError, REQUEST_ID_HEADER, unavailable } from '@recipes/contracts';
 import { currentTrailId } from '@recipes/logging';
 
 /** GETs JSON from another service's `/internal` routes, with a short deadline. */
@@ -28,7 +28,7 @@ export class InternalClient {
     return response.json();
   }
 
-  private unavailable(): HttpError {
-    return new HttpError(503, `The ${this.service} service is unavailable, try again later`);
+  private unavailable(): DomainError {
+    return unavailable(`The ${this.service} service is unavailable, try again later`);
   }
 }

@@ -1,8 +1,6 @@
-import { userCreated, type UserSnapshot, userUpdated } from '@recipes/contracts';
+import { unknownCaller, type UserSnapshot } from '@recipes/contracts';
 import type { Pool } from '@recipes/db';
-import { unauthorized } from '@recipes/http';
 import { handleOnce } from '@recipes/outbox';
-import { type EventHandler, on } from '@recipes/runtime';
 import { findUsersByIds, findUsersByUsernames, upsertUsers } from './repository.js';
 import { UsersClient } from './users-client.js';
 
@@ -26,12 +24,9 @@ export class UserDirectory {
     this.users = new UsersClient(usersUrl, timeoutMs);
   }
 
-  /** Keeps the directory current from `user.created` and `user.updated`, each applied once. */
-  handlers(): EventHandler[] {
-    const remember = async (user: UserSnapshot, event: { id: string; type: string }) => {
-      await handleOnce(this.pool, event, (tx) => upsertUsers(tx, [user]));
-    };
-    return [on(userCreated, remember), on(userUpdated, remember)];
+  /** Takes in a snapshot an event brought, once per event; an older one than held changes nothing. */
+  async remember(user: UserSnapshot, event: { id: string; type: string }): Promise<void> {
+    await handleOnce(this.pool, event, (tx) => upsertUsers(tx, [user]));
   }
 
   async findById(id: string): Promise<UserSnapshot | undefined> {
@@ -41,7 +36,7 @@ export class UserDirectory {
   /** The user a verified token names: 401 when no such account exists, for a well-signed token of one proves nothing. */
   async caller(id: string): Promise<UserSnapshot> {
     const user = await this.findById(id);
-    if (!user) throw unauthorized('The token is invalid or expired');
+    if (!user) throw unknownCaller();
     return user;
   }
 

@@ -2,20 +2,20 @@ import { type CollectionSnapshot, collectionCreated, collectionDeleted, createEv
 import { createPool, migrate, type Pool } from '@recipes/db';
 import { createLogger } from '@recipes/logging';
 import { outboxMigrations } from '@recipes/outbox';
-import { dispatcher } from '@recipes/runtime';
+import { dispatcher } from '@recipes/messaging';
 import { createTestDatabase, type TestDatabase } from '@recipes/testing';
-import Fastify, { type FastifyInstance } from 'fastify';
+import { type CollectionsServiceStub, stubCollectionsService } from '@recipes/testing/stubs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CollectionDirectory, collectionDirectoryMigrations } from '../src/index.js';
+import { CollectionDirectory, collectionDirectoryHandlers, collectionDirectoryMigrations } from '../src/index.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 const context = { producer: 'collections', correlationId: 'c' };
 let database: TestDatabase;
 let pool: Pool;
 let directory: CollectionDirectory;
-let collectionsService: FastifyInstance;
-const created = new Map<string, CollectionSnapshot>();
-let lookups = 0;
+/** Stands in for the collections service's internal API; the look-ups that reach it are its `requests`. */
+let collectionsService: CollectionsServiceStub;
+const lookups = () => collectionsService.requests.length;
 
 const snapshot = (name: string): CollectionSnapshot => ({
   id: newId(),
@@ -30,13 +30,8 @@ beforeAll(async () => {
   database = await createTestDatabase();
   await migrate({ databaseUrl: database.url, schema: 'svc', sets: [outboxMigrations, collectionDirectoryMigrations], logger: log });
   pool = createPool({ connectionString: database.url, schema: 'svc', applicationName: 'collection-directory-test', logger: log });
-  collectionsService = Fastify();
-  collectionsService.get<{ Params: { id: string } }>('/internal/collections/:id', async (request, reply) => {
-    lookups += 1;
-    const found = created.get(request.params.id);
-    return found ? { collection: found } : reply.code(404).send({ status: 404 });
-  });
-  directory = new CollectionDirectory({ pool, collectionsUrl: await collectionsService.listen({ host: '127.0.0.1', port: 0 }) });
+  collectionsService = await stubCollectionsService();
+  directory = new CollectionDirectory({ pool, collectionsUrl: collectionsService.url });
 });
 
 afterAll(async () => {
@@ -48,21 +43,20 @@ afterAll(async () => {
 describe('CollectionDirectory', () => {
   it('keeps a deletion even when the creation arrives after it, and applies each event once', async () => {
     const collection = snapshot('Winter light');
-    const dispatch = dispatcher(directory.handlers());
+    const dispatch = dispatcher(collectionDirectoryHandlers(directory));
     const deletion = createEvent(collectionDeleted, { ...collection, deleted: true, revision: 1 }, context);
     await dispatch(deletion, log);
     await dispatch(createEvent(collectionCreated, collection, context), log);
     await dispatch(deletion, log);
     expect(await directory.find(collection.id)).toEqual({ ...collection, deleted: true, revision: 1 });
-    expect(lookups).toBe(0);
+    expect(lookups()).toBe(0);
   });
 
   it('asks the collections service about a collection created a moment ago, once; undefined for none', async () => {
-    const fresh = snapshot('Street at noon');
-    created.set(fresh.id, fresh);
+    const fresh = collectionsService.create();
     expect(await directory.find(fresh.id)).toEqual(fresh);
     expect(await directory.find(fresh.id)).toEqual(fresh);
-    expect(lookups).toBe(1);
+    expect(lookups()).toBe(1);
     expect(await directory.find(newId())).toBeUndefined();
   });
 });

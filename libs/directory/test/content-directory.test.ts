@@ -1,13 +1,12 @@
-import { type ContentSnapshot, createEvent, newId, postCreated, recipeCreated, recipeDeleted } from '@recipes/contracts';
+import { type ContentSnapshot, createEvent, DomainError, newId, postCreated, recipeCreated, recipeDeleted } from '@recipes/contracts';
 import { createPool, migrate, type Pool } from '@recipes/db';
-import { HttpError } from '@recipes/http';
 import { createLogger } from '@recipes/logging';
 import { outboxMigrations } from '@recipes/outbox';
-import { dispatcher } from '@recipes/runtime';
+import { dispatcher } from '@recipes/messaging';
 import { createTestDatabase, type TestDatabase } from '@recipes/testing';
-import Fastify, { type FastifyInstance } from 'fastify';
+import { type ContentServiceStub, stubContentService } from '@recipes/testing/stubs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ContentDirectory, contentDirectoryMigrations } from '../src/index.js';
+import { ContentDirectory, contentDirectoryHandlers, contentDirectoryMigrations } from '../src/index.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 const context = { producer: 'content', correlationId: 'c' };
@@ -15,10 +14,10 @@ let database: TestDatabase;
 let pool: Pool;
 let directory: ContentDirectory;
 
-/** Stands in for the content service's internal API, counting the look-ups that reach it. */
-let contentService: FastifyInstance;
-const published = new Map<string, ContentSnapshot>();
-let lookups = 0;
+/** Stands in for the content service's internal API; the look-ups that reach it are its `requests`. */
+let contentService: ContentServiceStub;
+const lookups = () => contentService.requests.length;
+const isUnavailable = (error: unknown) => error instanceof DomainError && error.kind === 'unavailable';
 
 const snapshot = (title: string, overrides: Partial<ContentSnapshot> = {}): ContentSnapshot => ({
   id: newId(),
@@ -35,13 +34,8 @@ beforeAll(async () => {
   database = await createTestDatabase();
   await migrate({ databaseUrl: database.url, schema: 'svc', sets: [outboxMigrations, contentDirectoryMigrations], logger: log });
   pool = createPool({ connectionString: database.url, schema: 'svc', applicationName: 'content-directory-test', logger: log });
-  contentService = Fastify();
-  contentService.get<{ Params: { kind: string; id: string } }>('/internal/content/:kind/:id', async (request, reply) => {
-    lookups += 1;
-    const found = request.params.kind === 'recipes' ? published.get(request.params.id) : undefined;
-    return found ? { content: found } : reply.code(404).send({ status: 404 });
-  });
-  directory = new ContentDirectory({ pool, contentUrl: await contentService.listen({ host: '127.0.0.1', port: 0 }) });
+  contentService = await stubContentService();
+  directory = new ContentDirectory({ pool, contentUrl: contentService.url });
 });
 
 afterAll(async () => {
@@ -51,37 +45,46 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  lookups = 0;
+  contentService.requests.length = 0;
 });
 
 describe('ContentDirectory', () => {
   it('keeps a deletion even when the creation arrives after it', async () => {
     const recipe = snapshot('Kodachrome 64');
-    const dispatch = dispatcher(directory.handlers());
+    const dispatch = dispatcher(contentDirectoryHandlers(directory));
     await dispatch(createEvent(recipeDeleted, { ...recipe, deleted: true, revision: 1 }, context), log);
     await dispatch(createEvent(recipeCreated, recipe, context), log);
     expect(await directory.find('recipe', recipe.id)).toEqual({ ...recipe, deleted: true, revision: 1, contentType: 'recipe' });
-    expect(lookups).toBe(0);
+    expect(lookups()).toBe(0);
   });
 
   it('tells recipes and posts apart', async () => {
     const post = snapshot('A walk in Lisbon', { coverImageUrl: 'https://cdn.example.com/p.jpg' });
-    await dispatcher(directory.handlers())(createEvent(postCreated, post, context), log);
+    await dispatcher(contentDirectoryHandlers(directory))(createEvent(postCreated, post, context), log);
     expect(await directory.find('post', post.id)).toEqual({ ...post, contentType: 'post' });
     expect(await directory.find('recipe', post.id)).toBeUndefined();
   });
 
   it('asks the content service about content created a moment ago, once', async () => {
     const fresh = snapshot('Classic Chrome street');
-    published.set(fresh.id, fresh);
+    contentService.publish('recipe', fresh.authorId, fresh);
     expect(await directory.find('recipe', fresh.id)).toEqual({ ...fresh, contentType: 'recipe' });
     expect(await directory.find('recipe', fresh.id)).toEqual({ ...fresh, contentType: 'recipe' });
-    expect(lookups).toBe(1);
+    expect(lookups()).toBe(1);
   });
 
-  it('answers undefined for content that never existed, and 503 when the content service is unreachable', async () => {
+  it('answers undefined for content that never existed, and "unavailable" when the content service is unreachable', async () => {
     expect(await directory.find('recipe', newId())).toBeUndefined();
     const offline = new ContentDirectory({ pool, contentUrl: 'http://127.0.0.1:1', timeoutMs: 500 });
-    await expect(offline.find('recipe', newId())).rejects.toSatisfy((error) => error instanceof HttpError && error.status === 503);
+    await expect(offline.find('recipe', newId())).rejects.toSatisfy(isUnavailable);
+  });
+
+  it('says "unavailable", not "no such content", when the content service answers with an error', async () => {
+    contentService.setDown(true);
+    try {
+      await expect(directory.find('post', newId())).rejects.toSatisfy(isUnavailable);
+    } finally {
+      contentService.setDown(false);
+    }
   });
 });

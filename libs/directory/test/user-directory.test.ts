@@ -1,23 +1,23 @@
-import { createEvent, newId, userCreated, type UserSnapshot, userUpdated } from '@recipes/contracts';
+import { createEvent, DomainError, newId, userCreated, type UserSnapshot, userUpdated } from '@recipes/contracts';
 import { createPool, migrate, type Pool } from '@recipes/db';
-import { HttpError } from '@recipes/http';
 import { createLogger } from '@recipes/logging';
 import { outboxMigrations } from '@recipes/outbox';
-import { dispatcher } from '@recipes/runtime';
+import { dispatcher } from '@recipes/messaging';
 import { createTestDatabase, type TestDatabase } from '@recipes/testing';
-import Fastify, { type FastifyInstance } from 'fastify';
+import { stubUsersService, type UsersServiceStub } from '@recipes/testing/stubs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { UserDirectory, userDirectoryMigrations } from '../src/index.js';
+import { UserDirectory, userDirectoryHandlers, userDirectoryMigrations } from '../src/index.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 let database: TestDatabase;
 let pool: Pool;
 let directory: UserDirectory;
 
-/** Stands in for the users service's internal API, counting the look-ups that reach it. */
-let usersService: FastifyInstance;
-const registered: UserSnapshot[] = [];
-let lookups = 0;
+/** Stands in for the users service's internal API; the look-ups that reach it are its `requests`. */
+let usersService: UsersServiceStub;
+const lookups = () => usersService.requests.length;
+
+const isUnavailable = (error: unknown) => error instanceof DomainError && error.kind === 'unavailable';
 
 const user = (username: string, revision = 0): UserSnapshot => ({ id: newId(), username, avatarUrl: null, revision });
 
@@ -26,19 +26,8 @@ beforeAll(async () => {
   await migrate({ databaseUrl: database.url, schema: 'svc', sets: [outboxMigrations, userDirectoryMigrations], logger: log });
   pool = createPool({ connectionString: database.url, schema: 'svc', applicationName: 'directory-test', logger: log });
 
-  usersService = Fastify();
-  usersService.get<{ Params: { id: string } }>('/internal/users/:id', async (request, reply) => {
-    lookups += 1;
-    const found = registered.find((u) => u.id === request.params.id || u.username.toLowerCase() === request.params.id.toLowerCase());
-    return found ? { user: found } : reply.code(404).send({ status: 404 });
-  });
-  usersService.get<{ Querystring: { usernames: string } }>('/internal/users', async (request) => {
-    lookups += 1;
-    const names = request.query.usernames.split(',').map((n) => n.toLowerCase());
-    return { users: registered.filter((u) => names.includes(u.username.toLowerCase())) };
-  });
-  const address = await usersService.listen({ host: '127.0.0.1', port: 0 });
-  directory = new UserDirectory({ pool, usersUrl: address });
+  usersService = await stubUsersService();
+  directory = new UserDirectory({ pool, usersUrl: usersService.url });
 });
 
 afterAll(async () => {
@@ -48,11 +37,11 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  lookups = 0;
+  usersService.requests.length = 0;
 });
 
 describe('UserDirectory handlers', () => {
-  const dispatch = () => dispatcher(directory.handlers());
+  const dispatch = () => dispatcher(userDirectoryHandlers(directory));
   const context = { producer: 'users', correlationId: 'c' };
 
   it('keeps the newest revision whatever order the events come in, and applies each once', async () => {
@@ -73,27 +62,28 @@ describe('UserDirectory handlers', () => {
 describe('UserDirectory look-ups', () => {
   it('answers from its own table when it can', async () => {
     const known = user('known_locally');
-    await dispatcher(directory.handlers())(createEvent(userCreated, known, { producer: 'users', correlationId: 'c' }), log);
+    await dispatcher(userDirectoryHandlers(directory))(createEvent(userCreated, known, { producer: 'users', correlationId: 'c' }), log);
     expect(await directory.findById(known.id)).toEqual(known);
     expect(await directory.findByUsername('KNOWN_LOCALLY')).toEqual(known);
-    expect(lookups).toBe(0);
+    expect(lookups()).toBe(0);
   });
 
   it('asks the users service about a user registered a moment ago, once', async () => {
     const fresh = user('Fresh_User');
-    registered.push(fresh);
+    usersService.register(fresh);
     expect(await directory.findById(fresh.id)).toEqual(fresh);
     expect(await directory.findById(fresh.id)).toEqual(fresh);
-    expect(lookups).toBe(1);
+    expect(lookups()).toBe(1);
   });
 
   it('resolves several usernames in any case, ignoring unknown ones, with one call for the misses', async () => {
     const [a, b] = [user('Mention_A'), user('Mention_B')];
-    registered.push(a, b);
+    usersService.register(a);
+    usersService.register(b);
     const found = await directory.findByUsernames(['mention_a', 'MENTION_B', 'mention_a', 'nobody_at_all']);
     expect([...found.keys()].sort()).toEqual(['mention_a', 'mention_b']);
     expect(found.get('mention_b')).toEqual(b);
-    expect(lookups).toBe(1);
+    expect(lookups()).toBe(1);
   });
 
   it('says a user does not exist when neither knows them', async () => {
@@ -101,8 +91,18 @@ describe('UserDirectory look-ups', () => {
     expect((await directory.findByUsernames(['ghost_user'])).size).toBe(0);
   });
 
-  it('answers 503, not "no such user", when the users service cannot be reached', async () => {
+  it('says the users service is unavailable, not "no such user", when it cannot be reached', async () => {
     const offline = new UserDirectory({ pool, usersUrl: 'http://127.0.0.1:1', timeoutMs: 500 });
-    await expect(offline.findById(newId())).rejects.toSatisfy((error) => error instanceof HttpError && error.status === 503);
+    await expect(offline.findById(newId())).rejects.toSatisfy(isUnavailable);
+  });
+
+  it('says the users service is unavailable, not "no such user", when it answers with an error', async () => {
+    usersService.setDown(true);
+    try {
+      await expect(directory.findById(newId())).rejects.toSatisfy(isUnavailable);
+      await expect(directory.findByUsernames(['down_user'])).rejects.toSatisfy(isUnavailable);
+    } finally {
+      usersService.setDown(false);
+    }
   });
 });

@@ -1,7 +1,8 @@
+import { DomainError, type DomainErrorKind } from '@recipes/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { type FieldError, HttpError, problem, PROBLEM_CONTENT_TYPE } from './problem.js';
+import { type ErrorStatus, type FieldError, HttpError, problem, PROBLEM_CONTENT_TYPE } from './problem.js';
 import { isDependencyUnavailable } from './unavailable.js';
 
 /** The path part of the URL: the query string may carry what does not belong in an error body. */
@@ -24,6 +25,16 @@ export function sendProblem(
     .send(problem(status, detail, { instance: instanceOf(request), requestId: request.id }, errors));
 }
 
+/** The one place a domain error becomes a status. */
+const statusOfDomainError: Record<DomainErrorKind, ErrorStatus> = {
+  invalid: 400,
+  unknown_caller: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  unavailable: 503,
+};
+
 const contextNames: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
 
 function fieldErrors(error: { validation: { instancePath: string; message?: string }[]; validationContext?: string }): FieldError[] {
@@ -37,6 +48,10 @@ function fieldErrors(error: { validation: { instancePath: string; message?: stri
 async function errorsPlugin(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof HttpError) return sendProblem(request, reply, error.status, error.detail, error.errors);
+    if (error instanceof DomainError) {
+      if (error.kind === 'unavailable') request.log.warn({ err: error }, 'a dependency is unavailable');
+      return sendProblem(request, reply, statusOfDomainError[error.kind], error.message);
+    }
 
     if (hasZodFastifySchemaValidationErrors(error)) {
       return sendProblem(request, reply, 400, 'The request is not valid', fieldErrors(error));

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { REQUEST_ID_HEADER } from '@recipes/contracts';
 
-export const REQUEST_ID_HEADER = 'x-request-id';
+export { REQUEST_ID_HEADER };
 
 /** Ids a client may choose: short and free of anything that could forge a log line or header. */
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;

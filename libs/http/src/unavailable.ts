@@ -1,3 +1,4 @@
+import { DomainError } from '@recipes/contracts';
 import { HttpError } from './problem.js';
 
 /**
@@ -29,9 +30,10 @@ const UNAVAILABLE_MESSAGES = /^(Connection terminated|timeout exceeded when tryi
 /**
  * Whether `error` says that something the work needs is away for the moment, rather than that the work
  * itself is wrong: a request gets 503 for it, an event handler tries again once it is back (see
- * @recipes/runtime). A look-up in another service that could not be answered is a 503 `HttpError`.
+ * @recipes/runtime). A look-up in another service that could not be answered is an `unavailable` domain error.
  */
 export function isDependencyUnavailable(error: unknown): boolean {
+  if (error instanceof DomainError) return error.kind === 'unavailable';
   if (error instanceof HttpError) return error.status === 503;
   if (typeof error !== 'object' || error === null) return false;
   const { code, message } = error as { code?: unknown; message?: unknown };

@@ -4,6 +4,7 @@ import type { Logger } from '@recipes/logging';
 import { type Consumer, type ConsumerSpec, startConsumer } from './consumer.js';
 import { type BrokerMetrics, noMetrics } from './metrics.js';
 import { createPublisher, type Publisher, type PublisherSettings } from './publisher.js';
+import { startSubscription, type Subscription, type SubscriptionSpec } from './subscription.js';
 
 export interface BrokerSettings {
   url: string;
@@ -90,6 +91,11 @@ export class Broker {
         await consumer.close();
       },
     };
+  }
+
+  /** Hears events on a queue of this process alone (see `startSubscription`); closing the broker ends it. */
+  subscribe(spec: SubscriptionSpec): Promise<Subscription> {
+    return startSubscription(this.host(), spec);
   }
 
   /** Closes the consumers (waiting for their handlers), then the channels and the connection. */

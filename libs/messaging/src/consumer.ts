@@ -1,9 +1,17 @@
 import type { ChannelWrapper } from 'amqp-connection-manager';
-import type { Channel, ConsumeMessage, Options } from 'amqplib';
-import { eventEnvelopeSchema, type EventEnvelope } from '@recipes/contracts';
-import { eventLogger, type Logger } from '@recipes/logging';
+import type { Channel } from 'amqplib';
+import type { EventEnvelope } from '@recipes/contracts';
+import type { Logger } from '@recipes/logging';
+import { dependencyGate } from './dependency-gate.js';
+import { deliverer } from './delivery.js';
 import type { BrokerMetrics } from './metrics.js';
-import { declareConsumerQueue, declareRetryQueues, retryQueueOf } from './topology.js';
+import { checkRetryPolicy, DEFAULT_RETRY_DELAYS_MS, type RetryPolicy } from './retry.js';
+import { declareConsumerQueue, declareRetryQueues } from './topology.js';
+
+// Where each message goes after a delivery is decided in delivery.ts (retry.ts for the attempts); this
+// file wires the channels: declaring, consuming, closing.
+export { ATTEMPTS_HEADER, ORIGINAL_ROUTING_KEY_HEADER } from './message.js';
+export { DEFAULT_RETRY_DELAYS_MS } from './retry.js';
 
 export interface ConsumerSpec {
   /** The consuming service's durable queue; its dead letters go to `${queue}.dlq`. */
@@ -38,64 +46,9 @@ export interface ConsumerHost {
   healLater(channel: Channel, label: string, isClosing: () => boolean): void;
 }
 
-export const DEFAULT_RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000];
-const READINESS_POLL_MS = 500;
-const RETRY_PUBLISH_TIMEOUT_MS = 10_000;
-/** Our count of failed attempts, carried from one copy of a message to the next through the delay queues. */
-export const ATTEMPTS_HEADER = 'x-attempts';
-/** The event's type, which a copy coming back from a delay queue no longer has as its routing key. */
-export const ORIGINAL_ROUTING_KEY_HEADER = 'x-original-routing-key';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function parseEnvelope(content: Buffer): EventEnvelope | undefined {
-  try {
-    const parsed = eventEnvelopeSchema.safeParse(JSON.parse(content.toString('utf8')));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The broker has an AMQP reply code on errors that a retry will not fix (e.g. 406: queue arguments differ). */
 function isBrokerRefusal(error: unknown): boolean {
   return typeof (error as { code?: unknown } | undefined)?.code === 'number';
-}
-
-function headersOf(message: ConsumeMessage): Record<string, unknown> {
-  return (message.properties.headers ?? {}) as Record<string, unknown>;
-}
-
-function typeOf(message: ConsumeMessage): string {
-  const original = headersOf(message)[ORIGINAL_ROUTING_KEY_HEADER];
-  return typeof original === 'string' ? original : message.fields.routingKey;
-}
-
-function failedAttemptsOf(message: ConsumeMessage): number {
-  const attempts = headersOf(message)[ATTEMPTS_HEADER];
-  return typeof attempts === 'number' && Number.isInteger(attempts) && attempts >= 0 ? attempts : 0;
-}
-
-/** Waits shared by every delivery of a consumer while the handlers' dependencies are away. */
-function dependencyGate(isReady: () => Promise<boolean>, log: Logger, isClosing: () => boolean) {
-  let recovery: Promise<void> | undefined;
-  const ready = () => isReady().catch(() => false);
-  return {
-    ready,
-    /** Before a delivery is handled: resolves at once unless the dependencies are known to be away. */
-    whileDown: (): Promise<void> => recovery ?? Promise.resolve(),
-    /** After a failure caused by a dependency: resolves once it is back (or the consumer closes). */
-    recovered(): Promise<void> {
-      recovery ??= (async () => {
-        log.warn('a dependency of the event handlers is unavailable: holding deliveries until it is back');
-        while (!isClosing() && !(await ready())) await sleep(READINESS_POLL_MS);
-        if (!isClosing()) log.info('the dependencies of the event handlers are back: resuming deliveries');
-      })().finally(() => {
-        recovery = undefined;
-      });
-      return recovery;
-    },
-  };
 }
 
 /**
@@ -112,8 +65,8 @@ function dependencyGate(isReady: () => Promise<boolean>, log: Logger, isClosing:
  */
 export async function startConsumer(host: ConsumerHost, spec: ConsumerSpec): Promise<Consumer> {
   const { queue, bindings, prefetch = 16, maxAttempts, retryDelaysMs = DEFAULT_RETRY_DELAYS_MS, isTransient = () => false } = spec;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error(`maxAttempts must be a positive integer, got ${maxAttempts}`);
-  if (retryDelaysMs.length === 0) throw new Error('retryDelaysMs needs at least one delay');
+  const policy: RetryPolicy = { maxAttempts, retryDelaysMs };
+  checkRetryPolicy(policy);
   const { exchange, logger, metrics } = host;
   const inFlight = new Set<Promise<void>>();
   let closing = false;
@@ -136,74 +89,7 @@ export async function startConsumer(host: ConsumerHost, spec: ConsumerSpec): Pro
     }
   };
 
-  async function retryLater(channel: Channel, message: ConsumeMessage, failedAttempts: number, log: Logger): Promise<void> {
-    const level = Math.min(failedAttempts, retryDelaysMs.length);
-    const { properties } = message;
-    // The broker's count of deliveries belongs to this copy, not to the next.
-    const { 'x-delivery-count': _deliveries, ...kept } = headersOf(message);
-    const headers = { ...kept, [ATTEMPTS_HEADER]: failedAttempts, [ORIGINAL_ROUTING_KEY_HEADER]: typeOf(message) };
-    const options: Options.Publish & { timeout: number } = {
-      persistent: true,
-      contentType: properties.contentType,
-      messageId: properties.messageId,
-      correlationId: properties.correlationId,
-      type: properties.type,
-      timestamp: properties.timestamp,
-      headers,
-      expiration: String(retryDelaysMs[level - 1]),
-      timeout: RETRY_PUBLISH_TIMEOUT_MS,
-    };
-    try {
-      await retries.sendToQueue(retryQueueOf(queue, level), message.content, options);
-      settle(() => channel.ack(message));
-    } catch (err) {
-      // Not parked for later: back to the queue at once, counted by the broker's backstop only.
-      log.warn({ err, queue }, 'could not park the event for its next attempt: requeued');
-      settle(() => channel.nack(message, false, true));
-    }
-  }
-
-  async function deliver(channel: Channel, message: ConsumeMessage): Promise<void> {
-    // Counted by the event's type as routed: always one the queue is bound to, so the label stays bounded even for garbage.
-    const type = typeOf(message);
-    const event = parseEnvelope(message.content);
-    if (!event) {
-      logger.error({ queue, messageId: message.properties.messageId, routingKey: type }, 'malformed event: dead-lettered');
-      metrics.consumeFailed(type);
-      metrics.deadLettered(type);
-      settle(() => channel.nack(message, false, false));
-      return;
-    }
-    const log = eventLogger(logger, event);
-    for (let held = 0; ; held += 1) {
-      await gate.whileDown();
-      // Left unacknowledged: the broker hands it to another consumer once this channel closes.
-      if (closing) return;
-      try {
-        await spec.handle(event, log);
-        settle(() => channel.ack(message));
-        metrics.consumed(type);
-        return;
-      } catch (err) {
-        metrics.consumeFailed(type);
-        if (isTransient(err) || !(await gate.ready())) {
-          log.warn({ err, queue }, 'event handler met an unavailable dependency: held until it is back, not counted as an attempt');
-          await gate.recovered();
-          // A dependency that answers readiness but still fails (another service's look-up): back off.
-          await sleep(Math.min(250 * 2 ** held, 5_000));
-          continue;
-        }
-        const failedAttempts = failedAttemptsOf(message) + 1;
-        const last = failedAttempts >= maxAttempts;
-        log.error({ err, queue, attempt: failedAttempts, maxAttempts }, last ? 'event handler failed for the last time: dead-lettered' : 'event handler failed: will retry later');
-        if (last) {
-          metrics.deadLettered(type);
-          settle(() => channel.nack(message, false, false));
-        } else await retryLater(channel, message, failedAttempts, log);
-        return;
-      }
-    }
-  }
+  const deliver = deliverer({ queue, logger, metrics, policy, gate, parking: { retries, queue, policy, settle }, isClosing, isTransient, handle: spec.handle });
 
   const channel = host.createChannel(queue, false, isClosing, async (raw) => {
     try {

@@ -1,2 +1,3 @@
-export * from './handlers.js';
+export type { BackendConfig } from './config.js';
+export * from './definition.js';
 export * from './service.js';

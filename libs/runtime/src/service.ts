@@ -1,58 +1,19 @@
-import { createPool, isDatabaseReachable, migrate, type MigrationSet, type Pool } from '@recipes/db';
-import { type App, isDependencyUnavailable, listen, type ReadinessChecks } from '@recipes/http';
-import { idempotencyMigrations, KeyPurger } from '@recipes/idempotency';
+import { loadConfig, readSettingFile } from '@recipes/config';
+import { createPool, isDatabaseReachable, migrate, type Pool } from '@recipes/db';
+import { type App, isDependencyUnavailable, listen } from '@recipes/http';
+import { KeyPurger } from '@recipes/idempotency';
 import { createLogger, type Logger } from '@recipes/logging';
-import { Broker, deadLetterQueueOf } from '@recipes/messaging';
+import { Broker, deadLetterQueueOf, dispatcher } from '@recipes/messaging';
 import { deadLetterQueueMetrics, eventMetrics, metricsListener, outboxMetrics, poolMetrics, Registry } from '@recipes/metrics';
-import { OutboxRelay, outboxMigrations } from '@recipes/outbox';
-import { dispatcher, type EventHandler } from './handlers.js';
+import { OutboxRelay } from '@recipes/outbox';
+import type { BackendConfig } from './config.js';
+import { composeService, migrationSetsOf, type ServiceDefinition, type ServiceKeys } from './definition.js';
 import { consumerQueuesOf, queueOf } from './queues.js';
 
-/** The settings every backend service reads (see `backendEnv` in @recipes/config). */
-export interface BackendConfig {
-  HOST: string;
-  PORT: number;
-  /** Where `runBackendService` serves `/metrics` for Prometheus, apart from the API. */
-  METRICS_PORT?: number;
-  /** Where the routes for the other services listen, for a service that has them (see `internalApp` in @recipes/http). */
-  INTERNAL_PORT?: number;
-  LOG_LEVEL: string;
-  SHUTDOWN_TIMEOUT_MS: number;
-  DATABASE_URL: string;
-  DATABASE_POOL_MAX: number;
-  DATABASE_STATEMENT_TIMEOUT_MS: number;
-  DATABASE_LOCK_TIMEOUT_MS: number;
-  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: number;
-  AMQP_URL: string;
-  EVENTS_EXCHANGE: string;
-  EVENT_MAX_ATTEMPTS: number;
-  EVENT_RETRY_DELAYS_MS: readonly number[];
-  MIGRATE_ON_START: boolean;
-}
-
-export interface ServiceContext {
-  pool: Pool;
-  logger: Logger;
-  readiness: ReadinessChecks;
-}
-
-/** What a service is made of once its pool and logger exist. */
-export interface ServiceParts {
-  app: App;
-  /** The events it consumes, each idempotent (see `handleOnce` in @recipes/outbox). */
-  handlers?: EventHandler[];
-}
-
-export interface BackendServiceDefinition {
-  /** The service's name: also its schema, its queue and its producer name. */
-  name: string;
-  config: BackendConfig;
-  /** The service's own SQL migrations. */
-  migrationsDir: string;
-  /** Tables of libraries the service uses (e.g. the user directory), migrated into its schema first. */
-  sharedMigrations?: MigrationSet[];
-  /** Builds the HTTP app and the event handlers, which may share objects made from the pool. */
-  compose(context: ServiceContext): Promise<ServiceParts>;
+/** How `startBackendService` is given what the environment and files hold; tests pass their own. */
+export interface StartOptions<C> {
+  config: C;
+  keys: ServiceKeys;
   /** Tests pass a logger to read or silence the lines. */
   logger?: Logger;
 }
@@ -83,12 +44,14 @@ async function whileUnavailable<T>(work: () => Promise<T>, logger: Logger): Prom
 }
 
 /** Everything a backend service needs to serve, wired in order; listening is left to the caller. */
-export async function startBackendService(definition: BackendServiceDefinition): Promise<RunningService> {
-  const { name, config } = definition;
-  const logger = definition.logger ?? createLogger({ service: name, level: config.LOG_LEVEL });
+export async function startBackendService<C extends BackendConfig, P>(
+  definition: ServiceDefinition<C, P>,
+  { config, keys, logger = createLogger({ service: definition.name, level: config.LOG_LEVEL }) }: StartOptions<C>,
+): Promise<RunningService> {
+  const { name } = definition;
 
   if (config.MIGRATE_ON_START) {
-    const sets = [outboxMigrations, idempotencyMigrations, ...(definition.sharedMigrations ?? []), { dir: definition.migrationsDir, table: 'migrations' }];
+    const sets = migrationSetsOf(definition);
     // A database restarting as the service starts is waited for, as it is once the service runs.
     await whileUnavailable(() => migrate({ databaseUrl: config.DATABASE_URL, schema: name, sets, logger }), logger);
   }
@@ -115,7 +78,9 @@ export async function startBackendService(definition: BackendServiceDefinition):
   const keyPurger = new KeyPurger({ pool, logger });
   keyPurger.start();
 
-  const { app, handlers = [] } = await definition.compose({
+  const { app, handlers, instanceSubscription } = await composeService(definition, {
+    config,
+    keys,
     pool,
     logger,
     readiness: { database: () => isDatabaseReachable(pool), broker: () => broker.isConnected() },
@@ -136,6 +101,12 @@ export async function startBackendService(definition: BackendServiceDefinition):
         })
       : undefined;
 
+  if (instanceSubscription) {
+    const { handlers: heard, onResumed } = instanceSubscription;
+    const handle = dispatcher(heard);
+    await broker.subscribe({ bindings: heard.map((h) => h.definition.type), handle, ...(onResumed ? { onResumed } : {}) });
+  }
+
   poolMetrics(metrics, pool);
   outboxMetrics(metrics, () => relay.backlog());
   if (consumer) deadLetterQueueMetrics(metrics, deadLetterQueueOf(queue), (dlq) => broker.queueDepth(dlq));
@@ -153,9 +124,14 @@ export async function startBackendService(definition: BackendServiceDefinition):
   return { app, pool, relay, close: () => app.close() };
 }
 
-/** A service's entry point: start, listen, and shut down gracefully on SIGTERM. */
-export async function runBackendService(definition: BackendServiceDefinition): Promise<void> {
-  const { app } = await startBackendService(definition);
-  const { HOST, PORT, METRICS_PORT, INTERNAL_PORT, SHUTDOWN_TIMEOUT_MS } = definition.config;
+/** A service's entry point: settings from the environment, keys from their files; start, listen, and shut down gracefully on SIGTERM. */
+export async function runService<C extends BackendConfig, P>(definition: ServiceDefinition<C, P>): Promise<void> {
+  const config = loadConfig(definition.configSchema);
+  const keys = {
+    publicKey: readSettingFile('JWT_PUBLIC_KEY_FILE', config.JWT_PUBLIC_KEY_FILE),
+    ...(config.JWT_PRIVATE_KEY_FILE ? { privateKey: readSettingFile('JWT_PRIVATE_KEY_FILE', config.JWT_PRIVATE_KEY_FILE) } : {}),
+  };
+  const { app } = await startBackendService(definition, { config, keys });
+  const { HOST, PORT, METRICS_PORT, INTERNAL_PORT, SHUTDOWN_TIMEOUT_MS } = config;
   await listen(app, { host: HOST, port: PORT, metricsPort: METRICS_PORT, internalPort: INTERNAL_PORT, shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS });
 }

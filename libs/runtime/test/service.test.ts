@@ -1,15 +1,17 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseConfig, backendEnv, env } from '@recipes/config';
+import { pathToFileURL } from 'node:url';
+import { generateSigningKeyPair } from '@recipes/auth';
+import { parseConfig, backendEnv, env, tokenEnv } from '@recipes/config';
 import { createEvent, newId, userCreated } from '@recipes/contracts';
-import { createApp } from '@recipes/http';
 import { createLogger } from '@recipes/logging';
+import { on } from '@recipes/messaging';
 import { enqueue, handleOnce } from '@recipes/outbox';
 import { amqpUrl, brokerAdmin, createTestDatabase, eventually, removeExchangeFamily, type TestDatabase, uniqueName } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { on, type RunningService, startBackendService } from '../src/index.js';
+import { defineService, type RunningService, startBackendService } from '../src/index.js';
 
 /** A tiny service that keeps a read model of users, started exactly as real services start. */
 let service: RunningService;
@@ -21,35 +23,41 @@ beforeAll(async () => {
   database = await createTestDatabase();
   const migrationsDir = mkdtempSync(join(tmpdir(), 'runtime-migrations-'));
   writeFileSync(join(migrationsDir, '001_known_users.sql'), '-- Up Migration\nCREATE TABLE known_users (id uuid PRIMARY KEY, username text NOT NULL);\n');
-  const config = parseConfig(z.object({ ...backendEnv, PORT: env.port(0) }), {
+  const configSchema = z.object({ ...backendEnv, ...tokenEnv, PORT: env.port(0) });
+  const config = parseConfig(configSchema, {
     DATABASE_URL: database.url,
     AMQP_URL: amqpUrl(),
     EVENTS_EXCHANGE: exchange,
     EVENT_MAX_ATTEMPTS: '2',
   });
-  service = await startBackendService({
+  const directory = defineService({
     name: 'directory',
-    config,
-    migrationsDir,
-    logger: createLogger({ service: 'directory', level: 'silent' }),
-    compose: async ({ logger, readiness, pool }) => {
-      const handlers = [
-        on(userCreated, async (user, event) => {
-          await handleOnce(pool, event, async (tx) => {
-            handled += 1;
-            await tx.query('INSERT INTO known_users (id, username) VALUES ($1, $2)', [user.id, user.username]);
-          });
-        }),
-      ];
-      const app = await createApp({ title: 'directory', logger, readiness });
+    description: 'A tiny read model of users',
+    configSchema,
+    migrations: pathToFileURL(migrationsDir),
+    publishes: [],
+    parts: ({ pool }) => ({ pool }),
+    async routes(app, { pool }) {
       // A write that announces itself, as a real route would.
       app.post('/api/announce', async (request) => {
         const event = createEvent(userCreated, { id: newId(), username: 'announced', avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: request.id });
         await enqueue(pool, event);
         return { id: event.data.id };
       });
-      return { app, handlers };
     },
+    handlers: ({ pool }) => [
+      on(userCreated, async (user, event) => {
+        await handleOnce(pool, event, async (tx) => {
+          handled += 1;
+          await tx.query('INSERT INTO known_users (id, username) VALUES ($1, $2)', [user.id, user.username]);
+        });
+      }),
+    ],
+  });
+  service = await startBackendService(directory, {
+    config,
+    keys: { publicKey: generateSigningKeyPair().publicKey },
+    logger: createLogger({ service: 'directory', level: 'silent' }),
   });
 });
 

@@ -1,13 +1,14 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { backendEnv, env, parseConfig } from '@recipes/config';
-import { createApp } from '@recipes/http';
+import { pathToFileURL } from 'node:url';
+import { generateSigningKeyPair } from '@recipes/auth';
+import { backendEnv, env, parseConfig, tokenEnv } from '@recipes/config';
 import { createLogger } from '@recipes/logging';
 import { amqpUrl, createTcpProxy, createTestDatabase, eventually, removeExchangeFamily, type TcpProxy, type TestDatabase, uniqueName } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type RunningService, startBackendService } from '../src/index.js';
+import { defineService, type RunningService, startBackendService } from '../src/index.js';
 
 /** A service started while its database is away waits for it, instead of exiting. */
 const exchange = uniqueName('runtime.startup');
@@ -33,22 +34,26 @@ describe('startBackendService with the database away', () => {
   it('waits for it, migrates once it is back, and serves', async () => {
     const migrationsDir = mkdtempSync(join(tmpdir(), 'runtime-startup-'));
     writeFileSync(join(migrationsDir, '001_things.sql'), '-- Up Migration\nCREATE TABLE things (id int PRIMARY KEY);\n');
-    const config = parseConfig(z.object({ ...backendEnv, PORT: env.port(0) }), { DATABASE_URL: proxy.url, AMQP_URL: amqpUrl(), EVENTS_EXCHANGE: exchange });
+    const configSchema = z.object({ ...backendEnv, ...tokenEnv, PORT: env.port(0) });
+    const config = parseConfig(configSchema, { DATABASE_URL: proxy.url, AMQP_URL: amqpUrl(), EVENTS_EXCHANGE: exchange });
+    const starting = defineService({
+      name: 'starting',
+      description: 'A service that starts while its database is away',
+      configSchema,
+      migrations: pathToFileURL(migrationsDir),
+      publishes: [],
+      parts: () => ({}),
+      routes: async () => {},
+    });
     const warnings: string[] = [];
     const logger = createLogger({ service: 'starting', level: 'warn', destination: { write: (line: string) => void warnings.push(JSON.parse(line).msg) } });
 
     proxy.cut();
-    const starting = startBackendService({
-      name: 'starting',
-      config,
-      migrationsDir,
-      logger,
-      compose: async (context) => ({ app: await createApp({ title: 'starting', logger: context.logger, readiness: context.readiness }) }),
-    });
+    const started = startBackendService(starting, { config, keys: { publicKey: generateSigningKeyPair().publicKey }, logger });
     // The barrier: it has met the outage at least once.
     while (!warnings.includes('the database is unavailable at start: waiting for it')) await new Promise((resolve) => setTimeout(resolve, 20));
     proxy.restore();
-    service = await starting;
+    service = await started;
 
     const { rows } = await service.pool.query("SELECT count(*)::int AS count FROM information_schema.tables WHERE table_schema = 'starting' AND table_name = 'things'");
     expect(rows).toEqual([{ count: 1 }]);

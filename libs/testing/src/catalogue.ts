@@ -1,5 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { generateSigningKeyPair } from '@recipes/auth';
+import { parseConfig } from '@recipes/config';
+import { createPool } from '@recipes/db';
+import { createLogger } from '@recipes/logging';
+import { type BackendConfig, migrationSetsOf, type ServiceDefinition } from '@recipes/runtime';
 
 /** What this check needs of the event catalogue in @recipes/contracts. */
 export interface CatalogueEntry {
@@ -19,8 +24,10 @@ export interface SqlOutboxWrite {
 
 export interface ServiceEvents {
   service: string;
-  /** The handlers the service's compose function returns, as the runtime binds them to its queue. */
+  /** The handlers the service's definition gives, as the runtime binds them to its queue. */
   handlers: readonly { definition: { type: string; version: number } }[];
+  /** What the service says it publishes (`src/events/published.ts`). */
+  published: readonly { event: { type: string; version: number } }[];
   /** Folders of SQL migrations run into its schema, where triggers may write events to its outbox. */
   migrationsDirs: readonly string[];
 }
@@ -56,12 +63,16 @@ export function sqlOutboxWrites(dir: string): SqlOutboxWrite[] {
  * not list it as consuming (or the reverse, events its queue would never receive), and an event its SQL
  * writes to the outbox that the catalogue does not declare for it. Empty when they agree.
  */
-export function catalogueDisagreements(catalogue: readonly CatalogueEntry[], { service, handlers, migrationsDirs }: ServiceEvents): string[] {
+export function catalogueDisagreements(catalogue: readonly CatalogueEntry[], { service, handlers, published, migrationsDirs }: ServiceEvents): string[] {
   const handled = new Set(handlers.map((handler) => key(handler.definition)));
   const consumed = new Set(catalogue.filter((event) => event.consumers.includes(service)).map(key));
+  const said = new Set(published.map(({ event }) => key(event)));
+  const produced = new Set(catalogue.filter((event) => event.producer === service).map(key));
   const problems = [
     ...[...handled].filter((event) => !consumed.has(event)).map((event) => `${service} handles ${event}, but the catalogue does not list it as a consumer`),
     ...[...consumed].filter((event) => !handled.has(event)).map((event) => `the catalogue lists ${service} as consuming ${event}, but it has no handler for it`),
+    ...[...said].filter((event) => !produced.has(event)).map((event) => `${service} says it publishes ${event}, but the catalogue does not name it the producer`),
+    ...[...produced].filter((event) => !said.has(event)).map((event) => `the catalogue names ${service} the producer of ${event}, but its published events do not list it`),
   ];
   for (const write of migrationsDirs.flatMap(sqlOutboxWrites)) {
     const { file, type, version, producer } = write;
@@ -73,7 +84,24 @@ export function catalogueDisagreements(catalogue: readonly CatalogueEntry[], { s
     if (!declared) problems.push(`${file} writes ${type}@${version}, which the catalogue does not list`);
     else if (declared.producer !== service || producer !== service) {
       problems.push(`${file} writes ${type}@${version} as ${producer} from ${service}, but the catalogue says ${declared.producer} produces it`);
-    }
+    } else if (!said.has(key(declared))) problems.push(`${file} writes ${type}@${version}, but ${service}'s published events do not list it`);
   }
   return problems.sort();
+}
+
+/**
+ * The events of a service as its definition states them: the handlers its parts give (made without
+ * touching the database: the pool connects on first use only) and the migrations of its schema.
+ */
+export function serviceEventsOf<C extends BackendConfig, P>(definition: ServiceDefinition<C, P>): ServiceEvents {
+  const logger = createLogger({ service: definition.name, level: 'silent' });
+  const config = parseConfig(definition.configSchema, {}) as C;
+  const pool = createPool({ connectionString: config.DATABASE_URL, schema: definition.name, applicationName: 'catalogue-check', logger });
+  const parts = definition.parts({ config, pool, logger, keys: generateSigningKeyPair() });
+  return {
+    service: definition.name,
+    handlers: definition.handlers?.(parts) ?? [],
+    published: definition.publishes,
+    migrationsDirs: migrationSetsOf(definition).map((set) => set.dir),
+  };
 }

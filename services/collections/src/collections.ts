@@ -1,7 +1,16 @@
-import { collectionCreated, collectionDeleted, type CollectionSnapshot, createEvent, newId, type PageQuery } from '@recipes/contracts';
+import {
+  collectionCreated,
+  collectionDeleted,
+  type CollectionSnapshot,
+  conflict,
+  createEvent,
+  forbidden,
+  newId,
+  notFound,
+  type PageQuery,
+} from '@recipes/contracts';
 import { type Pool, type Queryable, withTransaction } from '@recipes/db';
 import type { UserDirectory } from '@recipes/directory';
-import { conflict, forbidden, notFound } from '@recipes/http';
 import { enqueue } from '@recipes/outbox';
 import * as repository from './repository/collections.js';
 import type { CollectionRecord } from './repository/collections.js';

@@ -1,7 +1,6 @@
-import { type ContentType, newId, type PageQuery } from '@recipes/contracts';
+import { type ContentType, forbidden, newId, notFound, type PageQuery } from '@recipes/contracts';
 import { type Pool, withTransaction } from '@recipes/db';
 import type { ContentDirectory, UserDirectory } from '@recipes/directory';
-import { forbidden, notFound } from '@recipes/http';
 import * as repository from './repository/saved-items.js';
 import type { SavedItemFilter, SavedItemRow } from './repository/saved-items.js';
 import { requireUser } from './users.js';

@@ -1,5 +1,5 @@
+import { notFound } from '@recipes/contracts';
 import type { UserDirectory } from '@recipes/directory';
-import { notFound } from '@recipes/http';
 
 /** 404 unless the user exists; one registered a moment ago is asked of the users service. */
 export async function requireUser(users: UserDirectory, id: string): Promise<void> {

@@ -5,15 +5,16 @@ import {
   commentUpdated,
   type CommentTargetType,
   createEvent,
+  forbidden,
   type MentionKind,
   newId,
+  notFound,
   pageOffset,
   type PageQuery,
   type UserSnapshot,
 } from '@recipes/contracts';
 import { type Pool, type Queryable, withTransaction } from '@recipes/db';
 import type { UserDirectory } from '@recipes/directory';
-import { forbidden, notFound } from '@recipes/http';
 import { enqueue } from '@recipes/outbox';
 import { z } from 'zod';
 import { MAX_MENTIONED_USERS, mentionedNames } from './mentions.js';

@@ -1,30 +1,37 @@
-import type { Pool } from '@recipes/db';
-import { CollectionDirectory, ContentDirectory, UserDirectory } from '@recipes/directory';
-import type { EventHandler, ServiceContext, ServiceParts } from '@recipes/runtime';
-import { buildApp, type Directories } from './app.js';
-import type { CommentsConfig } from './config.js';
+import rateLimit from '@fastify/rate-limit';
+import { callerOf } from '@recipes/auth';
+import { collectionDirectoryMigrations, contentDirectoryMigrations, userDirectoryMigrations } from '@recipes/directory';
+import { defineService } from '@recipes/runtime';
+import { commentsConfigSchema } from './config.js';
+import { handlers } from './events/handlers/index.js';
+import { published } from './events/published.js';
+import collectionRoutes from './routes/collections/index.js';
+import postRoutes from './routes/posts/index.js';
+import recipeRoutes from './routes/recipes/index.js';
+import { parts } from './parts.js';
 
-/** This service's read models of users, content and collections, each asking its owner on a miss. */
-export function createDirectories(pool: Pool, config: CommentsConfig): Directories {
-  return {
-    users: new UserDirectory({ pool, usersUrl: config.USERS_INTERNAL_URL }),
-    content: new ContentDirectory({ pool, contentUrl: config.CONTENT_INTERNAL_URL }),
-    collections: new CollectionDirectory({ pool, collectionsUrl: config.COLLECTIONS_INTERNAL_URL }),
-  };
-}
+export type { CommentsParts } from './parts.js';
 
-/** The events that keep the directories current. */
-export function directoryHandlers({ users, content, collections }: Directories): EventHandler[] {
-  return [...users.handlers(), ...content.handlers(), ...collections.handlers()];
-}
-
-/** The service as runtime composes it: the app, and the handlers of the events it consumes. */
-export function composeService(config: CommentsConfig, publicKey: string) {
-  return async (context: ServiceContext): Promise<ServiceParts> => {
-    const directories = createDirectories(context.pool, config);
-    return {
-      app: await buildApp({ ...context, config, publicKey, directories }),
-      handlers: directoryHandlers(directories),
-    };
-  };
-}
+export const commentsService = defineService({
+  name: 'comments',
+  description: 'Comments on recipes, collections and posts, and their @mentions',
+  configSchema: commentsConfigSchema,
+  migrations: new URL('../migrations', import.meta.url),
+  sharedMigrations: [userDirectoryMigrations, contentDirectoryMigrations, collectionDirectoryMigrations],
+  publishes: published,
+  parts,
+  async routes(app, { comments, idempotency }, config) {
+    await app.register(rateLimit, { global: false });
+    // One limit per caller shared by every kind of target, so it is made once and handed to each.
+    const limitPerCaller = app.rateLimit({
+      max: config.COMMENT_LIMIT_PER_MINUTE,
+      timeWindow: 60_000,
+      keyGenerator: (request) => callerOf(request).id,
+    });
+    const options = { comments, limitPerCaller, idempotency };
+    await app.register(recipeRoutes, { prefix: '/api/recipes', ...options });
+    await app.register(collectionRoutes, { prefix: '/api/collections', ...options });
+    await app.register(postRoutes, { prefix: '/api/posts', ...options });
+  },
+  handlers,
+});

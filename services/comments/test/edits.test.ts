@@ -18,7 +18,7 @@ const unique = (prefix: string) => `${prefix}_e${++counter}`;
 const commentsUrl = (kind: Kind, id: string) => `/api/${kind}s/${id}/comments`;
 
 /** A target whose owner is `ownerId`, created a moment ago. */
-const targetOf = (kind: Kind, ownerId?: string) => (kind === 'collection' ? harness.owners.createCollection(ownerId) : harness.owners.publish(kind, ownerId)).id;
+const targetOf = (kind: Kind, ownerId?: string) => (kind === 'collection' ? harness.owners.collections.create(ownerId) : harness.owners.content.publish(kind, ownerId)).id;
 
 
 async function commented(kind: Kind, target: string, token: string, content: string) {

@@ -1,9 +1,10 @@
 import type { Queryable } from '@recipes/db';
-import { createTestDatabase, explainQuery, type PlanNode, type TestDatabase } from '@recipes/testing';
+import { explainQuery, type PlanNode, type TestDatabase } from '@recipes/testing';
+import { migratedDatabase } from '@recipes/testing/service';
 import type { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countComments, findComments } from '../src/repository.js';
-import { migratedPool } from './support.js';
+import { commentsService } from '../src/service.js';
 
 /**
  * A target's page of comments is read from `comments_page_idx` whatever the size of the table: seeded
@@ -19,8 +20,7 @@ const author = '0190f5a4-1c2d-7e3f-8a9b-0000000000aa';
 const HEAVY_COMMENTS = 50_000;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  pool = await migratedPool(database);
+  ({ database, pool } = await migratedDatabase(commentsService));
   await pool.query(
     `INSERT INTO comments (id, target_type, target_id, author_id, content, created_at)
      SELECT gen_random_uuid(), 'recipe', $1::uuid, $3::uuid, 'Comment ' || n, date_trunc('milliseconds', now()) - n * interval '1 second'

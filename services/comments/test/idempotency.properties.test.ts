@@ -58,7 +58,7 @@ const kindOf = (each: Sent) => (each.replayed ? 'replay' : String(each.status));
 async function play(steps: Request[][]): Promise<{ sent: Sent[]; targets: string[] }> {
   run += 1;
   // Keys and targets of their own per run, so that runs never see each other's.
-  const targets = [harness.owners.publish('recipe').id, harness.owners.publish('recipe').id];
+  const targets = [harness.owners.content.publish('recipe').id, harness.owners.content.publish('recipe').id];
   const sent: Sent[] = [];
   for (const [step, requests] of steps.entries()) {
     await Promise.all(

@@ -9,7 +9,7 @@ let recipeId: string;
 let token: string;
 beforeAll(async () => {
   harness = await commentsHarness({ COMMENT_LIMIT_PER_MINUTE: '100000' });
-  recipeId = harness.owners.publish('recipe').id;
+  recipeId = harness.owners.content.publish('recipe').id;
   token = harness.register('property_tester').token;
 });
 afterAll(() => harness.close());

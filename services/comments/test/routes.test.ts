@@ -32,7 +32,7 @@ const unique = (prefix: string) => `${prefix}_${++counter}`;
 
 /** A target its owner created a moment ago: this service has not heard of it yet. */
 function freshTarget(kind: Kind): string {
-  return kind === 'collection' ? harness.owners.createCollection().id : harness.owners.publish(kind).id;
+  return kind === 'collection' ? harness.owners.collections.create().id : harness.owners.content.publish(kind).id;
 }
 
 const commentsUrl = (kind: Kind, id: string) => `/api/${kind}s/${id}/comments`;

@@ -1,12 +1,18 @@
-import { type ContentSnapshot, newId, postCreated, postDeleted } from '@recipes/contracts';
+import { type ContentSnapshot, forbidden, newId, notFound, postCreated, postDeleted } from '@recipes/contracts';
 import { type Pool, withTransaction } from '@recipes/db';
 import type { UserDirectory } from '@recipes/directory';
-import { forbidden, notFound } from '@recipes/http';
 import { enqueue } from '@recipes/outbox';
 import { contentEvent } from './events/content-event.js';
 import * as repository from './repository/posts.js';
-import type { Post, PostDraft } from './schemas.js';
+import type { NewPost, Post } from './repository/posts.js';
 import { tagEvents, taggedUsers } from './tagging.js';
+
+export type { Post } from './repository/posts.js';
+
+/** What an author publishes: the post, and the names of the users they tag in it. */
+export interface PostDraft extends Omit<NewPost, 'id' | 'authorId'> {
+  taggedUsernames: string[];
+}
 
 /** Posts: every change is stored together with the events that tell the other services. */
 export function posts(pool: Pool, directory: UserDirectory) {

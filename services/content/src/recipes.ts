@@ -1,14 +1,31 @@
-import { type ContentSnapshot, newId, type PageQuery, type Pagination, pageOffset, pagination, recipeCreated, recipeDeleted } from '@recipes/contracts';
+import {
+  type ContentSnapshot,
+  forbidden,
+  newId,
+  notFound,
+  type PageQuery,
+  type Pagination,
+  pageOffset,
+  pagination,
+  recipeCreated,
+  recipeDeleted,
+} from '@recipes/contracts';
 import { type Pool, withTransaction } from '@recipes/db';
 import type { UserDirectory } from '@recipes/directory';
-import { forbidden, notFound } from '@recipes/http';
 import { enqueue } from '@recipes/outbox';
 import { contentEvent } from './events/content-event.js';
 import { findUser } from './people.js';
 import { type Reaction, setReaction } from './repository/reactions.js';
 import * as repository from './repository/recipes.js';
-import type { RecipeDraft, RecipeSummary } from './schemas.js';
+import type { NewRecipe, RecipeSummary } from './repository/recipes.js';
 import { tagEvents, taggedUsers } from './tagging.js';
+
+export type { RecipeSummary } from './repository/recipes.js';
+
+/** What an author publishes: the recipe, and the names of the users they tag in it. */
+export interface RecipeDraft extends Omit<NewRecipe, 'id' | 'authorId'> {
+  taggedUsernames: string[];
+}
 
 /** Recipes: every change is stored together with the events that tell the other services. */
 export function recipes(pool: Pool, directory: UserDirectory) {

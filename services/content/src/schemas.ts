@@ -30,10 +30,8 @@ export const recipeDraftBody = z.object({
   imageUrls: z.array(httpUrlSchema).max(20).default([]),
   taggedUsernames,
 });
-export type RecipeDraft = z.infer<typeof recipeDraftBody>;
 
 export const postDraftBody = z.object({ title, coverImageUrl, taggedUsernames });
-export type PostDraft = z.infer<typeof postDraftBody>;
 
 export const idParams = z.object({ id: z.uuid() });
 
@@ -52,7 +50,6 @@ export const recipeSummarySchema = z.object({
   createdAt: timestampSchema,
   author: authorSchema,
 });
-export type RecipeSummary = z.infer<typeof recipeSummarySchema>;
 
 export const postSchema = z.object({
   id: z.uuid(),
@@ -61,7 +58,6 @@ export const postSchema = z.object({
   author: authorSchema,
   createdAt: timestampSchema,
 });
-export type Post = z.infer<typeof postSchema>;
 
 export const recipeResponse = z.object({ recipe: recipeSummarySchema });
 export const recipeListResponse = z.object({ recipes: z.array(recipeSummarySchema), pagination: paginationSchema });

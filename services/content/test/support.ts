@@ -1,29 +1,12 @@
-import { fileURLToPath } from 'node:url';
-import { generateSigningKeyPair, tokenIssuer } from '@recipes/auth';
-import { parseConfig } from '@recipes/config';
-import { createEvent, newId, problemSchema, userCreated, type UserSnapshot } from '@recipes/contracts';
-import { createPool, type MigrationSet, migrate, type Pool } from '@recipes/db';
-import { userDirectoryMigrations } from '@recipes/directory';
-import type { App } from '@recipes/http';
-import { idempotencyMigrations } from '@recipes/idempotency';
-import { createLogger } from '@recipes/logging';
-import { outboxMigrations } from '@recipes/outbox';
-import { dispatcher, type EventHandler } from '@recipes/runtime';
-import { createTestDatabase, type TestDatabase } from '@recipes/testing';
-import { expect } from 'vitest';
-import { composeContent } from '../src/app.js';
-import { type ContentConfig, contentConfigSchema } from '../src/config.js';
-import { type UsersStub, usersStub } from './users-stub.js';
+import { createEvent, newId, userCreated, type UserSnapshot } from '@recipes/contracts';
+import type { Pool } from '@recipes/db';
+import type { TestDatabase } from '@recipes/testing';
+import { migratedDatabase, type ServiceHarness, serviceHarness } from '@recipes/testing/service';
+import { stubUsersService, type UsersServiceStub } from '@recipes/testing/stubs';
+import type { ContentConfig } from '../src/config.js';
+import { type ContentParts, contentService } from '../src/service.js';
 
-export const log = createLogger({ service: 'content', level: 'silent' });
-
-/** The sets the runtime migrates into the content schema, in its order. */
-export const contentMigrations: MigrationSet[] = [
-  outboxMigrations,
-  idempotencyMigrations,
-  userDirectoryMigrations,
-  { dir: fileURLToPath(new URL('../migrations', import.meta.url)), table: 'migrations' },
-];
+export { expectProblem } from '@recipes/testing/service';
 
 export interface ContentDatabase {
   database: TestDatabase;
@@ -31,11 +14,9 @@ export interface ContentDatabase {
   close(): Promise<void>;
 }
 
-/** A fresh database of its own with the content schema migrated, and a pool on it. */
+/** A fresh database of its own with the content schema migrated as the runtime migrates it, and a pool on it. */
 export async function contentDatabase(): Promise<ContentDatabase> {
-  const database = await createTestDatabase();
-  await migrate({ databaseUrl: database.url, schema: 'content', sets: contentMigrations, logger: log });
-  const pool = createPool({ connectionString: database.url, schema: 'content', applicationName: 'content-test', logger: log });
+  const { database, pool } = await migratedDatabase(contentService);
   return {
     database,
     pool,
@@ -50,13 +31,8 @@ export interface TestUser extends UserSnapshot {
   token: string;
 }
 
-export interface ContentHarness extends ContentDatabase {
-  app: App;
-  config: ContentConfig;
-  handlers: EventHandler[];
-  usersService: UsersStub;
-  /** Applies an event as the broker would deliver it. */
-  deliver: (event: Parameters<ReturnType<typeof dispatcher>>[0]) => Promise<void>;
+export interface ContentHarness extends ServiceHarness<ContentConfig, ContentParts> {
+  usersService: UsersServiceStub;
   /** A user the read model already knows, as if their user.created had arrived. */
   knownUser(username: string, avatarUrl?: string | null): Promise<TestUser>;
   /** A user registered a moment ago: only the users service knows them yet. */
@@ -66,34 +42,23 @@ export interface ContentHarness extends ContentDatabase {
   bearer(user: { token: string }): { authorization: string };
 }
 
-/** The content app and its handlers on a fresh database, with a stand-in users service. */
+/** The content service on a fresh database of its own, with the users service stood in for. */
 export async function contentHarness(): Promise<ContentHarness> {
-  const db = await contentDatabase();
-  const usersService = await usersStub();
-  const keys = generateSigningKeyPair();
-  const config = parseConfig(contentConfigSchema, { DATABASE_URL: db.database.url, USERS_INTERNAL_URL: usersService.url });
-  const { app, handlers } = await composeContent({ config, publicKey: keys.publicKey, pool: db.pool, logger: log });
-  await app.ready();
+  const usersService = await stubUsersService();
+  const harness = await serviceHarness(contentService, { env: { USERS_INTERNAL_URL: usersService.url }, neighbours: [usersService] });
 
-  const sign = tokenIssuer({ privateKey: keys.privateKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: 3600 });
   const stranger = (username: string): TestUser => {
     const user = { id: newId(), username, avatarUrl: null, revision: 0 };
-    return { ...user, token: sign({ id: user.id, username }) };
+    return { ...user, token: harness.tokenFor(user) };
   };
-  const dispatch = dispatcher(handlers);
-  const deliver: ContentHarness['deliver'] = (event) => dispatch(event, log);
 
   return {
-    ...db,
-    app,
-    config,
-    handlers,
+    ...harness,
     usersService,
-    deliver,
     async knownUser(username, avatarUrl = null) {
       const user = { ...stranger(username), avatarUrl };
       const { token: _token, ...snapshot } = user;
-      await deliver(createEvent(userCreated, snapshot, { producer: 'users', correlationId: 'test' }));
+      await harness.deliver(createEvent(userCreated, snapshot, { producer: 'users', correlationId: 'test' }));
       return user;
     },
     newUser(username) {
@@ -104,11 +69,6 @@ export async function contentHarness(): Promise<ContentHarness> {
     },
     stranger,
     bearer: (user) => ({ authorization: `Bearer ${user.token}` }),
-    close: async () => {
-      await app.close();
-      await usersService.close();
-      await db.close();
-    },
   };
 }
 
@@ -119,11 +79,4 @@ export async function outboxEvents(pool: Pool, type?: string): Promise<Array<{ t
     type ? [type] : [],
   );
   return rows.map((row) => row.payload);
-}
-
-/** Asserts a problem+json answer with `status` and returns the problem. */
-export function expectProblem(response: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number) {
-  expect(response.statusCode).toBe(status);
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  return problemSchema.parse(response.json());
 }

@@ -1,6 +1,5 @@
-import { type Author, createEvent, newId, userCreated, userUpdated, type UserSnapshot, usernameSchema } from '@recipes/contracts';
+import { type Author, conflict, createEvent, newId, userCreated, userUpdated, type UserSnapshot, usernameSchema } from '@recipes/contracts';
 import { type Pool, sqlState, UNIQUE_VIOLATION, withTransaction } from '@recipes/db';
-import { conflict } from '@recipes/http';
 import { enqueue } from '@recipes/outbox';
 import { decoyHash, hashPassword, needsRehash, verifyPassword } from './passwords.js';
 import * as repository from './repository.js';

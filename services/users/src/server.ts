@@ -1,18 +1,4 @@
-import { fileURLToPath } from 'node:url';
-import { loadConfig, readSettingFile } from '@recipes/config';
-import { runBackendService } from '@recipes/runtime';
-import { buildApp } from './app.js';
-import { usersConfigSchema } from './config.js';
+import { runService } from '@recipes/runtime';
+import { usersService } from './service.js';
 
-const config = loadConfig(usersConfigSchema);
-const keys = {
-  privateKey: readSettingFile('JWT_PRIVATE_KEY_FILE', config.JWT_PRIVATE_KEY_FILE),
-  publicKey: readSettingFile('JWT_PUBLIC_KEY_FILE', config.JWT_PUBLIC_KEY_FILE),
-};
-
-await runBackendService({
-  name: 'users',
-  config,
-  migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
-  compose: async (context) => ({ app: await buildApp({ ...context, config, keys }) }),
-});
+await runService(usersService);

@@ -1,45 +1,34 @@
-import { fileURLToPath } from 'node:url';
-import { generateSigningKeyPair } from '@recipes/auth';
-import { parseConfig } from '@recipes/config';
-import { createPool, migrate, type Pool } from '@recipes/db';
-import type { App } from '@recipes/http';
-import { createLogger } from '@recipes/logging';
-import { outboxMigrations } from '@recipes/outbox';
-import { createTestDatabase, type TestDatabase } from '@recipes/testing';
-import { buildApp } from '../src/app.js';
-import { type UsersConfig, usersConfigSchema } from '../src/config.js';
+import { type ServiceHarness, serviceHarness } from '@recipes/testing/service';
+import { expect } from 'vitest';
+import type { UsersConfig } from '../src/config.js';
+import { type UsersParts, usersService } from '../src/service.js';
 
-export const usersMigrations = { dir: fileURLToPath(new URL('../migrations', import.meta.url)), table: 'migrations' };
+export { bearer, expectProblem } from '@recipes/testing/service';
 
-export interface UsersHarness {
-  app: App;
-  pool: Pool;
-  database: TestDatabase;
-  config: UsersConfig;
-  keys: { publicKey: string; privateKey: string };
-  close(): Promise<void>;
+/** A user as the API answers a registration: the author shape, and their token. */
+export interface Registered {
+  user: { id: string; username: string; avatarUrl: string | null };
+  token: string;
 }
 
-/** The users app on a fresh, migrated database of its own. */
+export interface UsersHarness extends ServiceHarness<UsersConfig, UsersParts> {
+  /** Registers `username` through the API (password `password123` unless `extra` says otherwise), expecting 201. */
+  registered(username: string, extra?: Record<string, unknown>): Promise<Registered>;
+}
+
+/** The users service on a fresh database of its own; it asks no other service. */
 export async function usersHarness(env: Record<string, string> = {}): Promise<UsersHarness> {
-  const database = await createTestDatabase();
-  const logger = createLogger({ service: 'users', level: 'silent' });
-  const config = parseConfig(usersConfigSchema, { DATABASE_URL: database.url, ...env });
-  await migrate({ databaseUrl: database.url, schema: 'users', sets: [outboxMigrations, usersMigrations], logger });
-  const pool = createPool({ connectionString: database.url, schema: 'users', applicationName: 'users-test', logger });
-  const keys = generateSigningKeyPair();
-  const app = await buildApp({ config, keys, pool, logger });
-  await app.ready();
+  const harness = await serviceHarness(usersService, { env });
   return {
-    app,
-    pool,
-    database,
-    config,
-    keys,
-    close: async () => {
-      await app.close();
-      await pool.end();
-      await database.drop();
+    ...harness,
+    async registered(username, extra = {}) {
+      const response = await harness.app.inject({
+        method: 'POST',
+        url: '/api/auth/register',
+        payload: { username, password: 'password123', ...extra },
+      });
+      expect(response.statusCode).toBe(201);
+      return response.json() as Registered;
     },
   };
 }

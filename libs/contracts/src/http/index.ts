@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** The request id every service answers with and passes on to the services it asks (docs/api.md §1). */
+export const REQUEST_ID_HEADER = 'x-request-id';
+
 /** Author summary embedded wherever a user is shown (docs/api.md §3). */
 export const authorSchema = z.object({
   id: z.uuid(),

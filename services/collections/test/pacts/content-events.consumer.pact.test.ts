@@ -11,13 +11,14 @@ import {
   recipeUpdated,
 } from '@recipes/contracts';
 import type { Pool } from '@recipes/db';
-import { ContentDirectory } from '@recipes/directory';
+import { ContentDirectory, contentDirectoryHandlers } from '@recipes/directory';
 import { createLogger } from '@recipes/logging';
-import { dispatcher } from '@recipes/runtime';
+import { dispatcher } from '@recipes/messaging';
 import type { TestDatabase } from '@recipes/testing';
 import { eventMessage, pactNames, pactsDir } from '@recipes/testing/pact';
+import { migratedDatabase } from '@recipes/testing/service';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { migratedDatabase } from '../support.js';
+import { collectionsService } from '../../src/service.js';
 
 /** What the collections service needs of the content service's events: the content directory's handlers, on a real database. */
 const pact = new MessageConsumerPact({ consumer: 'collections', provider: pactNames.events('content'), dir: pactsDir, logLevel: 'warn' });
@@ -27,8 +28,8 @@ let pool: Pool;
 let handle: (event: EventEnvelope) => Promise<void>;
 
 beforeAll(async () => {
-  ({ database, pool } = await migratedDatabase());
-  const dispatch = dispatcher(new ContentDirectory({ pool, contentUrl: 'http://127.0.0.1:1' }).handlers());
+  ({ database, pool } = await migratedDatabase(collectionsService));
+  const dispatch = dispatcher(contentDirectoryHandlers(new ContentDirectory({ pool, contentUrl: 'http://127.0.0.1:1' })));
   handle = (event) => dispatch(event, log);
 });
 afterAll(async () => {

@@ -1,14 +1,15 @@
 import { MessageProviderPact } from '@pact-foundation/pact';
 import { collectionCreated, collectionDeleted, createEvent, type EventEnvelope, eventCatalogue, newId, userCreated } from '@recipes/contracts';
 import type { Pool } from '@recipes/db';
-import { UserDirectory } from '@recipes/directory';
+import { UserDirectory, userDirectoryHandlers } from '@recipes/directory';
 import { createLogger } from '@recipes/logging';
-import { dispatcher } from '@recipes/runtime';
+import { dispatcher } from '@recipes/messaging';
 import type { TestDatabase } from '@recipes/testing';
 import { type EventProducer, messageProvidersByType, missingConsumerPacts, pactNames, pactsForProvider } from '@recipes/testing/pact';
+import { migratedDatabase } from '@recipes/testing/service';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Collections, collections } from '../../src/collections.js';
-import { migratedDatabase } from '../support.js';
+import { collectionsService } from '../../src/service.js';
 
 /**
  * The events collections produces, verified against every consumer's pact of this run. Each message is
@@ -21,7 +22,7 @@ let domain: Collections;
 let users: UserDirectory;
 
 beforeAll(async () => {
-  ({ database, pool } = await migratedDatabase());
+  ({ database, pool } = await migratedDatabase(collectionsService));
   users = new UserDirectory({ pool, usersUrl: 'http://127.0.0.1:1' });
   domain = collections({ pool, users });
 });
@@ -30,7 +31,7 @@ beforeAll(async () => {
 async function knownOwner(): Promise<string> {
   const id = newId();
   const event = createEvent(userCreated, { id, username: `owner_${id.slice(-8)}`, avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: 'pact' });
-  await dispatcher(users.handlers())(event, createLogger({ service: 'collections', level: 'silent' }));
+  await dispatcher(userDirectoryHandlers(users))(event, createLogger({ service: 'collections', level: 'silent' }));
   return id;
 }
 afterAll(async () => {

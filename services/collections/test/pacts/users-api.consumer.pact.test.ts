@@ -4,8 +4,9 @@ import type { Pool } from '@recipes/db';
 import { UserDirectory } from '@recipes/directory';
 import type { TestDatabase } from '@recipes/testing';
 import { pactNames, pactsDir } from '@recipes/testing/pact';
+import { migratedDatabase } from '@recipes/testing/service';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migratedDatabase } from '../support.js';
+import { collectionsService } from '../../src/service.js';
 
 /**
  * The look-up collections makes of the users service for a user registered a moment ago (a listing's
@@ -18,7 +19,7 @@ let database: TestDatabase;
 let pool: Pool;
 
 beforeAll(async () => {
-  ({ database, pool } = await migratedDatabase());
+  ({ database, pool } = await migratedDatabase(collectionsService));
 });
 afterAll(async () => {
   await pool.end();

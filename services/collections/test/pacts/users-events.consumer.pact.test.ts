@@ -1,13 +1,14 @@
 import { asynchronousBodyHandler, MessageConsumerPact } from '@pact-foundation/pact';
 import { type EventDefinition, type EventEnvelope, eventEnvelopeSchema, userCreated, type UserSnapshot, userUpdated } from '@recipes/contracts';
 import type { Pool } from '@recipes/db';
-import { UserDirectory } from '@recipes/directory';
+import { UserDirectory, userDirectoryHandlers } from '@recipes/directory';
 import { createLogger } from '@recipes/logging';
-import { dispatcher } from '@recipes/runtime';
+import { dispatcher } from '@recipes/messaging';
 import type { TestDatabase } from '@recipes/testing';
 import { eventMessage, pactNames, pactsDir } from '@recipes/testing/pact';
+import { migratedDatabase } from '@recipes/testing/service';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { migratedDatabase } from '../support.js';
+import { collectionsService } from '../../src/service.js';
 
 /** What the collections service needs of the users service's events: the user directory's handlers, on a real database. */
 const pact = new MessageConsumerPact({ consumer: 'collections', provider: pactNames.events('users'), dir: pactsDir, logLevel: 'warn' });
@@ -17,8 +18,8 @@ let pool: Pool;
 let handle: (event: EventEnvelope) => Promise<void>;
 
 beforeAll(async () => {
-  ({ database, pool } = await migratedDatabase());
-  const dispatch = dispatcher(new UserDirectory({ pool, usersUrl: 'http://127.0.0.1:1' }).handlers());
+  ({ database, pool } = await migratedDatabase(collectionsService));
+  const dispatch = dispatcher(userDirectoryHandlers(new UserDirectory({ pool, usersUrl: 'http://127.0.0.1:1' })));
   handle = (event) => dispatch(event, log);
 });
 afterAll(async () => {

@@ -27,6 +27,8 @@ const plural: Record<CommentTargetType, string> = { recipe: 'recipes', collectio
 /** `GET` and `POST /{id}/comments`, `PATCH` and `DELETE /{id}/comments/{commentId}`, for one kind of target; each URL prefix registers its own kind. */
 export function commentRoutes(type: CommentTargetType) {
   const tags = [plural[type]];
+  // Operation ids name the kind: listRecipeComments, createPostComment, …
+  const kind = `${type[0]!.toUpperCase()}${type.slice(1)}`;
 
   return async function routes(app: App, { comments, limitPerCaller, idempotency }: CommentRoutesOptions) {
     app.get(
@@ -34,7 +36,9 @@ export function commentRoutes(type: CommentTargetType) {
       {
         schema: {
           summary: `A ${type}’s comments, oldest first`,
+          operationId: `list${kind}Comments`,
           tags,
+          security: [],
           params: targetParams,
           querystring: commentsPageQuery,
           response: { 200: commentListResponse, ...problemResponses(400, 404, 503) },
@@ -54,6 +58,7 @@ export function commentRoutes(type: CommentTargetType) {
         ...idempotency.hooks,
         schema: {
           summary: `Comment on a ${type}; @names in it mention those users`,
+          operationId: `create${kind}Comment`,
           tags,
           security: [{ bearerAuth: [] }],
           headers: idempotencyKeyHeaders,
@@ -76,6 +81,7 @@ export function commentRoutes(type: CommentTargetType) {
         onRequest: app.auth.required,
         schema: {
           summary: `Edit a comment on a ${type}, as its author; mentions follow the new text`,
+          operationId: `update${kind}Comment`,
           tags,
           security: [{ bearerAuth: [] }],
           params: commentParams,
@@ -97,6 +103,7 @@ export function commentRoutes(type: CommentTargetType) {
         onRequest: app.auth.required,
         schema: {
           summary: `Delete a comment on a ${type}, as its author or the ${type}’s owner`,
+          operationId: `delete${kind}Comment`,
           tags,
           security: [{ bearerAuth: [] }],
           params: commentParams,

@@ -1,5 +1,4 @@
 import { asynchronousBodyHandler, MessageConsumerPact } from '@pact-foundation/pact';
-import { parseConfig } from '@recipes/config';
 import {
   collectionCreated,
   collectionDeleted,
@@ -14,38 +13,30 @@ import {
   userUpdated,
 } from '@recipes/contracts';
 import type { Pool } from '@recipes/db';
-import { dispatcher } from '@recipes/runtime';
-import { createTestDatabase, type TestDatabase } from '@recipes/testing';
 import { eventMessage, pactNames, pactsDir } from '@recipes/testing/pact';
+import { type ServiceHarness, serviceHarness } from '@recipes/testing/service';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Directories } from '../../src/app.js';
-import { commentsConfigSchema } from '../../src/config.js';
-import { createDirectories, directoryHandlers } from '../../src/service.js';
+import type { CommentsConfig } from '../../src/config.js';
+import { type CommentsParts, commentsService } from '../../src/service.js';
 import { targetOwners } from '../../src/targets.js';
-import { migratedPool, silentLogger } from '../support.js';
 
 /**
  * What comments needs of the events it consumes, each message handled by the real directory handler
  * on a real database. The description of each message is its event type.
  */
-let database: TestDatabase;
+let harness: ServiceHarness<CommentsConfig, CommentsParts>;
 let pool: Pool;
-let directories: Directories;
+let directories: CommentsParts['directories'];
 let handle: (body: unknown) => Promise<void>;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  pool = await migratedPool(database);
   // No owner answers look-ups: what the directories know here comes from the messages alone.
   const unreachable = 'http://127.0.0.1:9';
-  const config = parseConfig(commentsConfigSchema, {
-    USERS_INTERNAL_URL: unreachable,
-    CONTENT_INTERNAL_URL: unreachable,
-    COLLECTIONS_INTERNAL_URL: unreachable,
+  harness = await serviceHarness(commentsService, {
+    env: { USERS_INTERNAL_URL: unreachable, CONTENT_INTERNAL_URL: unreachable, COLLECTIONS_INTERNAL_URL: unreachable },
   });
-  directories = createDirectories(pool, config);
-  const dispatch = dispatcher(directoryHandlers(directories));
-  handle = (body) => dispatch(eventEnvelopeSchema.parse(body), silentLogger);
+  ({ pool, parts: { directories } } = harness);
+  handle = (body) => harness.deliver(eventEnvelopeSchema.parse(body));
 });
 
 // Every message carries the same example event id: forget it, or the next would count as a redelivery.
@@ -54,8 +45,7 @@ beforeEach(async () => {
 });
 
 afterAll(async () => {
-  await pool.end();
-  await database.drop();
+  await harness.close();
 });
 
 function receive(pact: MessageConsumerPact, definition: EventDefinition, example: object, check: () => Promise<void>) {

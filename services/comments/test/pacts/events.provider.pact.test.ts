@@ -20,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => harness.close());
 
 const targetOf = (type: 'recipe' | 'collection' | 'post') =>
-  type === 'collection' ? harness.owners.createCollection().id : harness.owners.publish(type).id;
+  type === 'collection' ? harness.owners.collections.create().id : harness.owners.content.publish(type).id;
 
 type TargetType = 'recipe' | 'collection' | 'post';
 

@@ -1,11 +1,12 @@
 import { MatchersV3, PactV3 } from '@pact-foundation/pact';
 import type { Pool } from '@recipes/db';
 import { CollectionDirectory, ContentDirectory, UserDirectory } from '@recipes/directory';
-import { createTestDatabase, type TestDatabase } from '@recipes/testing';
+import type { TestDatabase } from '@recipes/testing';
+import { migratedDatabase } from '@recipes/testing/service';
 import { pactNames, pactsDir } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { targetOwners } from '../../src/targets.js';
-import { migratedPool } from '../support.js';
+import { commentsService } from '../../src/service.js';
 
 /**
  * What comments asks of the owners' internal look-ups, when its read models have not yet heard of a
@@ -20,8 +21,7 @@ let database: TestDatabase;
 let pool: Pool;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  pool = await migratedPool(database);
+  ({ database, pool } = await migratedDatabase(commentsService));
 });
 
 afterAll(async () => {

@@ -1,7 +1,15 @@
 import type { ContentSnapshot } from '@recipes/contracts';
 import type { Queryable } from '@recipes/db';
-import type { Post } from '../schemas.js';
-import { type Stored, withIsoTimestamp } from './rows.js';
+import { type AuthorRow, type Stored, withIsoTimestamp } from './rows.js';
+
+/** A post that is not deleted, with its author. */
+export interface Post {
+  id: string;
+  title: string;
+  coverImageUrl: string | null;
+  author: AuthorRow;
+  createdAt: string;
+}
 
 export interface NewPost {
   id: string;

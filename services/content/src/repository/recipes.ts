@@ -1,7 +1,6 @@
 import type { ContentSnapshot } from '@recipes/contracts';
 import type { Queryable } from '@recipes/db';
-import type { RecipeSummary } from '../schemas.js';
-import { type Stored, withIsoTimestamp } from './rows.js';
+import { type AuthorRow, type Stored, withIsoTimestamp } from './rows.js';
 
 export interface NewRecipe {
   id: string;
@@ -12,6 +11,23 @@ export interface NewRecipe {
   filmSimulation: string;
   coverImageUrl: string | null;
   imageUrls: string[];
+}
+
+/** A recipe that is not deleted, as one viewer sees it: its counts, their favorite and repost, its author. */
+export interface RecipeSummary {
+  id: string;
+  title: string;
+  description: string;
+  coverImageUrl: string | null;
+  cameraModel: string;
+  filmSimulation: string;
+  favoriteCount: number;
+  commentCount: number;
+  repostCount: number;
+  isFavorited: boolean;
+  isReposted: boolean;
+  createdAt: string;
+  author: AuthorRow;
 }
 
 // The summary's cover: the recipe's own, else its first image (lowest position), else null.

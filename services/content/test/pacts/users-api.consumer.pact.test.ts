@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { MatchersV3, PactV3, SpecificationVersion } from '@pact-foundation/pact';
+import { DomainError } from '@recipes/contracts';
 import { UserDirectory } from '@recipes/directory';
-import { HttpError } from '@recipes/http';
 import { pactNames, pactsDir } from '@recipes/testing/pact';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { findUser } from '../../src/people.js';
@@ -61,8 +61,9 @@ describe('content asking users-api', () => {
       .willRespondWith({ status: 404 })
       .executeTest(async (mockServer) => {
         const refused = await directoryOn(mockServer.url).caller(exampleId).catch((error: unknown) => error);
-        expect(refused).toBeInstanceOf(HttpError);
-        expect((refused as HttpError).status).toBe(401);
+        // An unknown caller, which the errors plugin answers with 401.
+        expect(refused).toBeInstanceOf(DomainError);
+        expect((refused as DomainError).kind).toBe('unknown_caller');
       }));
 
   it('resolves tagged names in any case', () =>

@@ -29,6 +29,7 @@ export default async function collectionRoutes(
       ...idempotency.hooks,
       schema: {
         summary: 'Create a collection',
+        operationId: 'createCollection',
         tags: ['collections'],
         security: [{ bearerAuth: [] }],
         headers: idempotencyKeyHeaders,
@@ -48,6 +49,7 @@ export default async function collectionRoutes(
     {
       schema: {
         summary: 'A collection',
+        operationId: 'getCollection',
         tags: ['collections'],
         // A token is optional here, but a bad one is 401 (docs/api.md §2).
         security: [{}, { bearerAuth: [] }],
@@ -64,6 +66,7 @@ export default async function collectionRoutes(
       onRequest: app.auth.required,
       schema: {
         summary: 'Delete a collection; its saved items stay saved',
+        operationId: 'deleteCollection',
         tags: ['collections'],
         security: [{ bearerAuth: [] }],
         params: idParams,
@@ -81,6 +84,7 @@ export default async function collectionRoutes(
     {
       schema: {
         summary: 'The saved items in a collection, most recently added first',
+        operationId: 'listCollectionItems',
         tags: ['collections'],
         security: [{}, { bearerAuth: [] }],
         params: idParams,
@@ -101,6 +105,7 @@ export default async function collectionRoutes(
       ...idempotency.hooks,
       schema: {
         summary: 'Add one of the caller’s saved items to their collection',
+        operationId: 'addCollectionItem',
         tags: ['collections'],
         security: [{ bearerAuth: [] }],
         headers: idempotencyKeyHeaders,
@@ -121,6 +126,7 @@ export default async function collectionRoutes(
       onRequest: app.auth.required,
       schema: {
         summary: 'Remove a saved item from the collection and from the caller’s saved items',
+        operationId: 'removeCollectionItem',
         tags: ['collections'],
         security: [{ bearerAuth: [] }],
         params: idParams,

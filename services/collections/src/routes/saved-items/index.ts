@@ -18,6 +18,7 @@ export default async function savedItemRoutes(
       ...idempotency.hooks,
       schema: {
         summary: 'Save a post or recipe (200 with the existing item when it is saved already)',
+        operationId: 'saveItem',
         tags: ['saved items'],
         security: [{ bearerAuth: [] }],
         headers: idempotencyKeyHeaders,
@@ -39,6 +40,7 @@ export default async function savedItemRoutes(
       onRequest: app.auth.required,
       schema: {
         summary: 'Unsave an item; it leaves every collection it was in',
+        operationId: 'unsaveItem',
         tags: ['saved items'],
         security: [{ bearerAuth: [] }],
         params: idParams,

@@ -23,6 +23,7 @@ export default async function userRoutes(app: App, { savedItems, collections, vi
       ...(savedItemsNeedToken ? { onRequest: app.auth.required } : {}),
       schema: {
         summary: 'A user’s saved items, newest first',
+        operationId: 'listUserSavedItems',
         tags: ['saved items'],
         security: savedItemsSecurity,
         params: idParams,
@@ -43,6 +44,7 @@ export default async function userRoutes(app: App, { savedItems, collections, vi
     {
       schema: {
         summary: 'A user’s collections, newest first',
+        operationId: 'listUserCollections',
         tags: ['collections'],
         security: [{}, { bearerAuth: [] }],
         params: idParams,

@@ -1,12 +1,6 @@
 import { commentCreated } from '@recipes/contracts';
-import type { Pool } from '@recipes/db';
-import { handleOnce } from '@recipes/outbox';
-import { type EventHandler, on } from '@recipes/runtime';
-import { countComment } from '../../repository/comments.js';
+import { type EventHandler, on } from '@recipes/messaging';
+import type { CommentCounts } from '../../comment-counts.js';
 
 /** A recipe's comment count grows. Collections are not content's, and posts show no count. */
-export const commentCreatedHandler = (pool: Pool): EventHandler =>
-  on(commentCreated, async (comment, event) => {
-    if (comment.targetType !== 'recipe') return;
-    await handleOnce(pool, event, (tx) => countComment(tx, comment.id, comment.targetId));
-  });
+export const commentCreatedHandler = (counts: CommentCounts): EventHandler => on(commentCreated, (comment, event) => counts.added(comment, event));

@@ -1,12 +1,6 @@
 import { commentDeleted } from '@recipes/contracts';
-import type { Pool } from '@recipes/db';
-import { handleOnce } from '@recipes/outbox';
-import { type EventHandler, on } from '@recipes/runtime';
-import { uncountComment } from '../../repository/comments.js';
+import { type EventHandler, on } from '@recipes/messaging';
+import type { CommentCounts } from '../../comment-counts.js';
 
 /** A recipe's comment count shrinks. */
-export const commentDeletedHandler = (pool: Pool): EventHandler =>
-  on(commentDeleted, async (comment, event) => {
-    if (comment.targetType !== 'recipe') return;
-    await handleOnce(pool, event, (tx) => uncountComment(tx, comment.id, comment.targetId));
-  });
+export const commentDeletedHandler = (counts: CommentCounts): EventHandler => on(commentDeleted, (comment, event) => counts.removed(comment, event));

@@ -17,6 +17,7 @@ export default async function postRoutes(app: App, { posts, idempotency }: { pos
       ...idempotency.hooks,
       schema: {
         summary: 'Publish a post',
+        operationId: 'createPost',
         tags,
         security: tokenRequired,
         headers: idempotencyKeyHeaders,
@@ -36,7 +37,9 @@ export default async function postRoutes(app: App, { posts, idempotency }: { pos
     {
       schema: {
         summary: 'A post',
+        operationId: 'getPost',
         tags,
+        security: [],
         params: idParams,
         response: { 200: postResponse, ...problemResponses(404) },
       },
@@ -50,6 +53,7 @@ export default async function postRoutes(app: App, { posts, idempotency }: { pos
       onRequest: app.auth.required,
       schema: {
         summary: 'Delete one’s own post',
+        operationId: 'deletePost',
         tags,
         security: tokenRequired,
         params: idParams,

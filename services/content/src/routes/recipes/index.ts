@@ -24,6 +24,7 @@ export default async function recipeRoutes(app: App, { recipes, idempotency }: {
       ...idempotency.hooks,
       schema: {
         summary: 'Publish a recipe',
+        operationId: 'createRecipe',
         tags,
         security: tokenRequired,
         headers: idempotencyKeyHeaders,
@@ -43,6 +44,7 @@ export default async function recipeRoutes(app: App, { recipes, idempotency }: {
     {
       schema: {
         summary: 'A recipe; favorited and reposted are the caller’s',
+        operationId: 'getRecipe',
         tags,
         security: tokenOptional,
         params: idParams,
@@ -58,6 +60,7 @@ export default async function recipeRoutes(app: App, { recipes, idempotency }: {
       onRequest: app.auth.required,
       schema: {
         summary: 'Delete one’s own recipe',
+        operationId: 'deleteRecipe',
         tags,
         security: tokenRequired,
         params: idParams,
@@ -79,6 +82,7 @@ export default async function recipeRoutes(app: App, { recipes, idempotency }: {
       onRequest: app.auth.required,
       schema: {
         summary: active ? 'Favorite a recipe' : 'Take back a favorite',
+        operationId: active ? 'favoriteRecipe' : 'unfavoriteRecipe',
         tags,
         security: tokenRequired,
         params: idParams,
@@ -95,6 +99,7 @@ export default async function recipeRoutes(app: App, { recipes, idempotency }: {
       onRequest: app.auth.required,
       schema: {
         summary: active ? 'Repost a recipe' : 'Take back a repost',
+        operationId: active ? 'repostRecipe' : 'unrepostRecipe',
         tags,
         security: tokenRequired,
         params: idParams,

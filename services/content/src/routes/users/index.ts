@@ -12,6 +12,7 @@ export default async function userRoutes(app: App, { recipes }: { recipes: Recip
     {
       schema: {
         summary: 'A user’s recipes, newest first; favorited and reposted are the caller’s',
+        operationId: 'listUserRecipes',
         tags: ['recipes'],
         security: tokenOptional,
         // Any string: one that names nobody is a 404, decided after the query is validated (400 comes first).

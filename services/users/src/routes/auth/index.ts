@@ -32,7 +32,9 @@ export default async function authRoutes(app: App, { accounts, issueToken, limit
       onRequest: perAddress(limits.register.perAddress),
       schema: {
         summary: 'Create an account',
+        operationId: 'register',
         tags: ['users'],
+        security: [],
         body: registrationBody,
         response: { 201: sessionResponse, ...problemResponses(400, 409, 413, 415, 429) },
       },
@@ -52,7 +54,9 @@ export default async function authRoutes(app: App, { accounts, issueToken, limit
       onRequest: perAddress(limits.login.perAddress),
       schema: {
         summary: 'Exchange a username and password for a token',
+        operationId: 'login',
         tags: ['users'],
+        security: [],
         body: loginBody,
         response: { 200: sessionResponse, ...problemResponses(400, 401, 413, 415, 429) },
       },

@@ -12,6 +12,7 @@ export default async function userRoutes(app: App, { accounts }: { accounts: Acc
       onRequest: app.auth.required,
       schema: {
         summary: 'The caller’s own profile',
+        operationId: 'getMyProfile',
         tags: ['users'],
         security: [{ bearerAuth: [] }],
         response: { 200: userResponse, ...problemResponses(401) },
@@ -31,6 +32,7 @@ export default async function userRoutes(app: App, { accounts }: { accounts: Acc
       onRequest: app.auth.required,
       schema: {
         summary: 'Change the caller’s avatar',
+        operationId: 'updateMyProfile',
         tags: ['users'],
         security: [{ bearerAuth: [] }],
         body: profileChangeBody,
@@ -49,7 +51,9 @@ export default async function userRoutes(app: App, { accounts }: { accounts: Acc
     {
       schema: {
         summary: 'A user’s profile, by id or by username (any case)',
+        operationId: 'getUser',
         tags: ['users'],
+        security: [],
         params: z.object({ id: z.string().max(100) }),
         response: { 200: userResponse, ...problemResponses(404) },
       },

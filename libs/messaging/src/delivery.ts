@@ -1,0 +1,74 @@
+import type { Channel, ConsumeMessage } from 'amqplib';
+import type { EventEnvelope } from '@recipes/contracts';
+import { eventLogger, type Logger } from '@recipes/logging';
+import { type DependencyGate, sleep } from './dependency-gate.js';
+import type { BrokerMetrics } from './metrics.js';
+import { failedAttemptsOf, parseEnvelope, typeOf } from './message.js';
+import { isLastAttempt, type Parking, type RetryPolicy, retryLater } from './retry.js';
+
+export interface DeliverySettings {
+  queue: string;
+  logger: Logger;
+  metrics: BrokerMetrics;
+  policy: RetryPolicy;
+  gate: DependencyGate;
+  parking: Parking;
+  isClosing: () => boolean;
+  isTransient: (error: unknown) => boolean;
+  handle: (event: EventEnvelope, log: Logger) => Promise<void>;
+}
+
+/**
+ * What happens to one delivered message: a malformed one is dead-lettered at once; a handled one is acked;
+ * one whose handler met an unavailable dependency is held and handled again once it is back (not an
+ * attempt); one whose handler failed otherwise goes to its next attempt, or to the dead letters.
+ */
+export function deliverer(settings: DeliverySettings): (channel: Channel, message: ConsumeMessage) => Promise<void> {
+  const { queue, logger, metrics, policy, gate, parking, isClosing, isTransient, handle } = settings;
+  const { settle } = parking;
+
+  return async function deliver(channel, message) {
+    // Counted by the event's type as routed: always one the queue is bound to, so the label stays bounded even for garbage.
+    const type = typeOf(message);
+    const event = parseEnvelope(message.content);
+    if (!event) {
+      logger.error({ queue, messageId: message.properties.messageId, routingKey: type }, 'malformed event: dead-lettered');
+      metrics.consumeFailed(type);
+      metrics.deadLettered(type);
+      settle(() => channel.nack(message, false, false));
+      return;
+    }
+    const log = eventLogger(logger, event);
+    for (let held = 0; ; held += 1) {
+      await gate.whileDown();
+      // Left unacknowledged: the broker hands it to another consumer once this channel closes.
+      if (isClosing()) return;
+      try {
+        await handle(event, log);
+        settle(() => channel.ack(message));
+        metrics.consumed(type);
+        return;
+      } catch (err) {
+        metrics.consumeFailed(type);
+        if (isTransient(err) || !(await gate.ready())) {
+          log.warn({ err, queue }, 'event handler met an unavailable dependency: held until it is back, not counted as an attempt');
+          await gate.recovered();
+          // A dependency that answers readiness but still fails (another service's look-up): back off.
+          await sleep(Math.min(250 * 2 ** held, 5_000));
+          continue;
+        }
+        const failedAttempts = failedAttemptsOf(message) + 1;
+        const last = isLastAttempt(failedAttempts, policy);
+        log.error(
+          { err, queue, attempt: failedAttempts, maxAttempts: policy.maxAttempts },
+          last ? 'event handler failed for the last time: dead-lettered' : 'event handler failed: will retry later',
+        );
+        if (last) {
+          metrics.deadLettered(type);
+          settle(() => channel.nack(message, false, false));
+        } else await retryLater(parking, channel, message, failedAttempts, log);
+        return;
+      }
+    }
+  };
+}

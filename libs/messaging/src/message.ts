@@ -1,0 +1,35 @@
+import type { ConsumeMessage } from 'amqplib';
+import { eventEnvelopeSchema, type EventEnvelope } from '@recipes/contracts';
+
+/** What a delivered message says about itself: its event, its type, and how often it has failed so far. */
+
+/** Our count of failed attempts, carried from one copy of a message to the next through the delay queues. */
+export const ATTEMPTS_HEADER = 'x-attempts';
+/** The event's type, which a copy coming back from a delay queue no longer has as its routing key. */
+export const ORIGINAL_ROUTING_KEY_HEADER = 'x-original-routing-key';
+
+/** The event the message carries; undefined when it is not a valid envelope (malformed JSON included). */
+export function parseEnvelope(content: Buffer): EventEnvelope | undefined {
+  try {
+    const parsed = eventEnvelopeSchema.safeParse(JSON.parse(content.toString('utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function headersOf(message: ConsumeMessage): Record<string, unknown> {
+  return (message.properties.headers ?? {}) as Record<string, unknown>;
+}
+
+/** The event's type as first routed, also for a copy back from a delay queue. */
+export function typeOf(message: ConsumeMessage): string {
+  const original = headersOf(message)[ORIGINAL_ROUTING_KEY_HEADER];
+  return typeof original === 'string' ? original : message.fields.routingKey;
+}
+
+/** Failed attempts before this copy (0 for the first delivery, or a header that is not a count). */
+export function failedAttemptsOf(message: ConsumeMessage): number {
+  const attempts = headersOf(message)[ATTEMPTS_HEADER];
+  return typeof attempts === 'number' && Number.isInteger(attempts) && attempts >= 0 ? attempts : 0;
+}

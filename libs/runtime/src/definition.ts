@@ -1,0 +1,116 @@
+import { fileURLToPath } from 'node:url';
+import { authPlugin } from '@recipes/auth';
+import type { EventDefinition } from '@recipes/contracts';
+import type { MigrationSet, Pool } from '@recipes/db';
+import { type App, createApp, internalApp, type ReadinessChecks } from '@recipes/http';
+import { idempotencyMigrations } from '@recipes/idempotency';
+import type { Logger } from '@recipes/logging';
+import type { EventHandler } from '@recipes/messaging';
+import { outboxMigrations } from '@recipes/outbox';
+import type { z } from 'zod';
+import type { BackendConfig } from './config.js';
+
+/** The key pair tokens are checked with; only the service that issues tokens holds the private half. */
+export interface ServiceKeys {
+  publicKey: string;
+  privateKey?: string;
+}
+
+/** An event type a service writes to its outbox, and where: a function, or a trigger in a named migration. */
+export interface PublishedEvent {
+  event: EventDefinition;
+  from: string;
+}
+
+/** What a service's parts are made from, at run time and in its tests alike. */
+export interface PartsContext<C> {
+  config: C;
+  pool: Pool;
+  logger: Logger;
+  keys: ServiceKeys;
+}
+
+/**
+ * Everything that makes a backend service what it is, in one value (`src/service.ts` of each service): the
+ * runtime runs it (`runService`) and the tests build it through the same steps (`serviceHarness` in
+ * @recipes/testing). `P` is the service's domain, made once from the pool and shared by routes and handlers.
+ */
+export interface ServiceDefinition<C extends BackendConfig = BackendConfig, P = unknown> {
+  /** Also the service's schema, queue and producer name. */
+  name: string;
+  /** One line for the OpenAPI document. */
+  description: string;
+  configSchema: z.ZodType<C>;
+  /** The folder of the service's own SQL migrations. */
+  migrations: URL;
+  /** Tables of libraries the service uses (e.g. a directory), migrated into its schema before its own. */
+  sharedMigrations?: MigrationSet[];
+  /** The event types it produces (`src/events/published.ts`). */
+  publishes: readonly PublishedEvent[];
+  parts(context: PartsContext<C>): P;
+  /** The public routes, under `/api`. */
+  routes(app: App, parts: P, config: C): Promise<void>;
+  /** The routes only the other services call, on the internal listener (see `internalApp` in @recipes/http). */
+  internalRoutes?(internal: App, parts: P): Promise<void>;
+  /** The events it consumes (`src/events/handlers/`), each idempotent. */
+  handlers?(parts: P): EventHandler[];
+  /** Events each instance hears on a queue of its own, for what it alone holds (e.g. open streams). */
+  instanceSubscription?(parts: P): InstanceSubscription;
+}
+
+export interface InstanceSubscription {
+  handlers: EventHandler[];
+  /** After the broker came back: what was published meanwhile was not heard (see `startSubscription` in @recipes/messaging). */
+  onResumed?(): void;
+}
+
+/** Names a service definition, keeping its config and parts types. */
+export function defineService<C extends BackendConfig, P>(definition: ServiceDefinition<C, P>): ServiceDefinition<C, P> {
+  return definition;
+}
+
+/** Every migration set of a service's schema, in the order they are applied. */
+export function migrationSetsOf(definition: Pick<ServiceDefinition, 'migrations' | 'sharedMigrations'>): MigrationSet[] {
+  return [
+    outboxMigrations,
+    idempotencyMigrations,
+    ...(definition.sharedMigrations ?? []),
+    { dir: fileURLToPath(definition.migrations), table: 'migrations' },
+  ];
+}
+
+export interface ComposeContext<C> extends PartsContext<C> {
+  readiness?: ReadinessChecks;
+}
+
+/** What a definition comes to once its pool exists: the app with its routes, and the handlers of its queue. */
+export interface ComposedService<P> {
+  app: App;
+  parts: P;
+  handlers: EventHandler[];
+  instanceSubscription?: InstanceSubscription;
+}
+
+/** Builds the HTTP app (public and internal routes) and the event handlers around one set of parts. */
+export async function composeService<C extends BackendConfig, P>(
+  definition: ServiceDefinition<C, P>,
+  context: ComposeContext<C>,
+): Promise<ComposedService<P>> {
+  const { config, logger, readiness } = context;
+  const parts = definition.parts(context);
+  const app = await createApp({
+    title: definition.name,
+    description: definition.description,
+    logger,
+    trustProxy: config.TRUST_PROXY,
+    ...(readiness ? { readiness } : {}),
+  });
+  await app.register(authPlugin, { publicKey: context.keys.publicKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
+  await definition.routes(app, parts, config);
+  if (definition.internalRoutes) {
+    const internal = await internalApp(app, { title: definition.name, logger, ...(readiness ? { readiness } : {}) });
+    await definition.internalRoutes(internal, parts);
+  }
+  const instanceSubscription = definition.instanceSubscription?.(parts);
+  return { app, parts, handlers: definition.handlers?.(parts) ?? [], ...(instanceSubscription ? { instanceSubscription } : {}) };
+}

@@ -1,0 +1,113 @@
+import { generateSigningKeyPair, tokenIssuer } from '@recipes/auth';
+import { parseConfig } from '@recipes/config';
+import { type EventEnvelope, problemSchema } from '@recipes/contracts';
+import { createPool, migrate, type Pool } from '@recipes/db';
+import type { App } from '@recipes/http';
+import { createLogger } from '@recipes/logging';
+import { dispatcher } from '@recipes/messaging';
+import { type BackendConfig, composeService, migrationSetsOf, type ServiceDefinition } from '@recipes/runtime';
+import { expect } from 'vitest';
+import { createTestDatabase, type TestDatabase } from './index.js';
+
+const silent = createLogger({ service: 'test', level: 'silent' });
+
+/** A fresh database with `definition`'s schema migrated as the runtime migrates it, and a pool on it. */
+export async function migratedDatabase(
+  definition: Pick<ServiceDefinition, 'name' | 'migrations' | 'sharedMigrations'>,
+): Promise<{ database: TestDatabase; pool: Pool }> {
+  const database = await createTestDatabase();
+  await migrate({ databaseUrl: database.url, schema: definition.name, sets: migrationSetsOf(definition), logger: silent });
+  const pool = createPool({ connectionString: database.url, schema: definition.name, applicationName: `${definition.name}-test`, logger: silent });
+  return { database, pool };
+}
+
+export interface ServiceHarness<C, P> {
+  app: App;
+  pool: Pool;
+  config: C;
+  /** The service's domain, as its routes and handlers share it. */
+  parts: P;
+  database: TestDatabase;
+  /** The key pair tokens are signed and checked with, for tests that forge their own. */
+  keys: { publicKey: string; privateKey: string };
+  /** A token for `user`, signed as the users service signs them. */
+  tokenFor(user: { id: string; username: string }): string;
+  /** Hands an event to the service's handlers, as its queue would. */
+  deliver(event: EventEnvelope): Promise<void>;
+  /** Takes what the service wrote to its outbox since the last call, oldest first, as its relay would. */
+  outbox(): Promise<EventEnvelope[]>;
+  /** Hands an event to what this instance hears on its own queue (its `instanceSubscription`). */
+  hear(event: EventEnvelope): Promise<void>;
+  /** Another app on the same database, parts and neighbours, with more settings (e.g. other limits). */
+  anotherApp(env: Record<string, string>): Promise<App>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  /** Settings beyond the database's URL, e.g. the stubs' URLs. */
+  env?: Record<string, string>;
+  /** What to close with the harness: the stubs it was given. */
+  neighbours?: { close(): Promise<unknown> }[];
+}
+
+/**
+ * A service as `runService` composes it (same definition, migrations, routes and handlers) on a fresh
+ * database of its own, without a broker: events are handed to it with `deliver`.
+ */
+export async function serviceHarness<C extends BackendConfig, P>(
+  definition: ServiceDefinition<C, P>,
+  { env = {}, neighbours = [] }: HarnessOptions = {},
+): Promise<ServiceHarness<C, P>> {
+  const { database, pool } = await migratedDatabase(definition);
+  const keys = generateSigningKeyPair();
+  const settings = (extra: Record<string, string>) => parseConfig(definition.configSchema, { DATABASE_URL: database.url, ...env, ...extra }) as C;
+  const config = settings({});
+  const compose = async (appConfig: C) => {
+    const composed = await composeService(definition, { config: appConfig, keys, pool, logger: silent });
+    await composed.app.ready();
+    return composed;
+  };
+  const { app, parts, handlers, instanceSubscription } = await compose(config);
+  const apps = [app];
+  const handle = dispatcher(handlers);
+  const hear = dispatcher(instanceSubscription?.handlers ?? []);
+  const sign = tokenIssuer({ privateKey: keys.privateKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: 3600 });
+
+  return {
+    app,
+    pool,
+    config,
+    parts,
+    database,
+    keys,
+    tokenFor: (user) => sign({ id: user.id, username: user.username }),
+    deliver: (event) => handle(event, silent),
+    async outbox() {
+      const { rows } = await pool.query<{ payload: EventEnvelope }>(
+        'WITH taken AS (DELETE FROM outbox RETURNING payload, created_at, id) SELECT payload FROM taken ORDER BY created_at, id',
+      );
+      return rows.map((row) => row.payload);
+    },
+    hear: (event) => hear(event, silent),
+    async anotherApp(extra) {
+      const another = (await compose(settings(extra))).app;
+      apps.push(another);
+      return another;
+    },
+    async close() {
+      await Promise.all(apps.map((each) => each.close()));
+      await Promise.all(neighbours.map((each) => each.close()));
+      await pool.end();
+      await database.drop();
+    },
+  };
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** Asserts a problem+json answer with `status` (showing the body when it is another) and returns the problem. */
+export function expectProblem(response: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number) {
+  expect(response.statusCode, response.body).toBe(status);
+  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+  return problemSchema.parse(JSON.parse(response.body));
+}

@@ -1,0 +1,8 @@
+import { collectionCreated, collectionDeleted } from '@recipes/contracts';
+import type { PublishedEvent } from '@recipes/runtime';
+
+/** Every event this service writes to its outbox, and where. */
+export const published: PublishedEvent[] = [
+  { event: collectionCreated, from: '`create` in src/collections.ts' },
+  { event: collectionDeleted, from: '`delete` in src/collections.ts' },
+];

@@ -1,0 +1,22 @@
+import { CollectionDirectory, ContentDirectory, UserDirectory } from '@recipes/directory';
+import { Idempotency } from '@recipes/idempotency';
+import { type PartsContext } from '@recipes/runtime';
+import { comments } from './comments.js';
+import { type CommentsConfig } from './config.js';
+import { targetOwners } from './targets.js';
+
+/** The comments domain, and what it knows of users, recipes and posts, and collections (libs/directory). */
+export function parts({ config, pool }: PartsContext<CommentsConfig>) {
+  const directories = {
+    users: new UserDirectory({ pool, usersUrl: config.USERS_INTERNAL_URL }),
+    content: new ContentDirectory({ pool, contentUrl: config.CONTENT_INTERNAL_URL }),
+    collections: new CollectionDirectory({ pool, collectionsUrl: config.COLLECTIONS_INTERNAL_URL }),
+  };
+  return {
+    directories,
+    comments: comments({ pool, users: directories.users, targetOwner: targetOwners(directories.content, directories.collections) }),
+    idempotency: new Idempotency(pool),
+  };
+}
+
+export type CommentsParts = ReturnType<typeof parts>;

@@ -1,0 +1,16 @@
+import type { EventHandler } from '@recipes/messaging';
+import type { ContentParts } from '../../parts.js';
+import { commentCreatedHandler } from './comment-created.js';
+import { commentDeletedHandler } from './comment-deleted.js';
+import { userCreatedHandler } from './user-created.js';
+import { userUpdatedHandler } from './user-updated.js';
+
+/** Every event this service consumes: the users keep its user directory current, the comments its recipes' counts. */
+export function handlers({ users, commentCounts }: ContentParts): EventHandler[] {
+  return [
+    userCreatedHandler(users),
+    userUpdatedHandler(users),
+    commentCreatedHandler(commentCounts),
+    commentDeletedHandler(commentCounts),
+  ];
+}

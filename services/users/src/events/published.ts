@@ -1,0 +1,8 @@
+import { userCreated, userUpdated } from '@recipes/contracts';
+import type { PublishedEvent } from '@recipes/runtime';
+
+/** Every event this service writes to its outbox, and where. */
+export const published: PublishedEvent[] = [
+  { event: userCreated, from: '`register` in src/accounts.ts' },
+  { event: userUpdated, from: '`changeAvatar` in src/accounts.ts' },
+];

@@ -1,0 +1,119 @@
+import { fileURLToPath } from 'node:url';
+import { generateSigningKeyPair } from '@recipes/auth';
+import { parseConfig } from '@recipes/config';
+import { eventCatalogue, eventEnvelopeSchema, eventsProducedBy } from '@recipes/contracts';
+import type { Pool } from '@recipes/db';
+import { createLogger } from '@recipes/logging';
+import { type RunningService, startBackendService } from '@recipes/runtime';
+import { amqpUrl, createTcpProxy, createTestDatabase, eventually, removeExchangeFamily, type TcpProxy, type TestDatabase, uniqueName } from '@recipes/testing';
+import { catalogueDisagreements, serviceEventsOf, sqlOutboxWrites } from '@recipes/testing/catalogue';
+import amqp from 'amqplib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usersConfigSchema } from '../src/config.js';
+import { usersService } from '../src/service.js';
+
+const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
+
+describe('the users service definition', () => {
+  it('agrees with the event catalogue: what it handles, what it publishes, what its SQL writes', () => {
+    expect(catalogueDisagreements(eventCatalogue, serviceEventsOf(usersService))).toEqual([]);
+  });
+
+  it('consumes nothing (its definition has no handlers), and its SQL writes no events', () => {
+    expect(serviceEventsOf(usersService).handlers).toEqual([]);
+    expect(sqlOutboxWrites(migrationsDir)).toEqual([]);
+  });
+
+  it('is the producer of the user events, which its accounts enqueue', () => {
+    expect(eventsProducedBy('users').map((event) => event.type)).toEqual(['user.created', 'user.updated']);
+  });
+
+  it('refuses to be built without the private key, which its tokens are signed with', () => {
+    const context = { config: parseConfig(usersConfigSchema, {}), pool: {} as Pool, logger: createLogger({ service: 'users', level: 'silent' }) };
+    expect(() => usersService.parts({ ...context, keys: { publicKey: generateSigningKeyPair().publicKey } })).toThrow(/private key/);
+  });
+});
+
+/** The users service as it runs in production, its broker link through a proxy the test can cut. */
+let service: RunningService;
+let proxy: TcpProxy;
+let database: TestDatabase;
+let connection: amqp.ChannelModel;
+const received: { messageId: string; body: ReturnType<typeof eventEnvelopeSchema.parse> }[] = [];
+const exchange = uniqueName('users-events');
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  proxy = await createTcpProxy(amqpUrl());
+  const config = parseConfig(usersConfigSchema, { DATABASE_URL: database.url, AMQP_URL: proxy.url, EVENTS_EXCHANGE: exchange });
+  const keys = generateSigningKeyPair();
+  service = await startBackendService(usersService, { config, keys, logger: createLogger({ service: 'users', level: 'silent' }) });
+
+  // A consumer of its own, straight to the broker, as another service would be.
+  connection = await amqp.connect(amqpUrl());
+  const channel = await connection.createChannel();
+  await channel.assertExchange(exchange, 'topic', { durable: true });
+  const { queue } = await channel.assertQueue('', { exclusive: true });
+  await channel.bindQueue(queue, exchange, 'user.*');
+  await channel.consume(queue, (message) => {
+    if (!message) return;
+    received.push({ messageId: message.properties.messageId, body: eventEnvelopeSchema.parse(JSON.parse(message.content.toString())) });
+    channel.ack(message);
+  });
+});
+
+afterAll(async () => {
+  try {
+    await service?.close();
+    await connection?.close();
+    await proxy?.close();
+  } finally {
+    await removeExchangeFamily(amqpUrl(), exchange);
+    await database?.drop();
+  }
+});
+
+const register = (username: string) =>
+  service.app.inject({
+    method: 'POST',
+    url: '/api/auth/register',
+    payload: { username, password: 'password123' },
+    headers: { 'x-request-id': `register-${username}` },
+  });
+
+const eventsFor = (userId: string) => received.filter((message) => (message.body.data as { id: string }).id === userId);
+
+async function outboxSize(): Promise<number> {
+  const { rows } = await service.pool.query<{ count: string }>('SELECT count(*) FROM outbox');
+  return Number(rows[0]!.count);
+}
+
+describe('user events through the outbox', () => {
+  it('publishes user.created once, with the request id as correlation id', async () => {
+    const response = await register('online_user');
+    expect(response.statusCode).toBe(201);
+    const { id } = response.json().user;
+    const [message] = await eventually(async () => (eventsFor(id).length > 0 ? eventsFor(id) : undefined));
+    expect(message!.body).toMatchObject({ type: 'user.created', producer: 'users', correlationId: 'register-online_user' });
+    expect(message!.messageId).toBe(message!.body.id);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(eventsFor(id)).toHaveLength(1);
+  });
+
+  it('registers while the broker is unreachable, and delivers the event exactly once when it is back', async () => {
+    proxy.cut();
+    const response = await register('offline_user');
+    expect(response.statusCode).toBe(201);
+    const { id } = response.json().user;
+
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(eventsFor(id)).toHaveLength(0);
+    expect(await outboxSize()).toBe(1);
+
+    proxy.restore();
+    await eventually(async () => (eventsFor(id).length > 0 ? true : undefined), 20_000);
+    await eventually(async () => ((await outboxSize()) === 0 ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(eventsFor(id)).toHaveLength(1);
+  }, 30_000);
+});
