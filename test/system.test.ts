@@ -1,11 +1,11 @@
 import { problemSchema } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedSystem } from '../scripts/system.mjs';
 import { routeTable, serviceFor } from '../services/gateway/src/route-table.js';
-import { startTestSystem } from './support/system.js';
+import { mentionFlow } from './client/client.js';
+import { startTestSystem, type TestSystem } from './support/system.js';
 
 /** Every built service as its own process behind the gateway, as `npm start` runs them. */
-let system: StartedSystem;
+let system: TestSystem;
 let api: string;
 
 beforeAll(async () => {
@@ -53,6 +53,17 @@ describe('the system through the gateway', () => {
     expect(problemSchema.parse(unknown.body).code).toBe('NOT_FOUND');
     const unauthenticated = await call('GET', '/users/me');
     expect(unauthenticated.status).toBe(401);
+  });
+
+  it('serves the client generated from its OpenAPI document: register, comment with a mention, read the notification', async () => {
+    const { ada, bob, comment, notification, unreadCount } = await mentionFlow(system.urlOf('gateway'), 'system_client');
+    expect(notification).toMatchObject({ type: 'mention_recipe_comment', actor: { id: bob.id }, commentId: comment.id, isRead: false });
+    expect(unreadCount).toBe(1);
+    expect(ada.username).toBe('system_client_ada');
+    // What passed through was recorded and checked as it went (see test/support/system.ts).
+    expect(system.conformance.seen().responses).toBeGreaterThanOrEqual(6);
+    expect(system.conformance.seen().events).toBeGreaterThanOrEqual(3);
+    expect(system.conformance.mismatches()).toEqual([]);
   });
 
   it('reports each service’s readiness at /health', async () => {

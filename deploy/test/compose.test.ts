@@ -37,6 +37,12 @@ describe('docker-compose.yml', () => {
     expect(Object.keys((compose as { volumes?: object }).volumes ?? {})).toContain(volume!.split(':')[0]);
   });
 
+  it('runs current infrastructure: PostgreSQL 17 or later, RabbitMQ 4.x with its management plugin', () => {
+    const postgres = /^postgres:(\d+)(?:[.-]|$)/.exec((defined.postgres as { image?: string }).image ?? '');
+    expect(Number(postgres?.[1]), 'postgres image').toBeGreaterThanOrEqual(17);
+    expect((defined.rabbitmq as { image?: string }).image).toMatch(/^rabbitmq:4(\.\d+)*-management(-alpine)?$/);
+  });
+
   it('publishes only the gateway’s port, and never a metrics port', () => {
     const published = Object.entries(defined).filter(([, service]) => (service.ports ?? []).length > 0);
     expect(published.map(([name]) => name)).toEqual(['gateway']);

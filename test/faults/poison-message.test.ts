@@ -1,7 +1,6 @@
 import { brokerAdmin, eventually } from '@recipes/testing';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import type { StartedSystem } from '../../scripts/system.mjs';
-import { startTestSystem } from '../support/system.js';
+import { startTestSystem, type TestSystem } from '../support/system.js';
 import { databaseOf, exchangeOf, mentionEvent, notificationsCount, queueOf } from './support.js';
 
 /**
@@ -12,7 +11,7 @@ import { databaseOf, exchangeOf, mentionEvent, notificationsCount, queueOf } fro
 const name = 'recipes_fault_poison';
 const MAX_ATTEMPTS = 4;
 
-let system: StartedSystem;
+let system: TestSystem;
 let db: ReturnType<typeof databaseOf>;
 let broker: Awaited<ReturnType<typeof brokerAdmin>>;
 
@@ -53,6 +52,8 @@ it('dead-letters an event that always fails after EVENT_MAX_ATTEMPTS, logs its i
   const valid = mentionEvent();
   const poison = { ...valid, data: { ...(valid.data as object), mentionedUserId: 'not-a-user-id' } };
   const good = mentionEvent();
+  // Broken on purpose: the event check (test/support/system.ts) must report it, and the run must not fail for it.
+  system.conformance.expectBrokenEvents(poison.id);
   await broker.publish(exchangeOf(name), [poison]);
   await broker.publish(exchangeOf(name), [good]);
 
@@ -84,4 +85,10 @@ it('dead-letters an event that always fails after EVENT_MAX_ATTEMPTS, logs its i
   expect(await broker.messageCount(`${queue}.dlq`)).toBe(0); // the one taken above was the only one
   expect(await db.count(notificationsCount)).toBe(1);
   expect(await db.count('SELECT count(*)::int AS count FROM notifications.processed_events WHERE event_id = $1', [poison.id])).toBe(0);
+
+  // The tap on the exchange saw the poison event and the check refused it against the catalogue; the good one passed.
+  expect(system.conformance.brokenEventsSeen()).toContain(
+    `${poison.id} (comment.mention.created v1): payload/data/mentionedUserId must match format "uuid"`,
+  );
+  expect(system.conformance.mismatches()).toEqual([]);
 }, 60_000);

@@ -1,13 +1,47 @@
-import swagger from '@fastify/swagger';
-import type { FastifyInstance } from 'fastify';
+import swagger, { type SwaggerTransform } from '@fastify/swagger';
+import type { FastifyInstance, FastifySchema } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import type { ErrorStatus } from './problem.js';
+import { problemResponses } from './schemas.js';
+
+/** Methods whose body Fastify reads whatever the route declares: on each, a body can be refused (415, 413, 400). */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The error statuses a route can answer whatever its handler does, from what the framework does around it
+ * (docs/api.md §1): a bug (500); a database or service away (503); a request line or a path parameter over
+ * the limit (414, see `answerClientError` and Fastify's `maxParamLength`); a path id that is not well-formed
+ * (404); a body that is not JSON, too large or not valid (415, 413, 400); an invalid query or header (400);
+ * and, where @recipes/auth checks every token sent (docs/api.md §2), a bad token (401) even on public routes.
+ */
+export function frameworkStatuses(methods: readonly string[], url: string, schema: FastifySchema, checksTokens: boolean): ErrorStatus[] {
+  const statuses = new Set<ErrorStatus>([414, 500, 503]);
+  if (checksTokens) statuses.add(401);
+  if (url.includes(':')) statuses.add(404);
+  if (methods.some((method) => BODY_METHODS.has(method))) for (const status of [400, 413, 415] as const) statuses.add(status);
+  // Path parameters are not among them: one that is not valid names nothing (404, see check-order.ts).
+  if (schema.querystring || schema.headers || schema.body) statuses.add(400);
+  return [...statuses].sort((a, b) => a - b);
+}
 
 /**
  * OpenAPI generated from the routes' zod schemas, served at `/openapi.json` for the gateway to merge.
- * Only `/api` routes are public; internal and health routes stay out of the document.
+ * Only `/api` routes are public; internal and health routes stay out of the document. Each route names its
+ * own `operationId` and `security` (`[]` when public) in its schema; every error status it can answer is
+ * declared as problem+json: those it lists itself (`problemResponses`) and those the framework adds.
  */
 async function openApiPlugin(app: FastifyInstance, { title, description }: { title: string; description: string }) {
+  const transform: SwaggerTransform = (input) => {
+    if (!input.url.startsWith('/api/')) return { schema: { ...input.schema, hide: true }, url: input.url };
+    const schema: FastifySchema = input.schema ?? {};
+    const methods = [input.route.method].flat();
+    const statuses = frameworkStatuses(methods, input.url, schema, app.hasDecorator('auth'));
+    const response = { ...problemResponses(...statuses), ...(schema.response as object | undefined) };
+    // A copy: the route's own schema also serializes its replies.
+    return jsonSchemaTransform({ ...input, schema: { ...schema, response } } as Parameters<typeof jsonSchemaTransform>[0]);
+  };
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -16,8 +50,7 @@ async function openApiPlugin(app: FastifyInstance, { title, description }: { tit
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
       },
     },
-    transform: (input) =>
-      input.url.startsWith('/api/') ? jsonSchemaTransform(input) : { schema: { ...input.schema, hide: true }, url: input.url },
+    transform,
     transformObject: jsonSchemaTransformObject,
   });
   app.get('/openapi.json', { schema: { hide: true }, logLevel: 'warn' }, async () => app.swagger());

@@ -37,6 +37,18 @@ beforeAll(async () => {
       return reply.code(201).send({ id: request.params.id, name: request.body.name });
     },
   );
+  app.get(
+    '/api/things/:id',
+    {
+      schema: {
+        operationId: 'getThing',
+        security: [],
+        params: z.object({ id: z.uuid() }),
+        response: { 200: z.object({ id: z.string() }) },
+      },
+    },
+    async (request) => ({ id: request.params.id }),
+  );
   app.get('/api/missing', async () => {
     throw notFound('Thing not found');
   });
@@ -121,6 +133,11 @@ describe('createApp', () => {
     expectProblem(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
+  it('answers a path parameter over 100 characters with 414 URI_TOO_LONG, as the document declares', async () => {
+    const response = await app.inject({ method: 'POST', url: `/api/things/${'a'.repeat(101)}`, payload: { name: 'a' } });
+    expectProblem(response, 414, 'URI_TOO_LONG');
+  });
+
   it('answers an ill-formed path id with 404, not 400', async () => {
     const response = await app.inject({ method: 'POST', url: '/api/things/not-a-uuid', payload: { name: 'a' } });
     expectProblem(response, 404, 'NOT_FOUND');
@@ -197,6 +214,39 @@ describe('health and docs', () => {
     expect(Object.keys(document.paths).sort()).toEqual(['/api/boom', '/api/missing', '/api/things/{id}']);
     const post = document.paths['/api/things/{id}'].post;
     expect(post.requestBody.content['application/json'].schema.required).toEqual(['name']);
-    expect(Object.keys(post.responses)).toEqual(['201', '400', '404']);
+    // Its own, and those the framework can answer: a body refused (400, 413, 415), a path id that names
+    // nothing (404), an overlong URL (414), a bug (500), a dependency away (503).
+    expect(Object.keys(post.responses)).toEqual(['201', '400', '404', '413', '414', '415', '500', '503']);
+  });
+
+  it('declares every error as problem+json with the problem schema, described by its code', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    type Operation = { responses: Record<string, { description: string; content?: Record<string, { schema: { required: string[] } }> }> };
+    const operations = Object.values(document.paths as Record<string, Record<string, Operation>>).flatMap((item) => Object.values(item));
+    const errors = operations.flatMap((operation) => Object.entries(operation.responses).filter(([status]) => Number(status) >= 400));
+    expect(errors.length).toBeGreaterThan(10);
+    for (const [status, response] of errors) {
+      expect(Object.keys(response.content ?? {}), status).toEqual(['application/problem+json']);
+      expect(response.content?.['application/problem+json']?.schema.required).toContain('code');
+      expect(response.description, status).toMatch(/\(`[A-Z_]+`\)/);
+    }
+    expect(document.paths['/api/things/{id}'].post.responses['414'].description).toMatch(/URI_TOO_LONG/);
+  });
+
+  it('keeps the operationId and security a route gives', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const get = document.paths['/api/things/{id}'].get;
+    expect(get).toMatchObject({ operationId: 'getThing', security: [] });
+    // No method with a body, no query: none of 400, 413, 415.
+    expect(Object.keys(get.responses)).toEqual(['200', '404', '414', '500', '503']);
+  });
+
+  it('declares 401 on every route where @recipes/auth checks any token sent', async () => {
+    const withAuth = await createApp({ title: 'with auth', logger: createLogger({ service: 'test', level: 'silent' }) });
+    withAuth.decorate('auth', {});
+    withAuth.get('/api/open', { schema: { operationId: 'open', security: [] } }, async () => ({}));
+    const document = (await withAuth.inject({ method: 'GET', url: '/openapi.json' })).json();
+    await withAuth.close();
+    expect(Object.keys(document.paths['/api/open'].get.responses)).toContain('401');
   });
 });

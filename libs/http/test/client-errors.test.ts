@@ -37,13 +37,14 @@ describe('requests that are not valid HTTP', () => {
     ['a raw non-ASCII byte in the path', Buffer.from('GET /api/caf\u00e9 HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1'), 400],
     ['a request line that is not HTTP', Buffer.from('HELLO THERE\r\n\r\n'), 400],
     ['headers over the size limit', Buffer.from(`GET /api/things HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`), 431],
+    ['a request line over the size limit', Buffer.from(`GET /api/things?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`), 414],
   ])('answers %s with %i problem+json and a request id', async (_name, bytes, status) => {
     const response = await exchange(bytes);
     expect(response.status).toBe(status);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(response.headers.connection).toBe('close');
     const problem = problemSchema.parse(JSON.parse(response.body));
-    expect(problem).toMatchObject({ status, code: status === 400 ? 'VALIDATION_ERROR' : 'BAD_REQUEST' });
+    expect(problem).toMatchObject({ status, code: { 400: 'VALIDATION_ERROR', 414: 'URI_TOO_LONG' }[status] ?? 'BAD_REQUEST' });
     expect(problem.requestId).toBe(response.headers['x-request-id']);
   });
 });

@@ -72,7 +72,7 @@ async function resolve(environment: NodeJS.ProcessEnv): Promise<TestInfrastructu
     if (await postgresAnswers(LOCAL_DATABASE_URL)) databaseUrl = LOCAL_DATABASE_URL;
     else {
       const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
-      const container = await new PostgreSqlContainer('postgres:16-alpine').withExposedPorts({ container: 5432, host: await freePort() }).start();
+      const container = await new PostgreSqlContainer('postgres:17-alpine').withExposedPorts({ container: 5432, host: await freePort() }).start();
       stops.push(() => container.stop());
       containers.postgres = container.getId();
       databaseUrl = container.getConnectionUri();
@@ -84,7 +84,7 @@ async function resolve(environment: NodeJS.ProcessEnv): Promise<TestInfrastructu
     if (await rabbitAnswers(LOCAL_AMQP_URL)) amqpUrl = LOCAL_AMQP_URL;
     else {
       const { RabbitMQContainer } = await import('@testcontainers/rabbitmq');
-      const container = await new RabbitMQContainer('rabbitmq:3.13-alpine').withExposedPorts({ container: 5672, host: await freePort() }).start();
+      const container = await new RabbitMQContainer('rabbitmq:4-management-alpine').withExposedPorts({ container: 5672, host: await freePort() }).start();
       stops.push(() => container.stop());
       containers.rabbitmq = container.getId();
       amqpUrl = container.getAmqpUrl();

@@ -1,3 +1,7 @@
+import { STATUS_CODES } from 'node:http';
+import { isDeepStrictEqual } from 'node:util';
+import { problemSchema } from '@recipes/contracts';
+import { codeFor, PROBLEM_CONTENT_TYPE } from '@recipes/http';
 import { z } from 'zod';
 import { type Service, serviceFor } from './route-table.js';
 
@@ -15,10 +19,60 @@ const serviceDocumentSchema = z.looseObject({
 
 export interface MergedDocument {
   openapi: string;
-  info: { title: string; version: string; description: string };
+  info: { title: string; version: string; description: string; license: { name: string; identifier: string } };
+  servers: { url: string; description: string }[];
   paths: Record<string, unknown>;
   components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
   tags: { name: string }[];
+}
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** The problem details of docs/api.md §1 as JSON Schema, as the services' documents inline it. */
+const problemJsonSchema = (() => {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(problemSchema, { target: 'draft-2020-12', io: 'output' });
+  return schema;
+})();
+
+const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
+
+/**
+ * What the gateway itself can answer on every route it forwards, before or instead of the service: a request
+ * line over the limit (414), its rate limit per address (429), a service it cannot reach (503) or that does
+ * not answer in time (504).
+ */
+const GATEWAY_STATUSES = {
+  414: 'The request line is too long',
+  429: 'The gateway’s rate limit per client address was hit; Retry-After says when to try again',
+  503: 'The service is unavailable, or something it needs is; try again',
+  504: 'The service did not answer the gateway in time',
+} as const;
+
+type JsonObject = Record<string, unknown>;
+const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Every error body the merged document declares refers to the one `Problem` schema when it is that schema,
+ * and every operation declares what the gateway adds (`GATEWAY_STATUSES`). Responses are rebuilt, never
+ * changed in place: the services' documents are cached as they came.
+ */
+function withGatewayResponses(operation: JsonObject, problem: unknown): JsonObject {
+  const responses: JsonObject = {};
+  for (const [status, response] of Object.entries(isObject(operation.responses) ? operation.responses : {})) {
+    const content = isObject(response) && isObject(response.content) ? response.content : undefined;
+    const media = content?.[PROBLEM_CONTENT_TYPE];
+    responses[status] =
+      content && isObject(media) && isDeepStrictEqual(media.schema, problem)
+        ? { ...(response as JsonObject), content: { ...content, [PROBLEM_CONTENT_TYPE]: { ...media, schema: PROBLEM_REF } } }
+        : response;
+  }
+  for (const [status, when] of Object.entries(GATEWAY_STATUSES)) {
+    responses[status] ??= {
+      description: `${STATUS_CODES[Number(status)]} (\`${codeFor(Number(status))}\`): ${when}.`,
+      content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } },
+    };
+  }
+  return { ...operation, responses };
 }
 
 /**
@@ -29,7 +83,14 @@ export interface MergedDocument {
 export function mergeOpenApi(documents: ReadonlyArray<{ service: Service; document: unknown }>): MergedDocument {
   const merged: MergedDocument = {
     openapi: '3.1.0',
-    info: { title: 'Recipe Sharing API', version: '1.0.0', description: '' },
+    info: {
+      title: 'Recipe Sharing API',
+      version: '1.0.0',
+      description: '',
+      license: { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' },
+    },
+    // Relative: the API is served by the same gateway as this document, whatever its address.
+    servers: [{ url: '/', description: 'The gateway serving this document' }],
     paths: {},
     components: { schemas: {}, securitySchemes: {} },
     tags: [],
@@ -49,6 +110,15 @@ export function mergeOpenApi(documents: ReadonlyArray<{ service: Service; docume
     merged.components.schemas = { ...components.schemas, ...merged.components.schemas };
     merged.components.securitySchemes = { ...components.securitySchemes, ...merged.components.securitySchemes };
     for (const tag of tags) if (!merged.tags.some((known) => known.name === tag.name)) merged.tags.push(tag);
+  }
+  merged.components.schemas.Problem ??= problemJsonSchema;
+  const problem = merged.components.schemas.Problem;
+  for (const [path, item] of Object.entries(merged.paths)) {
+    if (!isObject(item)) continue;
+    const operations = Object.fromEntries(
+      HTTP_METHODS.filter((method) => isObject(item[method])).map((method) => [method, withGatewayResponses(item[method] as JsonObject, problem)]),
+    );
+    merged.paths[path] = { ...item, ...operations };
   }
   merged.info.description =
     'Every public endpoint, served through the gateway.' +

@@ -1,0 +1,101 @@
+/**
+ * A client of the public API written against nothing but the types openapi-typescript generates from the
+ * gateway's OpenAPI document (`npm run check:client` generates them into generated/ and type-checks this
+ * file; test/openapi-client.test.ts shows the check failing when the document breaks the client). Plain
+ * fetch: every path, parameter, body and answer is typed by the generated `paths`.
+ *
+ * `mentionFlow` registers two users; one publishes a recipe, the other comments on it mentioning the first,
+ * who then reads the notification. test/system.test.ts runs it against the whole system.
+ */
+import type { components, paths } from '../../generated/api.js';
+
+type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
+export type Problem = components['schemas']['Problem'];
+
+/** The operation the document has at `path` for `method`. */
+type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
+type ParametersOf<O> = O extends { parameters: infer Parameters } ? Parameters : never;
+type PathParameters<O> = ParametersOf<O> extends { path: infer Path } ? Path : never;
+type QueryParameters<O> = ParametersOf<O> extends { query?: infer Query } ? Query : never;
+type JsonBody<O> = O extends { requestBody: { content: { 'application/json': infer Body } } } ? Body : never;
+
+/** What a call needs: path parameters and a JSON body exactly where the operation has them. */
+export type Input<O> = ([PathParameters<O>] extends [never] ? { params?: undefined } : { params: PathParameters<O> }) &
+  ([JsonBody<O>] extends [never] ? { body?: undefined } : { body: JsonBody<O> }) & {
+    query?: QueryParameters<O>;
+    token?: string;
+  };
+
+/** Every answer the operation declares, as a union the caller narrows by `status`. */
+export type Answer<O> = O extends { responses: infer Responses }
+  ? { [S in keyof Responses]: { status: S; body: Responses[S] extends { content: infer Content } ? Content[keyof Content] : undefined } }[keyof Responses]
+  : never;
+
+export function apiClient(baseUrl: string) {
+  return async function call<P extends keyof paths, M extends Method>(method: M, path: P, input: Input<Operation<P, M>>): Promise<Answer<Operation<P, M>>> {
+    const params = (input.params ?? {}) as Record<string, string>;
+    const url = new URL(`${baseUrl}${String(path).replace(/\{(\w+)\}/g, (_whole, name: string) => encodeURIComponent(params[name] ?? ''))}`);
+    for (const [name, value] of Object.entries((input.query ?? {}) as Record<string, string | undefined>)) {
+      if (value !== undefined) url.searchParams.set(name, value);
+    }
+    const response = await fetch(url, {
+      method: method.toUpperCase(),
+      headers: {
+        ...(input.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(input.token === undefined ? {} : { authorization: `Bearer ${input.token}` }),
+      },
+      ...(input.body === undefined ? {} : { body: JSON.stringify(input.body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text === '' ? undefined : JSON.parse(text) } as Answer<Operation<P, M>>;
+  };
+}
+
+/** Fails with the problem's own words when an answer is not the one expected. */
+function unexpected(what: string, answer: { status: unknown; body: unknown }): Error {
+  const problem = answer.body as Partial<Problem> | undefined;
+  return new Error(`${what}: ${String(answer.status)} ${problem?.code ?? ''} ${problem?.detail ?? ''}`);
+}
+
+/** Registers two users, mentions one in a comment by the other, and returns the mentioned user's notification. */
+export async function mentionFlow(baseUrl: string, prefix: string, { timeoutMs = 10_000 } = {}) {
+  const call = apiClient(baseUrl);
+
+  const register = async (username: string) => {
+    const answer = await call('post', '/api/auth/register', { body: { username, password: 'correct horse battery' } });
+    if (answer.status !== 201) throw unexpected(`register ${username}`, answer);
+    return answer.body;
+  };
+  const ada = await register(`${prefix}_ada`);
+  const bob = await register(`${prefix}_bob`);
+
+  const published = await call('post', '/api/recipes', {
+    token: ada.token,
+    body: { title: 'Velvia at dusk', cameraModel: 'X-T5', filmSimulation: 'Velvia' },
+  });
+  if (published.status !== 201) throw unexpected('publish a recipe', published);
+  const recipe = published.body.recipe;
+
+  const commented = await call('post', '/api/recipes/{id}/comments', {
+    token: bob.token,
+    params: { id: recipe.id },
+    body: { content: `What a light, @${ada.user.username}!` },
+  });
+  if (commented.status !== 201) throw unexpected('comment with a mention', commented);
+  const comment = commented.body.comment;
+
+  // The mention reaches the notifications service through the broker: a moment later.
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const listed = await call('get', '/api/notifications', { token: ada.token, query: { limit: '20' } });
+    if (listed.status !== 200) throw unexpected('read notifications', listed);
+    const notification = listed.body.data.find((candidate) => candidate.commentId === comment.id);
+    if (notification) {
+      const unread = await call('get', '/api/notifications/unread-count', { token: ada.token });
+      if (unread.status !== 200) throw unexpected('count unread notifications', unread);
+      return { ada: ada.user, bob: bob.user, recipe, comment, notification, unreadCount: unread.body.count };
+    }
+    if (Date.now() > deadline) throw new Error(`no notification of comment ${comment.id} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
