@@ -34,6 +34,8 @@ export function startSystem(options: {
   portOffset: number;
   /** Instances of each backend service, 1 (the default) to 5; instance n listens 10 n ports above the first. */
   replicas?: number;
+  /** Gateways, 1 (the default) to 5, each with every backend instance behind it; gateway n listens 10 n ports above the first. */
+  gateways?: number;
   databaseUrl?: string;
   amqpUrl?: string;
   env?: Record<string, string>;

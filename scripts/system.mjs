@@ -100,7 +100,8 @@ class ServiceProcess {
 
 /**
  * `portOffset` moves every port (3000 → 3000 + offset) so a running `npm start` is not disturbed;
- * `replicas` runs that many instances of each backend service, all behind the one gateway;
+ * `replicas` runs that many instances of each backend service, behind each gateway; `gateways` that many
+ * gateways (each with every backend instance behind it);
  * `env` adds settings for every process; `envFor(service, instance, env)` returns settings for one
  * process over all others, given the `env` it would get without them (e.g. its own DATABASE_URL through a
  * proxy, for the fault campaign); `logs` 'inherit' shows their output, 'pipe' keeps it in each process's
@@ -111,6 +112,7 @@ export async function startSystem({
   name,
   portOffset,
   replicas = 1,
+  gateways = 1,
   databaseUrl = 'postgres://postgres@127.0.0.1:5432/postgres',
   amqpUrl = 'amqp://guest:guest@127.0.0.1:5672',
   env = {},
@@ -119,13 +121,14 @@ export async function startSystem({
   inspect = false,
 }) {
   if (!(replicas >= 1 && replicas <= MAX_REPLICAS)) throw new Error(`replicas must be 1 to ${MAX_REPLICAS}, not ${replicas}`);
+  if (!(gateways >= 1 && gateways <= MAX_REPLICAS)) throw new Error(`gateways must be 1 to ${MAX_REPLICAS}, not ${gateways}`);
   const portOf = (service, instance = 0) => services.find((s) => s.name === service).port + portOffset + instance * REPLICA_PORT_STEP;
   const urlOf = (service, instance = 0) => `http://127.0.0.1:${portOf(service, instance)}`;
   const keysDir = resolve(`.keys/${name}`);
   ensureKeyPair(`${keysDir}/jwt-private.pem`, `${keysDir}/jwt-public.pem`);
   const DATABASE_URL = await freshDatabase(databaseUrl, name);
   const present = services.filter((s) => existsSync(`services/${s.name}/dist/server.js`));
-  const instancesOf = (service) => (service === 'gateway' ? [0] : Array.from({ length: replicas }, (_, i) => i));
+  const instancesOf = (service) => Array.from({ length: service === 'gateway' ? gateways : replicas }, (_, i) => i);
   const internalUrlOf = (service, instance = 0) => `http://127.0.0.1:${portOf(service, instance) + INTERNAL_PORT_SHIFT}`;
   // The gateway takes every instance of a service; services call each other's internal port on the first instance.
   const upstreams = Object.fromEntries(

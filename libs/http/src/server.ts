@@ -23,6 +23,20 @@ export interface ListenSettings {
  */
 const DEFAULT_DRAIN_MS = 3_000;
 
+/** What to do first when shutdown starts, per server: e.g. end the streams it holds so their clients reconnect elsewhere. */
+const shutdownHooks = new WeakMap<Server, (() => void)[]>();
+
+/**
+ * Runs `hook` as soon as shutdown starts (before open connections are waited for: a stream would keep its
+ * connection open to the end), and in any case as the app closes. `hook` must tolerate a second call.
+ */
+export function onShutdown(app: App, hook: () => void): void {
+  const hooks = shutdownHooks.get(app.server) ?? [];
+  hooks.push(hook);
+  shutdownHooks.set(app.server, hooks);
+  app.addHook('preClose', async () => hook());
+}
+
 function openConnections(server: Server): Promise<number> {
   return new Promise((resolve) => server.getConnections((err, count) => resolve(err ? 0 : count)));
 }
@@ -56,6 +70,7 @@ export async function listen(app: App, { host, port, metricsPort, internalPort, 
     if (err) app.log.error({ err }, 'shutting down after an unexpected error');
     else {
       app.log.info({ signal }, 'shutting down');
+      for (const hook of shutdownHooks.get(app.server) ?? []) hook();
       await Promise.all([drainConnections(app.server, drainMs), internal && drainConnections(internal.server, drainMs)]);
     }
     await app.close();

@@ -7,6 +7,7 @@ import { type GatewayConfig, upstreamUrls } from './config.js';
 import docsPlugin from './plugins/docs.js';
 import eventDocsPlugin from './plugins/event-docs.js';
 import proxyPlugin from './plugins/proxy.js';
+import streamProxyPlugin from './plugins/stream-proxy.js';
 import systemHealthPlugin from './plugins/system-health.js';
 import { Upstreams } from './upstreams.js';
 
@@ -51,6 +52,7 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
   await app.register(systemHealthPlugin, { upstreams, timeoutMs: config.HEALTH_TIMEOUT_MS });
   await app.register(docsPlugin, { upstreams, timeoutMs: config.HEALTH_TIMEOUT_MS, cacheMs: config.DOCS_CACHE_MS });
   await app.register(eventDocsPlugin, { exchange: config.EVENTS_EXCHANGE });
+  await app.register(streamProxyPlugin, { upstreams });
   await app.register(proxyPlugin, { upstreams });
   return app;
 }

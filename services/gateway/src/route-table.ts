@@ -33,7 +33,13 @@ export const routeTable: ReadonlyArray<readonly [pattern: string, service: Servi
   ['/api/notifications', 'notifications'],
   ['/api/notifications/unread-count', 'notifications'],
   ['/api/notifications/read', 'notifications'],
+  ['/api/notifications/read-all', 'notifications'],
+  ['/api/notifications/stream', 'notifications'],
+  ['/api/notifications/stream-tickets', 'notifications'],
 ];
+
+/** Responses that stay open (Server-Sent Events): never timed out or buffered by the gateway (see plugins/stream-proxy.ts). */
+export const streamRoutes = ['/api/notifications/stream'] as const;
 
 const SEGMENT = '[^/]+';
 

@@ -14,6 +14,8 @@ export interface UpstreamSettings {
  */
 export class Upstreams {
   readonly agent: Agent;
+  /** For streams, which stay open as long as their client wants: a connection timeout, but none on the body. */
+  readonly streamAgent: Agent;
   readonly #cursor = new Map<Service, number>();
 
   constructor(
@@ -29,6 +31,7 @@ export class Upstreams {
       bodyTimeout: timeoutMs,
       connect: { timeout: timeoutMs },
     });
+    this.streamAgent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: 0, connect: { timeout: timeoutMs } });
   }
 
   /** The next base URL of `service`, in turn (round-robin across its instances). */
@@ -61,7 +64,7 @@ export class Upstreams {
     return { status: response.statusCode, text: await response.body.text() };
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  async close(): Promise<void> {
+    await Promise.all([this.agent.close(), this.streamAgent.destroy()]);
   }
 }

@@ -9,6 +9,8 @@ export const notificationsConfigSchema = z.object({
   METRICS_PORT: env.port(9105),
   /** The users service's internal look-ups, for actors the events have not brought yet. */
   USERS_INTERNAL_URL: env.url('http://127.0.0.1:3101'),
+  /** How often an idle notification stream sends a comment line, so that proxies keep it open (docs/api.md §9.1). */
+  STREAM_KEEP_ALIVE_MS: env.positiveInt(15_000),
 });
 
 export type NotificationsConfig = z.infer<typeof notificationsConfigSchema>;

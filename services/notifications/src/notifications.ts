@@ -3,43 +3,25 @@ import {
   type commentMentionCreated,
   type EventData,
   type EventEnvelope,
+  createEvent,
   newId,
+  notFound,
+  notificationCreated,
+  notificationsRead,
   type PageQuery,
   pageOffset,
   pagination,
   type Pagination,
   type userTagged,
 } from '@recipes/contracts';
-import type { Pool } from '@recipes/db';
+import { type Pool, type Queryable, withTransaction } from '@recipes/db';
 import type { UserDirectory } from '@recipes/directory';
 import type { Logger } from '@recipes/logging';
-import { handleOnce } from '@recipes/outbox';
-import * as repository from './repository.js';
-import type { NotificationRecord } from './repository.js';
-
-export const notificationTypes = [
-  'mention_recipe_comment',
-  'mention_collection_comment',
-  'mention_post_comment',
-  'tag_recipe',
-  'tag_post',
-] as const;
-export type NotificationType = (typeof notificationTypes)[number];
-
-export const targetTypes = ['recipe', 'collection', 'post'] as const;
-export type TargetType = (typeof targetTypes)[number];
-
-/** What a mention or a tag tells one user. */
-export interface NewNotification {
-  recipientId: string;
-  type: NotificationType;
-  actorId: string;
-  contentType: TargetType;
-  contentId: string;
-  /** The comment of a mention; null for a tag. */
-  commentId: string | null;
-  createdAt: string;
-}
+import { enqueue, handleOnce } from '@recipes/outbox';
+import * as repository from './repository/notifications.js';
+import * as reads from './repository/reads.js';
+import type { Marked } from './repository/reads.js';
+import type { NewNotification, NotificationRecord, NotificationType, TargetType } from './repository/rows.js';
 
 /** A notification as its recipient sees it (docs/api.md §7): `commentId` only on mentions. */
 export interface Notification {
@@ -94,15 +76,27 @@ export function toNotification(record: NotificationRecord, actor: Author): Notif
   };
 }
 
+const PRODUCER = 'notifications';
+
+/** Tells every instance's streams that the recipient's unread count changed (docs/api.md §9.1); nothing when nothing did. */
+async function announceRead(tx: Queryable, recipientId: string, { updated, unread }: Marked, correlationId: string): Promise<void> {
+  if (updated === 0 || unread === undefined) return;
+  await enqueue(tx, createEvent(notificationsRead, { recipientId, updated, unreadCount: unread }, { producer: PRODUCER, correlationId }));
+}
+
 /** The notifications domain: rows made once per event, read and marked only by their recipient. */
 export function notifications(pool: Pool, directory: UserDirectory) {
   return {
-    /** Stores `notification` once however often `event` is delivered; nothing when there is none. */
+    /** Stores `notification` once however often `event` is delivered, and announces it; nothing when there is none. */
     async record(event: EventEnvelope, notification: NewNotification | undefined): Promise<void> {
       if (!notification) return;
       await handleOnce(pool, event, async (tx) => {
         if (notification.commentId !== null) await repository.lockCommentNotifications(tx, notification.recipientId, notification.commentId);
-        await repository.insertNotification(tx, newId(), event.id, notification);
+        const id = newId();
+        const stored = await repository.insertNotification(tx, id, event.id, notification);
+        if (!stored) return;
+        const data = { id, ...notification, sequence: stored.sequence, unreadCount: stored.unread };
+        await enqueue(tx, createEvent(notificationCreated, data, { producer: PRODUCER, correlationId: event.correlationId }));
       });
     },
 
@@ -137,9 +131,27 @@ export function notifications(pool: Pool, directory: UserDirectory) {
       return (await repository.findCounts(pool, recipientId)).unread;
     },
 
+    /** What the recipient's ETag is made of: it changes whenever their listing or unread count would. */
+    version: (recipientId: string): Promise<number> => repository.findVersion(pool, recipientId),
+
     /** How many of `ids` were the recipient's and unread; other users' ids change and reveal nothing. */
-    async markRead(recipientId: string, ids: string[]): Promise<number> {
-      return repository.markRead(pool, recipientId, ids);
+    async markRead(recipientId: string, ids: string[], correlationId: string): Promise<number> {
+      return withTransaction(pool, async (tx) => {
+        const marked = await reads.markRead(tx, recipientId, ids);
+        await announceRead(tx, recipientId, marked, correlationId);
+        return marked.updated;
+      });
+    },
+
+    /** Marks read every unread notification of the recipient, or those created at or before their notification `upTo`. */
+    async markAllRead(recipientId: string, upTo: string | undefined, correlationId: string): Promise<number> {
+      return withTransaction(pool, async (tx) => {
+        const place = upTo === undefined ? undefined : await reads.findListingPlace(tx, recipientId, upTo);
+        if (upTo !== undefined && !place) throw notFound('Notification not found');
+        const marked = await reads.markAllRead(tx, recipientId, place);
+        await announceRead(tx, recipientId, marked, correlationId);
+        return marked.updated;
+      });
     },
   };
 }

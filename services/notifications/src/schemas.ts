@@ -1,6 +1,6 @@
 import { authorSchema, paginationSchema, timestampSchema } from '@recipes/contracts';
 import { z } from 'zod';
-import { notificationTypes, targetTypes } from './notifications.js';
+import { notificationTypes, targetTypes } from './repository/rows.js';
 
 export const notificationSchema = z.object({
   id: z.uuid(),
@@ -18,4 +18,10 @@ export const notificationListResponse = z.object({ data: z.array(notificationSch
 export const unreadCountResponse = z.object({ count: z.number().int() });
 
 export const markReadBody = z.object({ notificationIds: z.array(z.uuid()).min(1).max(100) });
+/** Optional: without it, or without `upTo`, every unread notification is marked. */
+export const markAllReadBody = z.object({ upTo: z.uuid().optional() }).nullish();
+
+/** `304 Not Modified`: no body, the client's copy is current. */
+export const notModified = z.null().describe('Not Modified: the representation named by If-None-Match is current');
+
 export const markReadResponse = z.object({ message: z.string(), updated: z.number().int() });

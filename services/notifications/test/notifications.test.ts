@@ -1,7 +1,7 @@
 import { newId } from '@recipes/contracts';
 import { describe, expect, it } from 'vitest';
 import { fromMention, fromTag, toNotification } from '../src/notifications.js';
-import type { NotificationRecord } from '../src/repository.js';
+import type { NotificationRecord } from '../src/repository/rows.js';
 
 const actorId = newId();
 const userId = newId();

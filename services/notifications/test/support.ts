@@ -1,42 +1,29 @@
-import { fileURLToPath } from 'node:url';
 import { generateSigningKeyPair, tokenIssuer } from '@recipes/auth';
-import { parseConfig } from '@recipes/config';
 import {
   commentMentionCreated,
   createEvent,
   type EventData,
-  type EventEnvelope,
   type MentionKind,
   newId,
-  problemSchema,
   userCreated,
   type UserSnapshot,
   userTagged,
 } from '@recipes/contracts';
-import { createPool, migrate, type MigrationSet, type Pool } from '@recipes/db';
-import { userDirectoryMigrations } from '@recipes/directory';
-import type { App } from '@recipes/http';
 import { createLogger } from '@recipes/logging';
-import { outboxMigrations } from '@recipes/outbox';
-import { dispatcher } from '@recipes/runtime';
-import { createTestDatabase, type TestDatabase } from '@recipes/testing';
-import Fastify from 'fastify';
-import { expect } from 'vitest';
-import { composeNotifications } from '../src/app.js';
-import { type NotificationsConfig, notificationsConfigSchema } from '../src/config.js';
+import { type ServiceHarness, serviceHarness } from '@recipes/testing/service';
+import { stubUsersService, type UsersServiceStub } from '@recipes/testing/stubs';
+import type { NotificationsConfig } from '../src/config.js';
+import { type NotificationsParts, notificationsService } from '../src/service.js';
+
+export { expectProblem } from '@recipes/testing/service';
 
 export const log = createLogger({ service: 'notifications', level: 'silent' });
-
-export const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
-
-/** The sets the runtime migrates into the notifications schema, in its order. */
-const notificationsMigrations: MigrationSet[] = [outboxMigrations, userDirectoryMigrations, { dir: migrationsDir, table: 'migrations' }];
 
 export interface TestUser extends UserSnapshot {
   token: string;
 }
 
-/** Signs tokens as the users service would, with a key pair made for the test. */
+/** Signs tokens as the users service would, with a key pair made for the test (for the service run on its own keys). */
 export function tokenMaker(config: Pick<NotificationsConfig, 'JWT_ISSUER' | 'JWT_AUDIENCE'>) {
   const keys = generateSigningKeyPair();
   const sign = tokenIssuer({ privateKey: keys.privateKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: 3600 });
@@ -52,74 +39,36 @@ export function tokenMaker(config: Pick<NotificationsConfig, 'JWT_ISSUER' | 'JWT
 
 export const snapshotOf = ({ id, username, avatarUrl, revision }: UserSnapshot): UserSnapshot => ({ id, username, avatarUrl, revision });
 
-/** Stands in for the users service's `/internal/users/{id}` (the users-api pact checks the real one). */
-async function usersStub() {
-  const registered = new Map<string, UserSnapshot>();
-  let lookups = 0;
-  const server = Fastify();
-  server.get<{ Params: { id: string } }>('/internal/users/:id', async (request, reply) => {
-    lookups += 1;
-    const user = registered.get(request.params.id);
-    return user ? { user } : reply.code(404).send({ status: 404 });
-  });
-  const url = await server.listen({ host: '127.0.0.1', port: 0 });
-  return {
-    url,
-    register: (user: UserSnapshot) => void registered.set(user.id, user),
-    lookups: () => lookups,
-    close: () => server.close(),
-  };
-}
-
-export interface NotificationsHarness {
-  app: App;
-  pool: Pool;
-  database: TestDatabase;
-  /** Applies an event as the broker would deliver it, through the service's real handlers. */
-  deliver(event: EventEnvelope): Promise<void>;
+export interface NotificationsHarness extends ServiceHarness<NotificationsConfig, NotificationsParts> {
+  /** The users service, as the user directory's look-ups reach it; `users.requests` are the look-ups that reached it. */
+  users: UsersServiceStub;
   /** A user the read model knows, as if their user.created had arrived. */
   knownUser(username: string, avatarUrl?: string | null): Promise<TestUser>;
   /** A user registered a moment ago: only the users service knows them yet. */
   newUser(username: string): TestUser;
-  /** Look-ups that reached the users service. */
-  usersLookups(): number;
-  close(): Promise<void>;
 }
 
-/** The notifications app and its handlers on a fresh, migrated database, with a stand-in users service. */
-export async function notificationsHarness(): Promise<NotificationsHarness> {
-  const database = await createTestDatabase();
-  await migrate({ databaseUrl: database.url, schema: 'notifications', sets: notificationsMigrations, logger: log });
-  const pool = createPool({ connectionString: database.url, schema: 'notifications', applicationName: 'notifications-test', logger: log });
-  const users = await usersStub();
-  const config = parseConfig(notificationsConfigSchema, { DATABASE_URL: database.url, USERS_INTERNAL_URL: users.url });
-  const tokens = tokenMaker(config);
-  const { app, handlers } = await composeNotifications({ config, publicKey: tokens.publicKey, pool, logger: log });
-  await app.ready();
-  const dispatch = dispatcher(handlers);
-  const deliver = (event: EventEnvelope) => dispatch(event, log);
+/** The notifications service on a fresh, migrated database, with the users service stood in for. */
+export async function notificationsHarness(env: Record<string, string> = {}): Promise<NotificationsHarness> {
+  const users = await stubUsersService();
+  const harness = await serviceHarness(notificationsService, { env: { USERS_INTERNAL_URL: users.url, ...env }, neighbours: [users] });
+  const user = (username: string, avatarUrl: string | null = null): TestUser => {
+    const snapshot = { id: newId(), username, avatarUrl, revision: 0 };
+    return { ...snapshot, token: harness.tokenFor(snapshot) };
+  };
 
   return {
-    app,
-    pool,
-    database,
-    deliver,
+    ...harness,
+    users,
     async knownUser(username, avatarUrl = null) {
-      const user = tokens.user(username, avatarUrl);
-      await deliver(createEvent(userCreated, snapshotOf(user), { producer: 'users', correlationId: 'test' }));
-      return user;
+      const known = user(username, avatarUrl);
+      await harness.deliver(createEvent(userCreated, snapshotOf(known), { producer: 'users', correlationId: 'test' }));
+      return known;
     },
     newUser(username) {
-      const user = tokens.user(username);
-      users.register(snapshotOf(user));
-      return user;
-    },
-    usersLookups: users.lookups,
-    close: async () => {
-      await app.close();
-      await users.close();
-      await pool.end();
-      await database.drop();
+      const registered = user(username);
+      users.register(snapshotOf(registered));
+      return registered;
     },
   };
 }
@@ -162,10 +111,3 @@ export function tagEvent(actor: { id: string }, tagged: { id: string }, contentT
 }
 
 export const bearer = (user: { token: string }) => ({ authorization: `Bearer ${user.token}` });
-
-/** Asserts a problem+json answer with `status` and returns the problem. */
-export function expectProblem(response: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number) {
-  expect(response.statusCode).toBe(status);
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  return problemSchema.parse(response.json());
-}

@@ -2,6 +2,7 @@ import { collectionCreated, collectionDeleted } from './collections.js';
 import { commentCreated, commentDeleted, commentMentionCreated, commentMentionDeleted, commentUpdated } from './comments.js';
 import { postCreated, postDeleted, recipeCreated, recipeDeleted, recipeUpdated, userTagged } from './content.js';
 import type { EventDefinition, EventEnvelope } from './envelope.js';
+import { notificationCreated, notificationsRead, notificationsStreamsReplaced } from './notifications.js';
 import { userCreated, userUpdated } from './users.js';
 
 /**
@@ -25,6 +26,9 @@ export const eventCatalogue: readonly EventDefinition[] = [
   commentMentionDeleted,
   collectionCreated,
   collectionDeleted,
+  notificationCreated,
+  notificationsRead,
+  notificationsStreamsReplaced,
 ];
 
 /** Thrown when a service tries to publish an event the catalogue does not declare for it. */

@@ -3,11 +3,14 @@ import replyFrom, { type FastifyReplyFromHooks } from '@fastify/reply-from';
 import { type App, REQUEST_ID_HEADER, sendProblem } from '@recipes/http';
 import type { FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { readRequestPath } from '../request-path.js';
+import { RECORD_VARIABLE, recordResponses } from '../response-record.js';
 import { pathOf, serviceFor } from '../route-table.js';
 import type { Upstreams } from '../upstreams.js';
 
 export interface ProxyOptions {
   upstreams: Upstreams;
+  /** Appends every response of the proxy to this file (see response-record.ts); by default `GATEWAY_RECORD_RESPONSES_TO`. */
+  recordResponsesTo?: string;
 }
 
 const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -19,7 +22,7 @@ const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE',
  */
 const HOP_BY_HOP = ['keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade', 'expect'] as const;
 
-function forwardedRequestHeaders(request: FastifyRequest, headers: IncomingHttpHeaders): IncomingHttpHeaders {
+export function forwardedRequestHeaders(request: FastifyRequest, headers: IncomingHttpHeaders): IncomingHttpHeaders {
   for (const name of HOP_BY_HOP) delete headers[name];
   headers[REQUEST_ID_HEADER] = request.id;
   // The services believe the gateway's X-Forwarded-For, so a client's own claim goes on (the peer appended,
@@ -77,7 +80,8 @@ const fromOptions = {
  * response comes back streamed and unchanged. Not wrapped in fastify-plugin: the body parser below
  * applies to these routes only.
  */
-export default async function proxyPlugin(app: App, { upstreams }: ProxyOptions) {
+export default async function proxyPlugin(app: App, { upstreams, recordResponsesTo = process.env[RECORD_VARIABLE] }: ProxyOptions) {
+  if (recordResponsesTo) recordResponses(app, recordResponsesTo);
   // Any content type is read as raw bytes within the body limit (413 beyond it, chunked or not) and sent
   // on untouched: judging content types (415) and parsing JSON (400) is the services' job.
   app.removeAllContentTypeParsers();

@@ -1,5 +1,5 @@
 import { commentMentionCreated } from '@recipes/contracts';
-import { type EventHandler, on } from '@recipes/runtime';
+import { type EventHandler, on } from '@recipes/messaging';
 import { fromMention, type Notifications } from '../../notifications.js';
 
 /** A stored mention tells the mentioned user, once. */

@@ -1,5 +1,5 @@
 import { commentMentionDeleted } from '@recipes/contracts';
-import { type EventHandler, on } from '@recipes/runtime';
+import { type EventHandler, on } from '@recipes/messaging';
 import { fromMention, type Notifications } from '../../notifications.js';
 
 /** A mention taken back retracts what it told the mentioned user. */

@@ -1,6 +1,6 @@
-import { createEvent, newId, userUpdated } from '@recipes/contracts';
+import { commentMentionDeleted, createEvent, newId, userUpdated } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, expectProblem, mentionEvent, type NotificationsHarness, notificationsHarness, snapshotOf, tagEvent, type TestUser } from './support.js';
+import { bearer, expectProblem, mentionEvent, type NotificationsHarness, notificationsHarness, snapshotOf, tagEvent, type TestUser } from '../support.js';
 
 let harness: NotificationsHarness;
 let ada: TestUser;
@@ -111,10 +111,10 @@ describe('GET /api/notifications', () => {
     const fresh = harness.newUser('Fresh_Actor');
     const bob = await harness.knownUser('Bob_Fresh');
     await harness.deliver(mentionEvent(fresh, bob));
-    const before = harness.usersLookups();
+    const before = harness.users.requests.length;
     expect((await list(bob)).json().data[0].actor).toEqual({ id: fresh.id, username: 'Fresh_Actor', avatarUrl: null });
     await list(bob);
-    expect(harness.usersLookups() - before).toBe(1);
+    expect(harness.users.requests.length - before).toBe(1);
   });
 
   it('leaves out a notification whose actor no service knows, rather than failing the page', async () => {
@@ -220,11 +220,110 @@ describe('PATCH /api/notifications/read', () => {
   });
 });
 
+describe('POST /api/notifications/read-all', () => {
+  const readAll = (user: TestUser, payload?: object) =>
+    harness.app.inject({ method: 'POST', url: '/api/notifications/read-all', headers: bearer(user), ...(payload ? { payload } : {}) });
+
+  it('marks every unread notification read, once', async () => {
+    const dan = await harness.knownUser('Dan_ReadAll');
+    await mentioned(dan, 3);
+    const response = await readAll(dan);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ message: 'Notifications marked as read', updated: 3 });
+    expect(await unreadCount(dan)).toBe(0);
+    expect((await readAll(dan, {})).json().updated).toBe(0);
+  });
+
+  it('with upTo, marks only those created at or before it: what the client has shown', async () => {
+    const eli = await harness.knownUser('Eli_UpTo');
+    await mentioned(eli, 5, { msApart: 1_000 });
+    const newestFirst = await idsOf(eli);
+    const response = await readAll(eli, { upTo: newestFirst[2] });
+    expect(response.json().updated).toBe(3);
+    const read = (await list(eli, '?limit=100')).json().data.map((n: { isRead: boolean }) => n.isRead);
+    expect(read).toEqual([false, false, true, true, true]);
+    expect(await unreadCount(eli)).toBe(2);
+  });
+
+  it('answers 404 for an upTo that is not one of the caller’s, 400 for one that is no id, and changes nothing', async () => {
+    const fin = await harness.knownUser('Fin_UpTo');
+    const gil = await harness.knownUser('Gil_UpTo');
+    await mentioned(fin, 1);
+    await mentioned(gil, 1);
+    const [gils] = await idsOf(gil);
+    expectProblem(await readAll(fin, { upTo: gils }), 404);
+    expectProblem(await readAll(fin, { upTo: newId() }), 404);
+    expectProblem(await readAll(fin, { upTo: 'latest' }), 400);
+    expect(await unreadCount(fin)).toBe(1);
+    expect(await unreadCount(gil)).toBe(1);
+  });
+});
+
+describe('ETag and If-None-Match', () => {
+  const get = (user: TestUser, url: string, etag?: string) =>
+    harness.app.inject({ method: 'GET', url, headers: { ...bearer(user), ...(etag ? { 'if-none-match': etag } : {}) } });
+
+  it('answers 304 with no body while nothing changed, and 200 with a new ETag once anything did', async () => {
+    const hana = await harness.knownUser('Hana_ETag');
+    const cy = await harness.knownUser('Cy_Avatar');
+    const [event] = await mentioned(hana, 1);
+    const urls = ['/api/notifications/unread-count', '/api/notifications', '/api/notifications?page=1&limit=5'];
+    const tags = async () => Promise.all(urls.map(async (url) => (await get(hana, url)).headers.etag as string));
+
+    let current = await tags();
+    expect(new Set(current).size).toBe(urls.length);
+    for (const [i, url] of urls.entries()) {
+      const first = await get(hana, url);
+      expect(first.statusCode).toBe(200);
+      expect(first.headers['cache-control']).toBe('private, no-cache');
+      for (const ifNoneMatch of [current[i]!, `W/${current[i]}`, `"nope", ${current[i]}`, '*']) {
+        const again = await get(hana, url, ifNoneMatch);
+        expect(again.statusCode).toBe(304);
+        expect(again.body).toBe('');
+        expect(again.headers.etag).toBe(current[i]);
+      }
+      expect((await get(hana, url, '"nope"')).statusCode).toBe(200);
+    }
+
+    const changes: [string, () => Promise<unknown>][] = [
+      ['a new notification', () => harness.deliver(mentionEvent(cy, hana))],
+      ['a read', async () => markRead(hana, { notificationIds: await idsOf(hana) })],
+      ['a retraction', () => harness.deliver(createEvent(commentMentionDeleted, { ...event!.data, deletedAt: new Date().toISOString() }, { producer: 'comments', correlationId: 'r' }))],
+    ];
+    for (const [change, act] of changes) {
+      await act();
+      const next = await tags();
+      for (const [i, url] of urls.entries()) {
+        expect(next[i], `${change}: ${url}`).not.toBe(current[i]);
+        expect((await get(hana, url, current[i])).statusCode, `${change}: ${url}`).toBe(200);
+      }
+      current = next;
+    }
+
+    // A changed actor avatar changes the listing, not the count.
+    await harness.deliver(createEvent(userUpdated, { ...snapshotOf(cy), avatarUrl: 'https://cdn.example.com/cy.png', revision: 1 }, { producer: 'users', correlationId: 'a' }));
+    const afterAvatar = await tags();
+    expect(afterAvatar[1]).not.toBe(current[1]);
+    expect((await get(hana, urls[1]!, current[1])).statusCode).toBe(200);
+  });
+
+  it('keeps the tags of one user apart from another’s', async () => {
+    const ivo = await harness.knownUser('Ivo_ETag');
+    const jan = await harness.knownUser('Jan_ETag');
+    await mentioned(ivo, 1);
+    const ivos = (await get(ivo, '/api/notifications/unread-count')).headers.etag as string;
+    await mentioned(jan, 1);
+    expect((await get(ivo, '/api/notifications/unread-count', ivos)).statusCode).toBe(304);
+  });
+});
+
 describe('authentication', () => {
   const routes = [
     { method: 'GET', url: '/api/notifications' },
     { method: 'GET', url: '/api/notifications/unread-count' },
     { method: 'PATCH', url: '/api/notifications/read', payload: { notificationIds: 'not even valid' } },
+    { method: 'POST', url: '/api/notifications/read-all', payload: { upTo: 'not even valid' } },
+    { method: 'POST', url: '/api/notifications/stream-tickets' },
   ] as const;
 
   it.each(routes)('$method $url answers 401 without a token, before looking at the input', async (route) => {
@@ -239,11 +338,21 @@ describe('authentication', () => {
 });
 
 describe('the API document', () => {
-  it('lists the three routes, each needing a bearer token', async () => {
+  it('lists the routes, each needing a bearer token, and the stream a ticket as well', async () => {
     const document = (await harness.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    expect(Object.keys(document.paths).sort()).toEqual(['/api/notifications', '/api/notifications/read', '/api/notifications/unread-count']);
-    for (const path of Object.values(document.paths) as Record<string, { security?: unknown }>[]) {
+    expect(Object.keys(document.paths).sort()).toEqual([
+      '/api/notifications',
+      '/api/notifications/read',
+      '/api/notifications/read-all',
+      '/api/notifications/stream',
+      '/api/notifications/stream-tickets',
+      '/api/notifications/unread-count',
+    ]);
+    const { '/api/notifications/stream': stream, ...others } = document.paths as Record<string, Record<string, { security?: unknown }>>;
+    for (const path of Object.values(others)) {
       for (const operation of Object.values(path)) expect(operation.security).toEqual([{ bearerAuth: [] }]);
     }
+    expect(stream!.get!.security).toEqual([{ bearerAuth: [] }, {}]);
+    expect(Object.keys((stream!.get as unknown as { responses: Record<string, { content: object }> }).responses['200']!.content)).toEqual(['text/event-stream']);
   });
 });

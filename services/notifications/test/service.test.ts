@@ -1,13 +1,13 @@
 import { parseConfig } from '@recipes/config';
-import { createEvent, type EventEnvelope, userCreated, userUpdated } from '@recipes/contracts';
-import { userDirectoryMigrations } from '@recipes/directory';
+import { createEvent, eventCatalogue, type EventEnvelope, userCreated, userUpdated } from '@recipes/contracts';
 import { createLogger } from '@recipes/logging';
 import { type RunningService, startBackendService } from '@recipes/runtime';
 import { amqpUrl, brokerAdmin, createTestDatabase, eventually, removeExchangeFamily, type TestDatabase, uniqueName } from '@recipes/testing';
+import { catalogueDisagreements, serviceEventsOf } from '@recipes/testing/catalogue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composeNotifications } from '../src/app.js';
 import { notificationsConfigSchema } from '../src/config.js';
-import { bearer, mentionEvent, migrationsDir, snapshotOf, tagEvent, type TestUser, tokenMaker } from './support.js';
+import { notificationsService } from '../src/service.js';
+import { bearer, mentionEvent, snapshotOf, tagEvent, type TestUser, tokenMaker } from './support.js';
 
 /** The notifications service as it runs in production, fed through the real broker. */
 let service: RunningService;
@@ -30,12 +30,9 @@ beforeAll(async () => {
     EVENT_RETRY_DELAYS_MS: '50',
   });
   tokens = tokenMaker(config);
-  service = await startBackendService({
-    name: 'notifications',
+  service = await startBackendService(notificationsService, {
     config,
-    migrationsDir,
-    sharedMigrations: [userDirectoryMigrations],
-    compose: (context) => composeNotifications({ ...context, config, publicKey: tokens.publicKey }),
+    keys: { publicKey: tokens.publicKey },
     logger: createLogger({ service: 'notifications', level: 'error', destination: { write: (line: string) => void errors.push(JSON.parse(line)) } }),
   });
   broker = await brokerAdmin(amqpUrl());
@@ -79,6 +76,14 @@ async function processedCount(eventId: string): Promise<number> {
   const { rows } = await service.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM processed_events WHERE event_id = $1', [eventId]);
   return rows[0]!.n;
 }
+
+describe('the notifications service definition', () => {
+  it('agrees with the event catalogue: what it handles, what it publishes, what its SQL writes', () => {
+    const events = serviceEventsOf(notificationsService);
+    expect(events.handlers.length).toBeGreaterThan(0);
+    expect(catalogueDisagreements(eventCatalogue, events)).toEqual([]);
+  });
+});
 
 describe('events through the broker', () => {
   let ada: TestUser;

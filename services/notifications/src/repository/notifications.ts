@@ -1,42 +1,46 @@
 import type { Queryable } from '@recipes/db';
-import type { NewNotification, NotificationType, TargetType } from './notifications.js';
-
-/** A row of `notifications`, as the domain sees it. */
-export interface NotificationRecord {
-  id: string;
-  type: NotificationType;
-  actorId: string;
-  contentType: TargetType;
-  contentId: string;
-  commentId: string | null;
-  isRead: boolean;
-  createdAt: Date;
-}
+import type { NewNotification, NotificationRecord } from './rows.js';
 
 export interface NotificationCounts {
   total: number;
   unread: number;
 }
 
+/** A notification just stored: its place in the recipient's sequence, and their unread count with it. */
+export interface StoredNotification {
+  sequence: number;
+  unread: number;
+}
+
 /**
- * Stores a notification and counts it for its recipient, in one statement. An event stored before
- * (same source event id), or a mention of a user the comment has notified already (retracted since, or
- * not), changes nothing, counts included.
+ * Stores a notification and counts it for its recipient. An event stored before (same source event id),
+ * or a mention of a user the comment has notified already (retracted since, or not), changes nothing,
+ * counts included, and gives undefined. The recipient's counts row is locked first and stays locked to
+ * the commit, so that their notifications take their sequence numbers in commit order
+ * (migrations/003_streams.sql).
  */
-export async function insertNotification(db: Queryable, id: string, sourceEventId: string, n: NewNotification): Promise<void> {
-  await db.query(
+export async function insertNotification(db: Queryable, id: string, sourceEventId: string, n: NewNotification): Promise<StoredNotification | undefined> {
+  const { rows: locked } = await db.query<{ lastSequence: string }>(
+    `INSERT INTO notification_counts (recipient_id, total, unread) VALUES ($1, 0, 0)
+     ON CONFLICT (recipient_id) DO UPDATE SET recipient_id = EXCLUDED.recipient_id
+     RETURNING last_sequence AS "lastSequence"`,
+    [n.recipientId],
+  );
+  const sequence = Number(locked[0]!.lastSequence) + 1;
+  const { rows } = await db.query<{ unread: number }>(
     `WITH inserted AS (
-       INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, comment_id, created_at, source_event_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, comment_id, created_at, source_event_id, sequence)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT DO NOTHING
        RETURNING recipient_id
      )
-     INSERT INTO notification_counts (recipient_id, total, unread)
-     SELECT recipient_id, 1, 1 FROM inserted
-     ON CONFLICT (recipient_id) DO UPDATE
-       SET total = notification_counts.total + 1, unread = notification_counts.unread + 1`,
-    [id, n.recipientId, n.type, n.actorId, n.contentType, n.contentId, n.commentId, n.createdAt, sourceEventId],
+     UPDATE notification_counts
+        SET total = total + 1, unread = unread + 1, last_sequence = $10, version = version + 1
+      WHERE recipient_id = (SELECT recipient_id FROM inserted)
+     RETURNING unread`,
+    [id, n.recipientId, n.type, n.actorId, n.contentType, n.contentId, n.commentId, n.createdAt, sourceEventId, sequence],
   );
+  return rows[0] ? { sequence, unread: rows[0].unread } : undefined;
 }
 
 export async function findPage(db: Queryable, recipientId: string, limit: number, offset: number): Promise<NotificationRecord[]> {
@@ -52,31 +56,15 @@ export async function findPage(db: Queryable, recipientId: string, limit: number
   return rows;
 }
 
+/** What changes whenever the recipient's listing or unread count would (their ETag, docs/api.md §9.2); 0 before anything. */
+export async function findVersion(db: Queryable, recipientId: string): Promise<number> {
+  const { rows } = await db.query<{ version: string }>('SELECT version FROM notification_counts WHERE recipient_id = $1', [recipientId]);
+  return rows[0] ? Number(rows[0].version) : 0;
+}
+
 export async function findCounts(db: Queryable, recipientId: string): Promise<NotificationCounts> {
   const { rows } = await db.query<NotificationCounts>('SELECT total, unread FROM notification_counts WHERE recipient_id = $1', [recipientId]);
   return rows[0] ?? { total: 0, unread: 0 };
-}
-
-/**
- * Marks the recipient's unread notifications among `ids` read, and takes them off the unread count, in
- * one statement; returns how many changed. Ids of other recipients, read ones and unknown ones match
- * nothing. Two calls racing on the same ids count each change once: the second waits for the first's
- * row locks, then finds the rows read.
- */
-export async function markRead(db: Queryable, recipientId: string, ids: string[]): Promise<number> {
-  const { rows } = await db.query<{ updated: number }>(
-    `WITH changed AS (
-       UPDATE notifications SET is_read = true
-        WHERE id = ANY($2::uuid[]) AND recipient_id = $1 AND NOT is_read AND retracted_at IS NULL
-       RETURNING 1
-     ), uncounted AS (
-       UPDATE notification_counts SET unread = unread - (SELECT count(*) FROM changed)
-        WHERE recipient_id = $1 AND EXISTS (SELECT 1 FROM changed)
-     )
-     SELECT count(*)::int AS updated FROM changed`,
-    [recipientId, ids],
-  );
-  return rows[0]!.updated;
 }
 
 /**
@@ -97,7 +85,8 @@ export async function retractMention(db: Queryable, id: string, sourceEventId: s
        ON CONFLICT DO NOTHING
      )
      UPDATE notification_counts
-        SET total = total - (SELECT count(*) FROM retracted), unread = unread - (SELECT count(*) FROM retracted WHERE NOT is_read)
+        SET total = total - (SELECT count(*) FROM retracted), unread = unread - (SELECT count(*) FROM retracted WHERE NOT is_read),
+            version = version + 1
       WHERE recipient_id = $2 AND EXISTS (SELECT 1 FROM retracted)`,
     [id, tombstone.recipientId, tombstone.type, tombstone.actorId, tombstone.contentType, tombstone.contentId, tombstone.commentId, tombstone.createdAt, sourceEventId, retractedAt],
   );

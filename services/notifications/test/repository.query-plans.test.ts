@@ -1,25 +1,29 @@
 import { newId } from '@recipes/contracts';
-import type { Queryable } from '@recipes/db';
+import type { Pool, Queryable } from '@recipes/db';
+import type { TestDatabase } from '@recipes/testing';
+import { migratedDatabase } from '@recipes/testing/service';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as repository from '../src/repository.js';
-import { type NotificationsHarness, notificationsHarness } from './support.js';
+import * as repository from '../src/repository/notifications.js';
+import { markRead } from '../src/repository/reads.js';
+import { notificationsService } from '../src/service.js';
 
 /**
  * The plans of the service's own queries (the repository's SQL, run through EXPLAIN ANALYZE) on a table
  * with a heavy user, a light one and many others: what each query touches must not grow with the
  * number of notifications the caller has.
  */
-let harness: NotificationsHarness;
+let database: TestDatabase;
+let pool: Pool;
 const heavy = newId();
 const light = newId();
 const HEAVY_ROWS = 200_000;
 const OTHER_USERS = 20_000;
 
 beforeAll(async () => {
-  harness = await notificationsHarness();
+  ({ database, pool } = await migratedDatabase(notificationsService));
   const actor = newId();
   // The heavy user: half their notifications read. The others: five each. The light user: ten.
-  await harness.pool.query(
+  await pool.query(
     `INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, comment_id, is_read, created_at, source_event_id)
      SELECT gen_random_uuid(), recipient, 'mention_recipe_comment', $3, 'recipe', gen_random_uuid(), gen_random_uuid(),
             g % 2 = 0, timestamptz '2026-01-01' + g * interval '1 second', gen_random_uuid()
@@ -28,13 +32,16 @@ beforeAll(async () => {
              UNION ALL SELECT ('00000000-0000-4000-8000-' || lpad(to_hex(g / 5), 12, '0'))::uuid, g FROM generate_series(0, $5::int * 5 - 1) AS g) AS seed`,
     [heavy, light, actor, HEAVY_ROWS, OTHER_USERS],
   );
-  await harness.pool.query(
+  await pool.query(
     `INSERT INTO notification_counts (recipient_id, total, unread)
      SELECT recipient_id, count(*), count(*) FILTER (WHERE NOT is_read) FROM notifications GROUP BY recipient_id`,
   );
-  await harness.pool.query('ANALYZE notifications, notification_counts');
+  await pool.query('ANALYZE notifications, notification_counts');
 }, 120_000);
-afterAll(() => harness.close());
+afterAll(async () => {
+  await pool.end();
+  await database.drop();
+});
 
 interface PlanNode {
   'Node Type': string;
@@ -53,7 +60,7 @@ async function planOf(query: (db: Queryable) => Promise<unknown>): Promise<PlanN
   let plan: PlanNode | undefined;
   const explaining = {
     query: async (text: string, values?: unknown[]) => {
-      const result = await harness.pool.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, values);
+      const result = await pool.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, values);
       plan = result.rows[0]['QUERY PLAN'][0].Plan;
       // Enough of a result for the repository function to return.
       return { rows: [{ updated: 0 }], rowCount: 0 };
@@ -67,7 +74,7 @@ const blocksOf = (nodes: PlanNode[]) => nodes[0]!['Shared Hit Blocks'] + nodes[0
 const scans = (nodes: PlanNode[]) => nodes.filter((node) => node['Node Type'].includes('Scan'));
 
 async function someIdsOf(recipientId: string, count: number): Promise<string[]> {
-  const { rows } = await harness.pool.query<{ id: string }>(
+  const { rows } = await pool.query<{ id: string }>(
     'SELECT id FROM notifications WHERE recipient_id = $1 AND NOT is_read ORDER BY created_at LIMIT $2',
     [recipientId, count],
   );
@@ -98,7 +105,7 @@ describe('query plans', () => {
 
   it('marks read by primary key, touching only the ids asked for', async () => {
     const ids = await someIdsOf(heavy, 20);
-    const nodes = await planOf((db) => repository.markRead(db, heavy, ids));
+    const nodes = await planOf((db) => markRead(db, heavy, ids));
     const indexes = nodes.filter((node) => node['Index Name']).map((node) => [node['Index Name'], node['Actual Rows']]);
     // The planner may visit the 20 rows through the index directly or through a bitmap of it.
     expect(indexes.sort()).toEqual([
@@ -109,7 +116,7 @@ describe('query plans', () => {
   });
 
   it('keeps the counts equal to the rows', async () => {
-    const { rows } = await harness.pool.query(
+    const { rows } = await pool.query(
       `SELECT c.total, c.unread, count(n.*)::int AS rows, (count(n.*) FILTER (WHERE NOT n.is_read))::int AS unread_rows
          FROM notification_counts c JOIN notifications n USING (recipient_id)
         WHERE c.recipient_id = $1 GROUP BY c.total, c.unread`,

@@ -1,5 +1,5 @@
 import { userTagged } from '@recipes/contracts';
-import { type EventHandler, on } from '@recipes/runtime';
+import { type EventHandler, on } from '@recipes/messaging';
 import { fromTag, type Notifications } from '../../notifications.js';
 
 /** A tag in a recipe or post tells the tagged user, once. */

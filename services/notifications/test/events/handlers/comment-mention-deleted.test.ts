@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { commentMentionDeleted, createEvent, type EventEnvelope, newId } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, mentionEvent, type NotificationsHarness, notificationsHarness, type TestUser } from './support.js';
+import { bearer, mentionEvent, type NotificationsHarness, notificationsHarness, type TestUser } from '../../support.js';
 
 /** A mention taken back retracts its notification: out of the list and the counts, and never notified again. */
 let harness: NotificationsHarness;

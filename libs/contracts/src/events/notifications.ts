@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { commentTargetTypeSchema } from './comments.js';
+import { defineEvent } from './envelope.js';
+
+/** What a notification is about (docs/api.md §7). */
+export const notificationTypeSchema = z.enum(['mention_recipe_comment', 'mention_collection_comment', 'mention_post_comment', 'tag_recipe', 'tag_post']);
+export type NotificationType = z.infer<typeof notificationTypeSchema>;
+
+export const notificationCreated = defineEvent({
+  type: 'notification.created',
+  version: 1,
+  data: z.object({
+    id: z.uuid(),
+    recipientId: z.uuid(),
+    /** Its place among the recipient's notifications, in the order they were stored: where a stream resumes. */
+    sequence: z.number().int().positive(),
+    type: notificationTypeSchema,
+    actorId: z.uuid(),
+    contentType: commentTargetTypeSchema,
+    contentId: z.uuid(),
+    /** The comment of a mention; null for a tag. */
+    commentId: z.uuid().nullable(),
+    createdAt: z.iso.datetime(),
+    /** The recipient's unread count once this one is stored. */
+    unreadCount: z.number().int().nonnegative(),
+  }),
+  producer: 'notifications',
+  consumers: [],
+  description:
+    'A user has a new notification. Each notifications instance hears it on a queue of its own and sends it to the streams of that user it holds (docs/api.md §9.1).',
+});
+
+export const notificationsRead = defineEvent({
+  type: 'notifications.read',
+  version: 1,
+  data: z.object({
+    recipientId: z.uuid(),
+    /** How many notifications this marked read. */
+    updated: z.number().int().positive(),
+    unreadCount: z.number().int().nonnegative(),
+  }),
+  producer: 'notifications',
+  consumers: [],
+  description: 'A user marked notifications read. Each notifications instance sends the new unread count to that user’s streams it holds.',
+});
+
+export const notificationsStreamsReplaced = defineEvent({
+  type: 'notifications.streams.replaced',
+  version: 1,
+  data: z.object({
+    recipientId: z.uuid(),
+    /** The user's oldest open streams, beyond the five allowed: whichever instance holds one ends it with `event: replaced`. */
+    streamIds: z.array(z.uuid()).min(1),
+  }),
+  producer: 'notifications',
+  consumers: [],
+  description: 'A user opened a sixth notification stream: the instance holding the oldest ends it (docs/api.md §9.1).',
+});

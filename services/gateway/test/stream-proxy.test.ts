@@ -1,0 +1,217 @@
+import { createServer, get as httpGet, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import type { App } from '@recipes/http';
+import { eventually } from '@recipes/testing';
+import { type EventStreamClient, openEventStream } from '@recipes/testing/sse';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addressOf, startGateway, unusedUrl } from './support/servers.js';
+
+const STREAM_PATH = '/api/notifications/stream';
+const UPSTREAM_TIMEOUT_MS = 300;
+/**
+ * How long a stream stays idle in the test: over three times UPSTREAM_TIMEOUT_MS, and past when undici would
+ * really cut a body for it (it checks body timeouts on a coarse clock: a 300 ms one fires after about 1 s).
+ */
+const IDLE_MS = 2_000;
+const AUTHORIZED = { authorization: 'Bearer good' };
+const unauthorized = {
+  type: 'https://recipes.example/problems/unauthorized',
+  title: 'Unauthorized',
+  status: 401,
+  code: 'UNAUTHORIZED',
+  detail: 'A valid access token is required',
+};
+
+/** One stream the fake notifications service holds open, written to by the test. */
+interface HeldStream {
+  headers: IncomingHttpHeaders;
+  write(frame: string): void;
+  /** Resolves when the response's connection closes before the service ended the stream: the gateway went away. */
+  closed: Promise<void>;
+}
+
+/**
+ * A stand-in for the notifications service: holds each `GET /api/notifications/stream` open as an event
+ * stream and writes only the frames the test asks for; answers 401 problem+json without a token.
+ */
+async function startNotifications() {
+  const streams: HeldStream[] = [];
+  const server: Server = createServer((request, response) => {
+    if (request.headers.authorization !== AUTHORIZED.authorization) {
+      response.writeHead(401, { 'content-type': 'application/problem+json' }).end(JSON.stringify(unauthorized));
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-upstream': 'notifications' });
+    response.flushHeaders();
+    streams.push({
+      headers: request.headers,
+      write: (frame) => response.write(frame),
+      closed: new Promise((resolve) => response.once('close', () => resolve())),
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    streams,
+    /** The stream opened after the first `count`, once the gateway has opened it. */
+    stream: (index: number) => eventually(async () => streams[index]),
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const frame = (id: number) => `id: ${id}\nevent: notification\ndata: {"n":${id}}\n\n`;
+const frameIds = (client: EventStreamClient) => client.received.filter((event) => event.comment === undefined).map((event) => event.id);
+
+/** `promise`, or a failure naming `what` once `ms` have passed. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+let notifications: Awaited<ReturnType<typeof startNotifications>>;
+let gateway: App;
+let base: string;
+const clients: EventStreamClient[] = [];
+
+async function gatewayFor(notificationsUrl: string): Promise<App> {
+  const elsewhere = await unusedUrl();
+  return startGateway(
+    {
+      USERS_URL: elsewhere,
+      CONTENT_URL: elsewhere,
+      COMMENTS_URL: elsewhere,
+      COLLECTIONS_URL: elsewhere,
+      NOTIFICATIONS_URL: notificationsUrl,
+      UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
+      RATE_LIMIT_ENABLED: 'false',
+    },
+    { listen: true },
+  );
+}
+
+/** Opens a stream through `app` and returns it with the upstream's side of it. */
+async function openStream(app: App, headers: Record<string, string> = {}) {
+  const index = notifications.streams.length;
+  const client = await openEventStream(`${addressOf(app)}${STREAM_PATH}`, { ...AUTHORIZED, ...headers });
+  clients.push(client);
+  return { client, upstream: await notifications.stream(index) };
+}
+
+beforeAll(async () => {
+  notifications = await startNotifications();
+  gateway = await gatewayFor(notifications.url);
+  base = addressOf(gateway);
+});
+
+afterAll(async () => {
+  for (const client of clients) client.close();
+  // After a fetch() aborts a stream, Node's undici opens a fresh connection it never sends on; the server
+  // counts it as busy, not idle, and would wait the client's 4 s keep-alive for it. Nothing is in flight now.
+  gateway?.server.closeAllConnections();
+  await gateway?.close();
+  await notifications?.close();
+});
+
+describe('GET /api/notifications/stream through the gateway', () => {
+  it('passes the stream headers and the request id on', async () => {
+    const { client, upstream } = await openStream(gateway, { 'x-request-id': 'stream-headers-1' });
+    expect(client.status).toBe(200);
+    expect(client.headers.get('content-type')).toBe('text/event-stream');
+    expect(client.headers.get('x-request-id')).toBe('stream-headers-1');
+    expect(client.headers.get('x-upstream')).toBe('notifications');
+    expect(upstream.headers['x-request-id']).toBe('stream-headers-1');
+    client.close();
+  });
+
+  it('hands each frame on as soon as the service writes it', async () => {
+    const { client, upstream } = await openStream(gateway);
+    // The next frame is written only once the client has the one before: a gateway that held frames back
+    // (until more came, or until the end) would never let the first through.
+    for (const id of [1, 2, 3]) {
+      upstream.write(frame(id));
+      const event = await client.next((received) => received.id === String(id), 2_000);
+      expect(event).toEqual({ event: 'notification', data: `{"n":${id}}`, id: String(id) });
+    }
+    expect(frameIds(client)).toEqual(['1', '2', '3']);
+    client.close();
+  });
+
+  it('keeps an idle stream open well past the upstream timeout', async () => {
+    const { client, upstream } = await openStream(gateway);
+    let ended = false;
+    void client.ended.then(() => {
+      ended = true;
+    });
+    upstream.write(frame(1));
+    await client.next((event) => event.id === '1', 2_000);
+
+    // The idleness itself is what is tested, so it is waited out (see IDLE_MS).
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    expect(ended).toBe(false);
+    upstream.write(frame(2));
+    await client.next((event) => event.id === '2', 2_000);
+    expect(frameIds(client)).toEqual(['1', '2']);
+    client.close();
+  });
+
+  it('closes the upstream request as soon as the client goes away', async () => {
+    const { client, upstream } = await openStream(gateway);
+    upstream.write(frame(1));
+    await client.next((event) => event.id === '1', 2_000);
+
+    client.close();
+    await within(upstream.closed, 1_000, 'the upstream request closed after the client left');
+  });
+
+  it('passes an upstream refusal (401 problem+json, no stream) on as it is', async () => {
+    const response = await fetch(`${base}${STREAM_PATH}`, { headers: { accept: 'text/event-stream', 'x-request-id': 'stream-401' } });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(response.headers.get('x-request-id')).toBe('stream-401');
+    expect(await response.json()).toEqual(unauthorized);
+  });
+});
+
+describe('gateway shutdown with streams open', () => {
+  it('ends each stream cleanly, after every frame sent so far, and closes the upstream requests', async () => {
+    const closing = await gatewayFor(notifications.url);
+    const { client, upstream } = await openStream(closing);
+
+    // A second stream read with node:http, which tells a clean end (the last chunk) from a cut connection.
+    const rawIndex = notifications.streams.length;
+    const raw = await new Promise<IncomingMessage>((resolve, reject) => {
+      httpGet(`${addressOf(closing)}${STREAM_PATH}`, { headers: { ...AUTHORIZED, accept: 'text/event-stream' } }, resolve).on('error', reject);
+    });
+    let rawText = '';
+    raw.setEncoding('utf8');
+    raw.on('data', (chunk: string) => {
+      rawText += chunk;
+    });
+    const rawOutcome = new Promise<string>((resolve) => {
+      raw.once('end', () => resolve(raw.complete ? 'complete' : 'incomplete'));
+      raw.once('aborted', () => resolve('aborted'));
+      raw.once('error', (error) => resolve(`error: ${error.message}`));
+    });
+    const rawUpstream = await notifications.stream(rawIndex);
+
+    for (const id of [1, 2]) {
+      upstream.write(frame(id));
+      rawUpstream.write(frame(id));
+      await client.next((event) => event.id === String(id), 2_000);
+    }
+    await eventually(async () => rawText.endsWith(frame(2)) || undefined);
+
+    await within(closing.close(), 3_000, 'the gateway closed');
+    await within(client.ended, 1_000, 'the stream ended at the client');
+    expect(frameIds(client)).toEqual(['1', '2']);
+    expect(await within(rawOutcome, 1_000, 'the raw stream ended')).toBe('complete');
+    expect(rawText).toBe(frame(1) + frame(2));
+    await within(Promise.all([upstream.closed, rawUpstream.closed]), 1_000, 'the upstream requests closed');
+  });
+});

@@ -1,0 +1,77 @@
+import { callerOf } from '@recipes/auth';
+import { type App, HttpError, problemResponses, REQUEST_ID_HEADER, unauthorized } from '@recipes/http';
+import type { Logger } from '@recipes/logging';
+import { z } from 'zod';
+import { SSE_HEADERS } from '../../stream/sse.js';
+import type { Streams } from '../../stream/streams.js';
+
+const streamQuery = z.object({
+  /** From `POST /stream-tickets`, for a browser's `EventSource`, which cannot send a header. */
+  ticket: z.string().min(1).max(128).optional(),
+  /** As the `Last-Event-ID` header, for clients that cannot set it. */
+  lastEventId: z.string().max(64).optional(),
+});
+
+const ticketResponse = z.object({ ticket: z.string(), expiresIn: z.number().int() });
+
+const uuid = z.uuid();
+
+/** The caller's real-time notifications: `/api/notifications/stream` and its tickets (docs/api.md §9.1). */
+export default async function streamRoutes(app: App, { streams }: { streams: Streams }) {
+  app.post(
+    '/stream-tickets',
+    {
+      onRequest: app.auth.required,
+      schema: {
+        summary: 'A single-use ticket that opens the caller’s notification stream, valid 60 s',
+        operationId: 'createNotificationStreamTicket',
+        tags: ['notifications'],
+        security: [{ bearerAuth: [] }],
+        response: { 201: ticketResponse, ...problemResponses(401, 503) },
+      },
+    },
+    async (request, reply) => {
+      const ticket = await streams.issueTicket(callerOf(request).id);
+      return reply.code(201).send({ ticket, expiresIn: 60 });
+    },
+  );
+
+  app.get(
+    '/stream',
+    {
+      schema: {
+        summary: 'The caller’s notifications as they happen (Server-Sent Events)',
+        operationId: 'streamNotifications',
+        description:
+          'Authenticated by a bearer token or by `ticket`. Events: `notification` (id = the notification’s id), `unread_count`, `reset` (more than 1,000 missed: reload the list), `replaced` (a sixth stream opened). Resumes after `Last-Event-ID`.',
+        tags: ['notifications'],
+        security: [{ bearerAuth: [] }, {}],
+        querystring: streamQuery,
+        headers: z.object({ 'last-event-id': z.string().max(64).optional() }).loose(),
+        response: {
+          200: { description: 'A `text/event-stream` that stays open', content: { 'text/event-stream': { schema: z.string() } } },
+          ...problemResponses(400, 401, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      // A bearer token was checked by the auth plugin already; a ticket is used up here.
+      const recipientId = request.caller?.id ?? (request.query.ticket === undefined ? undefined : await streams.redeemTicket(request.query.ticket));
+      if (recipientId === undefined) throw unauthorized('A bearer token or a valid stream ticket is required');
+
+      const lastEventId = request.headers['last-event-id'] ?? request.query.lastEventId;
+      let resumeAfter: number | undefined;
+      if (lastEventId !== undefined) {
+        resumeAfter = uuid.safeParse(lastEventId).success ? await streams.resumePoint(recipientId, lastEventId) : undefined;
+        if (resumeAfter === undefined) {
+          throw new HttpError(400, 'The request is not valid', [{ path: 'Last-Event-ID', message: 'is not one of your notifications' }]);
+        }
+      }
+
+      // From here on the response is the stream's, written as events happen.
+      reply.hijack();
+      reply.raw.writeHead(200, { ...SSE_HEADERS, [REQUEST_ID_HEADER]: request.id });
+      await streams.open(recipientId, reply.raw, resumeAfter, request.log as Logger, request.id);
+    },
+  );
+}

@@ -1,0 +1,30 @@
+import { userDirectoryMigrations } from '@recipes/directory';
+import { onShutdown } from '@recipes/http';
+import { defineService } from '@recipes/runtime';
+import { notificationsConfigSchema } from './config.js';
+import { handlers } from './events/handlers/index.js';
+import { published } from './events/published.js';
+import { streamSubscription } from './events/subscription.js';
+import { parts } from './parts.js';
+import notificationRoutes from './routes/notifications/index.js';
+import streamRoutes from './routes/stream/index.js';
+
+export type { NotificationsParts } from './parts.js';
+
+export const notificationsService = defineService({
+  name: 'notifications',
+  description: 'Notifications from mentions and tags, listed and streamed',
+  configSchema: notificationsConfigSchema,
+  migrations: new URL('../migrations', import.meta.url),
+  sharedMigrations: [userDirectoryMigrations],
+  publishes: published,
+  parts,
+  async routes(app, { notifications, streams }) {
+    await app.register(notificationRoutes, { prefix: '/api/notifications', notifications });
+    await app.register(streamRoutes, { prefix: '/api/notifications', streams });
+    // Streams end as shutdown starts, so that their clients reconnect to another instance and resume.
+    onShutdown(app, () => streams.hub.endAll());
+  },
+  handlers,
+  instanceSubscription: streamSubscription,
+});

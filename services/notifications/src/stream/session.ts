@@ -1,0 +1,127 @@
+import type { ServerResponse } from 'node:http';
+import type { Logger } from '@recipes/logging';
+import { sse } from './sse.js';
+import type { StreamPosition } from '../repository/streams.js';
+
+/** Beyond this many missed notifications, a resuming stream says `reset` and the client reloads the list. */
+export const RESUME_LIMIT = 1_000;
+
+/** Where a stream reads what it sends: the stored notifications, never the events that announce them. */
+export interface StreamSource {
+  position(recipientId: string): Promise<StreamPosition>;
+  /** The recipient's notifications stored after `sequence`, oldest first, as the API shows them (docs/api.md §7). */
+  after(recipientId: string, sequence: number, limit: number): Promise<{ sequence: number; notification: { id: string } }[]>;
+}
+
+export interface SessionSettings {
+  keepAliveMs: number;
+  retryMs: number;
+  log: Logger;
+  /** Told once the stream has ended, whoever ended it. */
+  onEnd(): void;
+}
+
+/**
+ * One open stream of one user. Whatever it is told (a new notification, a read, the broker back), it reads
+ * the recipient's notifications after the last one it sent: their sequence is their commit order
+ * (migrations/003_streams.sql), so nothing is skipped and nothing is sent twice, in whatever order or
+ * number the prompts come. One read at a time, and at most one more waiting.
+ */
+export class StreamSession {
+  #lastSequence = 0;
+  #lastUnread: number | undefined;
+  #chain: Promise<void> = Promise.resolve();
+  #refreshWaiting = false;
+  #ended = false;
+  readonly #keepAlive: NodeJS.Timeout;
+
+  constructor(
+    readonly id: string,
+    readonly recipientId: string,
+    private readonly out: ServerResponse,
+    private readonly source: StreamSource,
+    private readonly settings: SessionSettings,
+  ) {
+    this.#keepAlive = setInterval(() => this.#write(sse.comment('keep-alive')), settings.keepAliveMs);
+    out.once('close', () => this.end());
+  }
+
+  /** The first frames: the reconnection delay, then either what was missed after `resumeAfter` or the current unread count. */
+  start(resumeAfter: number | undefined): Promise<void> {
+    this.#write(sse.retry(this.settings.retryMs));
+    return this.#enqueue(async () => {
+      if (resumeAfter === undefined) {
+        const position = await this.source.position(this.recipientId);
+        this.#lastSequence = position.lastSequence;
+        this.#sendUnread(position.unread);
+      } else {
+        this.#lastSequence = resumeAfter;
+        await this.#catchUp();
+      }
+    });
+  }
+
+  /** Something changed for this user: send what is new. */
+  refresh(): void {
+    if (this.#refreshWaiting || this.#ended) return;
+    this.#refreshWaiting = true;
+    void this.#enqueue(async () => {
+      this.#refreshWaiting = false;
+      await this.#catchUp();
+    });
+  }
+
+  /** A newer stream of the same user took this one's place. */
+  replace(): void {
+    this.#write(sse.event('replaced', {}));
+    this.end();
+  }
+
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    clearInterval(this.#keepAlive);
+    if (!this.out.writableEnded) this.out.end();
+    this.settings.onEnd();
+  }
+
+  async #catchUp(): Promise<void> {
+    const missed = await this.source.after(this.recipientId, this.#lastSequence, RESUME_LIMIT + 1);
+    if (missed.length > RESUME_LIMIT) {
+      const position = await this.source.position(this.recipientId);
+      this.#lastSequence = position.lastSequence;
+      this.#write(sse.event('reset', {}));
+      this.#sendUnread(position.unread);
+      return;
+    }
+    for (const { sequence, notification } of missed) {
+      this.#write(sse.event('notification', notification, notification.id));
+      this.#lastSequence = sequence;
+    }
+    this.#sendUnread((await this.source.position(this.recipientId)).unread, missed.length > 0);
+  }
+
+  #sendUnread(count: number, always = true): void {
+    if (!always && count === this.#lastUnread) return;
+    this.#lastUnread = count;
+    this.#write(sse.event('unread_count', { count }));
+  }
+
+  #enqueue(work: () => Promise<void>): Promise<void> {
+    this.#chain = this.#chain.then(async () => {
+      if (this.#ended) return;
+      try {
+        await work();
+      } catch (err) {
+        // The client reconnects with the last id it got, and resumes from there.
+        this.settings.log.warn({ err, recipientId: this.recipientId }, 'a notification stream could not be read: ending it');
+        this.end();
+      }
+    });
+    return this.#chain;
+  }
+
+  #write(frame: string): void {
+    if (!this.#ended && !this.out.writableEnded) this.out.write(frame);
+  }
+}

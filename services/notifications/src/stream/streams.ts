@@ -1,0 +1,84 @@
+import type { ServerResponse } from 'node:http';
+import { createEvent, newId, notificationsStreamsReplaced } from '@recipes/contracts';
+import { type Pool, withTransaction } from '@recipes/db';
+import type { UserDirectory } from '@recipes/directory';
+import type { Logger } from '@recipes/logging';
+import { enqueue } from '@recipes/outbox';
+import { toNotification } from '../notifications.js';
+import { closeStream, findAfter, findPosition, findSequence, issueTicket, openStream, redeemTicket } from '../repository/streams.js';
+import { StreamHub } from './hub.js';
+import { type StreamSource, StreamSession } from './session.js';
+
+export const TICKET_TTL_SECONDS = 60;
+/** What `EventSource` waits before it reconnects, sent as the stream's first frame. */
+export const RETRY_MS = 3_000;
+/** Open streams per user, on all instances together: a sixth replaces the oldest. */
+export const STREAMS_PER_USER = 5;
+
+export interface StreamSettings {
+  keepAliveMs: number;
+}
+
+/** The real-time side of notifications (docs/api.md §9.1): tickets, and the streams this instance holds. */
+export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs }: StreamSettings) {
+  const hub = new StreamHub();
+
+  const source: StreamSource = {
+    position: (recipientId) => findPosition(pool, recipientId),
+    async after(recipientId, sequence, limit) {
+      const records = await findAfter(pool, recipientId, sequence, limit);
+      const actors = await directory.findByIds([...new Set(records.map((record) => record.actorId))]);
+      // As in the listing, a notification of an actor nobody knows (only a forged event names one) is left out.
+      return records.flatMap((record) => {
+        const actor = actors.get(record.actorId);
+        if (!actor) return [];
+        const { id, username, avatarUrl } = actor;
+        return [{ sequence: record.sequence, notification: toNotification(record, { id, username, avatarUrl }) }];
+      });
+    },
+  };
+
+  return {
+    hub,
+    /** A single-use ticket for `recipientId`, valid for `TICKET_TTL_SECONDS`. */
+    issueTicket: (recipientId: string) => issueTicket(pool, recipientId, TICKET_TTL_SECONDS),
+    /** The user a ticket was issued to, using it up; undefined when it is not (any more) valid. */
+    redeemTicket: (ticket: string) => redeemTicket(pool, ticket),
+    /** Where a stream resuming after the recipient's notification `id` starts; undefined when it is not theirs. */
+    resumePoint: (recipientId: string, id: string) => findSequence(pool, recipientId, id),
+
+    /** Opens a stream of `recipientId` on `response`, resuming after `resumeAfter` when given. */
+    async open(recipientId: string, response: ServerResponse, resumeAfter: number | undefined, log: Logger, correlationId: string): Promise<void> {
+      const id = newId();
+      let opened: Promise<void> = Promise.resolve();
+      const session: StreamSession = new StreamSession(id, recipientId, response, source, {
+        keepAliveMs,
+        retryMs: RETRY_MS,
+        log,
+        onEnd: () => {
+          hub.remove(session);
+          const forget = () => closeStream(pool, id);
+          opened.then(forget, forget).catch((err: unknown) => log.warn({ err }, 'a closed stream could not be forgotten'));
+        },
+      });
+      // Held before the first read: whatever is stored from now on reaches this stream, by the read or by a prompt.
+      hub.add(session);
+      opened = withTransaction(pool, async (tx) => {
+        const replaced = await openStream(tx, id, recipientId, STREAMS_PER_USER);
+        if (replaced.length === 0) return;
+        const event = createEvent(notificationsStreamsReplaced, { recipientId, streamIds: replaced }, { producer: 'notifications', correlationId });
+        await enqueue(tx, event);
+      });
+      try {
+        await opened;
+        await session.start(resumeAfter);
+      } catch (err) {
+        // The client reconnects and resumes.
+        log.warn({ err }, 'a notification stream could not be opened: ending it');
+        session.end();
+      }
+    },
+  };
+}
+
+export type Streams = ReturnType<typeof streams>;

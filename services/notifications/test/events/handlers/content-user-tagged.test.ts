@@ -1,0 +1,71 @@
+import { newId } from '@recipes/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertNotification } from '../../../src/repository/notifications.js';
+import { type NotificationsHarness, notificationsHarness, tagEvent, type TestUser } from '../../support.js';
+
+/** The event handlers against a real database, each event applied as the broker would deliver it. */
+let harness: NotificationsHarness;
+let ada: TestUser;
+beforeAll(async () => {
+  harness = await notificationsHarness();
+  ada = await harness.knownUser('Ada_Consumer');
+});
+afterAll(() => harness.close());
+
+async function rowsOf(recipientId: string) {
+  const { rows } = await harness.pool.query(
+    `SELECT type, actor_id, content_type, content_id, comment_id, is_read, created_at, source_event_id
+       FROM notifications WHERE recipient_id = $1 ORDER BY created_at, id`,
+    [recipientId],
+  );
+  return rows;
+}
+
+async function countsOf(recipientId: string) {
+  const { rows } = await harness.pool.query('SELECT total, unread FROM notification_counts WHERE recipient_id = $1', [recipientId]);
+  return rows[0];
+}
+
+describe('content.user.tagged', () => {
+  it.each([
+    ['recipe', 'tag_recipe'],
+    ['post', 'tag_post'],
+  ] as const)('turns a tag in a %s into one unread %s without a comment', async (contentType, type) => {
+    const bob = await harness.knownUser(`bob_tag_${contentType}`);
+    const event = tagEvent(ada, bob, contentType);
+    await harness.deliver(event);
+    await harness.deliver(event);
+    expect(await rowsOf(bob.id)).toEqual([
+      {
+        type,
+        actor_id: ada.id,
+        content_type: contentType,
+        content_id: event.data.contentId,
+        comment_id: null,
+        is_read: false,
+        created_at: new Date(event.data.createdAt),
+        source_event_id: event.id,
+      },
+    ]);
+    expect(await countsOf(bob.id)).toEqual({ total: 1, unread: 1 });
+  });
+
+  it('tells nobody when the author tags themself', async () => {
+    await harness.deliver(tagEvent(ada, ada, 'post'));
+    expect(await rowsOf(ada.id)).toEqual([]);
+  });
+});
+
+describe('the unique source event id', () => {
+  it('stops a second row and a second count even where processed_events has forgotten the event', async () => {
+    const bob = await harness.knownUser('bob_second_line');
+    const event = tagEvent(ada, bob);
+    await harness.deliver(event);
+    await harness.pool.query('DELETE FROM processed_events WHERE event_id = $1', [event.id]);
+    await harness.deliver(event);
+    const notification = { recipientId: bob.id, type: 'tag_recipe', actorId: ada.id, contentType: 'recipe', contentId: event.data.contentId, commentId: null, createdAt: event.data.createdAt } as const;
+    await insertNotification(harness.pool, newId(), event.id, notification);
+    expect(await rowsOf(bob.id)).toHaveLength(1);
+    expect(await countsOf(bob.id)).toEqual({ total: 1, unread: 1 });
+  });
+});

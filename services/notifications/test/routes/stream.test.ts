@@ -1,0 +1,201 @@
+import { type EventEnvelope, notificationCreated, notificationsStreamsReplaced } from '@recipes/contracts';
+import { type EventStreamClient, openEventStream, type StreamEvent } from '@recipes/testing/sse';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, expectProblem, mentionEvent, type NotificationsHarness, notificationsHarness, type TestUser } from '../support.js';
+
+/**
+ * The stream of docs/api.md §9.1 on one instance, listening for real: prompts reach it as its own queue
+ * would bring them (`hear`), taken from what the service wrote to its outbox.
+ */
+let harness: NotificationsHarness;
+let base: string;
+let ada: TestUser;
+const open: EventStreamClient[] = [];
+
+beforeAll(async () => {
+  harness = await notificationsHarness({ STREAM_KEEP_ALIVE_MS: '300' });
+  base = await harness.app.listen({ host: '127.0.0.1', port: 0 });
+  ada = await harness.knownUser('Ada_Streams');
+});
+afterAll(async () => {
+  for (const stream of open) stream.close();
+  await harness.close();
+});
+
+async function stream(user: TestUser | undefined, { query = '', headers = {} }: { query?: string; headers?: Record<string, string> } = {}) {
+  const client = await openEventStream(`${base}/api/notifications/stream${query}`, { ...(user ? bearer(user) : {}), ...headers });
+  open.push(client);
+  return client;
+}
+
+/** Relays what the service wrote to its outbox to this instance's own queue, as the broker would. */
+async function relay(): Promise<void> {
+  for (const event of await harness.outbox()) await harness.hear(event);
+}
+
+/** The last `notification.created` relayed. */
+let lastPrompt: EventEnvelope;
+
+/** Mentions `user` once, as an event from the comments service, and relays what follows; the notification's id. */
+async function mention(user: TestUser): Promise<string> {
+  await harness.deliver(mentionEvent(ada, user));
+  const created = (await harness.outbox()).filter((event) => event.type === notificationCreated.type);
+  expect(created).toHaveLength(1);
+  lastPrompt = created[0]!;
+  await harness.hear(lastPrompt);
+  return (lastPrompt.data as { id: string }).id;
+}
+
+const notifications = (client: EventStreamClient) => client.received.filter((event) => event.event === 'notification');
+const isUnread = (count: number) => (event: StreamEvent) => event.event === 'unread_count' && JSON.parse(event.data).count === count;
+
+async function listed(user: TestUser) {
+  return (await harness.app.inject({ method: 'GET', url: '/api/notifications?limit=100', headers: bearer(user) })).json().data as { id: string }[];
+}
+
+describe('GET /api/notifications/stream', () => {
+  it('starts with retry and the unread count, then sends each new notification once, as the listing shows it', async () => {
+    const bob = await harness.knownUser('Bob_Live');
+    const client = await stream(bob);
+    expect(client.status).toBe(200);
+    expect(client.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    await client.next(isUnread(0));
+    expect(client.received[0]).toMatchObject({ event: 'retry', retry: 3000 });
+
+    const first = await mention(bob);
+    const sent = await client.next((event) => event.event === 'notification');
+    expect(sent.id).toBe(first);
+    expect(JSON.parse(sent.data)).toEqual((await listed(bob))[0]);
+    await client.next(isUnread(1));
+
+    // The same prompt again, then a second notification: the first is not sent again.
+    await harness.hear(lastPrompt);
+    const second = await mention(bob);
+    await client.next((event) => event.id === second);
+    await client.next(isUnread(2));
+    expect(notifications(client).map((event) => event.id)).toEqual([first, second]);
+  });
+
+  it('resumes after Last-Event-ID with exactly what was missed, oldest first, then goes on live', async () => {
+    const cy = await harness.knownUser('Cy_Resume');
+    const seen = await mention(cy);
+    const missed = [await mention(cy), await mention(cy), await mention(cy)];
+
+    const byHeader = await stream(cy, { headers: { 'last-event-id': seen } });
+    await byHeader.next(isUnread(4));
+    expect(notifications(byHeader).map((event) => event.id)).toEqual(missed);
+
+    const byQuery = await stream(cy, { query: `?lastEventId=${missed[1]}` });
+    await byQuery.next(isUnread(4));
+    expect(notifications(byQuery).map((event) => event.id)).toEqual([missed[2]]);
+
+    const live = await mention(cy);
+    await byHeader.next((event) => event.id === live);
+    await byQuery.next((event) => event.id === live);
+    expect(notifications(byHeader).map((event) => event.id)).toEqual([...missed, live]);
+    expect(notifications(byQuery).map((event) => event.id)).toEqual([missed[2], live]);
+  });
+
+  it('says reset instead of sending more than 1,000 missed notifications', async () => {
+    const dee = await harness.knownUser('Dee_Reset');
+    const seen = await mention(dee);
+    await harness.pool.query(
+      `INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, created_at, source_event_id, sequence)
+       SELECT gen_random_uuid(), $1, 'tag_recipe', $2, 'recipe', gen_random_uuid(), now(), gen_random_uuid(), 1 + n FROM generate_series(1, 1001) AS n`,
+      [dee.id, ada.id],
+    );
+    await harness.pool.query('UPDATE notification_counts SET total = total + 1001, unread = unread + 1001, last_sequence = 1002 WHERE recipient_id = $1', [dee.id]);
+
+    const client = await stream(dee, { headers: { 'last-event-id': seen } });
+    await client.next((event) => event.event === 'reset');
+    await client.next(isUnread(1002));
+    expect(notifications(client)).toEqual([]);
+    // And it goes on live from there.
+    const live = await mention(dee);
+    await client.next((event) => event.id === live);
+  });
+
+  it('refuses a Last-Event-ID that is not one of the caller’s notifications', async () => {
+    const eve = await harness.knownUser('Eve_Resume');
+    const hers = await mention(eve);
+    for (const id of [hers, 'not-a-uuid', '0190f5a4-1c2d-7e3f-8a9b-000000000001']) {
+      const response = await harness.app.inject({ method: 'GET', url: '/api/notifications/stream', headers: { ...bearer(ada), 'last-event-id': id } });
+      expectProblem(response, 400);
+    }
+  });
+
+  it('sends the new unread count after notifications are marked read', async () => {
+    const fay = await harness.knownUser('Fay_Reads');
+    const id = await mention(fay);
+    const client = await stream(fay);
+    await client.next(isUnread(1));
+    const response = await harness.app.inject({ method: 'PATCH', url: '/api/notifications/read', headers: bearer(fay), payload: { notificationIds: [id] } });
+    expect(response.json().updated).toBe(1);
+    await relay();
+    await client.next(isUnread(0));
+  });
+
+  it('keeps an idle stream open with comment lines', async () => {
+    const gus = await harness.knownUser('Gus_Idle');
+    const client = await stream(gus);
+    await client.next((event) => event.comment === 'keep-alive', 2_000);
+  });
+
+  it('replaces the oldest of a user’s streams when a sixth opens', async () => {
+    const hal = await harness.knownUser('Hal_Streams');
+    const clients: EventStreamClient[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      clients.push(await stream(hal));
+      await clients.at(-1)!.next(isUnread(0));
+    }
+    const replaced = (await harness.outbox()).filter((event) => event.type === notificationsStreamsReplaced.type);
+    expect(replaced).toHaveLength(1);
+    await harness.hear(replaced[0]!);
+    await clients[0]!.next((event) => event.event === 'replaced');
+    await clients[0]!.ended;
+    // The other five stay: a notification reaches each.
+    const id = await mention(hal);
+    await Promise.all(clients.slice(1).map((client) => client.next((event) => event.id === id)));
+  });
+});
+
+describe('stream tickets', () => {
+  it('opens a stream once with a ticket, never twice, and never with a forged one or none', async () => {
+    const ivy = await harness.knownUser('Ivy_Ticket');
+    const issued = await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets', headers: bearer(ivy) });
+    expect(issued.statusCode).toBe(201);
+    const { ticket, expiresIn } = issued.json();
+    expect(expiresIn).toBe(60);
+    expect(ticket).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+
+    const client = await stream(undefined, { query: `?ticket=${ticket}` });
+    expect(client.status).toBe(200);
+    const id = await mention(ivy);
+    await client.next((event) => event.id === id);
+
+    for (const query of [`?ticket=${ticket}`, '?ticket=forged', '']) {
+      expectProblem(await harness.app.inject({ method: 'GET', url: `/api/notifications/stream${query}` }), 401);
+    }
+    expectProblem(await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets' }), 401);
+  });
+
+  it('refuses an expired ticket', async () => {
+    const jo = await harness.knownUser('Jo_Ticket');
+    const { ticket } = (await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets', headers: bearer(jo) })).json();
+    await harness.pool.query(`UPDATE stream_tickets SET expires_at = now() - interval '1 second'`);
+    expectProblem(await harness.app.inject({ method: 'GET', url: `/api/notifications/stream?ticket=${ticket}` }), 401);
+  });
+});
+
+describe('shutdown', () => {
+  it('ends every open stream as the app closes', async () => {
+    const another = await harness.anotherApp({});
+    const anotherBase = await another.listen({ host: '127.0.0.1', port: 0 });
+    const kim = await harness.knownUser('Kim_Shutdown');
+    const client = await openEventStream(`${anotherBase}/api/notifications/stream`, bearer(kim));
+    await client.next(isUnread(0));
+    await another.close();
+    await client.ended;
+    expect(client.received.at(-1)).toMatchObject({ event: 'unread_count' });
+  });
+});
