@@ -32,11 +32,14 @@ CREATE TRIGGER actor_changed AFTER UPDATE ON users FOR EACH ROW
   WHEN (OLD.username IS DISTINCT FROM NEW.username OR OLD.avatar_url IS DISTINCT FROM NEW.avatar_url)
   EXECUTE FUNCTION bump_versions_of_actor();
 
--- Single-use tickets that open a stream where a browser cannot send a header: only a hash is kept.
+-- Single-use tickets that open a stream where a browser cannot send a header: only a hash is kept. A
+-- browser's EventSource reconnects by itself to the same URL, sending the id of the last event it got: a
+-- used ticket opens a stream again only with such an id of its user's (`used_at`, docs/api.md §9.1).
 CREATE TABLE stream_tickets (
   ticket_hash bytea PRIMARY KEY,
   recipient_id uuid NOT NULL,
-  expires_at timestamptz NOT NULL
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz
 );
 CREATE INDEX stream_tickets_expiry_idx ON stream_tickets (expires_at);
 

@@ -33,37 +33,51 @@ export async function findAfter(db: Queryable, recipientId: string, sequence: nu
 export interface StreamPosition {
   /** The sequence of the recipient's newest notification, 0 when none. */
   lastSequence: number;
+  /** The id of that notification, undefined when none. */
+  lastId: string | undefined;
   unread: number;
 }
 
 export async function findPosition(db: Queryable, recipientId: string): Promise<StreamPosition> {
-  const { rows } = await db.query<{ lastSequence: string; unread: number }>(
-    'SELECT last_sequence AS "lastSequence", unread FROM notification_counts WHERE recipient_id = $1',
+  const { rows } = await db.query<{ lastSequence: string; lastId: string | null; unread: number }>(
+    `SELECT c.last_sequence AS "lastSequence", c.unread, n.id AS "lastId"
+       FROM notification_counts c LEFT JOIN notifications n ON n.recipient_id = c.recipient_id AND n.sequence = c.last_sequence
+      WHERE c.recipient_id = $1`,
     [recipientId],
   );
-  return rows[0] ? { lastSequence: Number(rows[0].lastSequence), unread: rows[0].unread } : { lastSequence: 0, unread: 0 };
+  const row = rows[0];
+  return row ? { lastSequence: Number(row.lastSequence), lastId: row.lastId ?? undefined, unread: row.unread } : { lastSequence: 0, lastId: undefined, unread: 0 };
 }
 
 const hashOf = (ticket: string) => createHash('sha256').update(ticket).digest();
 
-/** A new single-use ticket of `recipientId`, valid `ttlSeconds`; expired ones are cleared on the way. */
+/** How long a used ticket still lets its stream resume (EventSource reconnecting with Last-Event-ID). */
+export const TICKET_RESUME_HOURS = 24;
+
+/** A new single-use ticket of `recipientId`, valid `ttlSeconds`; tickets past any use are cleared on the way. */
 export async function issueTicket(db: Queryable, recipientId: string, ttlSeconds: number): Promise<string> {
   const ticket = randomBytes(32).toString('base64url');
   await db.query(
-    `WITH expired AS (DELETE FROM stream_tickets WHERE expires_at < now())
+    `WITH expired AS (DELETE FROM stream_tickets WHERE expires_at < now() - make_interval(hours => $4))
      INSERT INTO stream_tickets (ticket_hash, recipient_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`,
-    [hashOf(ticket), recipientId, ttlSeconds],
+    [hashOf(ticket), recipientId, ttlSeconds, TICKET_RESUME_HOURS],
   );
   return ticket;
 }
 
-/** The recipient a valid ticket was issued to, using it up; undefined for an unknown, used or expired one. */
-export async function redeemTicket(db: Queryable, ticket: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ recipientId: string }>(
-    'DELETE FROM stream_tickets WHERE ticket_hash = $1 AND expires_at > now() RETURNING recipient_id AS "recipientId"',
-    [hashOf(ticket)],
+/**
+ * The recipient of a ticket, marking it used: a fresh one before it expires, or, when `resuming` (the
+ * request names the last event its stream got), a used one within `TICKET_RESUME_HOURS`. Undefined otherwise.
+ */
+export async function redeemTicket(db: Queryable, ticket: string, resuming: boolean): Promise<{ recipientId: string; usedBefore: boolean } | undefined> {
+  const { rows } = await db.query<{ recipientId: string; usedBefore: boolean }>(
+    `UPDATE stream_tickets SET used_at = coalesce(used_at, now())
+      WHERE ticket_hash = $1
+        AND ((used_at IS NULL AND expires_at > now()) OR ($2 AND used_at > now() - make_interval(hours => $3)))
+     RETURNING recipient_id AS "recipientId", used_at < now() AS "usedBefore"`,
+    [hashOf(ticket), resuming, TICKET_RESUME_HOURS],
   );
-  return rows[0]?.recipientId;
+  return rows[0];
 }
 
 /** Records a stream as open; gives the ids of the recipient's oldest open streams beyond `limit`, now closed here. */

@@ -53,7 +53,8 @@ export class StreamSession {
       if (resumeAfter === undefined) {
         const position = await this.source.position(this.recipientId);
         this.#lastSequence = position.lastSequence;
-        this.#sendUnread(position.unread);
+        // With the id of the newest notification: a client cut off before the next one resumes from here.
+        this.#sendUnread(position.unread, true, position.lastId);
       } else {
         this.#lastSequence = resumeAfter;
         await this.#catchUp();
@@ -101,10 +102,10 @@ export class StreamSession {
     this.#sendUnread((await this.source.position(this.recipientId)).unread, missed.length > 0);
   }
 
-  #sendUnread(count: number, always = true): void {
+  #sendUnread(count: number, always = true, id?: string): void {
     if (!always && count === this.#lastUnread) return;
     this.#lastUnread = count;
-    this.#write(sse.event('unread_count', { count }));
+    this.#write(sse.event('unread_count', { count }, id));
   }
 
   #enqueue(work: () => Promise<void>): Promise<void> {

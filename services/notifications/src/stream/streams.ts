@@ -42,8 +42,8 @@ export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs }: S
     hub,
     /** A single-use ticket for `recipientId`, valid for `TICKET_TTL_SECONDS`. */
     issueTicket: (recipientId: string) => issueTicket(pool, recipientId, TICKET_TTL_SECONDS),
-    /** The user a ticket was issued to, using it up; undefined when it is not (any more) valid. */
-    redeemTicket: (ticket: string) => redeemTicket(pool, ticket),
+    /** The user a ticket was issued to, using it up (see `redeemTicket`); undefined when it is not (any more) valid. */
+    redeemTicket: (ticket: string, resuming: boolean) => redeemTicket(pool, ticket, resuming),
     /** Where a stream resuming after the recipient's notification `id` starts; undefined when it is not theirs. */
     resumePoint: (recipientId: string, id: string) => findSequence(pool, recipientId, id),
 

@@ -179,6 +179,39 @@ describe('stream tickets', () => {
     expectProblem(await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets' }), 401);
   });
 
+  it('lets a used ticket open its stream again only to resume it, as EventSource reconnects, with an id of its user’s', async () => {
+    const kay = await harness.knownUser('Kay_Reconnects');
+    const lee = await harness.knownUser('Lee_Other');
+    const leesOwn = await mention(lee);
+    const { ticket } = (await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets', headers: bearer(kay) })).json();
+    const first = await stream(undefined, { query: `?ticket=${ticket}` });
+    const seen = await mention(kay);
+    await first.next((event) => event.id === seen);
+    first.close();
+    const missed = await mention(kay);
+
+    const resumed = await stream(undefined, { query: `?ticket=${ticket}`, headers: { 'last-event-id': seen } });
+    expect(resumed.status).toBe(200);
+    await resumed.next((event) => event.id === missed);
+    expect(notifications(resumed).map((event) => event.id)).toEqual([missed]);
+
+    for (const lastEventId of [leesOwn, 'not-a-uuid']) {
+      const refused = await harness.app.inject({ method: 'GET', url: `/api/notifications/stream?ticket=${ticket}`, headers: { 'last-event-id': lastEventId } });
+      expectProblem(refused, 401);
+    }
+    await harness.pool.query(`UPDATE stream_tickets SET used_at = now() - interval '25 hours'`);
+    expectProblem(await harness.app.inject({ method: 'GET', url: `/api/notifications/stream?ticket=${ticket}`, headers: { 'last-event-id': seen } }), 401);
+  });
+
+  it('names the newest notification in the first unread count, so that a client cut off before the next one resumes from there', async () => {
+    const max = await harness.knownUser('Max_FirstId');
+    await mention(max);
+    const newest = await mention(max);
+    const client = await stream(max);
+    const first = await client.next(isUnread(2));
+    expect(first.id).toBe(newest);
+  });
+
   it('refuses an expired ticket', async () => {
     const jo = await harness.knownUser('Jo_Ticket');
     const { ticket } = (await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets', headers: bearer(jo) })).json();

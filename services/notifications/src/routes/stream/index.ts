@@ -43,7 +43,7 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
         summary: 'The caller’s notifications as they happen (Server-Sent Events)',
         operationId: 'streamNotifications',
         description:
-          'Authenticated by a bearer token or by `ticket`. Events: `notification` (id = the notification’s id), `unread_count`, `reset` (more than 1,000 missed: reload the list), `replaced` (a sixth stream opened). Resumes after `Last-Event-ID`.',
+          'Authenticated by a bearer token or by `ticket` (single use; a used one only resumes, with a `Last-Event-ID` of its user’s, within 24 h, as EventSource reconnects by itself). Events: `notification` (id = the notification’s id), `unread_count` (the first one with the id of the newest notification), `reset` (more than 1,000 missed: reload the list), `replaced` (a sixth stream opened). Resumes after `Last-Event-ID`.',
         tags: ['notifications'],
         security: [{ bearerAuth: [] }, {}],
         querystring: streamQuery,
@@ -55,14 +55,19 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
       },
     },
     async (request, reply) => {
-      // A bearer token was checked by the auth plugin already; a ticket is used up here.
-      const recipientId = request.caller?.id ?? (request.query.ticket === undefined ? undefined : await streams.redeemTicket(request.query.ticket));
+      const lastEventId = request.headers['last-event-id'] ?? request.query.lastEventId;
+      // A bearer token was checked by the auth plugin already. A ticket is used up here; a used one opens the
+      // stream again only to resume it, as a browser's EventSource does by itself after a cut.
+      const { ticket } = request.query;
+      const redeemed = request.caller || ticket === undefined ? undefined : await streams.redeemTicket(ticket, lastEventId !== undefined);
+      const recipientId = request.caller?.id ?? redeemed?.recipientId;
       if (recipientId === undefined) throw unauthorized('A bearer token or a valid stream ticket is required');
 
-      const lastEventId = request.headers['last-event-id'] ?? request.query.lastEventId;
       let resumeAfter: number | undefined;
       if (lastEventId !== undefined) {
         resumeAfter = uuid.safeParse(lastEventId).success ? await streams.resumePoint(recipientId, lastEventId) : undefined;
+        // A used ticket with an id that is not its user's proves nothing: as if there were no ticket.
+        if (resumeAfter === undefined && redeemed?.usedBefore) throw unauthorized('A bearer token or a valid stream ticket is required');
         if (resumeAfter === undefined) {
           throw new HttpError(400, 'The request is not valid', [{ path: 'Last-Event-ID', message: 'is not one of your notifications' }]);
         }
