@@ -1,6 +1,6 @@
 import { newId } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, type CommentsHarness, commentsHarness, expectProblem } from './support.js';
+import { bearer, type CommentsHarness, commentsHarness, expectProblem } from '../support.js';
 
 /** Editing and deleting comments: who may, what the mention stores and the outbox then hold. */
 let harness: CommentsHarness;

@@ -12,7 +12,7 @@ import {
 } from '@recipes/contracts';
 import { createSigner } from 'fast-jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, type CommentsHarness, commentsHarness, expectProblem } from './support.js';
+import { bearer, type CommentsHarness, commentsHarness, expectProblem } from '../support.js';
 
 let harness: CommentsHarness;
 beforeAll(async () => {

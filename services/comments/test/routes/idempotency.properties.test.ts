@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CommentsHarness, commentsHarness } from './support.js';
+import { type CommentsHarness, commentsHarness } from '../support.js';
 
 /**
  * Retries with Idempotency-Keys, as clients send them: random keys from a small set, random bodies and

@@ -1,7 +1,7 @@
 import { problemSchema } from '@recipes/contracts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CommentsHarness, commentsHarness } from './support.js';
+import { type CommentsHarness, commentsHarness } from '../support.js';
 
 /** Whatever a client sends, the answer is a considered one: never a 500, every error problem+json. */
 let harness: CommentsHarness;
