@@ -31,7 +31,7 @@ export class Upstreams {
       bodyTimeout: timeoutMs,
       connect: { timeout: timeoutMs },
     });
-    this.streamAgent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: 0, connect: { timeout: timeoutMs } });
+    this.streamAgent = new Agent({ keepAliveMaxTimeout: 2_000, headersTimeout: timeoutMs, bodyTimeout: 0, connect: { timeout: timeoutMs } });
   }
 
   /** The next base URL of `service`, in turn (round-robin across its instances). */

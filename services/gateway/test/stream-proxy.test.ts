@@ -119,6 +119,19 @@ afterAll(async () => {
 });
 
 describe('GET /api/notifications/stream through the gateway', () => {
+  it('opens the stream on the next instance when one refuses the connection (it has stopped)', async () => {
+    const stopped = await unusedUrl();
+    const failover = await gatewayFor(`${stopped},${notifications.url}`);
+    try {
+      const { client } = await openStream(failover);
+      expect(client.status).toBe(200);
+      client.close();
+    } finally {
+      failover.server.closeAllConnections();
+      await failover.close();
+    }
+  });
+
   it('passes the stream headers and the request id on', async () => {
     const { client, upstream } = await openStream(gateway, { 'x-request-id': 'stream-headers-1' });
     expect(client.status).toBe(200);

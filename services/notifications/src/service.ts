@@ -23,7 +23,7 @@ export const notificationsService = defineService({
     await app.register(notificationRoutes, { prefix: '/api/notifications', notifications });
     await app.register(streamRoutes, { prefix: '/api/notifications', streams });
     // Streams end as shutdown starts, so that their clients reconnect to another instance and resume.
-    onShutdown(app, () => streams.hub.endAll());
+    onShutdown(app, () => streams.endAll());
   },
   handlers,
   instanceSubscription: streamSubscription,

@@ -57,8 +57,10 @@ function onUpstreamError(reply: FastifyReply, { error }: { error: Error }): void
  * reached the service: even a POST may go to another instance. A reset or a timeout may come after the
  * service got the request, so those are never tried again.
  */
-function wasRefused(error: Error): boolean {
-  return (error.cause as { code?: unknown } | undefined)?.code === 'ECONNREFUSED';
+export function wasRefused(error: Error): boolean {
+  // undici's own error carries the code; reply-from's wraps it as the cause.
+  const codeOf = (cause: unknown) => (cause as { code?: unknown } | undefined)?.code;
+  return codeOf(error) === 'ECONNREFUSED' || codeOf(error.cause) === 'ECONNREFUSED';
 }
 
 /** Never forwarded: worded as the services' own 404 for an unknown route. */

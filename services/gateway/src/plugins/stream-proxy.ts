@@ -4,7 +4,7 @@ import { request as upstreamRequest } from 'undici';
 import { readRequestPath } from '../request-path.js';
 import { serviceFor, streamRoutes } from '../route-table.js';
 import type { Upstreams } from '../upstreams.js';
-import { forwardedRequestHeaders } from './proxy.js';
+import { forwardedRequestHeaders, wasRefused } from './proxy.js';
 
 /** Response headers of one connection, or that the gateway sets itself. */
 const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'transfer-encoding']);
@@ -28,17 +28,26 @@ export default async function streamProxyPlugin(app: App, { upstreams }: { upstr
       if (!target || !service) return sendProblem(request, reply, 404, `No route for GET ${path}`);
 
       const stream = new AbortController();
-      let upstream: Awaited<ReturnType<typeof upstreamRequest>>;
-      try {
-        upstream = await upstreamRequest(`${upstreams.next(service)}${target.path}${target.query ? `?${target.query}` : ''}`, {
+      const requestFrom = (base: string) =>
+        upstreamRequest(`${base}${target.path}${target.query ? `?${target.query}` : ''}`, {
           dispatcher: upstreams.streamAgent,
           headers: forwardedRequestHeaders(request, { ...request.headers }),
           signal: stream.signal,
         });
-      } catch (error) {
-        request.log.warn({ err: error }, 'stream upstream unavailable');
-        return sendProblem(request, reply, 503, 'The service is unavailable, try again later');
+      let upstream: Awaited<ReturnType<typeof upstreamRequest>> | undefined;
+      // Each instance in turn, moving on only while they refuse the connection (one that has stopped).
+      for (const base of upstreams.inTurn(service)) {
+        try {
+          upstream = await requestFrom(base);
+          break;
+        } catch (error) {
+          if (!wasRefused(error as Error)) {
+            request.log.warn({ err: error }, 'stream upstream unavailable');
+            break;
+          }
+        }
       }
+      if (!upstream) return sendProblem(request, reply, 503, 'The service is unavailable, try again later');
 
       reply.hijack();
       const headers = { ...reply.getHeaders() } as OutgoingHttpHeaders;

@@ -38,8 +38,15 @@ export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs }: S
     },
   };
 
+  let closing = false;
+
   return {
     hub,
+    /** Ends every stream held here, and any opened from now on at once: their clients reconnect to another instance. */
+    endAll(): void {
+      closing = true;
+      hub.endAll();
+    },
     /** A single-use ticket for `recipientId`, valid for `TICKET_TTL_SECONDS`. */
     issueTicket: (recipientId: string) => issueTicket(pool, recipientId, TICKET_TTL_SECONDS),
     /** The user a ticket was issued to, using it up (see `redeemTicket`); undefined when it is not (any more) valid. */
@@ -49,6 +56,11 @@ export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs }: S
 
     /** Opens a stream of `recipientId` on `response`, resuming after `resumeAfter` when given. */
     async open(recipientId: string, response: ServerResponse, resumeAfter: number | undefined, log: Logger, correlationId: string): Promise<void> {
+      if (closing) {
+        // Shutting down: the client is told when to come back, and reconnects elsewhere.
+        response.end(`retry: ${RETRY_MS}\n\n`);
+        return;
+      }
       const id = newId();
       let opened: Promise<void> = Promise.resolve();
       const session: StreamSession = new StreamSession(id, recipientId, response, source, {

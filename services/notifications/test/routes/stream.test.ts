@@ -227,8 +227,21 @@ describe('shutdown', () => {
     const kim = await harness.knownUser('Kim_Shutdown');
     const client = await openEventStream(`${anotherBase}/api/notifications/stream`, bearer(kim));
     await client.next(isUnread(0));
-    await another.close();
+    const closing = another.close();
     await client.ended;
     expect(client.received.at(-1)).toMatchObject({ event: 'unread_count' });
+    await closing;
+  });
+
+  // Last in the file: this instance accepts no stream after it.
+  it('ends at once, with the delay before reconnecting, a stream opened once shutdown has started', async () => {
+    const lou = await harness.knownUser('Lou_Late');
+    // What the app's shutdown hook runs first (`onShutdown`, libs/http), before connections drain.
+    harness.parts.streams.endAll();
+    const client = await stream(lou);
+    expect(client.status).toBe(200);
+    await client.ended;
+    expect(client.received).toEqual([{ event: 'retry', data: '', retry: 3000 }]);
+    expect(harness.parts.streams.hub.size).toBe(0);
   });
 });

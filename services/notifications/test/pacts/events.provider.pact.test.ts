@@ -1,0 +1,94 @@
+import { MessageProviderPact } from '@pact-foundation/pact';
+import { type EventEnvelope, newId, notificationCreated, notificationsRead, notificationsStreamsReplaced } from '@recipes/contracts';
+import { type EventProducer, messageProvidersByType, pactMessages, pactNames, pactsForProvider } from '@recipes/testing/pact';
+import { type EventStreamClient, openEventStream } from '@recipes/testing/sse';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, mentionEvent, type NotificationsHarness, notificationsHarness, type TestUser } from '../support.js';
+
+/**
+ * Every pact for the events notifications produces, verified against events made by the real app and
+ * read back from its outbox: a mention event stores a notification (`record` writes notification.created),
+ * PATCH /read marks it read (notifications.read), and a sixth stream of one user replaces the oldest
+ * (notifications.streams.replaced). Their consumer is this service's own streams side (`notifications-streams`);
+ * the catalogue lists no consumer service, so there is no consumer whose pact could be missing.
+ */
+const provider = pactNames.events('notifications');
+const pactFiles = pactsForProvider(provider);
+
+let harness: NotificationsHarness;
+let base: string;
+let actor: TestUser;
+const open: EventStreamClient[] = [];
+
+beforeAll(async () => {
+  harness = await notificationsHarness();
+  base = await harness.app.listen({ host: '127.0.0.1', port: 0 });
+  actor = await harness.knownUser('Ada_Provider');
+});
+afterAll(async () => {
+  for (const client of open) client.close();
+  await harness.close();
+});
+
+const user = (): TestUser => {
+  const id = newId();
+  const username = `reader_${id.slice(-8)}`;
+  return { id, username, avatarUrl: null, revision: 0, token: harness.tokenFor({ id, username }) };
+};
+
+/** The one event of `type` the service wrote to its outbox by `act`; whatever was there before is taken first. */
+async function written(type: string, act: () => Promise<void>): Promise<EventEnvelope> {
+  await harness.outbox();
+  await act();
+  const events = (await harness.outbox()).filter((event) => event.type === type);
+  expect(events).toHaveLength(1);
+  return events[0]!;
+}
+
+/** Stores a notification for `recipient`, from a mention; its id. */
+async function notify(recipient: TestUser): Promise<string> {
+  const created = await written(notificationCreated.type, () => harness.deliver(mentionEvent(actor, recipient)));
+  return (created.data as { id: string }).id;
+}
+
+const producers: Record<string, EventProducer> = {
+  [notificationCreated.type]: () => written(notificationCreated.type, () => harness.deliver(mentionEvent(actor, user()))),
+  [notificationsRead.type]: async () => {
+    const reader = user();
+    const id = await notify(reader);
+    return written(notificationsRead.type, async () => {
+      const response = await harness.app.inject({ method: 'PATCH', url: '/api/notifications/read', headers: bearer(reader), payload: { notificationIds: [id] } });
+      expect(response.json().updated).toBe(1);
+    });
+  },
+  [notificationsStreamsReplaced.type]: async () => {
+    const streamer = user();
+    return written(notificationsStreamsReplaced.type, async () => {
+      for (let i = 0; i < 6; i += 1) {
+        const client = await openEventStream(`${base}/api/notifications/stream`, bearer(streamer));
+        open.push(client);
+        expect(client.status).toBe(200);
+        // Opened (its row written, the oldest replaced) before its first frame: the next one is newer.
+        await client.next((event) => event.event === 'unread_count');
+      }
+    });
+  },
+};
+
+describe(`${provider} provider`, () => {
+  it('honours every consumer pact', async () => {
+    // The streams side's pact is written earlier in this run.
+    expect(pactFiles.length).toBeGreaterThan(0);
+    await new MessageProviderPact({
+      provider,
+      pactUrls: pactFiles,
+      messageProviders: messageProvidersByType(pactFiles, producers),
+      logLevel: 'warn',
+    }).verify();
+  }, 60_000);
+
+  it('makes every event its consumers expect of it', () => {
+    const unmade = pactMessages(pactFiles).filter(({ example }) => !(example.type !== undefined && example.type in producers));
+    expect(unmade.map(({ consumer, example }) => `${consumer}: ${example.type}`)).toEqual([]);
+  });
+});
