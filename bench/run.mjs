@@ -2,7 +2,10 @@
 // measures every public GET of the gateway's OpenAPI document and the comment POST, through the gateway
 // and directly against the owning service, beside a bare Fastify "hello", then the listings at two table
 // sizes, the CPU of a login, mention-to-notification latency, the outbox relay's pace and the processes'
-// memory. Prints one table, the targets with PASS or MISS, and the time of each phase, and writes them as JSON.
+// memory, then the notification stream (bench/streams.mjs: the CPU of a 304 against a 200 on the unread
+// count, mention to `event: notification` with many streams open, the memory of idle streams; alone with
+// BENCH_ONLY=streams). Prints one table, the targets with PASS or MISS, and the time of each phase, and
+// writes them as JSON.
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -13,6 +16,7 @@ import { loginCost } from './logins.mjs';
 import { sampleRss } from './memory.mjs';
 import { mentionLatency } from './mentions.mjs';
 import { outboxDrain } from './outbox.mjs';
+import { idleStreamMemory, notModifiedCost, STREAM_PATH, streamedMentionLatency, tokenSigner } from './streams.mjs';
 import { commentPostScenario, getScenarios, publicGets } from './scenarios.mjs';
 import { growOthers, OWNED, openPools, seedFixture, tableSizes } from './seed.mjs';
 import { startSystem } from '../scripts/system.mjs';
@@ -31,7 +35,15 @@ const config = {
   soakSeconds: setting('BENCH_SOAK_SECONDS', 300),
   quietSeconds: setting('BENCH_QUIET_SECONDS', 5),
   logins: setting('BENCH_LOGINS', 200),
+  streams: setting('BENCH_STREAMS', 1_000),
+  streamsMentioned: setting('BENCH_STREAMS_MENTIONED', 100),
+  idleStreams: setting('BENCH_IDLE_STREAMS', 10_000),
+  etagRate: setting('BENCH_ETAG_RATE', 1_000),
+  etagConnections: setting('BENCH_ETAG_CONNECTIONS', 10),
 };
+/** `streams`: only the seed and the phases of the notification stream. */
+const BENCH_ONLY = process.env.BENCH_ONLY;
+if (BENCH_ONLY !== undefined && BENCH_ONLY !== 'streams') throw new Error(`BENCH_ONLY=${BENCH_ONLY}: the only part that runs alone is 'streams'`);
 const NAME = 'recipes_bench';
 const PORT_OFFSET = 1100;
 const CEILING_PORT = 3099 + PORT_OFFSET;
@@ -85,152 +97,239 @@ let memory;
 let tableRows;
 let cpuPerMention;
 let cpuPerLogin;
+let notModifiedCpu;
+let cpuPerStreamedMention;
+const idleStreams = [];
 try {
   const fixture = await phase('seed the users and the viewer’s rows', () => seedFixture(system, pools));
-  const scenarios = getScenarios(await publicGets(urlOf('gateway')), fixture);
-  const listings = scenarios.filter((s) => s.listing);
+  if (BENCH_ONLY !== 'streams') {
+    // The notification stream never ends, so autocannon cannot time it: it has phases of its own, below.
+    const scenarios = getScenarios((await publicGets(urlOf('gateway'))).filter((op) => op.template !== STREAM_PATH), fixture);
+    const listings = scenarios.filter((s) => s.listing);
 
-  // The viewer's password, as seed.mjs registers every bench user.
-  const viewerLogin = { username: fixture.viewer.user.username, password: 'bench password' };
-  cpuPerLogin = await phase(`${config.logins} logins, one at a time`, () => loginCost(system, viewerLogin, { logins: config.logins }));
+    // The viewer's password, as seed.mjs registers every bench user.
+    const viewerLogin = { username: fixture.viewer.user.username, password: 'bench password' };
+    cpuPerLogin = await phase(`${config.logins} logins, one at a time`, () => loginCost(system, viewerLogin, { logins: config.logins }));
 
-  // Scale: page 1 of each listing, one request at a time, directly, with the table small and then large.
-  const others = (rowsInTable) => rowsInTable - OWNED;
-  const pageTimes = async () => {
-    const sizes = await tableSizes(pools);
-    const times = {};
-    for (const s of listings) times[s.name] = await sequential({ url: `${urlOf(s.service)}${s.path}`, headers: s.headers, seconds: config.scaleSeconds });
-    return { sizes, times };
-  };
-  await phase(`grow the tables to ${config.smallRows.toLocaleString('en')} rows`, () => growOthers(pools, 0, others(config.smallRows)));
-  const small = await phase('page 1 of each listing, small tables', () => pageTimes());
-  await phase(`grow the tables to ${config.largeRows.toLocaleString('en')} rows`, () => growOthers(pools, others(config.smallRows), others(config.largeRows)));
-  const large = await phase('page 1 of each listing, large tables', () => pageTimes());
-  tableRows = { small: small.sizes, large: large.sizes };
-  console.log('rows per table, small and large:', tableRows);
-  for (const s of listings) {
-    const [before, after] = [small.times[s.name], large.times[s.name]];
-    rows.push({ scenario: s.name, via: `direct (${s.service}), ~${config.smallRows} rows`, connections: 1, ...before });
-    rows.push({ scenario: s.name, via: `direct (${s.service}), ~${config.largeRows} rows`, connections: 1, ...after, largeOverSmall: ratio(after.p50Ms, before.p50Ms) });
-    target(
-      `scale: ${s.name} page 1 at 1M rows ≤ 1.5 × at 1k (p50, 1 connection)`,
-      `${before.p50Ms} → ${after.p50Ms} ms (${ratio(after.p50Ms, before.p50Ms)}×)`,
-      after.p50Ms <= 1.5 * before.p50Ms && after.errors === 0,
-    );
-  }
-
-  // Memory: a first pass over every service at full load, a quiet moment, then the baseline; the soak
-  // is everything from there to the end sample, topped up with load to BENCH_SOAK_SECONDS.
-  const loadRound = async (seconds) => {
-    for (const s of scenarios) await measure({ url: `${urlOf('gateway')}${s.path}`, headers: s.headers, connections: config.connections, durationSeconds: seconds, warmupSeconds: 0 });
-  };
-  const baseline = await phase('warm-up and memory baseline', async () => {
-    await loadRound(1);
-    await pause(config.quietSeconds);
-    return await sampleRss(system);
-  });
-  const soakStart = performance.now();
-
-  const ceiling = await phase('ceiling: bare Fastify hello', () =>
-    withCeiling((url) => measure({ url, connections: config.connections, durationSeconds: config.durationSeconds })),
-  );
-  rows.push({ scenario: 'bare Fastify hello (ceiling)', via: 'direct', connections: config.connections, ...ceiling });
-
-  await phase(`every GET and the comment POST, ${config.connections} connections`, async () => {
-    for (const s of [...scenarios, commentPostScenario(fixture)]) {
-      const options = { method: s.method, headers: s.headers, body: s.body, connections: config.connections, durationSeconds: config.durationSeconds };
-      const direct = await measure({ ...options, url: `${urlOf(s.service)}${s.path}` });
-      const gateway = await measure({ ...options, url: `${urlOf('gateway')}${s.path}` });
-      rows.push({ scenario: s.name, via: `direct (${s.service})`, connections: config.connections, ...direct, ofCeiling: ratio(direct.requestsPerSecond, ceiling.requestsPerSecond) });
-      rows.push({
-        scenario: s.name,
-        via: 'gateway',
-        connections: config.connections,
-        ...gateway,
-        ofCeiling: ratio(gateway.requestsPerSecond, ceiling.requestsPerSecond),
-        gatewayOverDirect: ratio(gateway.requestsPerSecond, direct.requestsPerSecond),
-      });
-      if (s.method) continue;
+    // Scale: page 1 of each listing, one request at a time, directly, with the table small and then large.
+    const others = (rowsInTable) => rowsInTable - OWNED;
+    const pageTimes = async () => {
+      const sizes = await tableSizes(pools);
+      const times = {};
+      for (const s of listings) times[s.name] = await sequential({ url: `${urlOf(s.service)}${s.path}`, headers: s.headers, seconds: config.scaleSeconds });
+      return { sizes, times };
+    };
+    await phase(`grow the tables to ${config.smallRows.toLocaleString('en')} rows`, () => growOthers(pools, 0, others(config.smallRows)));
+    const small = await phase('page 1 of each listing, small tables', () => pageTimes());
+    await phase(`grow the tables to ${config.largeRows.toLocaleString('en')} rows`, () => growOthers(pools, others(config.smallRows), others(config.largeRows)));
+    const large = await phase('page 1 of each listing, large tables', () => pageTimes());
+    tableRows = { small: small.sizes, large: large.sizes };
+    console.log('rows per table, small and large:', tableRows);
+    for (const s of listings) {
+      const [before, after] = [small.times[s.name], large.times[s.name]];
+      rows.push({ scenario: s.name, via: `direct (${s.service}), ~${config.smallRows} rows`, connections: 1, ...before });
+      rows.push({ scenario: s.name, via: `direct (${s.service}), ~${config.largeRows} rows`, connections: 1, ...after, largeOverSmall: ratio(after.p50Ms, before.p50Ms) });
       target(
-        `${s.name}: p99 < 50 ms at ${config.connections} connections, no errors (gateway; direct beside)`,
-        `gateway p99 ${gateway.p99Ms} ms, ${gateway.errors} errors; direct p99 ${direct.p99Ms} ms, ${direct.errors} errors`,
-        gateway.p99Ms < 50 && gateway.errors === 0 && direct.errors === 0,
+        `scale: ${s.name} page 1 at 1M rows ≤ 1.5 × at 1k (p50, 1 connection)`,
+        `${before.p50Ms} → ${after.p50Ms} ms (${ratio(after.p50Ms, before.p50Ms)}×)`,
+        after.p50Ms <= 1.5 * before.p50Ms && after.errors === 0,
       );
-      if (s.name === OVERHEAD_SCENARIO) {
-        target(
-          `gateway throughput ≥ 60% of direct on ${s.name} (${config.connections} connections)`,
-          `${gateway.requestsPerSecond} / ${direct.requestsPerSecond} req/s = ${ratio(gateway.requestsPerSecond, direct.requestsPerSecond)}`,
-          gateway.requestsPerSecond >= 0.6 * direct.requestsPerSecond,
-        );
-      }
     }
-  });
 
-  await phase('gateway overhead, one request at a time', async () => {
-    const s = scenarios.find((scenario) => scenario.name === OVERHEAD_SCENARIO);
-    const direct = await sequential({ url: `${urlOf(s.service)}${s.path}`, headers: s.headers, seconds: config.durationSeconds });
-    const gateway = await sequential({ url: `${urlOf('gateway')}${s.path}`, headers: s.headers, seconds: config.durationSeconds });
-    rows.push({ scenario: s.name, via: `direct (${s.service})`, connections: 1, ...direct });
-    rows.push({ scenario: s.name, via: 'gateway', connections: 1, ...gateway, p50OverheadMs: +(gateway.p50Ms - direct.p50Ms).toFixed(3) });
-    target(
-      `gateway adds ≤ 1 ms to p50 on ${s.name} (1 connection)`,
-      `${gateway.p50Ms} − ${direct.p50Ms} = ${(gateway.p50Ms - direct.p50Ms).toFixed(3)} ms`,
-      gateway.p50Ms - direct.p50Ms <= 1,
+    // Memory: a first pass over every service at full load, a quiet moment, then the baseline; the soak
+    // is everything from there to the end sample, topped up with load to BENCH_SOAK_SECONDS.
+    const loadRound = async (seconds) => {
+      for (const s of scenarios) await measure({ url: `${urlOf('gateway')}${s.path}`, headers: s.headers, connections: config.connections, durationSeconds: seconds, warmupSeconds: 0 });
+    };
+    const baseline = await phase('warm-up and memory baseline', async () => {
+      await loadRound(1);
+      await pause(config.quietSeconds);
+      return await sampleRss(system);
+    });
+    const soakStart = performance.now();
+
+    const ceiling = await phase('ceiling: bare Fastify hello', () =>
+      withCeiling((url) => measure({ url, connections: config.connections, durationSeconds: config.durationSeconds })),
     );
-  });
+    rows.push({ scenario: 'bare Fastify hello (ceiling)', via: 'direct', connections: config.connections, ...ceiling });
 
-  await phase(`mention → notification, ${config.mentionRate} comments/s for ${config.mentionSeconds} s`, async () => {
-    const [cpuBefore, ownCpu] = [cpuSample(system), process.cpuUsage()];
-    const mention = await mentionLatency(system, pools, fixture, { rate: config.mentionRate, seconds: config.mentionSeconds });
-    cpuPerMention = cpuPer(mention.sent, cpuBefore, cpuSample(system), process.cpuUsage(ownCpu));
-    rows.push({ scenario: `POST comment → mention stored (${mention.sent} at ${config.mentionRate}/s)`, via: 'gateway, end to end', connections: null, ...mention });
-    target(
-      `mention to notification p99 < 100 ms at ${config.mentionRate}/s for ${config.mentionSeconds} s`,
-      `p99 ${mention.p99Ms} ms, sent at ${mention.requestsPerSecond}/s, ${mention.errors} of ${mention.sent} not stored`,
-      mention.p99Ms !== null && mention.p99Ms < 100 && mention.errors === 0 && mention.requestsPerSecond >= 0.95 * config.mentionRate,
-    );
-  });
+    await phase(`every GET and the comment POST, ${config.connections} connections`, async () => {
+      for (const s of [...scenarios, commentPostScenario(fixture)]) {
+        const options = { method: s.method, headers: s.headers, body: s.body, connections: config.connections, durationSeconds: config.durationSeconds };
+        const direct = await measure({ ...options, url: `${urlOf(s.service)}${s.path}` });
+        const gateway = await measure({ ...options, url: `${urlOf('gateway')}${s.path}` });
+        rows.push({ scenario: s.name, via: `direct (${s.service})`, connections: config.connections, ...direct, ofCeiling: ratio(direct.requestsPerSecond, ceiling.requestsPerSecond) });
+        rows.push({
+          scenario: s.name,
+          via: 'gateway',
+          connections: config.connections,
+          ...gateway,
+          ofCeiling: ratio(gateway.requestsPerSecond, ceiling.requestsPerSecond),
+          gatewayOverDirect: ratio(gateway.requestsPerSecond, direct.requestsPerSecond),
+        });
+        if (s.method) continue;
+        target(
+          `${s.name}: p99 < 50 ms at ${config.connections} connections, no errors (gateway; direct beside)`,
+          `gateway p99 ${gateway.p99Ms} ms, ${gateway.errors} errors; direct p99 ${direct.p99Ms} ms, ${direct.errors} errors`,
+          gateway.p99Ms < 50 && gateway.errors === 0 && direct.errors === 0,
+        );
+        if (s.name === OVERHEAD_SCENARIO) {
+          target(
+            `gateway throughput ≥ 60% of direct on ${s.name} (${config.connections} connections)`,
+            `${gateway.requestsPerSecond} / ${direct.requestsPerSecond} req/s = ${ratio(gateway.requestsPerSecond, direct.requestsPerSecond)}`,
+            gateway.requestsPerSecond >= 0.6 * direct.requestsPerSecond,
+          );
+        }
+      }
+    });
 
-  const topUp = config.soakSeconds - (performance.now() - soakStart) / 1000;
-  if (topUp > 0) {
-    await phase('soak: more load on every GET until the soak is long enough', async () => {
-      const each = Math.max(1, Math.ceil(topUp / scenarios.length));
-      while ((performance.now() - soakStart) / 1000 < config.soakSeconds) await loadRound(Math.min(each, 5));
+    await phase('gateway overhead, one request at a time', async () => {
+      const s = scenarios.find((scenario) => scenario.name === OVERHEAD_SCENARIO);
+      const direct = await sequential({ url: `${urlOf(s.service)}${s.path}`, headers: s.headers, seconds: config.durationSeconds });
+      const gateway = await sequential({ url: `${urlOf('gateway')}${s.path}`, headers: s.headers, seconds: config.durationSeconds });
+      rows.push({ scenario: s.name, via: `direct (${s.service})`, connections: 1, ...direct });
+      rows.push({ scenario: s.name, via: 'gateway', connections: 1, ...gateway, p50OverheadMs: +(gateway.p50Ms - direct.p50Ms).toFixed(3) });
+      target(
+        `gateway adds ≤ 1 ms to p50 on ${s.name} (1 connection)`,
+        `${gateway.p50Ms} − ${direct.p50Ms} = ${(gateway.p50Ms - direct.p50Ms).toFixed(3)} ms`,
+        gateway.p50Ms - direct.p50Ms <= 1,
+      );
+    });
+
+    await phase(`mention → notification, ${config.mentionRate} comments/s for ${config.mentionSeconds} s`, async () => {
+      const [cpuBefore, ownCpu] = [cpuSample(system), process.cpuUsage()];
+      const mention = await mentionLatency(system, pools, fixture, { rate: config.mentionRate, seconds: config.mentionSeconds });
+      cpuPerMention = cpuPer(mention.sent, cpuBefore, cpuSample(system), process.cpuUsage(ownCpu));
+      rows.push({ scenario: `POST comment → mention stored (${mention.sent} at ${config.mentionRate}/s)`, via: 'gateway, end to end', connections: null, ...mention });
+      target(
+        `mention to notification p99 < 100 ms at ${config.mentionRate}/s for ${config.mentionSeconds} s`,
+        `p99 ${mention.p99Ms} ms, sent at ${mention.requestsPerSecond}/s, ${mention.errors} of ${mention.sent} not stored`,
+        mention.p99Ms !== null && mention.p99Ms < 100 && mention.errors === 0 && mention.requestsPerSecond >= 0.95 * config.mentionRate,
+      );
+    });
+
+    const topUp = config.soakSeconds - (performance.now() - soakStart) / 1000;
+    if (topUp > 0) {
+      await phase('soak: more load on every GET until the soak is long enough', async () => {
+        const each = Math.max(1, Math.ceil(topUp / scenarios.length));
+        while ((performance.now() - soakStart) / 1000 < config.soakSeconds) await loadRound(Math.min(each, 5));
+      });
+    }
+    memory = await phase('memory after a quiet moment', async () => {
+      await pause(config.quietSeconds);
+      return { baseline, end: await sampleRss(system), soakSeconds: +((performance.now() - soakStart) / 1000).toFixed(0) };
+    });
+    for (const [process, endMb] of Object.entries(memory.end.afterGc)) {
+      const baselineMb = memory.baseline.afterGc[process];
+      const growth = +(endMb - baselineMb).toFixed(1);
+      rows.push({
+        scenario: `memory of ${process}`,
+        via: 'VmRSS',
+        rssBaselineMb: baselineMb,
+        rssEndMb: endMb,
+        rssGrowthMb: growth,
+        rssBaselineAsLeftMb: memory.baseline.asLeft[process],
+        rssEndAsLeftMb: memory.end.asLeft[process],
+      });
+      target(`${process}: RSS < 150 MB after the benchmark (after a full GC; as left beside)`, `${endMb} MB (as left ${memory.end.asLeft[process]} MB)`, endMb < 150);
+      target(
+        `${process}: no RSS growth over the ${memory.soakSeconds} s soak (end − baseline ≤ 10 MB, both after a full GC)`,
+        `${baselineMb} → ${endMb} MB (${growth >= 0 ? '+' : ''}${growth})`,
+        growth <= 10 && memory.soakSeconds >= 300,
+      );
+    }
+
+    await phase(`outbox relay: a backlog of ${config.outboxEvents.toLocaleString('en')} events`, async () => {
+      const drain = await outboxDrain(system, pools, { events: config.outboxEvents });
+      rows.push({ scenario: `outbox backlog of ${drain.events} collection.created`, via: 'collections relay', requestsPerSecond: drain.eventsPerSecond, ...drain });
+      target(
+        'outbox relay drains ≥ 5,000 events/s',
+        `${drain.eventsPerSecond} events/s (${drain.leftAtReady} left when ready, empty ${drain.drainSeconds} s later; boot ${drain.startSeconds} s)`,
+        drain.eventsPerSecond >= 5_000,
+      );
     });
   }
-  memory = await phase('memory after a quiet moment', async () => {
-    await pause(config.quietSeconds);
-    return { baseline, end: await sampleRss(system), soakSeconds: +((performance.now() - soakStart) / 1000).toFixed(0) };
+
+  // The notification stream: a 304's cost, mentions delivered to open streams, memory of idle streams.
+  // After the memory soak, whose growth target thousands of streams opening and closing would blur.
+  const signToken = tokenSigner(NAME, fixture.viewer.token);
+  notModifiedCpu = await phase(`unread-count 200 and 304, ${config.etagRate} req/s, ${config.durationSeconds} s each`, async () => {
+    const results = await notModifiedCost(system, fixture, { database: NAME, rate: config.etagRate, connections: config.etagConnections, seconds: config.durationSeconds });
+    for (const { status, cpu: _cpu, ...figures } of results) {
+      rows.push({ scenario: `GET /api/notifications/unread-count → ${status}`, via: figures.via, connections: config.etagConnections, ...figures });
+    }
+    for (const via of new Set(results.map((r) => r.via))) {
+      const [ok, notModified] = [200, 304].map((status) => results.find((r) => r.via === via && r.status === status));
+      target(
+        `unread-count: a 304 costs less CPU than a 200 (${via}, ${config.etagRate} req/s)`,
+        `304 ${notModified.cpuMsPerRequest} ms vs 200 ${ok.cpuMsPerRequest} ms per request (${ratio(notModified.cpuMsPerRequest, ok.cpuMsPerRequest)}×)`,
+        notModified.cpuMsPerRequest < ok.cpuMsPerRequest && ok.errors === 0 && notModified.errors === 0,
+      );
+    }
+    return Object.fromEntries(results.map(({ status, via, cpu }) => [`${status}, ${via}`, cpu]));
   });
-  for (const [process, endMb] of Object.entries(memory.end.afterGc)) {
-    const baselineMb = memory.baseline.afterGc[process];
-    const growth = +(endMb - baselineMb).toFixed(1);
+
+  await phase(`mention → event: notification, ${config.streams} open streams, ${config.mentionRate} comments/s for ${config.mentionSeconds} s`, async () => {
+    const { cpu, ...streamed } = await streamedMentionLatency(system, pools, fixture, signToken, {
+      database: NAME,
+      streams: config.streams,
+      mentioned: config.streamsMentioned,
+      rate: config.mentionRate,
+      seconds: config.mentionSeconds,
+    });
+    cpuPerStreamedMention = cpu;
     rows.push({
-      scenario: `memory of ${process}`,
-      via: 'VmRSS',
-      rssBaselineMb: baselineMb,
-      rssEndMb: endMb,
-      rssGrowthMb: growth,
-      rssBaselineAsLeftMb: memory.baseline.asLeft[process],
-      rssEndAsLeftMb: memory.end.asLeft[process],
+      scenario: `POST comment → event: notification (${streamed.sent} at ${config.mentionRate}/s, ${streamed.openStreams} streams, ${streamed.mentionedStreams} mentioned)`,
+      via: 'gateway, end to end',
+      connections: streamed.openStreams,
+      ...streamed,
     });
-    target(`${process}: RSS < 150 MB after the benchmark (after a full GC; as left beside)`, `${endMb} MB (as left ${memory.end.asLeft[process]} MB)`, endMb < 150);
     target(
-      `${process}: no RSS growth over the ${memory.soakSeconds} s soak (end − baseline ≤ 10 MB, both after a full GC)`,
-      `${baselineMb} → ${endMb} MB (${growth >= 0 ? '+' : ''}${growth})`,
-      growth <= 10 && memory.soakSeconds >= 300,
-    );
-  }
-
-  await phase(`outbox relay: a backlog of ${config.outboxEvents.toLocaleString('en')} events`, async () => {
-    const drain = await outboxDrain(system, pools, { events: config.outboxEvents });
-    rows.push({ scenario: `outbox backlog of ${drain.events} collection.created`, via: 'collections relay', requestsPerSecond: drain.eventsPerSecond, ...drain });
-    target(
-      'outbox relay drains ≥ 5,000 events/s',
-      `${drain.eventsPerSecond} events/s (${drain.leftAtReady} left when ready, empty ${drain.drainSeconds} s later; boot ${drain.startSeconds} s)`,
-      drain.eventsPerSecond >= 5_000,
+      `mention to event: notification p99 < 250 ms with ${config.streams} open streams at ${config.mentionRate}/s for ${config.mentionSeconds} s`,
+      `p50 ${streamed.p50Ms} ms, p99 ${streamed.p99Ms} ms, sent at ${streamed.requestsPerSecond}/s, ${streamed.errors} of ${streamed.sent} not received, ${streamed.duplicates} twice`,
+      streamed.p99Ms !== null &&
+        streamed.p99Ms < 250 &&
+        streamed.errors === 0 &&
+        streamed.duplicates === 0 &&
+        streamed.streamsEnded === 0 &&
+        streamed.requestsPerSecond >= 0.95 * config.mentionRate,
     );
   });
+
+  for (const via of ['notifications', 'gateway']) {
+    const holder = via === 'gateway' ? 'gateway#0' : 'notifications#0';
+    const idle = await phase(`${config.idleStreams.toLocaleString('en')} idle streams, ${via === 'gateway' ? 'through the gateway' : 'directly on notifications'}`, () =>
+      idleStreamMemory(system, pools, signToken, { count: config.idleStreams, via }),
+    );
+    idleStreams.push(idle);
+    const short = idle.streams < idle.wanted ? ` (${idle.wanted.toLocaleString('en')} asked; the gateway’s open-file limit of ${idle.fdLimit} fits ${idle.streams.toLocaleString('en')}, two sockets each)` : '';
+    for (const held of via === 'gateway' ? ['gateway#0', 'notifications#0'] : ['notifications#0']) {
+      const [beforeMb, openMb] = [idle.before.afterGc[held], idle.open.afterGc[held]];
+      rows.push({
+        scenario: `memory of ${held} with ${idle.streams} idle streams${short}`,
+        via: via === 'gateway' ? 'gateway' : 'direct (notifications)',
+        connections: idle.streams,
+        rssBeforeMb: beforeMb,
+        rssOpenMb: openMb,
+        kbPerStream: +(((openMb - beforeMb) * 1024) / idle.streams).toFixed(1),
+        rssBeforeAsLeftMb: idle.before.asLeft[held],
+        rssOpenAsLeftMb: idle.open.asLeft[held],
+        ...idle.heap[held],
+        asked: idle.wanted,
+        openSeconds: idle.openSeconds,
+        errors: idle.streamsEnded,
+      });
+      if (held !== holder) continue;
+      // Short of the asked number (the gateway's file limit): what the rest would add, at the measured cost per stream.
+      const extrapolatedMb = +(openMb + ((openMb - beforeMb) / idle.streams) * (idle.wanted - idle.streams)).toFixed(1);
+      target(
+        `${held}: RSS < 300 MB holding ${config.idleStreams.toLocaleString('en')} idle streams (${via === 'gateway' ? 'through it' : 'directly'}; after a full GC, as left beside)`,
+        `${openMb} MB with ${idle.streams.toLocaleString('en')} (as left ${idle.open.asLeft[held]} MB; ${beforeMb} MB before)${short}` +
+          (idle.streams < idle.wanted ? `; ${extrapolatedMb} MB at ${idle.wanted.toLocaleString('en')} by its cost per stream` : ''),
+        extrapolatedMb < 300 && idle.streamsEnded === 0,
+      );
+    }
+  }
 } finally {
   await pools.end();
   await system.stop();
@@ -241,19 +340,45 @@ console.log(`\n${config.durationSeconds} s per measurement, ${config.connections
 console.table(rows);
 console.log('\nTargets');
 console.table(targets);
-console.log(
-  `Memory: RSS of each process from /proc/<pid>/status, first after a warm-up pass over every GET and ${config.quietSeconds} s of quiet,` +
-    ` again after the ${memory?.soakSeconds} s of load that followed (every measurement, the mentions, then more GETs) and ${config.quietSeconds} s of quiet;` +
-    ' each time as the process left it and after a full GC (through its inspector); growth is the difference after GC.' +
-    ' The outbox phase restarts collections, so it comes after.',
-);
-console.log(`\nCPU ms per mentioned comment, by part of the system (${availableParallelism()} cores: ${availableParallelism() * 1000} ms of CPU a second)`);
-console.table(cpuPerMention);
-console.log(`\nCPU ms per login (password hashing is in users#0), by part of the system, over ${config.logins} logins one at a time`);
-console.table(cpuPerLogin);
+if (memory) {
+  console.log(
+    `Memory: RSS of each process from /proc/<pid>/status, first after a warm-up pass over every GET and ${config.quietSeconds} s of quiet,` +
+      ` again after the ${memory?.soakSeconds} s of load that followed (every measurement, the mentions, then more GETs) and ${config.quietSeconds} s of quiet;` +
+      ' each time as the process left it and after a full GC (through its inspector); growth is the difference after GC.' +
+      ' The outbox phase restarts collections, so it comes after.',
+  );
+}
+if (cpuPerMention) {
+  console.log(`\nCPU ms per mentioned comment, by part of the system (${availableParallelism()} cores: ${availableParallelism() * 1000} ms of CPU a second)`);
+  console.table(cpuPerMention);
+}
+if (cpuPerLogin) {
+  console.log(`\nCPU ms per login (password hashing is in users#0), by part of the system, over ${config.logins} logins one at a time`);
+  console.table(cpuPerLogin);
+}
+if (cpuPerStreamedMention) {
+  console.log(
+    `\nCPU ms per mentioned comment with ${config.streams} streams open (from its POST to its event on the stream), by part of the system` +
+      ' (PostgreSQL: the backends of the bench’s database and the server’s own processes)',
+  );
+  console.table(cpuPerStreamedMention);
+}
+if (notModifiedCpu) {
+  console.log(
+    `\nCPU ms per GET /api/notifications/unread-count at ${config.etagRate} req/s, by part of the system: 200 without If-None-Match, 304 with the current ETag` +
+      ' (the target compares notifications#0 + postgres, + gateway#0 through it; PostgreSQL: the backends of the bench’s database and the server’s own processes)',
+  );
+  console.table(notModifiedCpu);
+}
+if (idleStreams.length > 0) {
+  console.log(
+    'Idle streams: RSS as memory.mjs reads it (after a full GC; as left beside), just before they opened and once all were open (each had its first unread_count);' +
+      ' one user a stream, with tokens signed by the bench. Through the gateway each stream is two sockets there: at most (open-file limit − those open − 100) ÷ 2 are opened.',
+  );
+}
 console.log('\nPhases');
 console.table([...phases, { phase: 'whole bench', seconds: elapsedSeconds }]);
 mkdirSync('bench/results', { recursive: true });
 const file = `bench/results/${new Date().toISOString().replaceAll(':', '-')}.json`;
-writeFileSync(file, JSON.stringify({ config, tableRows, memory, cpuPerMention, cpuPerLogin, rows, targets, phases, elapsedSeconds }, null, 2));
+writeFileSync(file, JSON.stringify({ config, only: BENCH_ONLY, tableRows, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, rows, targets, phases, elapsedSeconds }, null, 2));
 console.log(`written to ${file}`);

@@ -16,18 +16,47 @@ export async function findSequence(db: Queryable, recipientId: string, id: strin
   return rows[0] ? Number(rows[0].sequence) : undefined;
 }
 
-/** The recipient's notifications stored after `sequence`, oldest first, at most `limit`; retracted ones left out. */
-export async function findAfter(db: Queryable, recipientId: string, sequence: number, limit: number): Promise<SequencedRecord[]> {
-  const { rows } = await db.query<SequencedRecord & { sequence: string }>(
-    `SELECT id, sequence, type, actor_id AS "actorId", content_type AS "contentType", content_id AS "contentId",
-            comment_id AS "commentId", is_read AS "isRead", created_at AS "createdAt"
-       FROM notifications
-      WHERE recipient_id = $1 AND sequence > $2 AND retracted_at IS NULL
-      ORDER BY sequence
-      LIMIT $3`,
+/** A stored notification with its actor as the users read model has them (undefined when it does not know them). */
+export interface SequencedRecordWithActor extends SequencedRecord {
+  actor: { id: string; username: string; avatarUrl: string | null } | undefined;
+}
+
+/**
+ * In one round trip, a stream's catch-up: the recipient's notifications stored after `sequence`, oldest
+ * first, at most `limit`, retracted ones left out, each with its actor; and where the recipient stands.
+ */
+export async function findSince(
+  db: Queryable,
+  recipientId: string,
+  sequence: number,
+  limit: number,
+): Promise<{ records: SequencedRecordWithActor[]; position: StreamPosition }> {
+  const { rows } = await db.query(
+    `SELECT c.last_sequence AS "lastSequence", c.unread, n.id, n.sequence, n.type, n.actor_id AS "actorId",
+            n.content_type AS "contentType", n.content_id AS "contentId", n.comment_id AS "commentId",
+            n.is_read AS "isRead", n.created_at AS "createdAt", u.username, u.avatar_url AS "avatarUrl"
+       FROM notification_counts c
+       LEFT JOIN LATERAL (
+         SELECT * FROM notifications
+          WHERE recipient_id = c.recipient_id AND sequence > $2 AND retracted_at IS NULL
+          ORDER BY sequence LIMIT $3
+       ) n ON true
+       LEFT JOIN users u ON u.id = n.actor_id
+      WHERE c.recipient_id = $1
+      ORDER BY n.sequence`,
     [recipientId, sequence, limit],
   );
-  return rows.map((row) => ({ ...row, sequence: Number(row.sequence) }));
+  const first = rows[0];
+  if (!first) return { records: [], position: { lastSequence: 0, lastId: undefined, unread: 0 } };
+  const records = rows
+    .filter((row) => row.id !== null)
+    .map(({ lastSequence: _last, unread: _unread, username, avatarUrl, ...record }) => ({
+      ...record,
+      sequence: Number(record.sequence),
+      actor: username === null ? undefined : { id: record.actorId, username, avatarUrl },
+    }));
+  const lastSequence = Number(first.lastSequence);
+  return { records, position: { lastSequence, lastId: records.find((r) => r.sequence === lastSequence)?.id, unread: first.unread } };
 }
 
 export interface StreamPosition {

@@ -9,8 +9,11 @@ export const RESUME_LIMIT = 1_000;
 /** Where a stream reads what it sends: the stored notifications, never the events that announce them. */
 export interface StreamSource {
   position(recipientId: string): Promise<StreamPosition>;
-  /** The recipient's notifications stored after `sequence`, oldest first, as the API shows them (docs/api.md §7). */
-  after(recipientId: string, sequence: number, limit: number): Promise<{ sequence: number; notification: { id: string } }[]>;
+  /**
+   * The recipient's notifications stored after `sequence`, oldest first and at most `limit`, as the API
+   * shows them (docs/api.md §7), and where the recipient stands now.
+   */
+  since(recipientId: string, sequence: number, limit: number): Promise<{ missed: { sequence: number; notification: { id: string } }[]; position: StreamPosition }>;
 }
 
 export interface SessionSettings {
@@ -87,9 +90,8 @@ export class StreamSession {
   }
 
   async #catchUp(): Promise<void> {
-    const missed = await this.source.after(this.recipientId, this.#lastSequence, RESUME_LIMIT + 1);
+    const { missed, position } = await this.source.since(this.recipientId, this.#lastSequence, RESUME_LIMIT + 1);
     if (missed.length > RESUME_LIMIT) {
-      const position = await this.source.position(this.recipientId);
       this.#lastSequence = position.lastSequence;
       this.#write(sse.event('reset', {}));
       this.#sendUnread(position.unread);
@@ -99,7 +101,7 @@ export class StreamSession {
       this.#write(sse.event('notification', notification, notification.id));
       this.#lastSequence = sequence;
     }
-    this.#sendUnread((await this.source.position(this.recipientId)).unread, missed.length > 0);
+    this.#sendUnread(position.unread, missed.length > 0);
   }
 
   #sendUnread(count: number, always = true, id?: string): void {

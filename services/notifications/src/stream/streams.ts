@@ -5,7 +5,7 @@ import type { UserDirectory } from '@recipes/directory';
 import type { Logger } from '@recipes/logging';
 import { enqueue } from '@recipes/outbox';
 import { toNotification } from '../notifications.js';
-import { closeStream, findAfter, findPosition, findSequence, issueTicket, openStream, redeemTicket } from '../repository/streams.js';
+import { closeStream, findPosition, findSequence, findSince, issueTicket, openStream, redeemTicket } from '../repository/streams.js';
 import { StreamHub } from './hub.js';
 import { type StreamSource, StreamSession } from './session.js';
 
@@ -25,16 +25,19 @@ export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs }: S
 
   const source: StreamSource = {
     position: (recipientId) => findPosition(pool, recipientId),
-    async after(recipientId, sequence, limit) {
-      const records = await findAfter(pool, recipientId, sequence, limit);
-      const actors = await directory.findByIds([...new Set(records.map((record) => record.actorId))]);
-      // As in the listing, a notification of an actor nobody knows (only a forged event names one) is left out.
-      return records.flatMap((record) => {
-        const actor = actors.get(record.actorId);
-        if (!actor) return [];
-        const { id, username, avatarUrl } = actor;
+    async since(recipientId, sequence, limit) {
+      const { records, position } = await findSince(pool, recipientId, sequence, limit);
+      // An actor the read model does not know yet (registered a moment ago) is asked of the users service;
+      // as in the listing, one nobody knows (only a forged event names one) is left out.
+      const unknown = records.filter((record) => !record.actor).map((record) => record.actorId);
+      const fetched = unknown.length === 0 ? new Map() : await directory.findByIds([...new Set(unknown)]);
+      const missed = records.flatMap(({ actor, ...record }) => {
+        const known = actor ?? fetched.get(record.actorId);
+        if (!known) return [];
+        const { id, username, avatarUrl } = known;
         return [{ sequence: record.sequence, notification: toNotification(record, { id, username, avatarUrl }) }];
       });
+      return { missed, position };
     },
   };
 
