@@ -35,21 +35,35 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
-/** A brand-new, empty database for one test file; `drop` removes it even while connections remain. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export interface ReservedTestDatabase extends TestDatabase {
+  /** Makes the database, brand-new and empty. */
+  create(): Promise<void>;
+}
+
+/** The name and URL of a database no other test file uses, known at once; `create` makes it later. */
+export function reserveTestDatabase(): ReservedTestDatabase {
   const adminUrl = inject('databaseUrl');
   const name = `test_${uniqueSuffix()}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
   return {
     url: withDatabase(adminUrl, name),
+    async create() {
+      const admin = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE DATABASE ${name}`);
+      } finally {
+        await admin.end();
+      }
+    },
     drop: () => dropDatabase(adminUrl, name),
   };
+}
+
+/** A brand-new, empty database for one test file; `drop` removes it even while connections remain. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const { create, ...database } = reserveTestDatabase();
+  await create();
+  return database;
 }
 
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */

@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import amqp from 'amqplib';
 import pg from 'pg';
+import type { StartedTestContainer } from 'testcontainers';
 
 export const LOCAL_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 export const LOCAL_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
@@ -67,29 +68,32 @@ async function resolve(environment: NodeJS.ProcessEnv): Promise<TestInfrastructu
   const stops: Array<() => Promise<unknown>> = [];
   const containers: ContainerIds = {};
 
-  let databaseUrl = environment.DATABASE_URL;
-  if (!databaseUrl) {
-    if (await postgresAnswers(LOCAL_DATABASE_URL)) databaseUrl = LOCAL_DATABASE_URL;
-    else {
-      const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
-      const container = await new PostgreSqlContainer('postgres:17-alpine').withExposedPorts({ container: 5432, host: await freePort() }).start();
-      stops.push(() => container.stop());
-      containers.postgres = container.getId();
-      databaseUrl = container.getConnectionUri();
-    }
+  /** `configured` if given, else `local` if a server answers there, else a container started now and stopped with the rest. */
+  async function serverUrl(
+    configured: string | undefined,
+    local: string,
+    answers: (url: string) => Promise<boolean>,
+    server: keyof ContainerIds,
+    start: (hostPort: number) => Promise<{ container: StartedTestContainer; url: string }>,
+  ): Promise<string> {
+    if (configured) return configured;
+    if (await answers(local)) return local;
+    const { container, url } = await start(await freePort());
+    stops.push(() => container.stop());
+    containers[server] = container.getId();
+    return url;
   }
 
-  let amqpUrl = environment.AMQP_URL;
-  if (!amqpUrl) {
-    if (await rabbitAnswers(LOCAL_AMQP_URL)) amqpUrl = LOCAL_AMQP_URL;
-    else {
-      const { RabbitMQContainer } = await import('@testcontainers/rabbitmq');
-      const container = await new RabbitMQContainer('rabbitmq:4-management-alpine').withExposedPorts({ container: 5672, host: await freePort() }).start();
-      stops.push(() => container.stop());
-      containers.rabbitmq = container.getId();
-      amqpUrl = container.getAmqpUrl();
-    }
-  }
+  const databaseUrl = await serverUrl(environment.DATABASE_URL, LOCAL_DATABASE_URL, postgresAnswers, 'postgres', async (host) => {
+    const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
+    const container = await new PostgreSqlContainer('postgres:17-alpine').withExposedPorts({ container: 5432, host }).start();
+    return { container, url: container.getConnectionUri() };
+  });
+  const amqpUrl = await serverUrl(environment.AMQP_URL, LOCAL_AMQP_URL, rabbitAnswers, 'rabbitmq', async (host) => {
+    const { RabbitMQContainer } = await import('@testcontainers/rabbitmq');
+    const container = await new RabbitMQContainer('rabbitmq:4-management-alpine').withExposedPorts({ container: 5672, host }).start();
+    return { container, url: container.getAmqpUrl() };
+  });
 
   return {
     databaseUrl,

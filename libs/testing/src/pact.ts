@@ -1,7 +1,9 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MatchersV3 } from '@pact-foundation/pact';
+import { MatchersV3, MessageProviderPact, PactV3, SpecificationVersion, Verifier, type VerifierOptions } from '@pact-foundation/pact';
+import { type App, internalServerOf } from '@recipes/http';
+import { expect } from 'vitest';
 
 // The pact tooling reports usage over the network unless told not to; here there is no network to use.
 process.env.PACT_DO_NOT_TRACK ??= 'true';
@@ -20,6 +22,15 @@ export const pactNames = {
   events: (service: string) => `${service}-events`,
   api: (service: string) => `${service}-api`,
 };
+
+/**
+ * A pact of `consumer` with `provider`'s HTTP API (PactV3, written as V4), its file started afresh:
+ * PactV3 merges into an existing file, which would keep interactions this run no longer has.
+ */
+export function freshHttpPact(consumer: string, provider: string): PactV3 {
+  rmSync(join(pactsDir, `${consumer}-${provider}.json`), { force: true });
+  return new PactV3({ consumer, provider, dir: pactsDir, logLevel: 'warn', spec: SpecificationVersion.SPECIFICATION_VERSION_V4 });
+}
 
 const ISO_MILLIS = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
 
@@ -46,6 +57,18 @@ export function pactsForProvider(provider: string): string[] {
   return readdirSync(pactsDir)
     .filter((file) => file.endsWith(`-${provider}.json`))
     .map((file) => join(pactsDir, file));
+}
+
+/**
+ * Verifies the internal API of `app` as `provider` against every consumer's pact of this run: the
+ * consumers' tests write theirs first, so there is at least one. `stateHandlers` set up what each
+ * interaction's provider state names, and may give the values the consumer takes from it (e.g. an `id`).
+ */
+export async function verifyInternalApi(app: App, provider: string, stateHandlers: NonNullable<VerifierOptions['stateHandlers']>): Promise<void> {
+  const pactUrls = pactsForProvider(provider);
+  expect(pactUrls.length).toBeGreaterThan(0);
+  const providerBaseUrl = await internalServerOf(app).listen({ host: '127.0.0.1', port: 0 });
+  await new Verifier({ provider, providerBaseUrl, pactUrls, logLevel: 'warn', stateHandlers }).verifyProvider();
 }
 
 /** One message of a message pact: who expects it, how they describe it, and the example event it holds. */
@@ -103,4 +126,21 @@ export function missingConsumerPacts(
     .filter((event) => event.producer === producer)
     .flatMap((event) => event.consumers.filter(exists).map((consumer) => `${consumer}: ${event.type}`))
     .filter((expected) => !covered.has(expected));
+}
+
+/**
+ * Verifies `provider`'s events against every consumer's pact in `pactFiles`, this run's: the consumers'
+ * tests write theirs first, so there is at least one. Each message is made by `producers` (see
+ * `messageProvidersByType`).
+ */
+export async function verifyEventsProvider(provider: string, pactFiles: string[], producers: Record<string, EventProducer>): Promise<void> {
+  expect(pactFiles.length).toBeGreaterThan(0);
+  await new MessageProviderPact({ provider, pactUrls: pactFiles, messageProviders: messageProvidersByType(pactFiles, producers), logLevel: 'warn' }).verify();
+}
+
+/** "consumer: event type" for each message of `pactFiles` whose type none of `producers` makes. */
+export function unmadeMessages(pactFiles: string[], producers: Record<string, EventProducer>): string[] {
+  return pactMessages(pactFiles)
+    .filter(({ example }) => !(example.type !== undefined && example.type in producers))
+    .map(({ consumer, example }) => `${consumer}: ${example.type}`);
 }

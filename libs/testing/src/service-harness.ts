@@ -6,19 +6,58 @@ import type { App } from '@recipes/http';
 import { createLogger } from '@recipes/logging';
 import { dispatcher } from '@recipes/messaging';
 import { type BackendConfig, composeService, migrationSetsOf, type ServiceDefinition } from '@recipes/runtime';
-import { expect } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './index.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { createTestDatabase, reserveTestDatabase, type TestDatabase } from './index.js';
+
+export { type ReceivedMessage, type ServiceOnBroker, serviceOnBroker, type ServiceOnBrokerOptions } from './service-on-broker.js';
 
 const silent = createLogger({ service: 'test', level: 'silent' });
 
+type Migrated = Pick<ServiceDefinition, 'name' | 'migrations' | 'sharedMigrations'>;
+
+/** Migrates the database at `url` as the runtime migrates `definition`'s schema. */
+const migrateFor = (definition: Migrated, url: string) =>
+  migrate({ databaseUrl: url, schema: definition.name, sets: migrationSetsOf(definition), logger: silent });
+
+/** A pool on `definition`'s schema at `url`; it connects when first used. */
+const poolFor = (definition: Migrated, url: string) =>
+  createPool({ connectionString: url, schema: definition.name, applicationName: `${definition.name}-test`, logger: silent });
+
+/** Ends `pool`, then drops `database`. */
+const closing = (pool: Pool, database: TestDatabase) => async () => {
+  await pool.end();
+  await database.drop();
+};
+
+export interface MigratedDatabase {
+  database: TestDatabase;
+  pool: Pool;
+  /** Ends the pool and drops the database. */
+  close(): Promise<void>;
+}
+
 /** A fresh database with `definition`'s schema migrated as the runtime migrates it, and a pool on it. */
-export async function migratedDatabase(
-  definition: Pick<ServiceDefinition, 'name' | 'migrations' | 'sharedMigrations'>,
-): Promise<{ database: TestDatabase; pool: Pool }> {
+export async function migratedDatabase(definition: Migrated): Promise<MigratedDatabase> {
   const database = await createTestDatabase();
-  await migrate({ databaseUrl: database.url, schema: definition.name, sets: migrationSetsOf(definition), logger: silent });
-  const pool = createPool({ connectionString: database.url, schema: definition.name, applicationName: `${definition.name}-test`, logger: silent });
-  return { database, pool };
+  await migrateFor(definition, database.url);
+  const pool = poolFor(definition, database.url);
+  return { database, pool, close: closing(pool, database) };
+}
+
+/**
+ * A pool on a database of the test file's own (or the `describe` block's it is called in), made and
+ * migrated as `migratedDatabase` does before the tests, ended and dropped after them. Handed out at once,
+ * for the tests and the hooks declared after this call; it connects when first used.
+ */
+export function migratedPool(definition: Migrated): Pool {
+  const database = reserveTestDatabase();
+  const pool = poolFor(definition, database.url);
+  beforeAll(async () => {
+    await database.create();
+    await migrateFor(definition, database.url);
+  });
+  afterAll(closing(pool, database));
+  return pool;
 }
 
 export interface ServiceHarness<C, P> {
@@ -58,7 +97,7 @@ export async function serviceHarness<C extends BackendConfig, P>(
   definition: ServiceDefinition<C, P>,
   { env = {}, neighbours = [] }: HarnessOptions = {},
 ): Promise<ServiceHarness<C, P>> {
-  const { database, pool } = await migratedDatabase(definition);
+  const { database, pool, close: closeDatabase } = await migratedDatabase(definition);
   const keys = generateSigningKeyPair();
   const settings = (extra: Record<string, string>) => parseConfig(definition.configSchema, { DATABASE_URL: database.url, ...env, ...extra }) as C;
   const config = settings({});
@@ -97,10 +136,19 @@ export async function serviceHarness<C extends BackendConfig, P>(
     async close() {
       await Promise.all(apps.map((each) => each.close()));
       await Promise.all(neighbours.map((each) => each.close()));
-      await pool.end();
-      await database.drop();
+      await closeDatabase();
     },
   };
+}
+
+/**
+ * What `make` gives for each of `names`, made one after another (each may announce itself by an event
+ * the next relies on), as a tuple as long as `names`: e.g. the users a test file starts with.
+ */
+export async function inTurn<const N extends readonly string[], T>(names: N, make: (name: N[number]) => Promise<T>): Promise<{ -readonly [K in keyof N]: T }> {
+  const made: T[] = [];
+  for (const name of names) made.push(await make(name));
+  return made as { -readonly [K in keyof N]: T };
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

@@ -1,8 +1,7 @@
 import type { Queryable } from '@recipes/db';
-import { explainQuery, type PlanNode, type TestDatabase } from '@recipes/testing';
-import { migratedDatabase } from '@recipes/testing/service';
-import type { Pool } from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { explainQuery, type PlanNode } from '@recipes/testing';
+import { migratedPool } from '@recipes/testing/service';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as collections from '../src/repository/collections.js';
 import * as savedItems from '../src/repository/saved-items.js';
 import { collectionsService } from '../src/service.js';
@@ -13,8 +12,7 @@ import { totalsAndRecount } from './support.js';
  * user who saved 100,000 (half in collections), one who saved 10, and 5,000 others, then analysed,
  * each listing query is explained as the repository sends it.
  */
-let database: TestDatabase;
-let pool: Pool;
+const pool = migratedPool(collectionsService);
 
 const uuid = (prefix: string, n: string) => `md5('${prefix}' || ${n})::uuid`;
 const heavy = '00000000-0000-4000-8000-000000000001';
@@ -22,7 +20,6 @@ const light = '00000000-0000-4000-8000-000000000002';
 const HEAVY_ITEMS = 100_000;
 
 beforeAll(async () => {
-  ({ database, pool } = await migratedDatabase(collectionsService));
   const author = '00000000-0000-4000-8000-0000000000aa';
   await pool.query(`INSERT INTO users (id, username, avatar_url, revision) VALUES ('${author}', 'author', NULL, 0)`);
   await pool.query(
@@ -50,11 +47,6 @@ beforeAll(async () => {
   );
   await pool.query('ANALYZE');
 }, 180_000);
-
-afterAll(async () => {
-  await pool.end();
-  await database.drop();
-});
 
 const explain = (run: (db: Queryable) => Promise<unknown>) => explainQuery(pool, run);
 

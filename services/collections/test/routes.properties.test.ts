@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { internalServerOf } from '@recipes/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CollectionsHarness, collectionsHarness, type TestUser } from './support.js';
+import { type CollectionsHarness, collectionsHarnessWith, type TestUser } from './support.js';
 
 /** Odd input on every endpoint: never a 500, and every 4xx is problem+json. */
 let harness: CollectionsHarness;
@@ -9,8 +9,7 @@ let ada: TestUser;
 let collectionId: string;
 let savedItemId: string;
 beforeAll(async () => {
-  harness = await collectionsHarness();
-  ada = await harness.user('fuzzy');
+  ({ harness, users: [ada] } = await collectionsHarnessWith(['fuzzy']));
   const recipe = await harness.content('recipe', ada.user.id);
   const saved = await harness.app.inject({ method: 'POST', url: '/api/saved-items', payload: { contentType: 'recipe', contentId: recipe.id }, headers: ada.headers });
   savedItemId = saved.json().savedItem.id;

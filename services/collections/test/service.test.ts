@@ -1,86 +1,40 @@
-import { generateSigningKeyPair, tokenIssuer } from '@recipes/auth';
-import { parseConfig } from '@recipes/config';
-import {
-  type ContentSnapshot,
-  createEvent,
-  type EventDefinition,
-  type EventEnvelope,
-  eventCatalogue,
-  eventEnvelopeSchema,
-  newId,
-  recipeCreated,
-  recipeDeleted,
-  recipeUpdated,
-  userCreated,
-} from '@recipes/contracts';
-import { createLogger } from '@recipes/logging';
-import { type RunningService, startBackendService } from '@recipes/runtime';
-import { amqpUrl, createTestDatabase, eventually, removeExchangeFamily, type TestDatabase, uniqueName } from '@recipes/testing';
+import { type ContentSnapshot, createEvent, type EventDefinition, eventCatalogue, newId, recipeCreated, recipeDeleted, recipeUpdated, userCreated } from '@recipes/contracts';
+import type { RunningService } from '@recipes/runtime';
+import { eventually } from '@recipes/testing';
 import { catalogueDisagreements, serviceEventsOf } from '@recipes/testing/catalogue';
-import amqp from 'amqplib';
+import { type ServiceOnBroker, serviceOnBroker } from '@recipes/testing/service';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectionsConfigSchema } from '../src/config.js';
+import type { CollectionsConfig } from '../src/config.js';
 import { collectionsService } from '../src/service.js';
 
 /**
  * The collections service as it runs in production, with a real broker. The users and content services
  * are unreachable: everything it knows of them comes through events.
  */
+let running: ServiceOnBroker<CollectionsConfig>;
 let service: RunningService;
-let database: TestDatabase;
-let connection: amqp.ChannelModel;
-let channel: amqp.Channel;
-const received: EventEnvelope[] = [];
-const exchange = uniqueName('collections-events');
-const keys = generateSigningKeyPair();
 const owner = { id: newId(), username: 'event_owner', avatarUrl: null, revision: 0 };
 let headers: Record<string, string>;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  const config = parseConfig(collectionsConfigSchema, {
-    DATABASE_URL: database.url,
-    AMQP_URL: amqpUrl(),
-    EVENTS_EXCHANGE: exchange,
-    USERS_INTERNAL_URL: 'http://127.0.0.1:1',
-    CONTENT_INTERNAL_URL: 'http://127.0.0.1:1',
+  // Its own consumer on collection.*, as the comments service would listen and the users and content services publish.
+  running = await serviceOnBroker(collectionsService, {
+    env: { USERS_INTERNAL_URL: 'http://127.0.0.1:1', CONTENT_INTERNAL_URL: 'http://127.0.0.1:1' },
+    listen: ['collection.*'],
   });
-  service = await startBackendService(collectionsService, { config, keys, logger: createLogger({ service: 'collections', level: 'silent' }) });
-  const sign = tokenIssuer({ privateKey: keys.privateKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: 3600 });
-  headers = { authorization: `Bearer ${sign(owner)}` };
-
-  // Straight to the broker, as the comments service would listen and the users and content services publish.
-  connection = await amqp.connect(amqpUrl());
-  channel = await connection.createChannel();
-  await channel.assertExchange(exchange, 'topic', { durable: true });
-  const { queue } = await channel.assertQueue('', { exclusive: true });
-  await channel.bindQueue(queue, exchange, 'collection.*');
-  await channel.consume(queue, (message) => {
-    if (!message) return;
-    received.push(eventEnvelopeSchema.parse(JSON.parse(message.content.toString())) as EventEnvelope);
-    channel.ack(message);
-  });
+  ({ service } = running);
+  headers = { authorization: `Bearer ${running.tokenFor(owner)}` };
 
   await publish(userCreated, owner);
   await eventually(async () => ((await service.pool.query('SELECT 1 FROM users WHERE id = $1', [owner.id])).rowCount ? true : undefined));
 });
 
-afterAll(async () => {
-  try {
-    await service?.close();
-    await connection?.close();
-  } finally {
-    await removeExchangeFamily(amqpUrl(), exchange);
-    await database?.drop();
-  }
-});
+afterAll(() => running?.close());
 
-async function publish(definition: EventDefinition, data: unknown): Promise<void> {
-  const event = createEvent(definition, data as never, { producer: definition.producer, correlationId: 'events-test' });
-  channel.publish(exchange, event.type, Buffer.from(JSON.stringify(event)), { persistent: true, messageId: event.id, contentType: 'application/json' });
-}
+const publish = (definition: EventDefinition, data: unknown) =>
+  running.publish(createEvent(definition, data as never, { producer: definition.producer, correlationId: 'events-test' }));
 
-const eventsAbout = (id: string) => received.filter((event) => (event.data as { id: string }).id === id);
+const eventsAbout = (id: string) => running.received.filter((event) => (event.data as { id: string }).id === id);
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 
 describe('the collections service definition', () => {

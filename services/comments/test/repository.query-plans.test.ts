@@ -1,8 +1,7 @@
 import type { Queryable } from '@recipes/db';
-import { explainQuery, type PlanNode, type TestDatabase } from '@recipes/testing';
-import { migratedDatabase } from '@recipes/testing/service';
-import type { Pool } from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { explainQuery, type PlanNode } from '@recipes/testing';
+import { migratedPool } from '@recipes/testing/service';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { countComments, findComments } from '../src/repository.js';
 import { commentsService } from '../src/service.js';
 
@@ -11,8 +10,7 @@ import { commentsService } from '../src/service.js';
  * with one recipe that has 50,000 comments, one with 10, and 50,000 more spread over 5,000 recipes,
  * posts and collections, then analysed, each listing query is explained as the repository sends it.
  */
-let database: TestDatabase;
-let pool: Pool;
+const pool = migratedPool(commentsService);
 
 const heavy = '0190f5a4-1c2d-7e3f-8a9b-000000000001';
 const light = '0190f5a4-1c2d-7e3f-8a9b-000000000002';
@@ -20,7 +18,6 @@ const author = '0190f5a4-1c2d-7e3f-8a9b-0000000000aa';
 const HEAVY_COMMENTS = 50_000;
 
 beforeAll(async () => {
-  ({ database, pool } = await migratedDatabase(commentsService));
   await pool.query(
     `INSERT INTO comments (id, target_type, target_id, author_id, content, created_at)
      SELECT gen_random_uuid(), 'recipe', $1::uuid, $3::uuid, 'Comment ' || n, date_trunc('milliseconds', now()) - n * interval '1 second'
@@ -36,11 +33,6 @@ beforeAll(async () => {
   );
   await pool.query('VACUUM ANALYZE comments');
 }, 120_000);
-
-afterAll(async () => {
-  await pool?.end();
-  await database?.drop();
-});
 
 /** Explains the one query `run` makes; it gets a row that satisfies both listing functions back. */
 const explain = (run: (db: Queryable) => Promise<unknown>) => explainQuery(pool, run, { count: 0 });

@@ -1,75 +1,36 @@
-import { generateSigningKeyPair, type IssueToken, tokenIssuer } from '@recipes/auth';
-import { parseConfig } from '@recipes/config';
-import {
-  commentMentionCreated,
-  createEvent,
-  eventCatalogue,
-  type EventEnvelope,
-  eventEnvelopeSchema,
-  newId,
-  recipeCreated,
-  recipeDeleted,
-  userCreated,
-} from '@recipes/contracts';
-import { type RunningService, startBackendService } from '@recipes/runtime';
-import { amqpUrl, brokerAdmin, createTestDatabase, eventually, removeExchangeFamily, type TestDatabase, uniqueName } from '@recipes/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '@recipes/logging';
+import { commentMentionCreated, createEvent, eventCatalogue, type EventEnvelope, newId, recipeCreated, recipeDeleted, userCreated } from '@recipes/contracts';
+import type { RunningService } from '@recipes/runtime';
+import { eventually } from '@recipes/testing';
 import { catalogueDisagreements, serviceEventsOf } from '@recipes/testing/catalogue';
-import { commentsConfigSchema } from '../src/config.js';
+import { type ReceivedMessage, type ServiceOnBroker, serviceOnBroker } from '@recipes/testing/service';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CommentsConfig } from '../src/config.js';
 import { commentsService } from '../src/service.js';
 
 /**
  * The comments service as it runs in production, on a real broker: it learns of users and recipes from
  * their owners' events (no owner answers look-ups here), and its mention events reach a real queue.
  */
+let running: ServiceOnBroker<CommentsConfig>;
 let service: RunningService;
-let database: TestDatabase;
-/** A consumer and producer of its own, straight to the broker, as the other services would be. */
-let broker: Awaited<ReturnType<typeof brokerAdmin>>;
-const exchange = uniqueName('comments-events');
-const received: { messageId: string; body: EventEnvelope }[] = [];
-const keys = generateSigningKeyPair();
-let sign: IssueToken;
+/** What reached a consumer of the test's own, straight on the broker, as the other services would be. */
+let received: ReceivedMessage[];
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  const config = parseConfig(commentsConfigSchema, {
-    DATABASE_URL: database.url,
-    AMQP_URL: amqpUrl(),
-    EVENTS_EXCHANGE: exchange,
-    // Nobody listens there: everything this service knows must come through its queue.
-    USERS_INTERNAL_URL: 'http://127.0.0.1:9',
-    CONTENT_INTERNAL_URL: 'http://127.0.0.1:9',
-    COLLECTIONS_INTERNAL_URL: 'http://127.0.0.1:9',
+  // Nobody listens there: everything this service knows must come through its queue.
+  const nobody = 'http://127.0.0.1:9';
+  running = await serviceOnBroker(commentsService, {
+    env: { USERS_INTERNAL_URL: nobody, CONTENT_INTERNAL_URL: nobody, COLLECTIONS_INTERNAL_URL: nobody },
+    listen: ['comment.mention.created'],
   });
-  sign = tokenIssuer({ privateKey: keys.privateKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: 600 });
-  service = await startBackendService(commentsService, { config, keys, logger: createLogger({ service: 'comments', level: 'silent' }) });
-
-  broker = await brokerAdmin(amqpUrl());
-  const { channel } = broker;
-  await channel.assertExchange(exchange, 'topic', { durable: true });
-  const { queue } = await channel.assertQueue('', { exclusive: true });
-  await channel.bindQueue(queue, exchange, 'comment.mention.created');
-  await channel.consume(queue, (message) => {
-    if (!message) return;
-    received.push({ messageId: message.properties.messageId, body: eventEnvelopeSchema.parse(JSON.parse(message.content.toString())) });
-    channel.ack(message);
-  });
+  ({ service, messages: received } = running);
 });
 
-afterAll(async () => {
-  try {
-    await service?.close();
-    await broker?.close();
-  } finally {
-    await removeExchangeFamily(amqpUrl(), exchange);
-    await database?.drop();
-  }
-});
+afterAll(() => running?.close());
 
 /** An owner's event, published as the owner's relay would. */
-const publish = (event: EventEnvelope) => broker.publish(exchange, [event]);
+const publish = (event: EventEnvelope) => running.publish(event);
+const sign = (user: { id: string; username: string }) => running.tokenFor(user);
 
 async function registered(username: string) {
   const user = { id: newId(), username, avatarUrl: null, revision: 0 };

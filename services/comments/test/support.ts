@@ -6,6 +6,16 @@ import { type CommentsParts, commentsService } from '../src/service.js';
 
 export { bearer, expectProblem } from '@recipes/testing/service';
 
+/** A limit no test of the routes reaches, for the files that do not test it. */
+export const generousLimits = { COMMENT_LIMIT_PER_MINUTE: '1000' };
+
+/** What comments are about, and where their mentions are stored. */
+export const kinds = ['recipe', 'collection', 'post'] as const;
+export type Kind = (typeof kinds)[number];
+export const stores = { recipe: 'recipe_comment_mentions', collection: 'collection_comment_mentions', post: 'post_comment_mentions' };
+
+export const commentsUrl = (kind: Kind, id: string) => `/api/${kind}s/${id}/comments`;
+
 export interface CommentsHarness extends ServiceHarness<CommentsConfig, CommentsParts> {
   /** The owners of what comments are about, as this service's look-ups reach them. */
   owners: {
@@ -15,6 +25,8 @@ export interface CommentsHarness extends ServiceHarness<CommentsConfig, Comments
   };
   /** A user registered a moment ago (this service has not heard of them), and a token of theirs. */
   register(username: string): { user: UserSnapshot; token: string };
+  /** The id of a target of `kind` its owner (`ownerId`, or anybody) created a moment ago: this service has not heard of it yet. */
+  target(kind: Kind, ownerId?: string): string;
 }
 
 /** The comments service on a fresh database of its own, with the users, content and collections services stood in for. */
@@ -36,5 +48,6 @@ export async function commentsHarness(env: Record<string, string> = {}): Promise
       const user = owners.users.register(username);
       return { user, token: harness.tokenFor(user) };
     },
+    target: (kind, ownerId) => (kind === 'collection' ? owners.collections.create(ownerId) : owners.content.publish(kind, ownerId)).id,
   };
 }

@@ -1,14 +1,10 @@
 import fc from 'fast-check';
 import { commentCreated, commentDeleted, createEvent, newId } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ContentHarness, contentHarness, type TestUser } from './support.js';
+import { type ContentHarness, contentHarnessWith, type TestUser } from './support.js';
 
-let harness: ContentHarness;
-let ada: TestUser;
-beforeAll(async () => {
-  harness = await contentHarness();
-  ada = await harness.knownUser('Ada_Counts');
-});
+let harness: ContentHarness, ada: TestUser;
+beforeAll(async () => ({ harness, users: [ada] } = await contentHarnessWith(['Ada_Counts'])));
 afterAll(() => harness.close());
 
 const context = { producer: 'comments', correlationId: 'c' };

@@ -1,12 +1,10 @@
-import { generateSigningKeyPair, tokenIssuer } from '@recipes/auth';
-import { parseConfig } from '@recipes/config';
-import { commentCreated, createEvent, eventCatalogue, eventEnvelopeSchema, type EventEnvelope, newId, userCreated } from '@recipes/contracts';
-import { createLogger } from '@recipes/logging';
-import { type RunningService, startBackendService } from '@recipes/runtime';
-import { amqpUrl, brokerAdmin, createTestDatabase, eventually, removeExchangeFamily, type TestDatabase, uniqueName } from '@recipes/testing';
+import { commentCreated, createEvent, eventCatalogue, type EventEnvelope, newId, userCreated } from '@recipes/contracts';
+import type { RunningService } from '@recipes/runtime';
+import { eventually } from '@recipes/testing';
 import { catalogueDisagreements, serviceEventsOf } from '@recipes/testing/catalogue';
+import { type ServiceOnBroker, serviceOnBroker } from '@recipes/testing/service';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentConfigSchema } from '../src/config.js';
+import type { ContentConfig } from '../src/config.js';
 import { contentService } from '../src/service.js';
 
 describe('the content service definition', () => {
@@ -18,52 +16,20 @@ describe('the content service definition', () => {
 });
 
 /** The content service as it runs in production, with a consumer of its own on the same exchange. */
+let running: ServiceOnBroker<ContentConfig>;
 let service: RunningService;
-let database: TestDatabase;
-let admin: Awaited<ReturnType<typeof brokerAdmin>>;
-const exchange = uniqueName('content-events');
-const received: EventEnvelope[] = [];
-const keys = generateSigningKeyPair();
+let received: EventEnvelope[];
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  const config = parseConfig(contentConfigSchema, {
-    DATABASE_URL: database.url,
-    AMQP_URL: amqpUrl(),
-    EVENTS_EXCHANGE: exchange,
-    // Nobody listens there: every user must come from the events.
-    USERS_INTERNAL_URL: 'http://127.0.0.1:9',
-  });
-  service = await startBackendService(contentService, {
-    config,
-    keys: { publicKey: keys.publicKey },
-    logger: createLogger({ service: 'content', level: 'silent' }),
-  });
-
-  admin = await brokerAdmin(amqpUrl());
-  await admin.channel.assertExchange(exchange, 'topic', { durable: true });
-  const { queue } = await admin.channel.assertQueue('', { exclusive: true });
-  for (const pattern of ['recipe.*', 'content.#']) await admin.channel.bindQueue(queue, exchange, pattern);
-  await admin.channel.consume(queue, (message) => {
-    if (!message) return;
-    received.push(eventEnvelopeSchema.parse(JSON.parse(message.content.toString())));
-    admin.channel.ack(message);
-  });
+  // Nobody listens at USERS_INTERNAL_URL: every user must come from the events.
+  running = await serviceOnBroker(contentService, { env: { USERS_INTERNAL_URL: 'http://127.0.0.1:9' }, listen: ['recipe.*', 'content.#'] });
+  ({ service, received } = running);
 });
 
-afterAll(async () => {
-  try {
-    await service?.close();
-    await admin?.close();
-  } finally {
-    await removeExchangeFamily(amqpUrl(), exchange);
-    await database?.drop();
-  }
-});
+afterAll(() => running?.close());
 
-const publish = (event: EventEnvelope) => admin.publish(exchange, [event]);
-
-const sign = tokenIssuer({ privateKey: keys.privateKey, issuer: 'recipes-users', audience: 'recipes-api', ttlSeconds: 60 });
+const publish = (event: EventEnvelope) => running.publish(event);
+const sign = (user: { id: string; username: string }) => running.tokenFor(user);
 
 describe('the content service on the broker', () => {
   it('learns users from user.created, publishes what a recipe causes, and counts comments from comment.created', async () => {

@@ -1,7 +1,6 @@
 import { createEvent, newId, userCreated, type UserSnapshot } from '@recipes/contracts';
 import type { Pool } from '@recipes/db';
-import type { TestDatabase } from '@recipes/testing';
-import { migratedDatabase, type ServiceHarness, serviceHarness } from '@recipes/testing/service';
+import { inTurn, migratedPool, type ServiceHarness, serviceHarness } from '@recipes/testing/service';
 import { stubUsersService, type UsersServiceStub } from '@recipes/testing/stubs';
 import type { ContentConfig } from '../src/config.js';
 import { type ContentParts, contentService } from '../src/service.js';
@@ -9,22 +8,12 @@ import { type ContentParts, contentService } from '../src/service.js';
 export { expectProblem } from '@recipes/testing/service';
 
 export interface ContentDatabase {
-  database: TestDatabase;
   pool: Pool;
-  close(): Promise<void>;
 }
 
-/** A fresh database of its own with the content schema migrated as the runtime migrates it, and a pool on it. */
-export async function contentDatabase(): Promise<ContentDatabase> {
-  const { database, pool } = await migratedDatabase(contentService);
-  return {
-    database,
-    pool,
-    close: async () => {
-      await pool.end();
-      await database.drop();
-    },
-  };
+/** A database of the test file's own with the content schema migrated before its tests, and a pool on it (see `migratedPool`). */
+export function contentDatabase(): ContentDatabase {
+  return { pool: migratedPool(contentService) };
 }
 
 export interface TestUser extends UserSnapshot {
@@ -40,10 +29,13 @@ export interface ContentHarness extends ServiceHarness<ContentConfig, ContentPar
   /** A well-signed token for a user nobody knows. */
   stranger(username: string): TestUser;
   bearer(user: { token: string }): { authorization: string };
+  /** Any request, as `user` where one is given, with a body where `payload` is given. */
+  call(method: string, url: string, user?: { token: string }, payload?: unknown, headers?: Record<string, string>): Promise<Awaited<ReturnType<ContentHarness['app']['inject']>>>;
 }
 
 /** The content service on a fresh database of its own, with the users service stood in for. */
 export async function contentHarness(): Promise<ContentHarness> {
+  const bearer = (user: { token: string }) => ({ authorization: `Bearer ${user.token}` });
   const usersService = await stubUsersService();
   const harness = await serviceHarness(contentService, { env: { USERS_INTERNAL_URL: usersService.url }, neighbours: [usersService] });
 
@@ -68,8 +60,22 @@ export async function contentHarness(): Promise<ContentHarness> {
       return user;
     },
     stranger,
-    bearer: (user) => ({ authorization: `Bearer ${user.token}` }),
+    bearer,
+    call(method, url, user, payload, headers = {}) {
+      return harness.app.inject({
+        method: method as 'GET',
+        url,
+        ...(payload === undefined ? {} : { payload: payload as object }),
+        headers: { ...(user ? bearer(user) : {}), ...headers },
+      });
+    },
   };
+}
+
+/** A harness (see `contentHarness`), and the users a test file starts with, known in turn as `knownUser` makes them. */
+export async function contentHarnessWith<const N extends readonly string[]>(usernames: N) {
+  const harness = await contentHarness();
+  return { harness, users: await inTurn(usernames, (username) => harness.knownUser(username)) };
 }
 
 /** The payloads of the events waiting in the outbox, oldest first. */

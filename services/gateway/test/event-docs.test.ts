@@ -1,21 +1,14 @@
 import { asyncApiDocument, eventCatalogue } from '@recipes/contracts';
 import type { App } from '@recipes/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, unusedUrl } from './support/servers.js';
+import { everyServiceAt, startGateway, unusedUrl } from './support/servers.js';
 
 let gateway: App;
 
 beforeAll(async () => {
   // The event catalogue is built in: it is served with every service down.
   const down = await unusedUrl();
-  gateway = await startGateway({
-    USERS_URL: down,
-    CONTENT_URL: down,
-    COMMENTS_URL: down,
-    COLLECTIONS_URL: down,
-    NOTIFICATIONS_URL: down,
-    EVENTS_EXCHANGE: 'shop.events',
-  });
+  gateway = await startGateway({ ...everyServiceAt(down), EVENTS_EXCHANGE: 'shop.events' });
 });
 afterAll(() => gateway.close());
 

@@ -1,6 +1,6 @@
-import { problemSchema } from '@recipes/contracts';
 import type { App } from '@recipes/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem } from './support/problems.js';
 import { type Echoed, startGateway, startUpstream, type Upstream, unusedUrl } from './support/servers.js';
 
 const id = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
@@ -36,15 +36,6 @@ afterAll(async () => {
   await gateway?.close();
   await Promise.all([users, usersStuck, content, comments, slowNotifications].map((upstream) => upstream?.close()));
 });
-
-function expectProblem(response: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number, code: string) {
-  expect(response.statusCode).toBe(status);
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const body = problemSchema.parse(response.json());
-  expect(body).toMatchObject({ status, code });
-  expect(body.requestId).toBe(response.headers['x-request-id']);
-  return body;
-}
 
 async function timed<T>(action: () => Promise<T>): Promise<[T, number]> {
   const started = performance.now();

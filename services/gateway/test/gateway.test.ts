@@ -1,9 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import { Readable } from 'node:stream';
-import { problemSchema } from '@recipes/contracts';
 import type { App } from '@recipes/http';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem } from './support/problems.js';
 import { addressOf, type Echoed, startGateway, startUpstream, type Upstream } from './support/servers.js';
 
 const id = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
@@ -46,15 +46,6 @@ afterAll(async () => {
   await gateway?.close();
   await Promise.all(all.map((upstream) => upstream.close()));
 });
-
-function expectProblem(response: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number, code: string) {
-  expect(response.statusCode).toBe(status);
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const body = problemSchema.parse(response.json());
-  expect(body).toMatchObject({ status, code });
-  expect(body.requestId).toBe(response.headers['x-request-id']);
-  return body;
-}
 
 const totalHits = () => all.reduce((sum, upstream) => sum + upstream.hits, 0);
 

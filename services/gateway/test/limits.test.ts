@@ -1,7 +1,7 @@
 import { problemSchema } from '@recipes/contracts';
 import type { App } from '@recipes/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, startUpstream, type Upstream } from './support/servers.js';
+import { everyServiceAt, startGateway, startUpstream, type Upstream } from './support/servers.js';
 
 let upstream: Upstream;
 let gateway: App;
@@ -9,11 +9,7 @@ let gateway: App;
 beforeAll(async () => {
   upstream = await startUpstream('everything', { paths: ['/api/recipes'] });
   gateway = await startGateway({
-    USERS_URL: upstream.url,
-    CONTENT_URL: upstream.url,
-    COMMENTS_URL: upstream.url,
-    COLLECTIONS_URL: upstream.url,
-    NOTIFICATIONS_URL: upstream.url,
+    ...everyServiceAt(upstream.url),
     RATE_LIMIT_MAX: '3',
     RATE_LIMIT_WINDOW_MS: '60000',
     CORS_ORIGINS: 'https://app.example,https://admin.example',

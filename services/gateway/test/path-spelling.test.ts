@@ -6,7 +6,7 @@ import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable, type Service, serviceFor, services } from '../src/route-table.js';
 import { allowedSegment, fill, hostileTarget, patterns, segmentValue, spellSegment } from './support/path-spellings.js';
-import { addressOf, type Recorder, startGateway, startRecorder } from './support/servers.js';
+import { addressOf, everyServiceAt, type Recorder, startGateway, startRecorder } from './support/servers.js';
 
 /**
  * docs/api.md §1: a path names exactly the endpoint it spells, and no spelling reaches a service's internal
@@ -193,10 +193,7 @@ describe(`what the service's router reads (seed ${SEED})`, () => {
   beforeAll(async () => {
     upstream = await startRoutingUpstream();
     const url = `http://127.0.0.1:${(upstream.server.address() as { port: number }).port}`;
-    routed = await startGateway(
-      { USERS_URL: url, CONTENT_URL: url, COMMENTS_URL: url, COLLECTIONS_URL: url, NOTIFICATIONS_URL: url, RATE_LIMIT_ENABLED: 'false' },
-      { listen: true },
-    );
+    routed = await startGateway({ ...everyServiceAt(url), RATE_LIMIT_ENABLED: 'false' }, { listen: true });
     routedClient = new Client(addressOf(routed));
   });
 

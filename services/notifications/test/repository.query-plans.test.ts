@@ -1,8 +1,7 @@
 import { newId } from '@recipes/contracts';
-import type { Pool, Queryable } from '@recipes/db';
-import type { TestDatabase } from '@recipes/testing';
-import { migratedDatabase } from '@recipes/testing/service';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Queryable } from '@recipes/db';
+import { migratedPool } from '@recipes/testing/service';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as repository from '../src/repository/notifications.js';
 import { markRead } from '../src/repository/reads.js';
 import { notificationsService } from '../src/service.js';
@@ -12,15 +11,13 @@ import { notificationsService } from '../src/service.js';
  * with a heavy user, a light one and many others: what each query touches must not grow with the
  * number of notifications the caller has.
  */
-let database: TestDatabase;
-let pool: Pool;
+const pool = migratedPool(notificationsService);
 const heavy = newId();
 const light = newId();
 const HEAVY_ROWS = 200_000;
 const OTHER_USERS = 20_000;
 
 beforeAll(async () => {
-  ({ database, pool } = await migratedDatabase(notificationsService));
   const actor = newId();
   // The heavy user: half their notifications read. The others: five each. The light user: ten.
   await pool.query(
@@ -38,10 +35,6 @@ beforeAll(async () => {
   );
   await pool.query('ANALYZE notifications, notification_counts');
 }, 120_000);
-afterAll(async () => {
-  await pool.end();
-  await database.drop();
-});
 
 interface PlanNode {
   'Node Type': string;

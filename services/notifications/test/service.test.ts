@@ -1,58 +1,37 @@
-import { parseConfig } from '@recipes/config';
-import { createEvent, eventCatalogue, type EventEnvelope, userCreated, userUpdated } from '@recipes/contracts';
+import { createEvent, eventCatalogue, type EventEnvelope, newId, userCreated, userUpdated } from '@recipes/contracts';
 import { createLogger } from '@recipes/logging';
-import { type RunningService, startBackendService } from '@recipes/runtime';
-import { amqpUrl, brokerAdmin, createTestDatabase, eventually, removeExchangeFamily, type TestDatabase, uniqueName } from '@recipes/testing';
+import type { RunningService } from '@recipes/runtime';
+import { eventually } from '@recipes/testing';
 import { catalogueDisagreements, serviceEventsOf } from '@recipes/testing/catalogue';
+import { type ServiceOnBroker, serviceOnBroker } from '@recipes/testing/service';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { notificationsConfigSchema } from '../src/config.js';
+import type { NotificationsConfig } from '../src/config.js';
 import { notificationsService } from '../src/service.js';
-import { bearer, mentionEvent, snapshotOf, tagEvent, type TestUser, tokenMaker } from './support.js';
+import { bearer, mentionEvent, snapshotOf, tagEvent, type TestUser } from './support.js';
 
 /** The notifications service as it runs in production, fed through the real broker. */
+let running: ServiceOnBroker<NotificationsConfig>;
 let service: RunningService;
-let database: TestDatabase;
-/** A producer of its own, straight to the broker, as the comments, content and users services are. */
-let broker: Awaited<ReturnType<typeof brokerAdmin>>;
-const exchange = uniqueName('notifications-events');
-let tokens: ReturnType<typeof tokenMaker>;
 /** The service's error lines, to see a failed attempt happen. */
 const errors: Array<{ eventId?: string; msg: string }> = [];
 
 beforeAll(async () => {
-  database = await createTestDatabase();
   // No users service here: every actor is announced by its user.created first.
-  const config = parseConfig(notificationsConfigSchema, {
-    DATABASE_URL: database.url,
-    AMQP_URL: amqpUrl(),
-    EVENTS_EXCHANGE: exchange,
-    USERS_INTERNAL_URL: 'http://127.0.0.1:1',
-    EVENT_RETRY_DELAYS_MS: '50',
-  });
-  tokens = tokenMaker(config);
-  service = await startBackendService(notificationsService, {
-    config,
-    keys: { publicKey: tokens.publicKey },
+  running = await serviceOnBroker(notificationsService, {
+    env: { USERS_INTERNAL_URL: 'http://127.0.0.1:1', EVENT_RETRY_DELAYS_MS: '50' },
     logger: createLogger({ service: 'notifications', level: 'error', destination: { write: (line: string) => void errors.push(JSON.parse(line)) } }),
   });
-  broker = await brokerAdmin(amqpUrl());
+  ({ service } = running);
 });
 
-afterAll(async () => {
-  try {
-    await service?.close();
-    await broker?.close();
-  } finally {
-    await removeExchangeFamily(amqpUrl(), exchange);
-    await database?.drop();
-  }
-});
+afterAll(() => running?.close());
 
-/** Publishes `event` as the outbox relay does. */
-const publish = (event: EventEnvelope) => broker.publish(exchange, [event]);
+/** Publishes `event` as the outbox relay does, straight to the broker, as the comments, content and users services do. */
+const publish = (event: EventEnvelope) => running.publish(event);
 
 async function registered(username: string, avatarUrl: string | null = null): Promise<TestUser> {
-  const user = tokens.user(username, avatarUrl);
+  const snapshot = { id: newId(), username, avatarUrl, revision: 0 };
+  const user = { ...snapshot, token: running.tokenFor(snapshot) };
   await publish(createEvent(userCreated, snapshotOf(user), { producer: 'users', correlationId: `register-${username}` }));
   // Events are handled concurrently: a mention published next could otherwise overtake this one.
   await eventually(async () => ((await service.pool.query('SELECT 1 FROM users WHERE id = $1', [user.id])).rowCount ? true : undefined));

@@ -1,4 +1,3 @@
-import { generateSigningKeyPair, tokenIssuer } from '@recipes/auth';
 import {
   commentMentionCreated,
   createEvent,
@@ -10,7 +9,8 @@ import {
   userTagged,
 } from '@recipes/contracts';
 import { createLogger } from '@recipes/logging';
-import { type ServiceHarness, serviceHarness } from '@recipes/testing/service';
+import { inTurn, type ServiceHarness, serviceHarness } from '@recipes/testing/service';
+import { type EventStreamClient, openEventStream } from '@recipes/testing/sse';
 import { stubUsersService, type UsersServiceStub } from '@recipes/testing/stubs';
 import type { NotificationsConfig } from '../src/config.js';
 import { type NotificationsParts, notificationsService } from '../src/service.js';
@@ -23,20 +23,6 @@ export interface TestUser extends UserSnapshot {
   token: string;
 }
 
-/** Signs tokens as the users service would, with a key pair made for the test (for the service run on its own keys). */
-export function tokenMaker(config: Pick<NotificationsConfig, 'JWT_ISSUER' | 'JWT_AUDIENCE'>) {
-  const keys = generateSigningKeyPair();
-  const sign = tokenIssuer({ privateKey: keys.privateKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: 3600 });
-  return {
-    publicKey: keys.publicKey,
-    /** A user with a valid token, known to nobody until told. */
-    user(username: string, avatarUrl: string | null = null): TestUser {
-      const id = newId();
-      return { id, username, avatarUrl, revision: 0, token: sign({ id, username }) };
-    },
-  };
-}
-
 export const snapshotOf = ({ id, username, avatarUrl, revision }: UserSnapshot): UserSnapshot => ({ id, username, avatarUrl, revision });
 
 export interface NotificationsHarness extends ServiceHarness<NotificationsConfig, NotificationsParts> {
@@ -46,12 +32,23 @@ export interface NotificationsHarness extends ServiceHarness<NotificationsConfig
   knownUser(username: string, avatarUrl?: string | null): Promise<TestUser>;
   /** A user registered a moment ago: only the users service knows them yet. */
   newUser(username: string): TestUser;
+  /** The notifications of `recipientId` as stored, oldest first. */
+  rowsOf(recipientId: string): Promise<Record<string, unknown>[]>;
+  /** The total and unread count kept for `recipientId`. */
+  countsOf(recipientId: string): Promise<{ total: number; unread: number } | undefined>;
+  /**
+   * A stream of `user`'s (or of nobody's), opened over HTTP as a browser opens it: the app listens on a
+   * port of its own from the first. Closed with the harness, if not before.
+   */
+  stream(user: TestUser | undefined, options?: { query?: string; headers?: Record<string, string> }): Promise<EventStreamClient>;
 }
 
 /** The notifications service on a fresh, migrated database, with the users service stood in for. */
 export async function notificationsHarness(env: Record<string, string> = {}): Promise<NotificationsHarness> {
   const users = await stubUsersService();
   const harness = await serviceHarness(notificationsService, { env: { USERS_INTERNAL_URL: users.url, ...env }, neighbours: [users] });
+  let base: Promise<string> | undefined;
+  const open: EventStreamClient[] = [];
   const user = (username: string, avatarUrl: string | null = null): TestUser => {
     const snapshot = { id: newId(), username, avatarUrl, revision: 0 };
     return { ...snapshot, token: harness.tokenFor(snapshot) };
@@ -70,7 +67,35 @@ export async function notificationsHarness(env: Record<string, string> = {}): Pr
       users.register(snapshotOf(registered));
       return registered;
     },
+    async rowsOf(recipientId) {
+      const { rows } = await harness.pool.query(
+        `SELECT type, actor_id, content_type, content_id, comment_id, is_read, created_at, source_event_id
+           FROM notifications WHERE recipient_id = $1 ORDER BY created_at, id`,
+        [recipientId],
+      );
+      return rows;
+    },
+    async countsOf(recipientId) {
+      const { rows } = await harness.pool.query('SELECT total, unread FROM notification_counts WHERE recipient_id = $1', [recipientId]);
+      return rows[0];
+    },
+    async stream(user, { query = '', headers = {} } = {}) {
+      base ??= harness.app.listen({ host: '127.0.0.1', port: 0 });
+      const client = await openEventStream(`${await base}/api/notifications/stream${query}`, { ...(user ? bearer(user) : {}), ...headers });
+      open.push(client);
+      return client;
+    },
+    async close() {
+      for (const client of open) client.close();
+      await harness.close();
+    },
   };
+}
+
+/** A harness (see `notificationsHarness`), and the users a test file starts with, known in turn as `knownUser` makes them. */
+export async function notificationsHarnessWith<const N extends readonly string[]>(usernames: N, env: Record<string, string> = {}) {
+  const harness = await notificationsHarness(env);
+  return { harness, users: await inTurn(usernames, (username) => harness.knownUser(username)) };
 }
 
 type MentionData = EventData<typeof commentMentionCreated>;

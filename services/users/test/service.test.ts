@@ -1,15 +1,15 @@
 import { fileURLToPath } from 'node:url';
 import { generateSigningKeyPair } from '@recipes/auth';
 import { parseConfig } from '@recipes/config';
-import { eventCatalogue, eventEnvelopeSchema, eventsProducedBy } from '@recipes/contracts';
+import { eventCatalogue, eventsProducedBy } from '@recipes/contracts';
 import type { Pool } from '@recipes/db';
 import { createLogger } from '@recipes/logging';
-import { type RunningService, startBackendService } from '@recipes/runtime';
-import { amqpUrl, createTcpProxy, createTestDatabase, eventually, removeExchangeFamily, type TcpProxy, type TestDatabase, uniqueName } from '@recipes/testing';
+import type { RunningService } from '@recipes/runtime';
+import { amqpUrl, createTcpProxy, eventually, type TcpProxy } from '@recipes/testing';
 import { catalogueDisagreements, serviceEventsOf, sqlOutboxWrites } from '@recipes/testing/catalogue';
-import amqp from 'amqplib';
+import { type ReceivedMessage, type ServiceOnBroker, serviceOnBroker } from '@recipes/testing/service';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { usersConfigSchema } from '../src/config.js';
+import { type UsersConfig, usersConfigSchema } from '../src/config.js';
 import { usersService } from '../src/service.js';
 
 const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -35,43 +35,19 @@ describe('the users service definition', () => {
 });
 
 /** The users service as it runs in production, its broker link through a proxy the test can cut. */
+let running: ServiceOnBroker<UsersConfig>;
 let service: RunningService;
 let proxy: TcpProxy;
-let database: TestDatabase;
-let connection: amqp.ChannelModel;
-const received: { messageId: string; body: ReturnType<typeof eventEnvelopeSchema.parse> }[] = [];
-const exchange = uniqueName('users-events');
+let received: ReceivedMessage[];
 
 beforeAll(async () => {
-  database = await createTestDatabase();
   proxy = await createTcpProxy(amqpUrl());
-  const config = parseConfig(usersConfigSchema, { DATABASE_URL: database.url, AMQP_URL: proxy.url, EVENTS_EXCHANGE: exchange });
-  const keys = generateSigningKeyPair();
-  service = await startBackendService(usersService, { config, keys, logger: createLogger({ service: 'users', level: 'silent' }) });
-
-  // A consumer of its own, straight to the broker, as another service would be.
-  connection = await amqp.connect(amqpUrl());
-  const channel = await connection.createChannel();
-  await channel.assertExchange(exchange, 'topic', { durable: true });
-  const { queue } = await channel.assertQueue('', { exclusive: true });
-  await channel.bindQueue(queue, exchange, 'user.*');
-  await channel.consume(queue, (message) => {
-    if (!message) return;
-    received.push({ messageId: message.properties.messageId, body: eventEnvelopeSchema.parse(JSON.parse(message.content.toString())) });
-    channel.ack(message);
-  });
+  // A consumer of its own on user.*, straight to the broker, as another service would be.
+  running = await serviceOnBroker(usersService, { brokerUrl: proxy.url, neighbours: [proxy], listen: ['user.*'] });
+  ({ service, messages: received } = running);
 });
 
-afterAll(async () => {
-  try {
-    await service?.close();
-    await connection?.close();
-    await proxy?.close();
-  } finally {
-    await removeExchangeFamily(amqpUrl(), exchange);
-    await database?.drop();
-  }
-});
+afterAll(() => running?.close());
 
 const register = (username: string) =>
   service.app.inject({

@@ -11,6 +11,14 @@ export interface Registered {
   token: string;
 }
 
+/** Limits no test of the routes reaches, for the files that do not test the limits themselves. */
+export const generousLimits = {
+  LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: '1000',
+  LOGIN_FAILURES_PER_ADDRESS: '1000',
+  LOGIN_LIMIT_PER_ADDRESS: '1000',
+  REGISTER_LIMIT_PER_ADDRESS: '1000',
+};
+
 export interface UsersHarness extends ServiceHarness<UsersConfig, UsersParts> {
   /** Registers `username` through the API (password `password123` unless `extra` says otherwise), expecting 201. */
   registered(username: string, extra?: Record<string, unknown>): Promise<Registered>;

@@ -1,18 +1,11 @@
-import { Verifier } from '@pact-foundation/pact';
-import { pactNames, pactsForProvider } from '@recipes/testing/pact';
-import { internalServerOf } from '@recipes/http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CollectionsHarness, collectionsHarness, type TestUser } from '../support.js';
+import { pactNames, verifyInternalApi } from '@recipes/testing/pact';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { type CollectionsHarness, collectionsHarnessWith, type TestUser } from '../support.js';
 
 /** The internal look-up other services make of collections, verified against every consumer's pact of this run. */
 const provider = pactNames.api('collections');
-let harness: CollectionsHarness;
-let owner: TestUser;
-
-beforeAll(async () => {
-  harness = await collectionsHarness();
-  owner = await harness.user('pact_owner');
-});
+let harness: CollectionsHarness, owner: TestUser;
+beforeAll(async () => ({ harness, users: [owner] } = await collectionsHarnessWith(['pact_owner'])));
 afterAll(() => harness.close());
 
 async function createdCollection(): Promise<string> {
@@ -22,23 +15,14 @@ async function createdCollection(): Promise<string> {
 
 describe(`${provider} provider`, () => {
   it('answers every look-up its consumers expect', async () => {
-    const pactUrls = pactsForProvider(provider);
     // Comments looks collections up: its pact is written earlier in this run.
-    expect(pactUrls.length).toBeGreaterThan(0);
-    const providerBaseUrl = await internalServerOf(harness.app).listen({ host: '127.0.0.1', port: 0 });
-    await new Verifier({
-      provider,
-      providerBaseUrl,
-      pactUrls,
-      logLevel: 'warn',
-      stateHandlers: {
-        'a collection exists': async () => ({ id: await createdCollection() }),
-        'a deleted collection exists': async () => {
-          const id = await createdCollection();
-          await harness.app.inject({ method: 'DELETE', url: `/api/collections/${id}`, headers: owner.headers });
-          return { id };
-        },
+    await verifyInternalApi(harness.app, provider, {
+      'a collection exists': async () => ({ id: await createdCollection() }),
+      'a deleted collection exists': async () => {
+        const id = await createdCollection();
+        await harness.app.inject({ method: 'DELETE', url: `/api/collections/${id}`, headers: owner.headers });
+        return { id };
       },
-    }).verifyProvider();
+    });
   });
 });

@@ -1,11 +1,9 @@
 import { MatchersV3, PactV4 } from '@pact-foundation/pact';
 import type { ContentSnapshot } from '@recipes/contracts';
-import type { Pool } from '@recipes/db';
 import { ContentDirectory } from '@recipes/directory';
-import type { TestDatabase } from '@recipes/testing';
 import { pactNames, pactsDir } from '@recipes/testing/pact';
-import { migratedDatabase } from '@recipes/testing/service';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migratedPool } from '@recipes/testing/service';
+import { describe, expect, it } from 'vitest';
 import { collectionsService } from '../../src/service.js';
 
 /**
@@ -14,16 +12,7 @@ import { collectionsService } from '../../src/service.js';
  */
 const { fromProviderState, like } = MatchersV3;
 const pact = new PactV4({ consumer: 'collections', provider: pactNames.api('content'), dir: pactsDir, logLevel: 'warn' });
-let database: TestDatabase;
-let pool: Pool;
-
-beforeAll(async () => {
-  ({ database, pool } = await migratedDatabase(collectionsService));
-});
-afterAll(async () => {
-  await pool.end();
-  await database.drop();
-});
+const pool = migratedPool(collectionsService);
 
 const exampleId = '0190f5a4-0000-7000-8000-00000000d001';
 const snapshot: ContentSnapshot = {

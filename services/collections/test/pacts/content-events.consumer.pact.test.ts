@@ -1,45 +1,13 @@
-import { asynchronousBodyHandler, MessageConsumerPact } from '@pact-foundation/pact';
-import {
-  type ContentSnapshot,
-  type EventDefinition,
-  type EventEnvelope,
-  eventEnvelopeSchema,
-  postCreated,
-  postDeleted,
-  recipeCreated,
-  recipeDeleted,
-  recipeUpdated,
-} from '@recipes/contracts';
-import type { Pool } from '@recipes/db';
+import { type ContentSnapshot, postCreated, postDeleted, recipeCreated, recipeDeleted, recipeUpdated } from '@recipes/contracts';
 import { ContentDirectory, contentDirectoryHandlers } from '@recipes/directory';
-import { createLogger } from '@recipes/logging';
-import { dispatcher } from '@recipes/messaging';
-import type { TestDatabase } from '@recipes/testing';
-import { eventMessage, pactNames, pactsDir } from '@recipes/testing/pact';
-import { migratedDatabase } from '@recipes/testing/service';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { migratedPool } from '@recipes/testing/service';
+import { describe, expect, it } from 'vitest';
 import { collectionsService } from '../../src/service.js';
+import { eventsConsumer } from './support.js';
 
 /** What the collections service needs of the content service's events: the content directory's handlers, on a real database. */
-const pact = new MessageConsumerPact({ consumer: 'collections', provider: pactNames.events('content'), dir: pactsDir, logLevel: 'warn' });
-const log = createLogger({ service: 'collections', level: 'silent' });
-let database: TestDatabase;
-let pool: Pool;
-let handle: (event: EventEnvelope) => Promise<void>;
-
-beforeAll(async () => {
-  ({ database, pool } = await migratedDatabase(collectionsService));
-  const dispatch = dispatcher(contentDirectoryHandlers(new ContentDirectory({ pool, contentUrl: 'http://127.0.0.1:1' })));
-  handle = (event) => dispatch(event, log);
-});
-afterAll(async () => {
-  await pool.end();
-  await database.drop();
-});
-// Every example message carries the same event id: each would otherwise look like a redelivery of the first.
-beforeEach(async () => {
-  await pool.query('DELETE FROM processed_events');
-});
+const pool = migratedPool(collectionsService);
+const receives = eventsConsumer<ContentSnapshot>('content', pool, contentDirectoryHandlers(new ContentDirectory({ pool, contentUrl: 'http://127.0.0.1:1' })));
 
 const snapshot = (id: string, overrides: Partial<ContentSnapshot> = {}): ContentSnapshot => ({
   id,
@@ -55,14 +23,6 @@ const snapshot = (id: string, overrides: Partial<ContentSnapshot> = {}): Content
 async function stored(id: string) {
   const { rows } = await pool.query('SELECT content_type, title, cover_image_url, deleted, revision FROM content_items WHERE id = $1', [id]);
   return rows[0];
-}
-
-function receives(state: string, definition: EventDefinition, data: ContentSnapshot) {
-  return pact
-    .given(state)
-    .expectsToReceive(`a ${definition.type} event`)
-    .withContent(eventMessage(definition, data))
-    .verify(asynchronousBodyHandler(async (body) => handle(eventEnvelopeSchema.parse(body) as EventEnvelope)));
 }
 
 describe('content events consumed by collections', () => {

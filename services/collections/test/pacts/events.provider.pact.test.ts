@@ -1,14 +1,11 @@
-import { MessageProviderPact } from '@pact-foundation/pact';
 import { collectionCreated, collectionDeleted, createEvent, type EventEnvelope, eventCatalogue, newId, userCreated } from '@recipes/contracts';
-import type { Pool } from '@recipes/db';
 import { UserDirectory, userDirectoryHandlers } from '@recipes/directory';
 import { createLogger } from '@recipes/logging';
 import { dispatcher } from '@recipes/messaging';
-import type { TestDatabase } from '@recipes/testing';
-import { type EventProducer, messageProvidersByType, missingConsumerPacts, pactNames, pactsForProvider } from '@recipes/testing/pact';
-import { migratedDatabase } from '@recipes/testing/service';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Collections, collections } from '../../src/collections.js';
+import { type EventProducer, missingConsumerPacts, pactNames, pactsForProvider, verifyEventsProvider } from '@recipes/testing/pact';
+import { migratedPool } from '@recipes/testing/service';
+import { describe, expect, it } from 'vitest';
+import { collections } from '../../src/collections.js';
 import { collectionsService } from '../../src/service.js';
 
 /**
@@ -16,16 +13,9 @@ import { collectionsService } from '../../src/service.js';
  * made by the real domain code and taken from the outbox, exactly as the relay would publish it.
  */
 const provider = pactNames.events('collections');
-let database: TestDatabase;
-let pool: Pool;
-let domain: Collections;
-let users: UserDirectory;
-
-beforeAll(async () => {
-  ({ database, pool } = await migratedDatabase(collectionsService));
-  users = new UserDirectory({ pool, usersUrl: 'http://127.0.0.1:1' });
-  domain = collections({ pool, users });
-});
+const pool = migratedPool(collectionsService);
+const users = new UserDirectory({ pool, usersUrl: 'http://127.0.0.1:1' });
+const domain = collections({ pool, users });
 
 /** An owner the directory knows, as after their user.created: only known accounts create collections. */
 async function knownOwner(): Promise<string> {
@@ -34,10 +24,6 @@ async function knownOwner(): Promise<string> {
   await dispatcher(userDirectoryHandlers(users))(event, createLogger({ service: 'collections', level: 'silent' }));
   return id;
 }
-afterAll(async () => {
-  await pool.end();
-  await database.drop();
-});
 
 async function outboxEvent(type: string, collectionId: string): Promise<EventEnvelope> {
   const { rows } = await pool.query("SELECT payload FROM outbox WHERE type = $1 AND payload->'data'->>'id' = $2", [type, collectionId]);
@@ -60,10 +46,8 @@ const producers: Record<string, EventProducer> = {
 
 describe(`${provider} provider`, () => {
   it('produces every message its consumers expect', async () => {
-    const pactUrls = pactsForProvider(provider);
     // Comments consumes collection events: its pact is written earlier in this run.
-    expect(pactUrls.length).toBeGreaterThan(0);
-    await new MessageProviderPact({ provider, pactUrls, messageProviders: messageProvidersByType(pactUrls, producers), logLevel: 'warn' }).verify();
+    await verifyEventsProvider(provider, pactsForProvider(provider), producers);
   });
 
   it('has a pact from every consumer of its events that exists as a service', () => {

@@ -1,11 +1,9 @@
 import { MatchersV3, PactV4 } from '@pact-foundation/pact';
 import type { UserSnapshot } from '@recipes/contracts';
-import type { Pool } from '@recipes/db';
 import { UserDirectory } from '@recipes/directory';
-import type { TestDatabase } from '@recipes/testing';
 import { pactNames, pactsDir } from '@recipes/testing/pact';
-import { migratedDatabase } from '@recipes/testing/service';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migratedPool } from '@recipes/testing/service';
+import { describe, expect, it } from 'vitest';
 import { collectionsService } from '../../src/service.js';
 
 /**
@@ -15,16 +13,7 @@ import { collectionsService } from '../../src/service.js';
  */
 const { fromProviderState, like } = MatchersV3;
 const pact = new PactV4({ consumer: 'collections', provider: pactNames.api('users'), dir: pactsDir, logLevel: 'warn' });
-let database: TestDatabase;
-let pool: Pool;
-
-beforeAll(async () => {
-  ({ database, pool } = await migratedDatabase(collectionsService));
-});
-afterAll(async () => {
-  await pool.end();
-  await database.drop();
-});
+const pool = migratedPool(collectionsService);
 
 describe('users-api look-ups made by collections', () => {
   it('finds a user registered a moment ago, by id', async () => {

@@ -1,43 +1,13 @@
-import { asynchronousBodyHandler, MessageConsumerPact } from '@pact-foundation/pact';
-import { type EventDefinition, type EventEnvelope, eventEnvelopeSchema, userCreated, type UserSnapshot, userUpdated } from '@recipes/contracts';
-import type { Pool } from '@recipes/db';
+import { userCreated, type UserSnapshot, userUpdated } from '@recipes/contracts';
 import { UserDirectory, userDirectoryHandlers } from '@recipes/directory';
-import { createLogger } from '@recipes/logging';
-import { dispatcher } from '@recipes/messaging';
-import type { TestDatabase } from '@recipes/testing';
-import { eventMessage, pactNames, pactsDir } from '@recipes/testing/pact';
-import { migratedDatabase } from '@recipes/testing/service';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { migratedPool } from '@recipes/testing/service';
+import { describe, expect, it } from 'vitest';
 import { collectionsService } from '../../src/service.js';
+import { eventsConsumer } from './support.js';
 
 /** What the collections service needs of the users service's events: the user directory's handlers, on a real database. */
-const pact = new MessageConsumerPact({ consumer: 'collections', provider: pactNames.events('users'), dir: pactsDir, logLevel: 'warn' });
-const log = createLogger({ service: 'collections', level: 'silent' });
-let database: TestDatabase;
-let pool: Pool;
-let handle: (event: EventEnvelope) => Promise<void>;
-
-beforeAll(async () => {
-  ({ database, pool } = await migratedDatabase(collectionsService));
-  const dispatch = dispatcher(userDirectoryHandlers(new UserDirectory({ pool, usersUrl: 'http://127.0.0.1:1' })));
-  handle = (event) => dispatch(event, log);
-});
-afterAll(async () => {
-  await pool.end();
-  await database.drop();
-});
-// Every example message carries the same event id: each would otherwise look like a redelivery of the first.
-beforeEach(async () => {
-  await pool.query('DELETE FROM processed_events');
-});
-
-function receives(state: string, definition: EventDefinition, data: UserSnapshot) {
-  return pact
-    .given(state)
-    .expectsToReceive(`a ${definition.type} event`)
-    .withContent(eventMessage(definition, data))
-    .verify(asynchronousBodyHandler(async (body) => handle(eventEnvelopeSchema.parse(body) as EventEnvelope)));
-}
+const pool = migratedPool(collectionsService);
+const receives = eventsConsumer<UserSnapshot>('users', pool, userDirectoryHandlers(new UserDirectory({ pool, usersUrl: 'http://127.0.0.1:1' })));
 
 async function stored(id: string) {
   const { rows } = await pool.query('SELECT username, avatar_url, revision FROM users WHERE id = $1', [id]);

@@ -1,40 +1,22 @@
 import { newId } from '@recipes/contracts';
 import { eventually } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CollectionsHarness, collectionsHarness, expectProblem, type TestUser, totalsAndRecount } from '../support.js';
+import { type CollectionsHarness, collectionsHarnessWith, expectProblem, ISO_MILLIS, type TestUser, totalsAndRecount } from '../support.js';
 
-let harness: CollectionsHarness;
-let ada: TestUser;
-let bob: TestUser;
-beforeAll(async () => {
-  harness = await collectionsHarness();
-  ada = await harness.user('ada');
-  bob = await harness.user('bob');
-});
+let harness: CollectionsHarness, ada: TestUser, bob: TestUser;
+beforeAll(async () => ({ harness, users: [ada, bob] } = await collectionsHarnessWith(['ada', 'bob'])));
 afterAll(() => harness.close());
-
-const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-type Method = 'GET' | 'POST' | 'DELETE';
-const call = (method: Method, url: string, user?: TestUser, payload?: unknown, headers: Record<string, string> = {}) =>
-  harness.app.inject({ method, url, headers: { ...(user?.headers ?? {}), ...headers }, ...(payload === undefined ? {} : { payload: payload as object }) });
-
-async function created(user: TestUser, body: Record<string, unknown> = { name: 'Street' }) {
-  const response = await call('POST', '/api/collections', user, body);
-  expect(response.statusCode).toBe(201);
-  return response.json().collection as { id: string; name: string; description: string; itemCount: number; createdAt: string };
-}
 
 async function savedItem(user: TestUser): Promise<string> {
   const recipe = await harness.content('recipe', bob.user.id);
-  const response = await call('POST', '/api/saved-items', user, { contentType: 'recipe', contentId: recipe.id });
+  const response = await harness.call('POST', '/api/saved-items', user, { contentType: 'recipe', contentId: recipe.id });
   return response.json().savedItem.id;
 }
 
-const addItem = (user: TestUser | undefined, collectionId: string, payload: unknown) => call('POST', `/api/collections/${collectionId}/items`, user, payload);
+const addItem = (user: TestUser | undefined, collectionId: string, payload: unknown) => harness.call('POST', `/api/collections/${collectionId}/items`, user, payload);
 const removeItem = (user: TestUser | undefined, collectionId: string, payload: unknown) =>
-  call('DELETE', `/api/collections/${collectionId}/items`, user, payload);
-const getCollection = (id: string) => call('GET', `/api/collections/${id}`);
+  harness.call('DELETE', `/api/collections/${collectionId}/items`, user, payload);
+const getCollection = (id: string) => harness.call('GET', `/api/collections/${id}`);
 
 async function outboxEvents(collectionId: string) {
   const { rows } = await harness.pool.query("SELECT payload FROM outbox WHERE payload->'data'->>'id' = $1 ORDER BY created_at", [collectionId]);
@@ -43,7 +25,7 @@ async function outboxEvents(collectionId: string) {
 
 describe('POST /api/collections', () => {
   it('creates a collection owned by the caller and tells the comments service in the same transaction', async () => {
-    const response = await call('POST', '/api/collections', ada, { name: 'Film looks', description: 'Warm tones' }, { 'x-request-id': 'create-1' });
+    const response = await harness.call('POST', '/api/collections', ada, { name: 'Film looks', description: 'Warm tones' }, { 'x-request-id': 'create-1' });
     expect(response.statusCode).toBe(201);
     const { collection } = response.json();
     expect(collection).toEqual({
@@ -67,15 +49,15 @@ describe('POST /api/collections', () => {
 
   it('refuses a well-signed token of an account nobody knows with 401, and creates nothing', async () => {
     const ghost = harness.stranger('Ghost_Owner');
-    expectProblem(await call('POST', '/api/collections', ghost, { name: 'Haunted' }), 401);
+    expectProblem(await harness.call('POST', '/api/collections', ghost, { name: 'Haunted' }), 401);
     const { rows } = await harness.pool.query('SELECT 1 FROM collections WHERE owner_id = $1', [ghost.user.id]);
     expect(rows).toEqual([]);
   });
 
   it('defaults the description to empty and trims both fields', async () => {
-    expect(await created(ada, { name: '  Trimmed  ' })).toMatchObject({ name: 'Trimmed', description: '' });
-    expect(await created(ada, { name: '🎞'.repeat(100), description: '' })).toMatchObject({ name: '🎞'.repeat(100) });
-    expect(await created(ada, { name: 'Lines', description: 'one\r\ntwo\tthree' })).toMatchObject({ description: 'one\r\ntwo\tthree' });
+    expect(await harness.created(ada, { name: '  Trimmed  ' })).toMatchObject({ name: 'Trimmed', description: '' });
+    expect(await harness.created(ada, { name: '🎞'.repeat(100), description: '' })).toMatchObject({ name: '🎞'.repeat(100) });
+    expect(await harness.created(ada, { name: 'Lines', description: 'one\r\ntwo\tthree' })).toMatchObject({ description: 'one\r\ntwo\tthree' });
   });
 
   it.each([
@@ -91,41 +73,41 @@ describe('POST /api/collections', () => {
     ['a NUL in the description', { name: 'ok', description: 'x\u0000' }],
   ])('answers 400 for %s and writes nothing', async (_case, body) => {
     const { rows: before } = await harness.pool.query('SELECT count(*)::int AS n FROM outbox');
-    expect(expectProblem(await call('POST', '/api/collections', ada, body), 400).code).toBe('VALIDATION_ERROR');
+    expect(expectProblem(await harness.call('POST', '/api/collections', ada, body), 400).code).toBe('VALIDATION_ERROR');
     const { rows: after } = await harness.pool.query('SELECT count(*)::int AS n FROM outbox');
     expect(after[0].n).toBe(before[0].n);
   });
 
   it('needs a token', async () => {
-    expectProblem(await call('POST', '/api/collections', undefined, { name: 'x' }), 401);
+    expectProblem(await harness.call('POST', '/api/collections', undefined, { name: 'x' }), 401);
   });
 });
 
 describe('GET and DELETE /api/collections/{id}', () => {
   it('shows a collection to anyone, and 404 for unknown or malformed ids', async () => {
-    const collection = await created(ada);
+    const collection = await harness.created(ada);
     const response = await getCollection(collection.id);
     expect(response.statusCode).toBe(200);
     expect(response.json().collection).toEqual({ ...collection, owner: { id: ada.user.id, username: 'ada', avatarUrl: null } });
     expectProblem(await getCollection(newId()), 404);
     expectProblem(await getCollection('42'), 404);
-    expectProblem(await call('GET', `/api/collections/${collection.id}`, undefined, undefined, { authorization: 'Bearer nonsense' }), 401);
+    expectProblem(await harness.call('GET', `/api/collections/${collection.id}`, undefined, undefined, { authorization: 'Bearer nonsense' }), 401);
   });
 
   it('deletes softly for the owner: 404 afterwards, its items stay saved and become standalone', async () => {
     const [only, shared] = [await savedItem(ada), await savedItem(ada)];
-    const doomed = await created(ada);
-    const other = await created(ada);
+    const doomed = await harness.created(ada);
+    const other = await harness.created(ada);
     for (const id of [only, shared]) expect((await addItem(ada, doomed.id, { savedItemId: id })).statusCode).toBe(201);
     expect((await addItem(ada, other.id, { savedItemId: shared })).statusCode).toBe(201);
 
-    const response = await call('DELETE', `/api/collections/${doomed.id}`, ada, undefined, { 'x-request-id': 'delete-1' });
+    const response = await harness.call('DELETE', `/api/collections/${doomed.id}`, ada, undefined, { 'x-request-id': 'delete-1' });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ message: 'Collection deleted' });
     expectProblem(await getCollection(doomed.id), 404);
-    expectProblem(await call('DELETE', `/api/collections/${doomed.id}`, ada), 404);
+    expectProblem(await harness.call('DELETE', `/api/collections/${doomed.id}`, ada), 404);
 
-    const standalone = (await call('GET', `/api/users/${ada.user.id}/saved-items?standalone=true&limit=100`)).json();
+    const standalone = (await harness.call('GET', `/api/users/${ada.user.id}/saved-items?standalone=true&limit=100`)).json();
     const ids = standalone.savedItems.map((item: { id: string }) => item.id);
     expect(ids).toContain(only);
     expect(ids).not.toContain(shared);
@@ -138,17 +120,17 @@ describe('GET and DELETE /api/collections/{id}', () => {
   });
 
   it('answers 401 without a token and 403 for another user, and then deletes nothing', async () => {
-    const collection = await created(ada);
-    expectProblem(await call('DELETE', `/api/collections/${collection.id}`), 401);
-    expect(expectProblem(await call('DELETE', `/api/collections/${collection.id}`, bob), 403).code).toBe('FORBIDDEN');
-    expectProblem(await call('DELETE', `/api/collections/${newId()}`, bob), 404);
+    const collection = await harness.created(ada);
+    expectProblem(await harness.call('DELETE', `/api/collections/${collection.id}`), 401);
+    expect(expectProblem(await harness.call('DELETE', `/api/collections/${collection.id}`, bob), 403).code).toBe('FORBIDDEN');
+    expectProblem(await harness.call('DELETE', `/api/collections/${newId()}`, bob), 404);
     expect((await getCollection(collection.id)).statusCode).toBe(200);
   });
 });
 
 describe('POST /api/collections/{id}/items', () => {
   it('adds the owner’s saved item: 201 with the message, and the item counts', async () => {
-    const collection = await created(ada);
+    const collection = await harness.created(ada);
     const item = await savedItem(ada);
     const response = await addItem(ada, collection.id, { savedItemId: item });
     expect(response.statusCode).toBe(201);
@@ -157,7 +139,7 @@ describe('POST /api/collections/{id}/items', () => {
   });
 
   it('lets a saved item be in several collections, once in each (409 the second time)', async () => {
-    const [first, second] = [await created(ada), await created(ada)];
+    const [first, second] = [await harness.created(ada), await harness.created(ada)];
     const item = await savedItem(ada);
     expect((await addItem(ada, first.id, { savedItemId: item })).statusCode).toBe(201);
     expect((await addItem(ada, second.id, { savedItemId: item })).statusCode).toBe(201);
@@ -166,22 +148,22 @@ describe('POST /api/collections/{id}/items', () => {
   });
 
   it('answers 404 for a saved item that is unknown or someone else’s', async () => {
-    const collection = await created(ada);
+    const collection = await harness.created(ada);
     expectProblem(await addItem(ada, collection.id, { savedItemId: newId() }), 404);
     expectProblem(await addItem(ada, collection.id, { savedItemId: await savedItem(bob) }), 404);
   });
 
   it.each([[{}], [{ savedItemId: 'abc' }], [{ savedItemId: 7 }], [{ savedItemId: null }]])('answers 400 for the body %j', async (body) => {
-    const collection = await created(ada);
+    const collection = await harness.created(ada);
     expect(expectProblem(await addItem(ada, collection.id, body), 400).code).toBe('VALIDATION_ERROR');
   });
 
   it('checks in the order 401, 400, 404, 403, 409', async () => {
-    const collection = await created(ada);
+    const collection = await harness.created(ada);
     const item = await savedItem(ada);
     await addItem(ada, collection.id, { savedItemId: item });
-    const deleted = await created(ada);
-    await call('DELETE', `/api/collections/${deleted.id}`, ada);
+    const deleted = await harness.created(ada);
+    await harness.call('DELETE', `/api/collections/${deleted.id}`, ada);
 
     expectProblem(await addItem(undefined, collection.id, { savedItemId: 'bad' }), 401);
     expectProblem(await addItem(bob, newId(), { savedItemId: 'bad' }), 400);
@@ -196,7 +178,7 @@ describe('POST /api/collections/{id}/items', () => {
 
 describe('DELETE /api/collections/{id}/items', () => {
   it('removes the item from the collection and from the owner’s saved items, so from every collection', async () => {
-    const [first, second] = [await created(ada), await created(ada)];
+    const [first, second] = [await harness.created(ada), await harness.created(ada)];
     const item = await savedItem(ada);
     await addItem(ada, first.id, { savedItemId: item });
     await addItem(ada, second.id, { savedItemId: item });
@@ -213,7 +195,7 @@ describe('DELETE /api/collections/{id}/items', () => {
   });
 
   it('answers 404 for an item not in this collection, and leaves it saved', async () => {
-    const collection = await created(ada);
+    const collection = await harness.created(ada);
     const item = await savedItem(ada);
     expect(expectProblem(await removeItem(ada, collection.id, { savedItemId: item }), 404).code).toBe('NOT_FOUND');
     expectProblem(await removeItem(ada, collection.id, { savedItemId: newId() }), 404);
@@ -222,7 +204,7 @@ describe('DELETE /api/collections/{id}/items', () => {
   });
 
   it('answers 401, 400, 404 and 403 as adding does', async () => {
-    const collection = await created(ada);
+    const collection = await harness.created(ada);
     const item = await savedItem(ada);
     await addItem(ada, collection.id, { savedItemId: item });
     expectProblem(await removeItem(undefined, collection.id, { savedItemId: item }), 401);
@@ -242,7 +224,7 @@ describe('DELETE /api/collections/{id}/items', () => {
   });
 
   it('removes nothing from a collection deleted while the removal waited for it', async () => {
-    const collection = await created(ada);
+    const collection = await harness.created(ada);
     const item = await savedItem(ada);
     await addItem(ada, collection.id, { savedItemId: item });
     // Another transaction deletes the collection and holds its row until it commits.
@@ -270,30 +252,30 @@ describe('DELETE /api/collections/{id}/items', () => {
 
 describe('GET /api/collections/{id}/items', () => {
   it('lists the items most recently added first, with pages and the content as it is now', async () => {
-    const collection = await created(ada);
+    const collection = await harness.created(ada);
     const items = [await savedItem(ada), await savedItem(ada), await savedItem(ada)];
     for (const savedItemId of [items[2], items[0], items[1]]) await addItem(ada, collection.id, { savedItemId });
 
-    const first = (await call('GET', `/api/collections/${collection.id}/items?limit=2`)).json();
+    const first = (await harness.call('GET', `/api/collections/${collection.id}/items?limit=2`)).json();
     expect(first.savedItems.map((i: { id: string }) => i.id)).toEqual([items[1], items[0]]);
     expect(first.pagination).toEqual({ page: 1, limit: 2, total: 3, totalPages: 2 });
     expect(first.savedItems[0]).toMatchObject({ userId: ada.user.id, contentType: 'recipe', content: { author: { username: 'bob' } } });
-    const second = (await call('GET', `/api/collections/${collection.id}/items?limit=2&page=2`)).json();
+    const second = (await harness.call('GET', `/api/collections/${collection.id}/items?limit=2&page=2`)).json();
     expect(second.savedItems.map((i: { id: string }) => i.id)).toEqual([items[2]]);
   });
 
   it('answers 404 for a missing or deleted collection and 400 for a bad page', async () => {
-    const collection = await created(ada);
-    expectProblem(await call('GET', `/api/collections/${collection.id}/items?limit=0`), 400);
-    await call('DELETE', `/api/collections/${collection.id}`, ada);
-    expectProblem(await call('GET', `/api/collections/${collection.id}/items`), 404);
-    expectProblem(await call('GET', `/api/collections/${newId()}/items`), 404);
+    const collection = await harness.created(ada);
+    expectProblem(await harness.call('GET', `/api/collections/${collection.id}/items?limit=0`), 400);
+    await harness.call('DELETE', `/api/collections/${collection.id}`, ada);
+    expectProblem(await harness.call('GET', `/api/collections/${collection.id}/items`), 404);
+    expectProblem(await harness.call('GET', `/api/collections/${newId()}/items`), 404);
   });
 });
 
 describe('API document security', () => {
   it('says which operations take a token: required where it must come, optional where a bad one is still 401', async () => {
-    const document = (await call('GET', '/openapi.json')).json() as { paths: Record<string, Record<string, { security?: unknown }>> };
+    const document = (await harness.call('GET', '/openapi.json')).json() as { paths: Record<string, Record<string, { security?: unknown }>> };
     const security = Object.fromEntries(
       Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => [`${method.toUpperCase()} ${path}`, operation.security])),
     );
@@ -316,7 +298,7 @@ describe('API document security', () => {
       ['GET /api/users/{id}/collections', `/api/users/${ada.user.id}/collections`],
     ] as const) {
       expect(security[operation]).toEqual(optional);
-      expectProblem(await call('GET', url, undefined, undefined, { authorization: 'Bearer not.a.token' }), 401);
+      expectProblem(await harness.call('GET', url, undefined, undefined, { authorization: 'Bearer not.a.token' }), 401);
     }
   });
 });

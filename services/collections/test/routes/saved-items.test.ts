@@ -1,49 +1,15 @@
 import { newId } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CollectionsHarness, collectionsHarness, expectProblem, type TestUser, totalsAndRecount } from '../support.js';
+import { type CollectionsHarness, collectionsHarness, collectionsHarnessWith, expectProblem, ISO_MILLIS, type TestUser, totalsAndRecount } from '../support.js';
 
-let harness: CollectionsHarness;
-let ada: TestUser;
-let bob: TestUser;
-beforeAll(async () => {
-  harness = await collectionsHarness();
-  ada = await harness.user('ada');
-  bob = await harness.user('bob');
-});
+let harness: CollectionsHarness, ada: TestUser, bob: TestUser;
+beforeAll(async () => ({ harness, users: [ada, bob] } = await collectionsHarnessWith(['ada', 'bob'])));
 afterAll(() => harness.close());
-
-const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-const save = (user: TestUser | undefined, payload: unknown) =>
-  harness.app.inject({ method: 'POST', url: '/api/saved-items', payload: payload as object, headers: user?.headers ?? {} });
-const unsave = (user: TestUser | undefined, id: string) =>
-  harness.app.inject({ method: 'DELETE', url: `/api/saved-items/${id}`, headers: user?.headers ?? {} });
-const listing = async (user: TestUser) =>
-  (await harness.app.inject({ method: 'GET', url: `/api/users/${user.user.id}/saved-items?limit=100` })).json();
-
-async function saved(user: TestUser, contentType: 'recipe' | 'post', contentId: string): Promise<{ id: string }> {
-  const response = await save(user, { contentType, contentId });
-  expect(response.statusCode).toBe(201);
-  return response.json().savedItem;
-}
-
-async function collectionOf(user: TestUser, ...savedItemIds: string[]): Promise<string> {
-  const created = await harness.app.inject({ method: 'POST', url: '/api/collections', payload: { name: 'Board' }, headers: user.headers });
-  const { id } = created.json().collection;
-  for (const savedItemId of savedItemIds) {
-    const added = await harness.app.inject({ method: 'POST', url: `/api/collections/${id}/items`, payload: { savedItemId }, headers: user.headers });
-    expect(added.statusCode).toBe(201);
-  }
-  return id;
-}
-
-const itemCount = async (collectionId: string) =>
-  (await harness.app.inject({ method: 'GET', url: `/api/collections/${collectionId}` })).json().collection.itemCount;
 
 describe('POST /api/saved-items', () => {
   it('saves a recipe and answers with the item, its content and the content’s author', async () => {
     const recipe = await harness.content('recipe', bob.user.id, { title: 'Kodachrome 64', coverImageUrl: 'https://cdn.example.com/k.jpg' });
-    const response = await save(ada, { contentType: 'recipe', contentId: recipe.id });
+    const response = await harness.save(ada, { contentType: 'recipe', contentId: recipe.id });
     expect(response.statusCode).toBe(201);
     expect(response.json()).toEqual({
       savedItem: {
@@ -59,17 +25,17 @@ describe('POST /api/saved-items', () => {
 
   it('answers 200 with the same item when the content is saved already', async () => {
     const post = await harness.content('post', bob.user.id);
-    const first = await saved(ada, 'post', post.id);
-    const again = await save(ada, { contentType: 'post', contentId: post.id });
+    const first = await harness.saved(ada, 'post', post.id);
+    const again = await harness.save(ada, { contentType: 'post', contentId: post.id });
     expect(again.statusCode).toBe(200);
     expect(again.json().savedItem).toEqual(first);
     // Another user saving it gets an item of their own.
-    expect((await save(bob, { contentType: 'post', contentId: post.id })).json().savedItem.id).not.toBe(first.id);
+    expect((await harness.save(bob, { contentType: 'post', contentId: post.id })).json().savedItem.id).not.toBe(first.id);
   });
 
   it('makes one saved item of ten concurrent saves of the same content', async () => {
     const recipe = await harness.content('recipe', bob.user.id);
-    const responses = await Promise.all(Array.from({ length: 10 }, () => save(ada, { contentType: 'recipe', contentId: recipe.id })));
+    const responses = await Promise.all(Array.from({ length: 10 }, () => harness.save(ada, { contentType: 'recipe', contentId: recipe.id })));
     expect(responses.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
     expect(new Set(responses.map((r) => r.json().savedItem.id)).size).toBe(1);
     const { rows } = await harness.pool.query('SELECT count(*)::int AS n FROM saved_items WHERE content_id = $1', [recipe.id]);
@@ -81,7 +47,7 @@ describe('POST /api/saved-items', () => {
   it('saves content created a moment ago, before its event arrives, asking the content service once', async () => {
     const author = await harness.user('fresh_author', { quietly: true });
     const recipe = await harness.content('recipe', author.user.id, { quietly: true, title: 'Fresh' });
-    const response = await save(ada, { contentType: 'recipe', contentId: recipe.id });
+    const response = await harness.save(ada, { contentType: 'recipe', contentId: recipe.id });
     expect(response.statusCode).toBe(201);
     expect(response.json().savedItem.content).toEqual({ title: 'Fresh', coverImageUrl: null, author: { id: author.user.id, username: 'fresh_author', avatarUrl: null } });
     const { rows } = await harness.pool.query('SELECT title FROM content_items WHERE id = $1', [recipe.id]);
@@ -98,7 +64,7 @@ describe('POST /api/saved-items', () => {
       { contentType: 'post', contentId: quietlyDeleted.id },
       { contentType: 'recipe', contentId: post.id },
     ]) {
-      expect(expectProblem(await save(ada, payload), 404).code).toBe('NOT_FOUND');
+      expect(expectProblem(await harness.save(ada, payload), 404).code).toBe('NOT_FOUND');
     }
   });
 
@@ -108,13 +74,13 @@ describe('POST /api/saved-items', () => {
     ['a content id that is not a UUID', { contentType: 'recipe', contentId: 'abc' }],
     ['a numeric content id', { contentType: 'recipe', contentId: 12 }],
   ])('answers 400 for %s', async (_case, payload) => {
-    const problem = expectProblem(await save(ada, payload), 400);
+    const problem = expectProblem(await harness.save(ada, payload), 400);
     expect(problem.code).toBe('VALIDATION_ERROR');
     expect(problem.errors?.length).toBeGreaterThan(0);
   });
 
   it('needs a valid token, checked before the body', async () => {
-    expectProblem(await save(undefined, { contentType: 'nope' }), 401);
+    expectProblem(await harness.save(undefined, { contentType: 'nope' }), 401);
     const forged = await harness.app.inject({
       method: 'POST',
       url: '/api/saved-items',
@@ -144,27 +110,27 @@ describe('POST /api/saved-items', () => {
 describe('DELETE /api/saved-items/{id}', () => {
   it('unsaves the owner’s item and takes it out of every collection', async () => {
     const recipe = await harness.content('recipe', bob.user.id);
-    const kept = await saved(ada, 'post', (await harness.content('post', bob.user.id)).id);
-    const item = await saved(ada, 'recipe', recipe.id);
-    const [first, second] = [await collectionOf(ada, item.id, kept.id), await collectionOf(ada, item.id)];
-    expect([await itemCount(first), await itemCount(second)]).toEqual([2, 1]);
+    const kept = await harness.saved(ada, 'post', (await harness.content('post', bob.user.id)).id);
+    const item = await harness.saved(ada, 'recipe', recipe.id);
+    const [first, second] = [await harness.collectionOf(ada, item.id, kept.id), await harness.collectionOf(ada, item.id)];
+    expect([await harness.itemCount(first), await harness.itemCount(second)]).toEqual([2, 1]);
 
-    const response = await unsave(ada, item.id);
+    const response = await harness.unsave(ada, item.id);
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ message: 'Item unsaved' });
-    expect([await itemCount(first), await itemCount(second)]).toEqual([1, 0]);
-    expect((await listing(ada)).savedItems.map((i: { id: string }) => i.id)).not.toContain(item.id);
-    expectProblem(await unsave(ada, item.id), 404);
+    expect([await harness.itemCount(first), await harness.itemCount(second)]).toEqual([1, 0]);
+    expect((await harness.listing(ada)).savedItems.map((i: { id: string }) => i.id)).not.toContain(item.id);
+    expectProblem(await harness.unsave(ada, item.id), 404);
     const { kept: keptCounts, counted } = await totalsAndRecount(harness.pool);
     expect(keptCounts).toEqual(counted);
   });
 
   it('answers 401 without a token, 404 for an unknown or malformed id, 403 for someone else’s item', async () => {
-    const item = await saved(ada, 'recipe', (await harness.content('recipe', bob.user.id)).id);
-    expectProblem(await unsave(undefined, item.id), 401);
-    expectProblem(await unsave(ada, newId()), 404);
-    expectProblem(await unsave(ada, 'not-a-uuid'), 404);
-    expect(expectProblem(await unsave(bob, item.id), 403).code).toBe('FORBIDDEN');
-    expect((await unsave(ada, item.id)).statusCode).toBe(200);
+    const item = await harness.saved(ada, 'recipe', (await harness.content('recipe', bob.user.id)).id);
+    expectProblem(await harness.unsave(undefined, item.id), 401);
+    expectProblem(await harness.unsave(ada, newId()), 404);
+    expectProblem(await harness.unsave(ada, 'not-a-uuid'), 404);
+    expect(expectProblem(await harness.unsave(bob, item.id), 403).code).toBe('FORBIDDEN');
+    expect((await harness.unsave(ada, item.id)).statusCode).toBe(200);
   });
 });

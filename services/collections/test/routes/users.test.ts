@@ -1,13 +1,9 @@
 import { newId, recipeUpdated, userUpdated } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CollectionsHarness, collectionsHarness, expectProblem, type TestUser } from '../support.js';
+import { type CollectionsHarness, collectionsHarnessWith, expectProblem, type TestUser } from '../support.js';
 
-let harness: CollectionsHarness;
-let author: TestUser;
-beforeAll(async () => {
-  harness = await collectionsHarness();
-  author = await harness.user('author');
-});
+let harness: CollectionsHarness, author: TestUser;
+beforeAll(async () => ({ harness, users: [author] } = await collectionsHarnessWith(['author'])));
 afterAll(() => harness.close());
 
 interface Listed {
@@ -185,11 +181,7 @@ describe('SAVED_ITEMS_VISIBILITY=owner', () => {
   let owners: CollectionsHarness;
   let ada: TestUser;
   let bob: TestUser;
-  beforeAll(async () => {
-    owners = await collectionsHarness({ SAVED_ITEMS_VISIBILITY: 'owner' });
-    ada = await owners.user('ada');
-    bob = await owners.user('bob');
-  });
+  beforeAll(async () => ({ harness: owners, users: [ada, bob] } = await collectionsHarnessWith(['ada', 'bob'], { SAVED_ITEMS_VISIBILITY: 'owner' })));
   afterAll(() => owners.close());
 
   const listAs = (user: TestUser | undefined, userId: string, query = '') =>
@@ -208,16 +200,6 @@ describe('SAVED_ITEMS_VISIBILITY=owner', () => {
   });
 });
 
-type Method = 'GET' | 'POST' | 'DELETE';
-const call = (method: Method, url: string, user?: TestUser, payload?: unknown, headers: Record<string, string> = {}) =>
-  harness.app.inject({ method, url, headers: { ...(user?.headers ?? {}), ...headers }, ...(payload === undefined ? {} : { payload: payload as object }) });
-
-async function created(user: TestUser, body: Record<string, unknown> = { name: 'Street' }) {
-  const response = await call('POST', '/api/collections', user, body);
-  expect(response.statusCode).toBe(201);
-  return response.json().collection as { id: string; name: string; description: string; itemCount: number; createdAt: string };
-}
-
 describe('GET /api/users/{id}/collections', () => {
   let ada: TestUser;
   beforeAll(async () => {
@@ -228,26 +210,26 @@ describe('GET /api/users/{id}/collections', () => {
     const owner = await harness.user('lister');
     const names = ['one', 'two', 'three', 'four', 'five'];
     const ids = [];
-    for (const name of names) ids.push((await created(owner, { name })).id);
-    await call('DELETE', `/api/collections/${ids[1]}`, owner);
+    for (const name of names) ids.push((await harness.created(owner, { name })).id);
+    await harness.call('DELETE', `/api/collections/${ids[1]}`, owner);
 
-    const first = (await call('GET', `/api/users/${owner.user.id}/collections?limit=3`)).json();
+    const first = (await harness.call('GET', `/api/users/${owner.user.id}/collections?limit=3`)).json();
     expect(first.collections.map((c: { name: string }) => c.name)).toEqual(['five', 'four', 'three']);
     expect(first.pagination).toEqual({ page: 1, limit: 3, total: 4, totalPages: 2 });
-    const second = (await call('GET', `/api/users/${owner.user.id}/collections?limit=3&page=2`)).json();
+    const second = (await harness.call('GET', `/api/users/${owner.user.id}/collections?limit=3&page=2`)).json();
     expect(second.collections.map((c: { name: string }) => c.name)).toEqual(['one']);
-    const past = (await call('GET', `/api/users/${owner.user.id}/collections?page=9`)).json();
+    const past = (await harness.call('GET', `/api/users/${owner.user.id}/collections?page=9`)).json();
     expect(past).toEqual({ collections: [], pagination: { page: 9, limit: 12, total: 4, totalPages: 1 } });
-    expect((await call('GET', `/api/users/${owner.user.id}/collections?limit=500`)).json().pagination.limit).toBe(100);
+    expect((await harness.call('GET', `/api/users/${owner.user.id}/collections?limit=500`)).json().pagination.limit).toBe(100);
   });
 
   it('answers 404 for an unknown user, 400 for a bad page, and an empty list for a user registered a moment ago', async () => {
-    expectProblem(await call('GET', `/api/users/${newId()}/collections`), 404);
-    expectProblem(await call('GET', '/api/users/ada/collections'), 404);
-    expectProblem(await call('GET', `/api/users/${ada.user.id}/collections?page=0`), 400);
-    expectProblem(await call('GET', `/api/users/${ada.user.id}/collections?limit=1.5`), 400);
+    expectProblem(await harness.call('GET', `/api/users/${newId()}/collections`), 404);
+    expectProblem(await harness.call('GET', '/api/users/ada/collections'), 404);
+    expectProblem(await harness.call('GET', `/api/users/${ada.user.id}/collections?page=0`), 400);
+    expectProblem(await harness.call('GET', `/api/users/${ada.user.id}/collections?limit=1.5`), 400);
     const fresh = await harness.user('just_registered', { quietly: true });
-    expect((await call('GET', `/api/users/${fresh.user.id}/collections`)).json()).toEqual({
+    expect((await harness.call('GET', `/api/users/${fresh.user.id}/collections`)).json()).toEqual({
       collections: [],
       pagination: { page: 1, limit: 12, total: 0, totalPages: 0 },
     });

@@ -61,9 +61,12 @@ function receive(pact: MessageConsumerPact, definition: EventDefinition, example
 }
 
 const createdAt = '2026-11-22T10:00:00.000Z';
+const eventsPact = (producer: string) => new MessageConsumerPact({ consumer: 'comments', provider: pactNames.events(producer), dir: pactsDir });
+/** Who owns a target, as comments decides whether it may be commented on. */
+const ownerOf = () => targetOwners(directories.content, directories.collections);
 
 describe('from the users service', () => {
-  const pact = new MessageConsumerPact({ consumer: 'comments', provider: pactNames.events('users'), dir: pactsDir });
+  const pact = eventsPact('users');
 
   it('user.created: the user can be shown and mentioned', async () => {
     const ada = { id: '0190f5a4-0000-7000-8000-000000000001', username: 'pact_ada', avatarUrl: null, revision: 0 };
@@ -81,8 +84,7 @@ describe('from the users service', () => {
 });
 
 describe('from the content service', () => {
-  const pact = new MessageConsumerPact({ consumer: 'comments', provider: pactNames.events('content'), dir: pactsDir });
-  const ownerOf = () => targetOwners(directories.content, directories.collections);
+  const pact = eventsPact('content');
   const snapshot = (id: string, overrides: object = {}) => ({
     id,
     authorId: '0190f5a4-0000-7000-8000-0000000000a1',
@@ -114,8 +116,7 @@ describe('from the content service', () => {
 });
 
 describe('from the collections service', () => {
-  const pact = new MessageConsumerPact({ consumer: 'comments', provider: pactNames.events('collections'), dir: pactsDir });
-  const ownerOf = () => targetOwners(directories.content, directories.collections);
+  const pact = eventsPact('collections');
   const snapshot = (id: string, overrides: object = {}) => ({
     id,
     ownerId: '0190f5a4-0000-7000-8000-0000000000b1',

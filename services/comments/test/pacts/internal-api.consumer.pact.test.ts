@@ -1,10 +1,8 @@
 import { MatchersV3, PactV3 } from '@pact-foundation/pact';
-import type { Pool } from '@recipes/db';
 import { CollectionDirectory, ContentDirectory, UserDirectory } from '@recipes/directory';
-import type { TestDatabase } from '@recipes/testing';
-import { migratedDatabase } from '@recipes/testing/service';
+import { migratedPool } from '@recipes/testing/service';
 import { pactNames, pactsDir } from '@recipes/testing/pact';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { targetOwners } from '../../src/targets.js';
 import { commentsService } from '../../src/service.js';
 
@@ -17,17 +15,7 @@ const { fromProviderState, integer, like, regex, uuid } = MatchersV3;
 const ISO_MILLIS = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
 const createdAt = regex(ISO_MILLIS, '2026-11-22T10:00:00.000Z');
 
-let database: TestDatabase;
-let pool: Pool;
-
-beforeAll(async () => {
-  ({ database, pool } = await migratedDatabase(commentsService));
-});
-
-afterAll(async () => {
-  await pool.end();
-  await database.drop();
-});
+const pool = migratedPool(commentsService);
 
 const pactWith = (owner: string) => new PactV3({ consumer: 'comments', provider: pactNames.api(owner), dir: pactsDir });
 

@@ -1,25 +1,14 @@
 import { newId } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, type CommentsHarness, commentsHarness, expectProblem } from '../support.js';
+import { bearer, type CommentsHarness, commentsHarness, commentsUrl, expectProblem, generousLimits, type Kind, kinds, stores } from '../support.js';
 
 /** Editing and deleting comments: who may, what the mention stores and the outbox then hold. */
 let harness: CommentsHarness;
-beforeAll(async () => {
-  harness = await commentsHarness({ COMMENT_LIMIT_PER_MINUTE: '1000' });
-});
+beforeAll(async () => (harness = await commentsHarness(generousLimits)));
 afterAll(() => harness.close());
-
-const kinds = ['recipe', 'collection', 'post'] as const;
-type Kind = (typeof kinds)[number];
-const stores = { recipe: 'recipe_comment_mentions', collection: 'collection_comment_mentions', post: 'post_comment_mentions' };
 
 let counter = 0;
 const unique = (prefix: string) => `${prefix}_e${++counter}`;
-const commentsUrl = (kind: Kind, id: string) => `/api/${kind}s/${id}/comments`;
-
-/** A target whose owner is `ownerId`, created a moment ago. */
-const targetOf = (kind: Kind, ownerId?: string) => (kind === 'collection' ? harness.owners.collections.create(ownerId) : harness.owners.content.publish(kind, ownerId)).id;
-
 
 async function commented(kind: Kind, target: string, token: string, content: string) {
   const response = await harness.app.inject({ method: 'POST', url: commentsUrl(kind, target), payload: { content }, headers: bearer(token) });
@@ -55,7 +44,7 @@ describe.each(kinds)('editing a comment on a %s', (kind) => {
   it('changes the text, sets editedAt, and moves the mentions with it: new ones announced, dropped ones retracted', async () => {
     const author = harness.register(unique('Author'));
     const [kept, dropped, added] = [harness.register(unique('Kept')), harness.register(unique('Dropped')), harness.register(unique('Added'))];
-    const target = targetOf(kind);
+    const target = harness.target(kind);
     const comment = await commented(kind, target, author.token, `hi @${kept.user.username} and @${dropped.user.username}`);
     expect(comment.editedAt).toBeNull();
 
@@ -77,7 +66,7 @@ describe.each(kinds)('editing a comment on a %s', (kind) => {
   it('lets nobody but the author edit (403), and changes nothing then', async () => {
     const author = harness.register(unique('Owner'));
     const other = harness.register(unique('Other'));
-    const target = targetOf(kind, other.user.id);
+    const target = harness.target(kind, other.user.id);
     const comment = await commented(kind, target, author.token, 'mine');
     // Not even the owner of the target.
     expectProblem(await edit(kind, target, comment.id, { content: 'theirs' }, other.token), 403);
@@ -86,7 +75,7 @@ describe.each(kinds)('editing a comment on a %s', (kind) => {
 
   it('checks the token, then the body, then the comment: 401, 400, 404', async () => {
     const author = harness.register(unique('Checked'));
-    const target = targetOf(kind);
+    const target = harness.target(kind);
     const comment = await commented(kind, target, author.token, 'checked');
     expectProblem(await edit(kind, target, comment.id, { content: 'x' }), 401);
     expectProblem(await edit(kind, target, comment.id, { content: '   ' }, author.token), 400);
@@ -94,7 +83,7 @@ describe.each(kinds)('editing a comment on a %s', (kind) => {
     expectProblem(await edit(kind, target, 'not-a-uuid', { content: 'fine' }, author.token), 404);
     expectProblem(await edit(kind, target, newId(), { content: 'fine' }, author.token), 404);
     // The comment exists, but on another target.
-    expectProblem(await edit(kind, targetOf(kind), comment.id, { content: 'fine' }, author.token), 404);
+    expectProblem(await edit(kind, harness.target(kind), comment.id, { content: 'fine' }, author.token), 404);
     expectProblem(await edit(kind, newId(), comment.id, { content: 'fine' }, author.token), 404);
   });
 });
@@ -103,7 +92,7 @@ describe.each(kinds)('deleting a comment on a %s', (kind) => {
   it('by its author: it leaves the list and the total, its mentions are retracted, and it is gone for good', async () => {
     const author = harness.register(unique('Deleter'));
     const friend = harness.register(unique('Friend'));
-    const target = targetOf(kind);
+    const target = harness.target(kind);
     const kept = await commented(kind, target, author.token, 'stays');
     const comment = await commented(kind, target, author.token, `bye @${friend.user.username}`);
     const requestId = newId();
@@ -126,7 +115,7 @@ describe.each(kinds)('deleting a comment on a %s', (kind) => {
     const owner = harness.register(unique('TargetOwner'));
     const author = harness.register(unique('Commenter'));
     const stranger = harness.register(unique('Stranger'));
-    const target = targetOf(kind, owner.user.id);
+    const target = harness.target(kind, owner.user.id);
     const comment = await commented(kind, target, author.token, 'on your thing');
     expectProblem(await remove(kind, target, comment.id, stranger.token), 403);
     expect((await list(kind, target)).total).toBe(1);
@@ -136,12 +125,12 @@ describe.each(kinds)('deleting a comment on a %s', (kind) => {
 
   it('answers 401 without a token and 404 for an unknown comment, one on another target, or a missing target', async () => {
     const author = harness.register(unique('Unknown'));
-    const target = targetOf(kind);
+    const target = harness.target(kind);
     const comment = await commented(kind, target, author.token, 'here');
     expectProblem(await remove(kind, target, comment.id), 401);
     expectProblem(await remove(kind, target, newId(), author.token), 404);
     expectProblem(await remove(kind, target, 'nope', author.token), 404);
-    expectProblem(await remove(kind, targetOf(kind), comment.id, author.token), 404);
+    expectProblem(await remove(kind, harness.target(kind), comment.id, author.token), 404);
     expectProblem(await remove(kind, newId(), comment.id, author.token), 404);
     expect((await list(kind, target)).total).toBe(1);
   });

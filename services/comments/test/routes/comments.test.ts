@@ -12,30 +12,18 @@ import {
 } from '@recipes/contracts';
 import { createSigner } from 'fast-jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, type CommentsHarness, commentsHarness, expectProblem } from '../support.js';
+import { bearer, type CommentsHarness, commentsHarness, commentsUrl, expectProblem, generousLimits, type Kind, kinds, stores } from '../support.js';
 
 let harness: CommentsHarness;
-beforeAll(async () => {
-  harness = await commentsHarness({ COMMENT_LIMIT_PER_MINUTE: '1000' });
-});
+beforeAll(async () => (harness = await commentsHarness(generousLimits)));
 afterAll(() => harness.close());
 
-const kinds = ['recipe', 'collection', 'post'] as const;
-type Kind = (typeof kinds)[number];
-const stores = { recipe: 'recipe_comment_mentions', collection: 'collection_comment_mentions', post: 'post_comment_mentions' };
 const mentionKinds = { recipe: 'recipe_comment', collection: 'collection_comment', post: 'post_comment' };
 const titles = { recipe: 'Recipe', collection: 'Collection', post: 'Post' };
 
 let counter = 0;
 /** A username no other test uses. */
 const unique = (prefix: string) => `${prefix}_${++counter}`;
-
-/** A target its owner created a moment ago: this service has not heard of it yet. */
-function freshTarget(kind: Kind): string {
-  return kind === 'collection' ? harness.owners.collections.create().id : harness.owners.content.publish(kind).id;
-}
-
-const commentsUrl = (kind: Kind, id: string) => `/api/${kind}s/${id}/comments`;
 
 const post = (kind: Kind, id: string, payload: unknown, headers: Record<string, string> = {}) =>
   harness.app.inject({ method: 'POST', url: commentsUrl(kind, id), payload: payload as object, headers });
@@ -66,13 +54,13 @@ async function mentionRows(store: string, commentId: string) {
 
 describe.each(kinds)('comments on a %s', (kind) => {
   it('lists nothing for a target without comments', async () => {
-    const response = await get(kind, freshTarget(kind));
+    const response = await get(kind, harness.target(kind));
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ comments: [], total: 0, pagination: { page: 1, limit: 50, total: 0, totalPages: 0 } });
   });
 
   it('adds a comment by the caller, trimmed, as soon as target and caller exist, and lists it', async () => {
-    const target = freshTarget(kind);
+    const target = harness.target(kind);
     const { user, token } = harness.register(unique('Author'));
     const response = await post(kind, target, { content: '  Lovely tones\n' }, bearer(token));
     expect(response.statusCode).toBe(201);
@@ -92,7 +80,7 @@ describe.each(kinds)('comments on a %s', (kind) => {
   });
 
   it('writes comment.created in the same transaction, and no mention for a comment without one', async () => {
-    const target = freshTarget(kind);
+    const target = harness.target(kind);
     const { user, token } = harness.register(unique('Counted'));
     const requestId = `counted-${newId()}`;
     const comment = await commented(kind, target, token, 'no names here, just bob@example.com', requestId);
@@ -111,7 +99,7 @@ describe.each(kinds)('comments on a %s', (kind) => {
   });
 
   it('stores two mentions in its own store, each writing one full comment.mention.created', async () => {
-    const target = freshTarget(kind);
+    const target = harness.target(kind);
     const author = harness.register(unique('Writer'));
     const [ada, grace] = [harness.register(unique('Ada')).user, harness.register(unique('Grace')).user];
     const requestId = `mentions-${newId()}`;
@@ -157,7 +145,7 @@ describe.each(kinds)('comments on a %s', (kind) => {
   });
 
   it('answers 404 once the target is deleted, and stores nothing for it', async () => {
-    const target = freshTarget(kind);
+    const target = harness.target(kind);
     const { token } = harness.register(unique('Late'));
     await commented(kind, target, token, 'before');
     await harness.deliver(deletion(kind, target));
@@ -182,7 +170,7 @@ function deletion(kind: Kind, id: string) {
 describe('targets', () => {
   it('tells the kinds apart: a post is not a recipe', async () => {
     const { token } = harness.register(unique('Mixer'));
-    const postId = freshTarget('post');
+    const postId = harness.target('post');
     expectProblem(await get('recipe', postId), 404);
     expectProblem(await post('recipe', postId, { content: 'wrong door' }, bearer(token)), 404);
   });
@@ -201,12 +189,12 @@ describe('targets', () => {
 
 describe('listing', () => {
   it('lists oldest first, pages, clamps the limit, and counts every comment of the target', async () => {
-    const target = freshTarget('recipe');
+    const target = harness.target('recipe');
     const { token } = harness.register(unique('Pager'));
     const first = await commented('recipe', target, token, 'first');
     const second = await commented('recipe', target, token, 'second');
     const third = await commented('recipe', target, token, 'third');
-    await commented('recipe', freshTarget('recipe'), token, 'elsewhere');
+    await commented('recipe', harness.target('recipe'), token, 'elsewhere');
 
     expect((await get('recipe', target)).json().comments.map((c: { id: string }) => c.id)).toEqual([first.id, second.id, third.id]);
     const page2 = (await get('recipe', target, '?page=2&limit=2')).json();
@@ -220,7 +208,7 @@ describe('listing', () => {
   });
 
   it('orders comments of the same millisecond by id', async () => {
-    const target = freshTarget('recipe');
+    const target = harness.target('recipe');
     const { user, token } = harness.register(unique('Twin'));
     await commented('recipe', target, token, 'makes the author known');
     const [low, high] = ['00000000-0000-7000-8000-000000000001', '00000000-0000-7000-8000-000000000002'];
@@ -236,7 +224,7 @@ describe('listing', () => {
   it.each(['?page=0', '?page=-1', '?page=1.5', '?page=abc', '?page=', '?limit=0', '?limit=1e3', '?limit=%201'])(
     'rejects %s with 400, even for a target that does not exist',
     async (query) => {
-      const existing = expectProblem(await get('recipe', freshTarget('recipe'), query), 400);
+      const existing = expectProblem(await get('recipe', harness.target('recipe'), query), 400);
       expect(existing.code).toBe('VALIDATION_ERROR');
       expect(existing.errors?.length).toBeGreaterThan(0);
       expectProblem(await get('recipe', newId(), query), 400);
@@ -245,7 +233,7 @@ describe('listing', () => {
   );
 
   it('ignores unknown query parameters', async () => {
-    expect((await get('post', freshTarget('post'), '?sort=desc&foo=bar')).statusCode).toBe(200);
+    expect((await get('post', harness.target('post'), '?sort=desc&foo=bar')).statusCode).toBe(200);
   });
 });
 
@@ -265,7 +253,7 @@ describe('content rules', () => {
     ['null', null],
     ['an object', { text: 'hi' }],
   ])('rejects %s with 400 and stores nothing', async (_case, content) => {
-    const target = freshTarget('recipe');
+    const target = harness.target('recipe');
     const { token } = harness.register(unique('Strict'));
     const problem = expectProblem(await post('recipe', target, { content }, bearer(token)), 400);
     expect(problem.code).toBe('VALIDATION_ERROR');
@@ -275,7 +263,7 @@ describe('content rules', () => {
 
   it('rejects a missing content and a body that is not JSON', async () => {
     const { token } = harness.register(unique('Formless'));
-    const target = freshTarget('recipe');
+    const target = harness.target('recipe');
     expectProblem(await post('recipe', target, {}, bearer(token)), 400);
     const notJson = await harness.app.inject({
       method: 'POST',
@@ -303,12 +291,12 @@ describe('content rules', () => {
     ['other scripts', 'Schön — 写真 📷', 'Schön — 写真 📷'],
   ])('accepts %s', async (_case, content, stored) => {
     const { token } = harness.register(unique('Lenient'));
-    expect((await commented('recipe', freshTarget('recipe'), token, content)).content).toBe(stored);
+    expect((await commented('recipe', harness.target('recipe'), token, content)).content).toBe(stored);
   });
 
   it('ignores unknown body fields', async () => {
     const { token } = harness.register(unique('Extra'));
-    const response = await post('post', freshTarget('post'), { content: 'hi', author: 'someone else', id: newId() }, bearer(token));
+    const response = await post('post', harness.target('post'), { content: 'hi', author: 'someone else', id: newId() }, bearer(token));
     expect(response.statusCode).toBe(201);
   });
 });
@@ -334,7 +322,7 @@ describe('authentication', () => {
       'signed by another key': forge(claims, generateSigningKeyPair().privateKey),
       'alg none': `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url({ ...claims, iss: harness.config.JWT_ISSUER, aud: harness.config.JWT_AUDIENCE })}.`,
     };
-    const target = freshTarget('recipe');
+    const target = harness.target('recipe');
     for (const kind of kinds) {
       expectProblem(await post(kind, target, { content: 'hi' }), 401);
       expectProblem(await post(kind, newId(), { content: '' }), 401);
@@ -346,7 +334,7 @@ describe('authentication', () => {
 
   it('refuses a well-signed token of a user the users service does not know', async () => {
     const token = forge({ sub: newId(), username: 'ghost_user' });
-    expect(expectProblem(await post('recipe', freshTarget('recipe'), { content: 'boo' }, bearer(token)), 401).code).toBe('UNAUTHORIZED');
+    expect(expectProblem(await post('recipe', harness.target('recipe'), { content: 'boo' }, bearer(token)), 401).code).toBe('UNAUTHORIZED');
   });
 
   it('validates the body before looking for the target: 400, then 404', async () => {
@@ -357,13 +345,13 @@ describe('authentication', () => {
   });
 
   it('lists comments without a token', async () => {
-    expect((await get('collection', freshTarget('collection'))).statusCode).toBe(200);
+    expect((await get('collection', harness.target('collection'))).statusCode).toBe(200);
   });
 });
 
 describe('mentions', () => {
   async function mentionedIn(content: string, author = harness.register(unique('Speaker'))) {
-    const comment = await commented('recipe', freshTarget('recipe'), author.token, content);
+    const comment = await commented('recipe', harness.target('recipe'), author.token, content);
     return (await mentionRows('recipe_comment_mentions', comment.id)).map((row) => row.mentioned_user_id);
   }
 
@@ -384,7 +372,7 @@ describe('mentions', () => {
     const users = Array.from({ length: 12 }, () => harness.register(unique('Fan')).user);
     const content = [`@${author.user.username}`, '@unknown_fan', ...users.map((user) => `@${user.username}`)].join(' ');
     const requestId = `ten-${newId()}`;
-    const comment = await commented('recipe', freshTarget('recipe'), author.token, content, requestId);
+    const comment = await commented('recipe', harness.target('recipe'), author.token, content, requestId);
     const rows = await mentionRows('recipe_comment_mentions', comment.id);
     expect(rows.map((row) => row.mentioned_user_id).sort()).toEqual(users.slice(0, 10).map((user) => user.id).sort());
     expect(await eventsOf(requestId, 'comment.mention.created')).toHaveLength(10);
@@ -405,7 +393,7 @@ describe('mentions', () => {
 
 describe('one transaction', () => {
   it('stores no comment, no mention and no event when the comment fails after its mentions were stored', async () => {
-    const target = freshTarget('recipe');
+    const target = harness.target('recipe');
     const author = harness.register(unique('Doomed'));
     const [ada, grace] = [harness.register(unique('Ada')).user, harness.register(unique('Grace')).user];
     const content = `@${ada.username} @${grace.username}`;
@@ -447,7 +435,7 @@ describe('rate limit', () => {
   it('limits comments per caller across every kind of target, with Retry-After', async () => {
     const limited = await harness.anotherApp({ COMMENT_LIMIT_PER_MINUTE: '3' });
     const send = (kind: Kind, token: string) =>
-      limited.inject({ method: 'POST', url: commentsUrl(kind, freshTarget(kind)), payload: { content: 'again' }, headers: bearer(token) });
+      limited.inject({ method: 'POST', url: commentsUrl(kind, harness.target(kind)), payload: { content: 'again' }, headers: bearer(token) });
     const eager = harness.register(unique('Eager'));
     const statuses = [];
     for (const kind of ['recipe', 'post', 'collection', 'recipe'] as const) statuses.push((await send(kind, eager.token)).statusCode);
@@ -458,7 +446,7 @@ describe('rate limit', () => {
 
     // Another caller is not affected, and reading is not limited.
     expect((await send('recipe', harness.register(unique('Calm')).token)).statusCode).toBe(201);
-    expect((await limited.inject({ method: 'GET', url: commentsUrl('recipe', freshTarget('recipe')) })).statusCode).toBe(200);
+    expect((await limited.inject({ method: 'GET', url: commentsUrl('recipe', harness.target('recipe')) })).statusCode).toBe(200);
   });
 });
 

@@ -1,18 +1,11 @@
-import { Verifier } from '@pact-foundation/pact';
-import { pactNames, pactsForProvider } from '@recipes/testing/pact';
-import { internalServerOf } from '@recipes/http';
+import { pactNames, verifyInternalApi } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ContentHarness, contentHarness, type TestUser } from '../support.js';
+import { type ContentHarness, contentHarnessWith, type TestUser } from '../support.js';
 
 /** The internal look-ups other services make of content, verified against every consumer's pact of this run. */
 const provider = pactNames.api('content');
-let harness: ContentHarness;
-let author: TestUser;
-
-beforeAll(async () => {
-  harness = await contentHarness();
-  author = await harness.knownUser('pact_author');
-});
+let harness: ContentHarness, author: TestUser;
+beforeAll(async () => ({ harness, users: [author] } = await contentHarnessWith(['pact_author'])));
 afterAll(() => harness.close());
 
 async function created(kind: 'recipes' | 'posts', coverImageUrl: string | null): Promise<string> {
@@ -29,27 +22,18 @@ const cover = 'https://cdn.example.com/street.jpg';
 
 describe(`${provider} provider`, () => {
   it('answers every look-up its consumers expect', async () => {
-    const pactUrls = pactsForProvider(provider);
     // Collections and comments both look content up: their pacts are written earlier in this run.
-    expect(pactUrls.length).toBeGreaterThan(0);
-    const providerBaseUrl = await internalServerOf(harness.app).listen({ host: '127.0.0.1', port: 0 });
-    await new Verifier({
-      provider,
-      providerBaseUrl,
-      pactUrls,
-      logLevel: 'warn',
-      stateHandlers: {
-        'a recipe exists': async () => ({ id: await created('recipes', null) }),
-        'a recipe with a cover image exists': async () => ({ id: await created('recipes', cover) }),
-        'a post exists': async () => ({ id: await created('posts', null) }),
-        'a post with a cover image exists': async () => ({ id: await created('posts', cover) }),
-        'a deleted recipe exists': async () => {
-          const id = await created('recipes', null);
-          await harness.app.inject({ method: 'DELETE', url: `/api/recipes/${id}`, headers: harness.bearer(author) });
-          return { id };
-        },
-        'no recipe exists': async () => undefined,
+    await verifyInternalApi(harness.app, provider, {
+      'a recipe exists': async () => ({ id: await created('recipes', null) }),
+      'a recipe with a cover image exists': async () => ({ id: await created('recipes', cover) }),
+      'a post exists': async () => ({ id: await created('posts', null) }),
+      'a post with a cover image exists': async () => ({ id: await created('posts', cover) }),
+      'a deleted recipe exists': async () => {
+        const id = await created('recipes', null);
+        await harness.app.inject({ method: 'DELETE', url: `/api/recipes/${id}`, headers: harness.bearer(author) });
+        return { id };
       },
-    }).verifyProvider();
+      'no recipe exists': async () => undefined,
+    });
   });
 });

@@ -1,13 +1,11 @@
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { MatchersV3, PactV3, SpecificationVersion } from '@pact-foundation/pact';
+import { MatchersV3 } from '@pact-foundation/pact';
 import { DomainError } from '@recipes/contracts';
 import { UserDirectory } from '@recipes/directory';
-import { pactNames, pactsDir } from '@recipes/testing/pact';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { freshHttpPact, pactNames } from '@recipes/testing/pact';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { findUser } from '../../src/people.js';
 import { taggedUsers } from '../../src/tagging.js';
-import { type ContentDatabase, contentDatabase } from '../support.js';
+import { contentDatabase } from '../support.js';
 
 /**
  * What content asks the users service about users its read model has not heard of yet (read-your-writes):
@@ -15,20 +13,12 @@ import { type ContentDatabase, contentDatabase } from '../support.js';
  * through the directory it uses, against Pact's mock of the users service.
  */
 const { fromProviderState, integer, like, uuid, eachLike } = MatchersV3;
-const consumer = 'content';
-const provider = pactNames.api('users');
+const pact = freshHttpPact('content', pactNames.api('users'));
 
-let db: ContentDatabase;
-beforeAll(async () => {
-  db = await contentDatabase();
-  // PactV3 merges into an existing file: start this consumer's file afresh.
-  rmSync(join(pactsDir, `${consumer}-${provider}.json`), { force: true });
-});
-afterAll(() => db.close());
+const db = contentDatabase();
 // Every look-up starts from a read model that knows nobody, so that it has to ask.
 beforeEach(() => db.pool.query('TRUNCATE users'));
 
-const pact = new PactV3({ consumer, provider, dir: pactsDir, logLevel: 'warn', spec: SpecificationVersion.SPECIFICATION_VERSION_V4 });
 const directoryOn = (url: string) => new UserDirectory({ pool: db.pool, usersUrl: url });
 
 const exampleId = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';

@@ -1,19 +1,18 @@
 import type { Queryable } from '@recipes/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { countAuthorRecipes, listAuthorRecipes } from '../../src/repository/recipes.js';
-import { type ContentDatabase, contentDatabase } from '../support.js';
+import { contentDatabase } from '../support.js';
 
 /**
  * The listing reads a user's page through the partial index, so page 1 costs the same with a thousand
  * recipes in the table or a million. Shown with the planner's own choice on a realistic table: 20,000
  * recipes of 200 authors, statistics up to date, and no planner settings changed.
  */
-let db: ContentDatabase;
+const db = contentDatabase();
 const author = '0190f5a4-1c2d-7e3f-8a9b-000000000001';
 const viewer = '0190f5a4-1c2d-7e3f-8a9b-000000000002';
 
 beforeAll(async () => {
-  db = await contentDatabase();
   await db.pool.query(`
     INSERT INTO users (id, username, avatar_url, revision)
     SELECT CASE WHEN n = 1 THEN $1::uuid ELSE gen_random_uuid() END, 'author_' || n, NULL, 0 FROM generate_series(1, 200) AS n`, [author]);
@@ -33,7 +32,6 @@ beforeAll(async () => {
     INSERT INTO recipe_favorites (recipe_id, user_id) SELECT id, $1 FROM recipes WHERE author_id = $2`, [viewer, author]);
   await db.pool.query('VACUUM ANALYZE');
 });
-afterAll(() => db.close());
 
 interface PlanNode {
   'Node Type': string;

@@ -1,16 +1,11 @@
 import fc from 'fast-check';
 import { internalServerOf } from '@recipes/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ContentHarness, contentHarness, expectProblem, type TestUser } from '../support.js';
+import { type ContentHarness, contentHarnessWith, expectProblem, type TestUser } from '../support.js';
 
 /** Whatever a client sends, the answer is never a 500, and every 4xx is problem+json. */
-let harness: ContentHarness;
-let ada: TestUser;
-beforeAll(async () => {
-  harness = await contentHarness();
-  ada = await harness.knownUser('Ada_Odd');
-  await harness.knownUser('Bob_Odd');
-});
+let harness: ContentHarness, ada: TestUser;
+beforeAll(async () => ({ harness, users: [ada] } = await contentHarnessWith(['Ada_Odd', 'Bob_Odd'])));
 afterAll(() => harness.close());
 
 const RUNS = 150;

@@ -1,14 +1,10 @@
 import { contentSnapshotSchema } from '@recipes/contracts';
 import { internalServerOf } from '@recipes/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ContentHarness, contentHarness, expectProblem, type TestUser } from '../support.js';
+import { type ContentHarness, contentHarnessWith, expectProblem, type TestUser } from '../support.js';
 
-let harness: ContentHarness;
-let ada: TestUser;
-beforeAll(async () => {
-  harness = await contentHarness();
-  ada = await harness.knownUser('Ada_Internal');
-});
+let harness: ContentHarness, ada: TestUser;
+beforeAll(async () => ({ harness, users: [ada] } = await contentHarnessWith(['Ada_Internal'])));
 afterAll(() => harness.close());
 
 async function create(kind: 'recipes' | 'posts', body: Record<string, unknown>) {

@@ -1,29 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ContentHarness, contentHarness, expectProblem, outboxEvents, type TestUser } from '../support.js';
+import { type ContentHarness, contentHarnessWith, expectProblem, outboxEvents, type TestUser } from '../support.js';
 
-let harness: ContentHarness;
-let ada: TestUser;
-let bob: TestUser;
-beforeAll(async () => {
-  harness = await contentHarness();
-  ada = await harness.knownUser('Ada_Posts');
-  bob = await harness.knownUser('Bob_Posts');
-});
+let harness: ContentHarness, ada: TestUser, bob: TestUser;
+beforeAll(async () => ({ harness, users: [ada, bob] } = await contentHarnessWith(['Ada_Posts', 'Bob_Posts'])));
 afterAll(() => harness.close());
 
 const MISSING = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
 
-function inject(method: string, url: string, user?: { token: string }, payload?: unknown, headers: Record<string, string> = {}) {
-  return harness.app.inject({
-    method: method as 'GET',
-    url,
-    ...(payload === undefined ? {} : { payload: payload as object }),
-    headers: { ...(user ? harness.bearer(user) : {}), ...headers },
-  });
-}
-
 async function publish(user: TestUser, body: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  const response = await inject('POST', '/api/posts', user, { title: 'Golden hour', ...body }, headers);
+  const response = await harness.call('POST', '/api/posts', user, { title: 'Golden hour', ...body }, headers);
   expect(response.statusCode).toBe(201);
   return response.json().post;
 }
@@ -51,13 +36,13 @@ describe('POST /api/posts', () => {
     ['tagged names that are not a list', { taggedUsernames: 'bob_posts' }],
   ])('rejects %s with 400 and writes nothing', async (_case, body) => {
     const before = await outboxEvents(harness.pool);
-    expectProblem(await inject('POST', '/api/posts', ada, body), 400);
+    expectProblem(await harness.call('POST', '/api/posts', ada, body), 400);
     expect(await outboxEvents(harness.pool)).toEqual(before);
   });
 
   it('needs a valid token, checked before the body', async () => {
-    expectProblem(await inject('POST', '/api/posts', undefined, { title: 'x' }), 401);
-    expectProblem(await inject('POST', '/api/posts', { token: 'garbage' }, {}), 401);
+    expectProblem(await harness.call('POST', '/api/posts', undefined, { title: 'x' }), 401);
+    expectProblem(await harness.call('POST', '/api/posts', { token: 'garbage' }, {}), 401);
   });
 
   it('writes post.created and one content.user.tagged per tagged user, with the request id', async () => {
@@ -79,34 +64,34 @@ describe('POST /api/posts', () => {
 describe('GET /api/posts/{id}', () => {
   it('answers with the post', async () => {
     const post = await publish(bob);
-    const response = await inject('GET', `/api/posts/${post.id}`);
+    const response = await harness.call('GET', `/api/posts/${post.id}`);
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ post });
   });
 
   it.each([MISSING, 'not-a-uuid'])('answers 404 for %s', async (id) => {
-    expectProblem(await inject('GET', `/api/posts/${id}`), 404);
+    expectProblem(await harness.call('GET', `/api/posts/${id}`), 404);
   });
 });
 
 describe('DELETE /api/posts/{id}', () => {
   it('lets the author delete, softly, and tells the other services', async () => {
     const post = await publish(ada);
-    const response = await inject('DELETE', `/api/posts/${post.id}`, ada, undefined, { 'x-request-id': 'post-delete-1' });
+    const response = await harness.call('DELETE', `/api/posts/${post.id}`, ada, undefined, { 'x-request-id': 'post-delete-1' });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ message: 'Post deleted' });
-    expectProblem(await inject('GET', `/api/posts/${post.id}`), 404);
-    expectProblem(await inject('DELETE', `/api/posts/${post.id}`, ada), 404);
+    expectProblem(await harness.call('GET', `/api/posts/${post.id}`), 404);
+    expectProblem(await harness.call('DELETE', `/api/posts/${post.id}`, ada), 404);
     const deleted = (await outboxEvents(harness.pool, 'post.deleted')).filter((e) => e.data.id === post.id);
     expect(deleted).toEqual([expect.objectContaining({ correlationId: 'post-delete-1', data: expect.objectContaining({ deleted: true, revision: 1 }) })]);
   });
 
   it('checks the token, then existence, then ownership', async () => {
     const post = await publish(ada);
-    expectProblem(await inject('DELETE', `/api/posts/${post.id}`), 401);
-    expectProblem(await inject('DELETE', `/api/posts/${MISSING}`, bob), 404);
-    expectProblem(await inject('DELETE', '/api/posts/nope', bob), 404);
-    expectProblem(await inject('DELETE', `/api/posts/${post.id}`, bob), 403);
-    expect((await inject('GET', `/api/posts/${post.id}`)).statusCode).toBe(200);
+    expectProblem(await harness.call('DELETE', `/api/posts/${post.id}`), 401);
+    expectProblem(await harness.call('DELETE', `/api/posts/${MISSING}`, bob), 404);
+    expectProblem(await harness.call('DELETE', '/api/posts/nope', bob), 404);
+    expectProblem(await harness.call('DELETE', `/api/posts/${post.id}`, bob), 403);
+    expect((await harness.call('GET', `/api/posts/${post.id}`)).statusCode).toBe(200);
   });
 });

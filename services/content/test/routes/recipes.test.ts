@@ -14,17 +14,8 @@ afterAll(() => harness.close());
 const draft = { title: 'Kodachrome 64', cameraModel: 'X-T5', filmSimulation: 'Classic Chrome' };
 const MISSING = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
 
-function inject(method: string, url: string, user?: { token: string }, payload?: unknown, headers: Record<string, string> = {}) {
-  return harness.app.inject({
-    method: method as 'GET',
-    url,
-    ...(payload === undefined ? {} : { payload: payload as object }),
-    headers: { ...(user ? harness.bearer(user) : {}), ...headers },
-  });
-}
-
 async function publish(user: TestUser, body: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  const response = await inject('POST', '/api/recipes', user, { ...draft, ...body }, headers);
+  const response = await harness.call('POST', '/api/recipes', user, { ...draft, ...body }, headers);
   expect(response.statusCode).toBe(201);
   return response.json().recipe;
 }
@@ -106,22 +97,22 @@ describe('POST /api/recipes', () => {
     ['a tagged name that is not a string', { taggedUsernames: [42] }],
   ])('rejects %s with 400 and writes nothing', async (_case, override) => {
     const before = await outboxEvents(harness.pool);
-    const problem = expectProblem(await inject('POST', '/api/recipes', ada, { ...draft, ...override }), 400);
+    const problem = expectProblem(await harness.call('POST', '/api/recipes', ada, { ...draft, ...override }), 400);
     expect(problem.code).toBe('VALIDATION_ERROR');
     expect(problem.errors?.length).toBeGreaterThan(0);
     expect(await outboxEvents(harness.pool)).toEqual(before);
   });
 
   it('needs a valid token, checked before the body', async () => {
-    expectProblem(await inject('POST', '/api/recipes', undefined, draft), 401);
-    expectProblem(await inject('POST', '/api/recipes', { token: 'not.a.token' }, { title: 5 }), 401);
-    expectProblem(await inject('POST', '/api/recipes', undefined, { title: 5 }), 401);
+    expectProblem(await harness.call('POST', '/api/recipes', undefined, draft), 401);
+    expectProblem(await harness.call('POST', '/api/recipes', { token: 'not.a.token' }, { title: 5 }), 401);
+    expectProblem(await harness.call('POST', '/api/recipes', undefined, { title: 5 }), 401);
   });
 
   it('answers a body that is not JSON, too large or of another type with problems', async () => {
-    expectProblem(await inject('POST', '/api/recipes', ada, '{"title":', { 'content-type': 'application/json' }), 400);
-    expectProblem(await inject('POST', '/api/recipes', ada, { ...draft, description: 'x'.repeat(70_000) }), 413);
-    expectProblem(await inject('POST', '/api/recipes', ada, 'title=x', { 'content-type': 'text/plain' }), 415);
+    expectProblem(await harness.call('POST', '/api/recipes', ada, '{"title":', { 'content-type': 'application/json' }), 400);
+    expectProblem(await harness.call('POST', '/api/recipes', ada, { ...draft, description: 'x'.repeat(70_000) }), 413);
+    expectProblem(await harness.call('POST', '/api/recipes', ada, 'title=x', { 'content-type': 'text/plain' }), 415);
   });
 
   it('writes recipe.created with the request id, in the same transaction', async () => {
@@ -176,7 +167,7 @@ describe('POST /api/recipes', () => {
   });
 
   it('refuses a well-signed token of a user that does not exist with 401', async () => {
-    const problem = expectProblem(await inject('POST', '/api/recipes', harness.stranger('Never_Registered'), draft), 401);
+    const problem = expectProblem(await harness.call('POST', '/api/recipes', harness.stranger('Never_Registered'), draft), 401);
     expect(problem.code).toBe('UNAUTHORIZED');
   });
 
@@ -184,7 +175,7 @@ describe('POST /api/recipes', () => {
     const unknown = harness.newUser('Unreachable_Author');
     harness.usersService.setDown(true);
     try {
-      const problem = expectProblem(await inject('POST', '/api/recipes', unknown, draft), 503);
+      const problem = expectProblem(await harness.call('POST', '/api/recipes', unknown, draft), 503);
       expect(problem.code).toBe('SERVICE_UNAVAILABLE');
     } finally {
       harness.usersService.setDown(false);
@@ -195,35 +186,35 @@ describe('POST /api/recipes', () => {
 describe('GET /api/recipes/{id}', () => {
   it('answers with the summary; favorited and reposted are the caller’s', async () => {
     const recipe = await publish(ada);
-    expect((await inject('PUT', `/api/recipes/${recipe.id}/favorite`, bob)).statusCode).toBe(200);
+    expect((await harness.call('PUT', `/api/recipes/${recipe.id}/favorite`, bob)).statusCode).toBe(200);
 
-    const anonymous = await inject('GET', `/api/recipes/${recipe.id}`);
+    const anonymous = await harness.call('GET', `/api/recipes/${recipe.id}`);
     expect(anonymous.statusCode).toBe(200);
     expect(anonymous.json().recipe).toEqual({ ...recipe, favoriteCount: 1 });
-    expect((await inject('GET', `/api/recipes/${recipe.id}`, bob)).json().recipe).toMatchObject({ isFavorited: true, isReposted: false });
-    expect((await inject('GET', `/api/recipes/${recipe.id}`, ada)).json().recipe).toMatchObject({ isFavorited: false });
+    expect((await harness.call('GET', `/api/recipes/${recipe.id}`, bob)).json().recipe).toMatchObject({ isFavorited: true, isReposted: false });
+    expect((await harness.call('GET', `/api/recipes/${recipe.id}`, ada)).json().recipe).toMatchObject({ isFavorited: false });
   });
 
   it('refuses a bad token even though none is needed', async () => {
     const recipe = await publish(ada);
-    expectProblem(await inject('GET', `/api/recipes/${recipe.id}`, { token: 'garbage' }), 401);
+    expectProblem(await harness.call('GET', `/api/recipes/${recipe.id}`, { token: 'garbage' }), 401);
   });
 
   it.each([MISSING, 'not-a-uuid', '123', "x' OR '1'='1", '%00'])('answers 404 for %j', async (id) => {
-    expect(expectProblem(await inject('GET', `/api/recipes/${encodeURIComponent(id)}`), 404).code).toBe('NOT_FOUND');
+    expect(expectProblem(await harness.call('GET', `/api/recipes/${encodeURIComponent(id)}`), 404).code).toBe('NOT_FOUND');
   });
 });
 
 describe('DELETE /api/recipes/{id}', () => {
   it('lets the author delete, softly: the recipe is then not found, and the deletion is told', async () => {
     const recipe = await publish(ada);
-    const response = await inject('DELETE', `/api/recipes/${recipe.id}`, ada, undefined, { 'x-request-id': 'delete-1' });
+    const response = await harness.call('DELETE', `/api/recipes/${recipe.id}`, ada, undefined, { 'x-request-id': 'delete-1' });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ message: 'Recipe deleted' });
 
-    expectProblem(await inject('GET', `/api/recipes/${recipe.id}`), 404);
-    expectProblem(await inject('DELETE', `/api/recipes/${recipe.id}`, ada), 404);
-    expectProblem(await inject('PUT', `/api/recipes/${recipe.id}/favorite`, bob), 404);
+    expectProblem(await harness.call('GET', `/api/recipes/${recipe.id}`), 404);
+    expectProblem(await harness.call('DELETE', `/api/recipes/${recipe.id}`, ada), 404);
+    expectProblem(await harness.call('PUT', `/api/recipes/${recipe.id}/favorite`, bob), 404);
     const { rows } = await harness.pool.query('SELECT deleted_at IS NOT NULL AS deleted FROM recipes WHERE id = $1', [recipe.id]);
     expect(rows).toEqual([{ deleted: true }]);
 
@@ -234,16 +225,16 @@ describe('DELETE /api/recipes/{id}', () => {
 
   it('forbids anyone else, and changes nothing', async () => {
     const recipe = await publish(ada);
-    expect(expectProblem(await inject('DELETE', `/api/recipes/${recipe.id}`, bob), 403).code).toBe('FORBIDDEN');
-    expect((await inject('GET', `/api/recipes/${recipe.id}`)).statusCode).toBe(200);
+    expect(expectProblem(await harness.call('DELETE', `/api/recipes/${recipe.id}`, bob), 403).code).toBe('FORBIDDEN');
+    expect((await harness.call('GET', `/api/recipes/${recipe.id}`)).statusCode).toBe(200);
     expect((await outboxEvents(harness.pool, 'recipe.deleted')).filter((e) => e.data.id === recipe.id)).toEqual([]);
   });
 
   it('checks the token, then existence, then ownership', async () => {
     const recipe = await publish(ada);
-    expectProblem(await inject('DELETE', `/api/recipes/${recipe.id}`), 401);
-    expectProblem(await inject('DELETE', `/api/recipes/${MISSING}`, bob), 404);
-    expectProblem(await inject('DELETE', '/api/recipes/not-a-uuid', bob), 404);
+    expectProblem(await harness.call('DELETE', `/api/recipes/${recipe.id}`), 401);
+    expectProblem(await harness.call('DELETE', `/api/recipes/${MISSING}`, bob), 404);
+    expectProblem(await harness.call('DELETE', '/api/recipes/not-a-uuid', bob), 404);
   });
 });
 
@@ -255,33 +246,33 @@ describe.each([
     const recipe = await publish(ada);
     const url = `/api/recipes/${recipe.id}/${path}`;
     const call = async (method: string, user: TestUser) => {
-      const response = await inject(method, url, user);
+      const response = await harness.call(method, url, user);
       expect(response.statusCode).toBe(200);
       return response.json();
     };
     expect(await call('PUT', bob)).toEqual({ [flag]: true, [count]: 1 });
     expect(await call('PUT', bob)).toEqual({ [flag]: true, [count]: 1 });
     expect(await call('PUT', ada)).toEqual({ [flag]: true, [count]: 2 });
-    expect((await inject('GET', `/api/recipes/${recipe.id}`, bob)).json().recipe).toMatchObject({ [column]: true, [count]: 2 });
+    expect((await harness.call('GET', `/api/recipes/${recipe.id}`, bob)).json().recipe).toMatchObject({ [column]: true, [count]: 2 });
     expect(await call('DELETE', bob)).toEqual({ [flag]: false, [count]: 1 });
     expect(await call('DELETE', bob)).toEqual({ [flag]: false, [count]: 1 });
-    expect((await inject('GET', `/api/recipes/${recipe.id}`, bob)).json().recipe).toMatchObject({ [column]: false, [count]: 1 });
+    expect((await harness.call('GET', `/api/recipes/${recipe.id}`, bob)).json().recipe).toMatchObject({ [column]: false, [count]: 1 });
   });
 
   it('keeps the count true under concurrent changes', async () => {
     const recipe = await publish(ada);
     const url = `/api/recipes/${recipe.id}/${path}`;
     const fans = await Promise.all(Array.from({ length: 8 }, (_, i) => harness.knownUser(`fan_${path}_${i}`)));
-    await Promise.all([...fans, ...fans].map((fan) => inject('PUT', url, fan)));
-    await Promise.all(fans.slice(0, 3).flatMap((fan) => [inject('DELETE', url, fan), inject('DELETE', url, fan)]));
-    expect((await inject('GET', `/api/recipes/${recipe.id}`)).json().recipe[count]).toBe(5);
+    await Promise.all([...fans, ...fans].map((fan) => harness.call('PUT', url, fan)));
+    await Promise.all(fans.slice(0, 3).flatMap((fan) => [harness.call('DELETE', url, fan), harness.call('DELETE', url, fan)]));
+    expect((await harness.call('GET', `/api/recipes/${recipe.id}`)).json().recipe[count]).toBe(5);
   });
 
   it('needs a token, and a recipe that exists', async () => {
     const recipe = await publish(ada);
-    expectProblem(await inject('PUT', `/api/recipes/${recipe.id}/${path}`), 401);
-    expectProblem(await inject('DELETE', `/api/recipes/${recipe.id}/${path}`, { token: 'garbage' }), 401);
-    expectProblem(await inject('PUT', `/api/recipes/${MISSING}/${path}`, bob), 404);
-    expectProblem(await inject('DELETE', `/api/recipes/nope/${path}`, bob), 404);
+    expectProblem(await harness.call('PUT', `/api/recipes/${recipe.id}/${path}`), 401);
+    expectProblem(await harness.call('DELETE', `/api/recipes/${recipe.id}/${path}`, { token: 'garbage' }), 401);
+    expectProblem(await harness.call('PUT', `/api/recipes/${MISSING}/${path}`, bob), 404);
+    expectProblem(await harness.call('DELETE', `/api/recipes/nope/${path}`, bob), 404);
   });
 });

@@ -114,6 +114,9 @@ export async function unusedUrl(): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
+/** The settings that send every service's routes to `url`. */
+export const everyServiceAt = (url: string) => ({ USERS_URL: url, CONTENT_URL: url, COMMENTS_URL: url, COLLECTIONS_URL: url, NOTIFICATIONS_URL: url });
+
 /** The real gateway app, configured from `env` as in production. */
 export async function startGateway(env: Record<string, string>, { listen = false } = {}): Promise<App> {
   const config = parseConfig(gatewayConfigSchema, env);

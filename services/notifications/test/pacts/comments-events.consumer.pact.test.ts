@@ -1,18 +1,18 @@
-import { asynchronousBodyHandler, MatchersV3 } from '@pact-foundation/pact';
+import { MatchersV3 } from '@pact-foundation/pact';
 import { commentMentionCreated, commentMentionDeleted, createEvent } from '@recipes/contracts';
 import { eventMessage } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NotificationsHarness, notificationsHarness } from '../support.js';
-import { consumedBy, deliveredAs, eventsPact, isoMillis } from './support.js';
+import { consumedBy, delivery, eventsPact, isoMillis } from './support.js';
 
 /** What notifications needs of `comment.mention.created` (one interaction per mention store) and of `comment.mention.deleted`. */
+const pact = eventsPact('comments');
 const { equal, uuid } = MatchersV3;
 let harness: NotificationsHarness;
 beforeAll(async () => {
   harness = await notificationsHarness();
 });
 afterAll(() => harness.close());
-const pact = eventsPact('comments');
 
 const ACTOR = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a51';
 const MENTIONED = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a52';
@@ -35,11 +35,7 @@ describe.each([
       targetId: uuid(TARGET),
       createdAt: isoMillis('2026-11-22T10:00:00.000Z'),
     });
-    await pact
-      .expectsToReceive(`a comment.mention.created for a user mentioned in a ${kind.replace('_', ' ')}`)
-      .withContent(deliveredAs(eventId, message))
-      .withMetadata({ contentType: 'application/json' })
-      .verify(asynchronousBodyHandler(consumedBy(harness)));
+    await delivery(pact, `a comment.mention.created for a user mentioned in a ${kind.replace('_', ' ')}`, eventId, message).verify(consumedBy(harness));
 
     const { rows } = await harness.pool.query(
       'SELECT actor_id, content_type, content_id, comment_id FROM notifications WHERE recipient_id = $1 AND type = $2',
@@ -75,11 +71,7 @@ describe('comment.mention.deleted', () => {
       createdAt: isoMillis(data.createdAt),
       deletedAt: isoMillis('2026-11-22T10:05:00.000Z'),
     });
-    await pact
-      .expectsToReceive('a comment.mention.deleted for a user no longer mentioned in a recipe comment')
-      .withContent(deliveredAs('0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5d', message))
-      .withMetadata({ contentType: 'application/json' })
-      .verify(asynchronousBodyHandler(consumedBy(harness)));
+    await delivery(pact, 'a comment.mention.deleted for a user no longer mentioned in a recipe comment', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5d', message).verify(consumedBy(harness));
 
     const { rows } = await harness.pool.query('SELECT retracted_at IS NOT NULL AS retracted FROM notifications WHERE recipient_id = $1 AND comment_id = $2', [MENTIONED, COMMENT]);
     expect(rows).toEqual([{ retracted: true }]);

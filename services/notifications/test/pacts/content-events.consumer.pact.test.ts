@@ -1,18 +1,18 @@
-import { asynchronousBodyHandler, MatchersV3 } from '@pact-foundation/pact';
+import { MatchersV3 } from '@pact-foundation/pact';
 import { userTagged } from '@recipes/contracts';
 import { eventMessage } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NotificationsHarness, notificationsHarness } from '../support.js';
-import { consumedBy, deliveredAs, eventsPact, isoMillis } from './support.js';
+import { consumedBy, delivery, eventsPact, isoMillis } from './support.js';
 
 /** What notifications needs of `content.user.tagged`: one interaction per kind of content. */
+const pact = eventsPact('content');
 const { equal, uuid } = MatchersV3;
 let harness: NotificationsHarness;
 beforeAll(async () => {
   harness = await notificationsHarness();
 });
 afterAll(() => harness.close());
-const pact = eventsPact('content');
 
 const ACTOR = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a61';
 const TAGGED = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a62';
@@ -30,11 +30,7 @@ describe.each([
       taggedUserId: uuid(TAGGED),
       createdAt: isoMillis('2026-11-22T10:00:00.000Z'),
     });
-    await pact
-      .expectsToReceive(`a content.user.tagged for a user tagged in a ${contentType}`)
-      .withContent(deliveredAs(eventId, message))
-      .withMetadata({ contentType: 'application/json' })
-      .verify(asynchronousBodyHandler(consumedBy(harness)));
+    await delivery(pact, `a content.user.tagged for a user tagged in a ${contentType}`, eventId, message).verify(consumedBy(harness));
 
     const { rows } = await harness.pool.query(
       'SELECT actor_id, content_type, content_id, comment_id FROM notifications WHERE recipient_id = $1 AND type = $2',

@@ -1,9 +1,7 @@
-import { MessageProviderPact } from '@pact-foundation/pact';
 import { type EventEnvelope, newId, notificationCreated, notificationsRead, notificationsStreamsReplaced } from '@recipes/contracts';
-import { type EventProducer, messageProvidersByType, pactMessages, pactNames, pactsForProvider } from '@recipes/testing/pact';
-import { type EventStreamClient, openEventStream } from '@recipes/testing/sse';
+import { type EventProducer, pactNames, pactsForProvider, unmadeMessages, verifyEventsProvider } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, mentionEvent, type NotificationsHarness, notificationsHarness, type TestUser } from '../support.js';
+import { bearer, mentionEvent, type NotificationsHarness, notificationsHarnessWith, type TestUser } from '../support.js';
 
 /**
  * Every pact for the events notifications produces, verified against events made by the real app and
@@ -15,20 +13,9 @@ import { bearer, mentionEvent, type NotificationsHarness, notificationsHarness, 
 const provider = pactNames.events('notifications');
 const pactFiles = pactsForProvider(provider);
 
-let harness: NotificationsHarness;
-let base: string;
-let actor: TestUser;
-const open: EventStreamClient[] = [];
-
-beforeAll(async () => {
-  harness = await notificationsHarness();
-  base = await harness.app.listen({ host: '127.0.0.1', port: 0 });
-  actor = await harness.knownUser('Ada_Provider');
-});
-afterAll(async () => {
-  for (const client of open) client.close();
-  await harness.close();
-});
+let harness: NotificationsHarness, actor: TestUser;
+beforeAll(async () => ({ harness, users: [actor] } = await notificationsHarnessWith(['Ada_Provider'])));
+afterAll(() => harness.close());
 
 const user = (): TestUser => {
   const id = newId();
@@ -65,8 +52,7 @@ const producers: Record<string, EventProducer> = {
     const streamer = user();
     return written(notificationsStreamsReplaced.type, async () => {
       for (let i = 0; i < 6; i += 1) {
-        const client = await openEventStream(`${base}/api/notifications/stream`, bearer(streamer));
-        open.push(client);
+        const client = await harness.stream(streamer);
         expect(client.status).toBe(200);
         // Opened (its row written, the oldest replaced) before its first frame: the next one is newer.
         await client.next((event) => event.event === 'unread_count');
@@ -78,17 +64,10 @@ const producers: Record<string, EventProducer> = {
 describe(`${provider} provider`, () => {
   it('honours every consumer pact', async () => {
     // The streams side's pact is written earlier in this run.
-    expect(pactFiles.length).toBeGreaterThan(0);
-    await new MessageProviderPact({
-      provider,
-      pactUrls: pactFiles,
-      messageProviders: messageProvidersByType(pactFiles, producers),
-      logLevel: 'warn',
-    }).verify();
+    await verifyEventsProvider(provider, pactFiles, producers);
   }, 60_000);
 
   it('makes every event its consumers expect of it', () => {
-    const unmade = pactMessages(pactFiles).filter(({ example }) => !(example.type !== undefined && example.type in producers));
-    expect(unmade.map(({ consumer, example }) => `${consumer}: ${example.type}`)).toEqual([]);
+    expect(unmadeMessages(pactFiles, producers)).toEqual([]);
   });
 });

@@ -1,9 +1,9 @@
 import { asynchronousBodyHandler, MatchersV3, MessageConsumerPact } from '@pact-foundation/pact';
 import { eventEnvelopeSchema, notificationCreated, notificationsRead, notificationsStreamsReplaced } from '@recipes/contracts';
 import { eventMessage, pactNames, pactsDir } from '@recipes/testing/pact';
-import { type EventStreamClient, openEventStream, type StreamEvent } from '@recipes/testing/sse';
+import type { EventStreamClient, StreamEvent } from '@recipes/testing/sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, mentionEvent, type NotificationsHarness, notificationsHarness, type TestUser } from '../support.js';
+import { bearer, mentionEvent, type NotificationsHarness, notificationsHarnessWith, type TestUser } from '../support.js';
 import { delivery, isoMillis } from './support.js';
 
 /**
@@ -22,28 +22,16 @@ const pact = new MessageConsumerPact({
   pactfileWriteMode: 'overwrite',
 });
 
-let harness: NotificationsHarness;
-let base: string;
-let actor: TestUser;
-const open: EventStreamClient[] = [];
-
-beforeAll(async () => {
-  harness = await notificationsHarness();
-  base = await harness.app.listen({ host: '127.0.0.1', port: 0 });
-  // Known to the read model, so that a stream shows the notifications it causes.
-  actor = await harness.knownUser('Ada_Prompts');
-});
-afterAll(async () => {
-  for (const client of open) client.close();
-  await harness.close();
-});
+/** `actor` is known to the read model, so that a stream shows the notifications it causes. */
+let harness: NotificationsHarness, actor: TestUser;
+beforeAll(async () => ({ harness, users: [actor] } = await notificationsHarnessWith(['Ada_Prompts'])));
+afterAll(() => harness.close());
 
 /** The example's recipient, as a user with a token; each interaction has its own. */
 const recipient = (id: string, username: string): TestUser => ({ id, username, avatarUrl: null, revision: 0, token: harness.tokenFor({ id, username }) });
 
 async function stream(user: TestUser): Promise<EventStreamClient> {
-  const client = await openEventStream(`${base}/api/notifications/stream`, bearer(user));
-  open.push(client);
+  const client = await harness.stream(user);
   expect(client.status).toBe(200);
   return client;
 }

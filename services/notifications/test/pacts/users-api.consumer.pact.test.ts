@@ -1,9 +1,7 @@
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { MatchersV3, PactV3, SpecificationVersion } from '@pact-foundation/pact';
+import { MatchersV3 } from '@pact-foundation/pact';
 import { newId } from '@recipes/contracts';
 import { UserDirectory } from '@recipes/directory';
-import { pactNames, pactsDir } from '@recipes/testing/pact';
+import { freshHttpPact, pactNames } from '@recipes/testing/pact';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { notifications } from '../../src/notifications.js';
 import { log, mentionEvent, type NotificationsHarness, notificationsHarness } from '../support.js';
@@ -14,20 +12,16 @@ import { log, mentionEvent, type NotificationsHarness, notificationsHarness } fr
  * the directory, against Pact's mock of the users service.
  */
 const { fromProviderState, integer, like } = MatchersV3;
-const consumer = 'notifications';
-const provider = pactNames.api('users');
+const pact = freshHttpPact('notifications', pactNames.api('users'));
 
 let harness: NotificationsHarness;
 beforeAll(async () => {
   harness = await notificationsHarness();
-  // PactV3 merges into an existing file: start this consumer's file afresh.
-  rmSync(join(pactsDir, `${consumer}-${provider}.json`), { force: true });
 });
 afterAll(() => harness.close());
 // Every listing starts from a read model that knows nobody, so that it has to ask.
 beforeEach(() => harness.pool.query('TRUNCATE users, notifications, notification_counts'));
 
-const pact = new PactV3({ consumer, provider, dir: pactsDir, logLevel: 'warn', spec: SpecificationVersion.SPECIFICATION_VERSION_V4 });
 const page = { page: 1, limit: 20 };
 const actorId = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a81';
 

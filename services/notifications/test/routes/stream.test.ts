@@ -1,32 +1,15 @@
 import { type EventEnvelope, notificationCreated, notificationsStreamsReplaced } from '@recipes/contracts';
 import { type EventStreamClient, openEventStream, type StreamEvent } from '@recipes/testing/sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, expectProblem, mentionEvent, type NotificationsHarness, notificationsHarness, type TestUser } from '../support.js';
+import { bearer, expectProblem, mentionEvent, type NotificationsHarness, notificationsHarnessWith, type TestUser } from '../support.js';
 
 /**
  * The stream of docs/api.md §9.1 on one instance, listening for real: prompts reach it as its own queue
  * would bring them (`hear`), taken from what the service wrote to its outbox.
  */
-let harness: NotificationsHarness;
-let base: string;
-let ada: TestUser;
-const open: EventStreamClient[] = [];
-
-beforeAll(async () => {
-  harness = await notificationsHarness({ STREAM_KEEP_ALIVE_MS: '300' });
-  base = await harness.app.listen({ host: '127.0.0.1', port: 0 });
-  ada = await harness.knownUser('Ada_Streams');
-});
-afterAll(async () => {
-  for (const stream of open) stream.close();
-  await harness.close();
-});
-
-async function stream(user: TestUser | undefined, { query = '', headers = {} }: { query?: string; headers?: Record<string, string> } = {}) {
-  const client = await openEventStream(`${base}/api/notifications/stream${query}`, { ...(user ? bearer(user) : {}), ...headers });
-  open.push(client);
-  return client;
-}
+let harness: NotificationsHarness, ada: TestUser;
+beforeAll(async () => ({ harness, users: [ada] } = await notificationsHarnessWith(['Ada_Streams'], { STREAM_KEEP_ALIVE_MS: '300' })));
+afterAll(() => harness.close());
 
 /** Relays what the service wrote to its outbox to this instance's own queue, as the broker would. */
 async function relay(): Promise<void> {
@@ -56,7 +39,7 @@ async function listed(user: TestUser) {
 describe('GET /api/notifications/stream', () => {
   it('starts with retry and the unread count, then sends each new notification once, as the listing shows it', async () => {
     const bob = await harness.knownUser('Bob_Live');
-    const client = await stream(bob);
+    const client = await harness.stream(bob);
     expect(client.status).toBe(200);
     expect(client.headers.get('content-type')).toMatch(/^text\/event-stream/);
     await client.next(isUnread(0));
@@ -81,11 +64,11 @@ describe('GET /api/notifications/stream', () => {
     const seen = await mention(cy);
     const missed = [await mention(cy), await mention(cy), await mention(cy)];
 
-    const byHeader = await stream(cy, { headers: { 'last-event-id': seen } });
+    const byHeader = await harness.stream(cy, { headers: { 'last-event-id': seen } });
     await byHeader.next(isUnread(4));
     expect(notifications(byHeader).map((event) => event.id)).toEqual(missed);
 
-    const byQuery = await stream(cy, { query: `?lastEventId=${missed[1]}` });
+    const byQuery = await harness.stream(cy, { query: `?lastEventId=${missed[1]}` });
     await byQuery.next(isUnread(4));
     expect(notifications(byQuery).map((event) => event.id)).toEqual([missed[2]]);
 
@@ -106,7 +89,7 @@ describe('GET /api/notifications/stream', () => {
     );
     await harness.pool.query('UPDATE notification_counts SET total = total + 1001, unread = unread + 1001, last_sequence = 1002 WHERE recipient_id = $1', [dee.id]);
 
-    const client = await stream(dee, { headers: { 'last-event-id': seen } });
+    const client = await harness.stream(dee, { headers: { 'last-event-id': seen } });
     await client.next((event) => event.event === 'reset');
     await client.next(isUnread(1002));
     expect(notifications(client)).toEqual([]);
@@ -127,7 +110,7 @@ describe('GET /api/notifications/stream', () => {
   it('sends the new unread count after notifications are marked read', async () => {
     const fay = await harness.knownUser('Fay_Reads');
     const id = await mention(fay);
-    const client = await stream(fay);
+    const client = await harness.stream(fay);
     await client.next(isUnread(1));
     const response = await harness.app.inject({ method: 'PATCH', url: '/api/notifications/read', headers: bearer(fay), payload: { notificationIds: [id] } });
     expect(response.json().updated).toBe(1);
@@ -137,7 +120,7 @@ describe('GET /api/notifications/stream', () => {
 
   it('keeps an idle stream open with comment lines', async () => {
     const gus = await harness.knownUser('Gus_Idle');
-    const client = await stream(gus);
+    const client = await harness.stream(gus);
     await client.next((event) => event.comment === 'keep-alive', 2_000);
   });
 
@@ -145,7 +128,7 @@ describe('GET /api/notifications/stream', () => {
     const hal = await harness.knownUser('Hal_Streams');
     const clients: EventStreamClient[] = [];
     for (let i = 0; i < 6; i += 1) {
-      clients.push(await stream(hal));
+      clients.push(await harness.stream(hal));
       await clients.at(-1)!.next(isUnread(0));
     }
     const replaced = (await harness.outbox()).filter((event) => event.type === notificationsStreamsReplaced.type);
@@ -168,7 +151,7 @@ describe('stream tickets', () => {
     expect(expiresIn).toBe(60);
     expect(ticket).toMatch(/^[A-Za-z0-9_-]{40,}$/);
 
-    const client = await stream(undefined, { query: `?ticket=${ticket}` });
+    const client = await harness.stream(undefined, { query: `?ticket=${ticket}` });
     expect(client.status).toBe(200);
     const id = await mention(ivy);
     await client.next((event) => event.id === id);
@@ -184,13 +167,13 @@ describe('stream tickets', () => {
     const lee = await harness.knownUser('Lee_Other');
     const leesOwn = await mention(lee);
     const { ticket } = (await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets', headers: bearer(kay) })).json();
-    const first = await stream(undefined, { query: `?ticket=${ticket}` });
+    const first = await harness.stream(undefined, { query: `?ticket=${ticket}` });
     const seen = await mention(kay);
     await first.next((event) => event.id === seen);
     first.close();
     const missed = await mention(kay);
 
-    const resumed = await stream(undefined, { query: `?ticket=${ticket}`, headers: { 'last-event-id': seen } });
+    const resumed = await harness.stream(undefined, { query: `?ticket=${ticket}`, headers: { 'last-event-id': seen } });
     expect(resumed.status).toBe(200);
     await resumed.next((event) => event.id === missed);
     expect(notifications(resumed).map((event) => event.id)).toEqual([missed]);
@@ -207,7 +190,7 @@ describe('stream tickets', () => {
     const max = await harness.knownUser('Max_FirstId');
     await mention(max);
     const newest = await mention(max);
-    const client = await stream(max);
+    const client = await harness.stream(max);
     const first = await client.next(isUnread(2));
     expect(first.id).toBe(newest);
   });
@@ -238,7 +221,7 @@ describe('shutdown', () => {
     const lou = await harness.knownUser('Lou_Late');
     // What the app's shutdown hook runs first (`onShutdown`, libs/http), before connections drain.
     harness.parts.streams.endAll();
-    const client = await stream(lou);
+    const client = await harness.stream(lou);
     expect(client.status).toBe(200);
     await client.ended;
     expect(client.received).toEqual([{ event: 'retry', data: '', retry: 3000 }]);

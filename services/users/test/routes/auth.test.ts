@@ -1,17 +1,10 @@
 import { problemSchema } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, expectProblem, type UsersHarness, usersHarness } from '../support.js';
+import { bearer, expectProblem, generousLimits, type UsersHarness, usersHarness } from '../support.js';
 
 /** Registration and login: `/api/auth/...` (src/routes/auth). */
 let harness: UsersHarness;
-beforeAll(async () => {
-  harness = await usersHarness({
-    LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: '1000',
-    LOGIN_FAILURES_PER_ADDRESS: '1000',
-    LOGIN_LIMIT_PER_ADDRESS: '1000',
-    REGISTER_LIMIT_PER_ADDRESS: '1000',
-  });
-});
+beforeAll(async () => (harness = await usersHarness(generousLimits)));
 afterAll(() => harness.close());
 
 const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>

@@ -1,17 +1,10 @@
 import { internalServerOf } from '@recipes/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectProblem, type UsersHarness, usersHarness } from '../support.js';
+import { expectProblem, generousLimits, type UsersHarness, usersHarness } from '../support.js';
 
 /** The look-ups of the other services: `/internal/users/...` on the internal listener (src/routes/internal). */
 let harness: UsersHarness;
-beforeAll(async () => {
-  harness = await usersHarness({
-    LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: '1000',
-    LOGIN_FAILURES_PER_ADDRESS: '1000',
-    LOGIN_LIMIT_PER_ADDRESS: '1000',
-    REGISTER_LIMIT_PER_ADDRESS: '1000',
-  });
-});
+beforeAll(async () => (harness = await usersHarness(generousLimits)));
 afterAll(() => harness.close());
 
 describe('/internal/users', () => {

@@ -1,16 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, expectProblem, type UsersHarness, usersHarness } from '../support.js';
+import { bearer, expectProblem, generousLimits, type UsersHarness, usersHarness } from '../support.js';
 
 /** Profiles: `/api/users/...` (src/routes/users). */
 let harness: UsersHarness;
-beforeAll(async () => {
-  harness = await usersHarness({
-    LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: '1000',
-    LOGIN_FAILURES_PER_ADDRESS: '1000',
-    LOGIN_LIMIT_PER_ADDRESS: '1000',
-    REGISTER_LIMIT_PER_ADDRESS: '1000',
-  });
-});
+beforeAll(async () => (harness = await usersHarness(generousLimits)));
 afterAll(() => harness.close());
 
 describe('GET /api/users/{id}', () => {

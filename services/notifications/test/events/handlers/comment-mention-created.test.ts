@@ -1,29 +1,11 @@
 import { newId } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mentionEvent, type NotificationsHarness, notificationsHarness, type TestUser } from '../../support.js';
+import { mentionEvent, type NotificationsHarness, notificationsHarnessWith, type TestUser } from '../../support.js';
 
 /** The event handlers against a real database, each event applied as the broker would deliver it. */
-let harness: NotificationsHarness;
-let ada: TestUser;
-beforeAll(async () => {
-  harness = await notificationsHarness();
-  ada = await harness.knownUser('Ada_Consumer');
-});
+let harness: NotificationsHarness, ada: TestUser;
+beforeAll(async () => ({ harness, users: [ada] } = await notificationsHarnessWith(['Ada_Consumer'])));
 afterAll(() => harness.close());
-
-async function rowsOf(recipientId: string) {
-  const { rows } = await harness.pool.query(
-    `SELECT type, actor_id, content_type, content_id, comment_id, is_read, created_at, source_event_id
-       FROM notifications WHERE recipient_id = $1 ORDER BY created_at, id`,
-    [recipientId],
-  );
-  return rows;
-}
-
-async function countsOf(recipientId: string) {
-  const { rows } = await harness.pool.query('SELECT total, unread FROM notification_counts WHERE recipient_id = $1', [recipientId]);
-  return rows[0];
-}
 
 describe('comment.mention.created', () => {
   it.each([
@@ -34,7 +16,7 @@ describe('comment.mention.created', () => {
     const bob = await harness.knownUser(`bob_${kind}`);
     const event = mentionEvent(ada, bob, kind);
     await harness.deliver(event);
-    expect(await rowsOf(bob.id)).toEqual([
+    expect(await harness.rowsOf(bob.id)).toEqual([
       {
         type,
         actor_id: ada.id,
@@ -46,7 +28,7 @@ describe('comment.mention.created', () => {
         source_event_id: event.id,
       },
     ]);
-    expect(await countsOf(bob.id)).toEqual({ total: 1, unread: 1 });
+    expect(await harness.countsOf(bob.id)).toEqual({ total: 1, unread: 1 });
   });
 
   it('creates nothing more when the same event comes again, one after the other or at once', async () => {
@@ -56,14 +38,14 @@ describe('comment.mention.created', () => {
     await harness.deliver(event);
     const again = mentionEvent(ada, bob);
     await Promise.all([harness.deliver(again), harness.deliver(again), harness.deliver(again)]);
-    expect(await rowsOf(bob.id)).toHaveLength(2);
-    expect(await countsOf(bob.id)).toEqual({ total: 2, unread: 2 });
+    expect(await harness.rowsOf(bob.id)).toHaveLength(2);
+    expect(await harness.countsOf(bob.id)).toEqual({ total: 2, unread: 2 });
   });
 
   it('tells nobody when the author mentions themself', async () => {
     await harness.deliver(mentionEvent(ada, ada));
-    expect(await rowsOf(ada.id)).toEqual([]);
-    expect(await countsOf(ada.id)).toBeUndefined();
+    expect(await harness.rowsOf(ada.id)).toEqual([]);
+    expect(await harness.countsOf(ada.id)).toBeUndefined();
   });
 
   it('gives each of several mentions in one comment its own notification', async () => {
@@ -71,8 +53,8 @@ describe('comment.mention.created', () => {
     const commentId = newId();
     await harness.deliver(mentionEvent(ada, bob, 'post_comment', { commentId }));
     await harness.deliver(mentionEvent(ada, cy, 'post_comment', { commentId }));
-    expect((await rowsOf(bob.id)).map((row) => row.comment_id)).toEqual([commentId]);
-    expect((await rowsOf(cy.id)).map((row) => row.comment_id)).toEqual([commentId]);
+    expect((await harness.rowsOf(bob.id)).map((row) => row.comment_id)).toEqual([commentId]);
+    expect((await harness.rowsOf(cy.id)).map((row) => row.comment_id)).toEqual([commentId]);
   });
 
   it('refuses data that breaks the contract, storing nothing', async () => {
@@ -80,6 +62,6 @@ describe('comment.mention.created', () => {
     const event = mentionEvent(ada, bob);
     await expect(harness.deliver({ ...event, data: { ...event.data, kind: 'photo_comment' } })).rejects.toThrow();
     await expect(harness.deliver({ ...event, data: { ...event.data, mentionedUserId: 'bob' } })).rejects.toThrow();
-    expect(await rowsOf(bob.id)).toEqual([]);
+    expect(await harness.rowsOf(bob.id)).toEqual([]);
   });
 });

@@ -1,15 +1,11 @@
 import fc from 'fast-check';
 import { commentMentionDeleted, createEvent, type EventEnvelope, newId } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, mentionEvent, type NotificationsHarness, notificationsHarness, type TestUser } from '../../support.js';
+import { bearer, mentionEvent, type NotificationsHarness, notificationsHarnessWith, type TestUser } from '../../support.js';
 
 /** A mention taken back retracts its notification: out of the list and the counts, and never notified again. */
-let harness: NotificationsHarness;
-let ada: TestUser;
-beforeAll(async () => {
-  harness = await notificationsHarness();
-  ada = await harness.knownUser('Ada_Retracts');
-});
+let harness: NotificationsHarness, ada: TestUser;
+beforeAll(async () => ({ harness, users: [ada] } = await notificationsHarnessWith(['Ada_Retracts'])));
 afterAll(() => harness.close());
 
 type Mention = ReturnType<typeof mentionEvent>;

@@ -1,30 +1,12 @@
 import { newId } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertNotification } from '../../../src/repository/notifications.js';
-import { type NotificationsHarness, notificationsHarness, tagEvent, type TestUser } from '../../support.js';
+import { type NotificationsHarness, notificationsHarnessWith, tagEvent, type TestUser } from '../../support.js';
 
 /** The event handlers against a real database, each event applied as the broker would deliver it. */
-let harness: NotificationsHarness;
-let ada: TestUser;
-beforeAll(async () => {
-  harness = await notificationsHarness();
-  ada = await harness.knownUser('Ada_Consumer');
-});
+let harness: NotificationsHarness, ada: TestUser;
+beforeAll(async () => ({ harness, users: [ada] } = await notificationsHarnessWith(['Ada_Consumer'])));
 afterAll(() => harness.close());
-
-async function rowsOf(recipientId: string) {
-  const { rows } = await harness.pool.query(
-    `SELECT type, actor_id, content_type, content_id, comment_id, is_read, created_at, source_event_id
-       FROM notifications WHERE recipient_id = $1 ORDER BY created_at, id`,
-    [recipientId],
-  );
-  return rows;
-}
-
-async function countsOf(recipientId: string) {
-  const { rows } = await harness.pool.query('SELECT total, unread FROM notification_counts WHERE recipient_id = $1', [recipientId]);
-  return rows[0];
-}
 
 describe('content.user.tagged', () => {
   it.each([
@@ -35,7 +17,7 @@ describe('content.user.tagged', () => {
     const event = tagEvent(ada, bob, contentType);
     await harness.deliver(event);
     await harness.deliver(event);
-    expect(await rowsOf(bob.id)).toEqual([
+    expect(await harness.rowsOf(bob.id)).toEqual([
       {
         type,
         actor_id: ada.id,
@@ -47,12 +29,12 @@ describe('content.user.tagged', () => {
         source_event_id: event.id,
       },
     ]);
-    expect(await countsOf(bob.id)).toEqual({ total: 1, unread: 1 });
+    expect(await harness.countsOf(bob.id)).toEqual({ total: 1, unread: 1 });
   });
 
   it('tells nobody when the author tags themself', async () => {
     await harness.deliver(tagEvent(ada, ada, 'post'));
-    expect(await rowsOf(ada.id)).toEqual([]);
+    expect(await harness.rowsOf(ada.id)).toEqual([]);
   });
 });
 
@@ -65,7 +47,7 @@ describe('the unique source event id', () => {
     await harness.deliver(event);
     const notification = { recipientId: bob.id, type: 'tag_recipe', actorId: ada.id, contentType: 'recipe', contentId: event.data.contentId, commentId: null, createdAt: event.data.createdAt } as const;
     await insertNotification(harness.pool, newId(), event.id, notification);
-    expect(await rowsOf(bob.id)).toHaveLength(1);
-    expect(await countsOf(bob.id)).toEqual({ total: 1, unread: 1 });
+    expect(await harness.rowsOf(bob.id)).toHaveLength(1);
+    expect(await harness.countsOf(bob.id)).toEqual({ total: 1, unread: 1 });
   });
 });
