@@ -76,7 +76,8 @@ const upstreams = Object.fromEntries(
 const { result } = concurrently(
   present.map(({ name, port, internalPort, metricsPort }) => ({
     name,
-    command: `node services/${name}/dist/server.js`,
+    // The same Node as this script: the project's own (node_modules/.bin/node, pinned in package.json) under npm.
+    command: `"${process.execPath}" services/${name}/dist/server.js`,
     env: {
       ...upstreams,
       DATABASE_URL,

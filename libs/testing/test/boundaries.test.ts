@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  */
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const configFile = join(root, '.dependency-cruiser.cjs');
-const depcruise = join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
+const depcruise = join(root, 'node_modules', '.bin', 'depcruise');
 const { allowedLibraryImports } = createRequire(import.meta.url)(configFile) as { allowedLibraryImports: Record<string, string[]> };
 
 interface Violation {
