@@ -14,7 +14,7 @@ export default defineConfig({
       // Consumers write their pacts first, so that providers verify against this run's pacts.
       {
         extends: true,
-        test: { name: 'consumer-pacts', include: [consumerPacts], sequence: { groupOrder: 0 } },
+        test: { name: 'consumer-pacts', include: [consumerPacts], sequence: { groupOrder: 1 } },
       },
       {
         extends: true,
@@ -22,13 +22,13 @@ export default defineConfig({
           name: 'services',
           include: ['{libs,services}/*/test/**/*.test.ts', 'deploy/test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, consumerPacts],
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
       // The whole system as separate processes; one file at a time, as some stop shared servers.
       {
         extends: true,
-        test: { name: 'system', include: ['test/**/*.test.ts'], fileParallelism: false, sequence: { groupOrder: 2 } },
+        test: { name: 'system', include: ['test/**/*.test.ts'], fileParallelism: false, sequence: { groupOrder: 3 } },
       },
     ],
   },

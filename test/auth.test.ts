@@ -84,6 +84,7 @@ function validBody(operation: Operation): unknown {
     'POST /api/collections/{id}/items': { savedItemId: world.ids.savedPost },
     'DELETE /api/collections/{id}/items': { savedItemId: world.ids.savedItem },
     'PATCH /api/notifications/read': { notificationIds: [world.ids.comment] },
+    'POST /api/notifications/read-all': { upTo: world.ids.comment },
   };
   if (!operation.body) return undefined;
   expect(bodies, `a valid body for ${operation.key}`).toHaveProperty([operation.key]);

@@ -35,6 +35,12 @@ export function rawClient(baseUrl: string, connections = 16) {
       let answered = false;
       const request = http.request({ agent, hostname, port, method, path, headers: outgoing }, (response) => {
         answered = true;
+        // An event stream never ends by itself: its answer is its head, and the connection is let go.
+        if (isEventStream(response.headers['content-type'])) {
+          response.destroy();
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, text: '' });
+          return;
+        }
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
@@ -55,6 +61,8 @@ export function rawClient(baseUrl: string, connections = 16) {
 }
 
 export type RawClient = ReturnType<typeof rawClient>;
+
+const isEventStream = (contentType: string | undefined) => contentType?.startsWith('text/event-stream') === true;
 
 /** Fails unless the response is RFC 9457 problem+json for its own status, with the code docs/api.md §1 gives it. */
 export function expectProblem(response: RawResponse, status?: number, context = ''): void {
@@ -83,7 +91,8 @@ export function jsonClient(apiUrl: string) {
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const text = await response.text();
+    // An event stream never ends by itself: its answer is its head.
+    const text = isEventStream(response.headers.get('content-type') ?? undefined) ? (await response.body?.cancel(), '') : await response.text();
     return {
       status: response.status,
       headers: response.headers,

@@ -254,6 +254,8 @@ describe('POST /api/notifications/read-all', () => {
     expectProblem(await readAll(fin, { upTo: gils }), 404);
     expectProblem(await readAll(fin, { upTo: newId() }), 404);
     expectProblem(await readAll(fin, { upTo: 'latest' }), 400);
+    const nullBody = await harness.app.inject({ method: 'POST', url: '/api/notifications/read-all', headers: { ...bearer(fin), 'content-type': 'application/json' }, payload: 'null' });
+    expectProblem(nullBody, 400);
     expect(await unreadCount(fin)).toBe(1);
     expect(await unreadCount(gil)).toBe(1);
   });

@@ -1,6 +1,6 @@
 import { callerOf } from '@recipes/auth';
 import { pageQuery } from '@recipes/contracts';
-import { type App, problemResponses } from '@recipes/http';
+import { type App, badRequest, problemResponses } from '@recipes/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Notifications } from '../../notifications.js';
 import { markAllReadBody, markReadBody, markReadResponse, notificationListResponse, notModified, unreadCountResponse } from '../../schemas.js';
@@ -93,6 +93,14 @@ export default async function notificationRoutes(app: App, { notifications }: { 
     '/read-all',
     {
       onRequest: app.auth.required,
+      // The body is optional, so the schema lets an absent one through as null; a JSON `null` actually
+      // sent is no body of this operation.
+      preValidation: async (request) => {
+        const sent = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
+        if (request.body === null && sent) {
+          throw badRequest('The request is not valid', [{ path: 'body', message: 'must be an object when sent' }]);
+        }
+      },
       schema: {
         summary: 'Mark all of the caller’s notifications read, or those up to one',
         operationId: 'markAllNotificationsRead',
