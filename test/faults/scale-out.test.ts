@@ -38,7 +38,7 @@ function apiRequestsServedBy(service: string, instance: number): number {
   return system.process(service, instance)!.lines.filter((line) => {
     try {
       const entry = JSON.parse(line) as { msg?: string; req?: { url?: string } };
-      return entry.msg === 'incoming request' && entry.req?.url?.startsWith('/api/') === true;
+      return entry.msg === 'request completed' && entry.req?.url?.startsWith('/api/') === true;
     } catch {
       return false;
     }

@@ -62,7 +62,7 @@ export async function startTestSystem(options: Omit<Parameters<typeof startSyste
   try {
     system = await startSystem({
       ...options,
-      env: { ...options.env, [RECORD_VARIABLE]: recordFile },
+      env: { RESPONSE_VALIDATION: 'true', ...options.env, [RECORD_VARIABLE]: recordFile },
       databaseUrl: inject('databaseUrl'),
       amqpUrl: inject('amqpUrl'),
     });

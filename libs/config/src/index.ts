@@ -61,6 +61,8 @@ export const serviceEnv = {
   TRUST_PROXY: env.string('loopback'),
   LOG_LEVEL: env.logLevel(),
   SHUTDOWN_TIMEOUT_MS: env.positiveInt(10_000),
+  /** Check every response against its schema before sending it: on in the tests, off in production (see @recipes/http). */
+  RESPONSE_VALIDATION: env.flag(false),
 };
 
 /** Variables of a service that owns a schema and talks over RabbitMQ. */

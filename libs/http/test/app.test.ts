@@ -185,7 +185,9 @@ describe('request ids', () => {
     });
     expect(response.headers['x-request-id']).toBe('req-123');
     const lines = logLines.filter((line) => line.requestId === 'req-123');
-    expect(lines.map((line) => line.msg)).toEqual(['incoming request', 'creating a thing', 'request completed']);
+    // One line for the request itself, as it completes, with what an operator looks for.
+    expect(lines.map((line) => line.msg)).toEqual(['creating a thing', 'request completed']);
+    expect(lines[1]).toMatchObject({ req: { method: 'POST', url: `/api/things/${id}` }, res: { statusCode: response.statusCode }, responseTime: expect.any(Number) });
   });
 
   it('replaces a missing or unacceptable id with a fresh one', async () => {

@@ -19,6 +19,7 @@ export interface BackendConfig {
   EVENT_RETRY_DELAYS_MS: readonly number[];
   MIGRATE_ON_START: boolean;
   TRUST_PROXY: string;
+  RESPONSE_VALIDATION: boolean;
   JWT_PUBLIC_KEY_FILE: string;
   JWT_ISSUER: string;
   JWT_AUDIENCE: string;

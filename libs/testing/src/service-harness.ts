@@ -99,7 +99,7 @@ export async function serviceHarness<C extends BackendConfig, P>(
 ): Promise<ServiceHarness<C, P>> {
   const { database, pool, close: closeDatabase } = await migratedDatabase(definition);
   const keys = generateSigningKeyPair();
-  const settings = (extra: Record<string, string>) => parseConfig(definition.configSchema, { DATABASE_URL: database.url, ...env, ...extra }) as C;
+  const settings = (extra: Record<string, string>) => parseConfig(definition.configSchema, { DATABASE_URL: database.url, RESPONSE_VALIDATION: 'true', ...env, ...extra }) as C;
   const config = settings({});
   const compose = async (appConfig: C) => {
     const composed = await composeService(definition, { config: appConfig, keys, pool, logger: silent });

@@ -23,6 +23,7 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
     description: 'The only public port: routes /api to the owning service',
     logger,
     trustProxy: config.TRUST_PROXY,
+    validateResponses: config.RESPONSE_VALIDATION,
   });
 
   const upstreams = new Upstreams(upstreamUrls(config), { timeoutMs: config.UPSTREAM_TIMEOUT_MS });
