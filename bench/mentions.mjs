@@ -74,7 +74,15 @@ export async function mentionLatency({ urlOf }, pools, fixture, { rate, seconds 
   }
   await stopWatching();
 
-  const latencies = comments.filter(({ commentId }) => storedAt.has(commentId)).map(({ commentId, sentAt }) => storedAt.get(commentId) - sentAt);
+  return { ...latencyFigures(comments, storedAt, total, achievedRate), failedPosts: failed };
+}
+
+/**
+ * What a fixed-rate run of `total` comments came to: the rate achieved, the latency percentiles of those
+ * that arrived (`arrivedAt` by comment id), and how many never did.
+ */
+export function latencyFigures(comments, arrivedAt, total, achievedRate) {
+  const latencies = comments.filter(({ commentId }) => arrivedAt.has(commentId)).map(({ commentId, sentAt }) => arrivedAt.get(commentId) - sentAt);
   latencies.sort((a, b) => a - b);
   return {
     requestsPerSecond: Math.round(achievedRate),
@@ -82,7 +90,6 @@ export async function mentionLatency({ urlOf }, pools, fixture, { rate, seconds 
     p99Ms: latencies.length ? +percentile(latencies, 99).toFixed(1) : null,
     maxMs: latencies.length ? +latencies.at(-1).toFixed(1) : null,
     errors: total - latencies.length,
-    failedPosts: failed,
     sent: total,
   };
 }

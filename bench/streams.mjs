@@ -14,7 +14,7 @@ import { resolve } from 'node:path';
 import { setTimeout as pause } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { cpuPer, cpuSample } from './cpu.mjs';
-import { percentile } from './measure.mjs';
+import { latencyFigures } from './mentions.mjs';
 import { sampleRss } from './memory.mjs';
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux, as in cpu.mjs
@@ -240,16 +240,9 @@ export async function streamedMentionLatency(system, pools, fixture, signToken, 
     // While the streams are open, from the first comment until the last one's event (or the stragglers' deadline).
     const cpu = stopCpu(total).perUnit;
 
-    const latencies = comments.filter(({ commentId }) => arrivedAt.has(commentId)).map(({ commentId, sentAt }) => arrivedAt.get(commentId) - sentAt);
-    latencies.sort((a, b) => a - b);
     return {
-      requestsPerSecond: Math.round(achievedRate),
-      p50Ms: latencies.length ? +percentile(latencies, 50).toFixed(1) : null,
-      p99Ms: latencies.length ? +percentile(latencies, 99).toFixed(1) : null,
-      maxMs: latencies.length ? +latencies.at(-1).toFixed(1) : null,
-      errors: total - latencies.length,
+      ...latencyFigures(comments, arrivedAt, total, achievedRate),
       failedPosts: total - comments.length,
-      sent: total,
       openStreams: streams.length,
       mentionedStreams: mentioned,
       streamsEnded: streams.filter((stream) => stream.ended).length,

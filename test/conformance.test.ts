@@ -1,13 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { commentMentionCreated, createEvent, newId } from '@recipes/contracts';
 import { type App, createApp } from '@recipes/http';
 import { createLogger } from '@recipes/logging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergedDocument } from '../scripts/openapi.mjs';
 import proxyPlugin from '../services/gateway/src/plugins/proxy.js';
 import { Upstreams } from '../services/gateway/src/upstreams.js';
+import { mentionEvent } from './faults/support.js';
 import { eventChecker, type OpenApiDocument, openApiChecker, parseRecords, type RecordedResponse } from './support/conformance.js';
 
 /**
@@ -184,21 +184,7 @@ describe('the gateway’s record of its responses', () => {
 
 describe('the event check', () => {
   const check = eventChecker();
-  const mention = () =>
-    createEvent(
-      commentMentionCreated,
-      {
-        kind: 'recipe_comment',
-        mentionId: newId(),
-        mentionedUserId: newId(),
-        actorId: newId(),
-        commentId: newId(),
-        targetType: 'recipe',
-        targetId: newId(),
-        createdAt: new Date().toISOString(),
-      },
-      { producer: 'comments', correlationId: newId() },
-    );
+  const mention = () => mentionEvent();
 
   it('passes an event as its catalogue entry describes it', () => {
     expect(check({ routingKey: 'comment.mention.created', content: JSON.stringify(mention()) })).toEqual([]);

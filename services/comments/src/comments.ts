@@ -19,7 +19,7 @@ import { enqueue } from '@recipes/outbox';
 import { z } from 'zod';
 import { MAX_MENTIONED_USERS, mentionedNames } from './mentions.js';
 import * as repository from './repository.js';
-import type { CommentRecord, CommentTarget } from './repository.js';
+import type { CommentRecord, CommentTarget, CommentWithAuthor } from './repository.js';
 import type { TargetOwner } from './targets.js';
 
 const PRODUCER = 'comments';
@@ -43,7 +43,7 @@ export interface Comment {
   author: Author;
 }
 
-const toAuthor = ({ id, username, avatarUrl }: UserSnapshot): Author => ({ id, username, avatarUrl });
+const toAuthor = ({ id, username, avatarUrl }: Author): Author => ({ id, username, avatarUrl });
 
 const uuid = z.uuid();
 const isUuid = (value: string) => uuid.safeParse(value).success;
@@ -103,12 +103,14 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
         repository.findComments(pool, target, { limit: page.limit, offset: pageOffset(page) }),
         repository.countComments(pool, target),
       ]);
-      const authors = await users.findByIds([...new Set(records.map((record) => record.authorId))]);
-      const withAuthor = ({ authorId, ...record }: CommentRecord): Comment => {
-        // Every author was in the directory when they commented, and the directory forgets no one.
-        const author = authors.get(authorId);
-        if (!author) throw new Error(`author ${authorId} of comment ${record.id} is unknown`);
-        return { ...record, author: toAuthor(author) };
+      // Every author was in the directory when they commented, and the directory forgets no one: a look-up
+      // is left only for a read model that lost a row, and costs nothing otherwise.
+      const unknown = records.filter((record) => record.author === null).map((record) => record.authorId);
+      const fetched = unknown.length === 0 ? new Map<string, UserSnapshot>() : await users.findByIds([...new Set(unknown)]);
+      const withAuthor = ({ authorId, author, ...record }: CommentWithAuthor): Comment => {
+        const known = author ?? fetched.get(authorId);
+        if (!known) throw new Error(`author ${authorId} of comment ${record.id} is unknown`);
+        return { ...record, author: toAuthor(known) };
       };
       return { comments: records.map(withAuthor), total };
     },

@@ -50,18 +50,32 @@ export async function insertMentions(db: Queryable, kind: MentionKind, commentId
   ]);
 }
 
-/** Oldest first; comments of the same millisecond by id. */
+/** A comment with its author as this service's users read model has them (null when it does not know them yet). */
+export interface CommentWithAuthor extends CommentRecord {
+  author: { id: string; username: string; avatarUrl: string | null } | null;
+}
+
+/**
+ * Oldest first; comments of the same millisecond by id. Each with its author from the users read model
+ * (a table `directoryTables` declares), in the same round trip.
+ */
 export async function findComments(
   db: Queryable,
   target: CommentTarget,
   { limit, offset }: { limit: number; offset: number },
-): Promise<CommentRecord[]> {
-  const { rows } = await db.query<CommentRecord>(
-    `SELECT ${columns} FROM comments WHERE target_type = $1 AND target_id = $2 AND deleted_at IS NULL
-      ORDER BY created_at, id LIMIT $3 OFFSET $4`,
+): Promise<CommentWithAuthor[]> {
+  const { rows } = await db.query<CommentRecord & { username: string | null; avatarUrl: string | null }>(
+    `SELECT c.id, c.author_id AS "authorId", c.content, iso_timestamp(c.created_at) AS "createdAt",
+            iso_timestamp(c.edited_at) AS "editedAt", u.username, u.avatar_url AS "avatarUrl"
+       FROM comments c LEFT JOIN users u ON u.id = c.author_id
+      WHERE c.target_type = $1 AND c.target_id = $2 AND c.deleted_at IS NULL
+      ORDER BY c.created_at, c.id LIMIT $3 OFFSET $4`,
     [target.type, target.id, limit, offset],
   );
-  return rows;
+  return rows.map(({ username, avatarUrl, ...record }) => ({
+    ...record,
+    author: username === null ? null : { id: record.authorId, username, avatarUrl },
+  }));
 }
 
 export async function countComments(db: Queryable, target: CommentTarget): Promise<number> {

@@ -54,6 +54,6 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
   await app.register(docsPlugin, { upstreams, timeoutMs: config.HEALTH_TIMEOUT_MS, cacheMs: config.DOCS_CACHE_MS });
   await app.register(eventDocsPlugin, { exchange: config.EVENTS_EXCHANGE });
   await app.register(streamProxyPlugin, { upstreams });
-  await app.register(proxyPlugin, { upstreams });
+  await app.register(proxyPlugin, { upstreams, recordResponsesTo: config.GATEWAY_RECORD_RESPONSES_TO });
   return app;
 }

@@ -45,6 +45,8 @@ export const gatewayConfigSchema = z.object({
   RATE_LIMIT_MAX: env.positiveInt(300),
   RATE_LIMIT_WINDOW_MS: env.positiveInt(60_000),
   CORS_ORIGINS: corsOrigins,
+  /** Tests only: a file to which every proxied response is appended, for the conformance check (response-record.ts). */
+  GATEWAY_RECORD_RESPONSES_TO: z.string().min(1).optional(),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

@@ -221,6 +221,20 @@ describe('listing', () => {
     expect(listed).toEqual(['low', 'high', 'makes the author known']);
   });
 
+  it('shows each author as the users read model has them, and asks the users service only for one it lost', async () => {
+    const target = harness.target('recipe');
+    const { user, token } = harness.register(unique('Shown'));
+    const comment = await commented('recipe', target, token, 'by a known author');
+    const lookups = harness.owners.users.requests.length;
+    const listed = (await get('recipe', target)).json().comments;
+    expect(listed).toEqual([{ ...comment, author: { id: user.id, username: user.username, avatarUrl: null } }]);
+    expect(harness.owners.users.requests.length).toBe(lookups);
+
+    await harness.pool.query('DELETE FROM users WHERE id = $1', [user.id]);
+    expect((await get('recipe', target)).json().comments).toEqual(listed);
+    expect(harness.owners.users.requests.length).toBe(lookups + 1);
+  });
+
   it.each(['?page=0', '?page=-1', '?page=1.5', '?page=abc', '?page=', '?limit=0', '?limit=1e3', '?limit=%201'])(
     'rejects %s with 400, even for a target that does not exist',
     async (query) => {

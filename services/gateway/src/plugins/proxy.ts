@@ -3,14 +3,14 @@ import replyFrom, { type FastifyReplyFromHooks } from '@fastify/reply-from';
 import { type App, REQUEST_ID_HEADER, sendProblem } from '@recipes/http';
 import type { FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { readRequestPath } from '../request-path.js';
-import { RECORD_VARIABLE, recordResponses } from '../response-record.js';
+import { recordResponses } from '../response-record.js';
 import { pathOf, serviceFor } from '../route-table.js';
 import type { Upstreams } from '../upstreams.js';
 
 export interface ProxyOptions {
   upstreams: Upstreams;
-  /** Appends every response of the proxy to this file (see response-record.ts); by default `GATEWAY_RECORD_RESPONSES_TO`. */
-  recordResponsesTo?: string;
+  /** Appends every response of the proxy to this file (see response-record.ts): tests only. */
+  recordResponsesTo?: string | undefined;
 }
 
 const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -82,7 +82,7 @@ const fromOptions = {
  * response comes back streamed and unchanged. Not wrapped in fastify-plugin: the body parser below
  * applies to these routes only.
  */
-export default async function proxyPlugin(app: App, { upstreams, recordResponsesTo = process.env[RECORD_VARIABLE] }: ProxyOptions) {
+export default async function proxyPlugin(app: App, { upstreams, recordResponsesTo }: ProxyOptions) {
   if (recordResponsesTo) recordResponses(app, recordResponsesTo);
   // Any content type is read as raw bytes within the body limit (413 beyond it, chunked or not) and sent
   // on untouched: judging content types (415) and parsing JSON (400) is the services' job.
