@@ -1,5 +1,4 @@
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import { type App, createApp } from '@recipes/http';
 import type { Logger } from '@recipes/logging';
@@ -9,6 +8,7 @@ import eventDocsPlugin from './plugins/event-docs.js';
 import proxyPlugin from './plugins/proxy.js';
 import streamProxyPlugin from './plugins/stream-proxy.js';
 import systemHealthPlugin from './plugins/system-health.js';
+import { helmetHeaders } from './security-headers.js';
 import { Upstreams } from './upstreams.js';
 
 export interface GatewayDependencies {
@@ -30,12 +30,16 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
   app.addHook('onClose', () => upstreams.close());
 
   // External plugins first.
-  await app.register(helmet, {
+  // Helmet's headers do not depend on the request: worked out once here, set as they are on every answer.
+  const securityHeaders = helmetHeaders({
     contentSecurityPolicy: {
       // Swagger UI at /docs uses only same-origin scripts, so the default policy fits; but the gateway may
       // serve plain HTTP (TLS ends in front of it, or development), where upgrading requests would break it.
       directives: { upgradeInsecureRequests: null },
     },
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.headers(securityHeaders);
   });
   await app.register(cors, {
     origin: config.CORS_ORIGINS,
