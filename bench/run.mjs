@@ -4,8 +4,9 @@
 // sizes, the CPU of a login, mention-to-notification latency, the outbox relay's pace and the processes'
 // memory, then the notification stream (bench/streams.mjs: the CPU of a 304 against a 200 on the unread
 // count, mention to `event: notification` with many streams open, the memory of idle streams; alone with
-// BENCH_ONLY=streams). Prints one table, the targets with PASS or MISS, and the time of each phase, and
-// writes them as JSON.
+// BENCH_ONLY=streams). First, each public read that bench/reference.mjs copies against that same work in
+// plain Fastify (bench/reference-phase.mjs; alone with BENCH_ONLY=reference). Prints one table, the
+// targets with PASS or MISS, and the time of each phase, and writes them as JSON.
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -17,6 +18,7 @@ import { sampleRss } from './memory.mjs';
 import { mentionLatency } from './mentions.mjs';
 import { outboxDrain } from './outbox.mjs';
 import { idleStreamMemory, notModifiedCost, STREAM_PATH, streamedMentionLatency, tokenSigner } from './streams.mjs';
+import { referenceComparison } from './reference-phase.mjs';
 import { commentPostScenario, getScenarios, publicGets } from './scenarios.mjs';
 import { growOthers, OWNED, openPools, seedFixture, tableSizes } from './seed.mjs';
 import { startSystem } from '../scripts/system.mjs';
@@ -41,12 +43,15 @@ const config = {
   etagRate: setting('BENCH_ETAG_RATE', 1_000),
   etagConnections: setting('BENCH_ETAG_CONNECTIONS', 10),
 };
-/** `streams`: only the seed and the phases of the notification stream. */
+/** `streams`: only the seed and the phases of the notification stream; `reference`: only the seed and the same-work comparison. */
 const BENCH_ONLY = process.env.BENCH_ONLY;
-if (BENCH_ONLY !== undefined && BENCH_ONLY !== 'streams') throw new Error(`BENCH_ONLY=${BENCH_ONLY}: the only part that runs alone is 'streams'`);
+if (BENCH_ONLY !== undefined && BENCH_ONLY !== 'streams' && BENCH_ONLY !== 'reference') {
+  throw new Error(`BENCH_ONLY=${BENCH_ONLY}: the parts that run alone are 'streams' and 'reference'`);
+}
 const NAME = 'recipes_bench';
 const PORT_OFFSET = 1100;
 const CEILING_PORT = 3099 + PORT_OFFSET;
+const REFERENCE_PORT = 3098 + PORT_OFFSET;
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const OVERHEAD_SCENARIO = 'GET /api/users/{id}/recipes';
 
@@ -99,10 +104,20 @@ let cpuPerMention;
 let cpuPerLogin;
 let notModifiedCpu;
 let cpuPerStreamedMention;
+let reference;
 const idleStreams = [];
 try {
   const fixture = await phase('seed the users and the viewer’s rows', () => seedFixture(system, pools));
-  if (BENCH_ONLY !== 'streams') {
+  if (BENCH_ONLY === undefined || BENCH_ONLY === 'reference') {
+    // The same SQL in plain Fastify (bench/reference.mjs) beside the service, directly and through the gateway.
+    const scenarios = getScenarios((await publicGets(urlOf('gateway'))).filter((op) => op.template !== STREAM_PATH), fixture);
+    reference = await phase(`the same work in plain Fastify, ${config.connections} connections`, () =>
+      referenceComparison({ system, scenarios, port: REFERENCE_PORT, connections: config.connections, durationSeconds: config.durationSeconds }),
+    );
+    rows.push(...reference.rows);
+    targets.push(...reference.targets);
+  }
+  if (BENCH_ONLY === undefined) {
     // The notification stream never ends, so autocannon cannot time it: it has phases of its own, below.
     const scenarios = getScenarios((await publicGets(urlOf('gateway'))).filter((op) => op.template !== STREAM_PATH), fixture);
     const listings = scenarios.filter((s) => s.listing);
@@ -250,84 +265,86 @@ try {
     });
   }
 
-  // The notification stream: a 304's cost, mentions delivered to open streams, memory of idle streams.
-  // After the memory soak, whose growth target thousands of streams opening and closing would blur.
-  const signToken = tokenSigner(NAME, fixture.viewer.token);
-  notModifiedCpu = await phase(`unread-count 200 and 304, ${config.etagRate} req/s, ${config.durationSeconds} s each`, async () => {
-    const results = await notModifiedCost(system, fixture, { database: NAME, rate: config.etagRate, connections: config.etagConnections, seconds: config.durationSeconds });
-    for (const { status, cpu: _cpu, ...figures } of results) {
-      rows.push({ scenario: `GET /api/notifications/unread-count → ${status}`, via: figures.via, connections: config.etagConnections, ...figures });
-    }
-    for (const via of new Set(results.map((r) => r.via))) {
-      const [ok, notModified] = [200, 304].map((status) => results.find((r) => r.via === via && r.status === status));
-      target(
-        `unread-count: a 304 costs less CPU than a 200 (${via}, ${config.etagRate} req/s)`,
-        `304 ${notModified.cpuMsPerRequest} ms vs 200 ${ok.cpuMsPerRequest} ms per request (${ratio(notModified.cpuMsPerRequest, ok.cpuMsPerRequest)}×)`,
-        notModified.cpuMsPerRequest < ok.cpuMsPerRequest && ok.errors === 0 && notModified.errors === 0,
-      );
-    }
-    return Object.fromEntries(results.map(({ status, via, cpu }) => [`${status}, ${via}`, cpu]));
-  });
-
-  await phase(`mention → event: notification, ${config.streams} open streams, ${config.mentionRate} comments/s for ${config.mentionSeconds} s`, async () => {
-    const { cpu, ...streamed } = await streamedMentionLatency(system, pools, fixture, signToken, {
-      database: NAME,
-      streams: config.streams,
-      mentioned: config.streamsMentioned,
-      rate: config.mentionRate,
-      seconds: config.mentionSeconds,
+  if (BENCH_ONLY !== 'reference') {
+    // The notification stream: a 304's cost, mentions delivered to open streams, memory of idle streams.
+    // After the memory soak, whose growth target thousands of streams opening and closing would blur.
+    const signToken = tokenSigner(NAME, fixture.viewer.token);
+    notModifiedCpu = await phase(`unread-count 200 and 304, ${config.etagRate} req/s, ${config.durationSeconds} s each`, async () => {
+      const results = await notModifiedCost(system, fixture, { database: NAME, rate: config.etagRate, connections: config.etagConnections, seconds: config.durationSeconds });
+      for (const { status, cpu: _cpu, ...figures } of results) {
+        rows.push({ scenario: `GET /api/notifications/unread-count → ${status}`, via: figures.via, connections: config.etagConnections, ...figures });
+      }
+      for (const via of new Set(results.map((r) => r.via))) {
+        const [ok, notModified] = [200, 304].map((status) => results.find((r) => r.via === via && r.status === status));
+        target(
+          `unread-count: a 304 costs less CPU than a 200 (${via}, ${config.etagRate} req/s)`,
+          `304 ${notModified.cpuMsPerRequest} ms vs 200 ${ok.cpuMsPerRequest} ms per request (${ratio(notModified.cpuMsPerRequest, ok.cpuMsPerRequest)}×)`,
+          notModified.cpuMsPerRequest < ok.cpuMsPerRequest && ok.errors === 0 && notModified.errors === 0,
+        );
+      }
+      return Object.fromEntries(results.map(({ status, via, cpu }) => [`${status}, ${via}`, cpu]));
     });
-    cpuPerStreamedMention = cpu;
-    rows.push({
-      scenario: `POST comment → event: notification (${streamed.sent} at ${config.mentionRate}/s, ${streamed.openStreams} streams, ${streamed.mentionedStreams} mentioned)`,
-      via: 'gateway, end to end',
-      connections: streamed.openStreams,
-      ...streamed,
-    });
-    target(
-      `mention to event: notification p99 < 250 ms with ${config.streams} open streams at ${config.mentionRate}/s for ${config.mentionSeconds} s`,
-      `p50 ${streamed.p50Ms} ms, p99 ${streamed.p99Ms} ms, sent at ${streamed.requestsPerSecond}/s, ${streamed.errors} of ${streamed.sent} not received, ${streamed.duplicates} twice`,
-      streamed.p99Ms !== null &&
-        streamed.p99Ms < 250 &&
-        streamed.errors === 0 &&
-        streamed.duplicates === 0 &&
-        streamed.streamsEnded === 0 &&
-        streamed.requestsPerSecond >= 0.95 * config.mentionRate,
-    );
-  });
 
-  for (const via of ['notifications', 'gateway']) {
-    const holder = via === 'gateway' ? 'gateway#0' : 'notifications#0';
-    const idle = await phase(`${config.idleStreams.toLocaleString('en')} idle streams, ${via === 'gateway' ? 'through the gateway' : 'directly on notifications'}`, () =>
-      idleStreamMemory(system, pools, signToken, { count: config.idleStreams, via }),
-    );
-    idleStreams.push(idle);
-    const short = idle.streams < idle.wanted ? ` (${idle.wanted.toLocaleString('en')} asked; the gateway’s open-file limit of ${idle.fdLimit} fits ${idle.streams.toLocaleString('en')}, two sockets each)` : '';
-    for (const held of via === 'gateway' ? ['gateway#0', 'notifications#0'] : ['notifications#0']) {
-      const [beforeMb, openMb] = [idle.before.afterGc[held], idle.open.afterGc[held]];
-      rows.push({
-        scenario: `memory of ${held} with ${idle.streams} idle streams${short}`,
-        via: via === 'gateway' ? 'gateway' : 'direct (notifications)',
-        connections: idle.streams,
-        rssBeforeMb: beforeMb,
-        rssOpenMb: openMb,
-        kbPerStream: +(((openMb - beforeMb) * 1024) / idle.streams).toFixed(1),
-        rssBeforeAsLeftMb: idle.before.asLeft[held],
-        rssOpenAsLeftMb: idle.open.asLeft[held],
-        ...idle.heap[held],
-        asked: idle.wanted,
-        openSeconds: idle.openSeconds,
-        errors: idle.streamsEnded,
+    await phase(`mention → event: notification, ${config.streams} open streams, ${config.mentionRate} comments/s for ${config.mentionSeconds} s`, async () => {
+      const { cpu, ...streamed } = await streamedMentionLatency(system, pools, fixture, signToken, {
+        database: NAME,
+        streams: config.streams,
+        mentioned: config.streamsMentioned,
+        rate: config.mentionRate,
+        seconds: config.mentionSeconds,
       });
-      if (held !== holder) continue;
-      // Short of the asked number (the gateway's file limit): what the rest would add, at the measured cost per stream.
-      const extrapolatedMb = +(openMb + ((openMb - beforeMb) / idle.streams) * (idle.wanted - idle.streams)).toFixed(1);
+      cpuPerStreamedMention = cpu;
+      rows.push({
+        scenario: `POST comment → event: notification (${streamed.sent} at ${config.mentionRate}/s, ${streamed.openStreams} streams, ${streamed.mentionedStreams} mentioned)`,
+        via: 'gateway, end to end',
+        connections: streamed.openStreams,
+        ...streamed,
+      });
       target(
-        `${held}: RSS < 300 MB holding ${config.idleStreams.toLocaleString('en')} idle streams (${via === 'gateway' ? 'through it' : 'directly'}; after a full GC, as left beside)`,
-        `${openMb} MB with ${idle.streams.toLocaleString('en')} (as left ${idle.open.asLeft[held]} MB; ${beforeMb} MB before)${short}` +
-          (idle.streams < idle.wanted ? `; ${extrapolatedMb} MB at ${idle.wanted.toLocaleString('en')} by its cost per stream` : ''),
-        extrapolatedMb < 300 && idle.streamsEnded === 0,
+        `mention to event: notification p99 < 250 ms with ${config.streams} open streams at ${config.mentionRate}/s for ${config.mentionSeconds} s`,
+        `p50 ${streamed.p50Ms} ms, p99 ${streamed.p99Ms} ms, sent at ${streamed.requestsPerSecond}/s, ${streamed.errors} of ${streamed.sent} not received, ${streamed.duplicates} twice`,
+        streamed.p99Ms !== null &&
+          streamed.p99Ms < 250 &&
+          streamed.errors === 0 &&
+          streamed.duplicates === 0 &&
+          streamed.streamsEnded === 0 &&
+          streamed.requestsPerSecond >= 0.95 * config.mentionRate,
       );
+    });
+
+    for (const via of ['notifications', 'gateway']) {
+      const holder = via === 'gateway' ? 'gateway#0' : 'notifications#0';
+      const idle = await phase(`${config.idleStreams.toLocaleString('en')} idle streams, ${via === 'gateway' ? 'through the gateway' : 'directly on notifications'}`, () =>
+        idleStreamMemory(system, pools, signToken, { count: config.idleStreams, via }),
+      );
+      idleStreams.push(idle);
+      const short = idle.streams < idle.wanted ? ` (${idle.wanted.toLocaleString('en')} asked; the gateway’s open-file limit of ${idle.fdLimit} fits ${idle.streams.toLocaleString('en')}, two sockets each)` : '';
+      for (const held of via === 'gateway' ? ['gateway#0', 'notifications#0'] : ['notifications#0']) {
+        const [beforeMb, openMb] = [idle.before.afterGc[held], idle.open.afterGc[held]];
+        rows.push({
+          scenario: `memory of ${held} with ${idle.streams} idle streams${short}`,
+          via: via === 'gateway' ? 'gateway' : 'direct (notifications)',
+          connections: idle.streams,
+          rssBeforeMb: beforeMb,
+          rssOpenMb: openMb,
+          kbPerStream: +(((openMb - beforeMb) * 1024) / idle.streams).toFixed(1),
+          rssBeforeAsLeftMb: idle.before.asLeft[held],
+          rssOpenAsLeftMb: idle.open.asLeft[held],
+          ...idle.heap[held],
+          asked: idle.wanted,
+          openSeconds: idle.openSeconds,
+          errors: idle.streamsEnded,
+        });
+        if (held !== holder) continue;
+        // Short of the asked number (the gateway's file limit): what the rest would add, at the measured cost per stream.
+        const extrapolatedMb = +(openMb + ((openMb - beforeMb) / idle.streams) * (idle.wanted - idle.streams)).toFixed(1);
+        target(
+          `${held}: RSS < 300 MB holding ${config.idleStreams.toLocaleString('en')} idle streams (${via === 'gateway' ? 'through it' : 'directly'}; after a full GC, as left beside)`,
+          `${openMb} MB with ${idle.streams.toLocaleString('en')} (as left ${idle.open.asLeft[held]} MB; ${beforeMb} MB before)${short}` +
+            (idle.streams < idle.wanted ? `; ${extrapolatedMb} MB at ${idle.wanted.toLocaleString('en')} by its cost per stream` : ''),
+          extrapolatedMb < 300 && idle.streamsEnded === 0,
+        );
+      }
     }
   }
 } finally {
@@ -370,6 +387,15 @@ if (notModifiedCpu) {
   );
   console.table(notModifiedCpu);
 }
+if (reference) {
+  for (const [name, byVia] of Object.entries(reference.cpu)) {
+    console.log(
+      `\nCPU ms per request of ${name} at ${config.connections} connections, by process, for each way of serving it` +
+        ' (PostgreSQL and RabbitMQ: all their processes on this machine; no log supervisor here: the bench starts the services itself, their logs discarded)',
+    );
+    console.table(byVia);
+  }
+}
 if (idleStreams.length > 0) {
   console.log(
     'Idle streams: RSS as memory.mjs reads it (after a full GC; as left beside), just before they opened and once all were open (each had its first unread_count);' +
@@ -380,5 +406,5 @@ console.log('\nPhases');
 console.table([...phases, { phase: 'whole bench', seconds: elapsedSeconds }]);
 mkdirSync('bench/results', { recursive: true });
 const file = `bench/results/${new Date().toISOString().replaceAll(':', '-')}.json`;
-writeFileSync(file, JSON.stringify({ config, only: BENCH_ONLY, tableRows, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, rows, targets, phases, elapsedSeconds }, null, 2));
+writeFileSync(file, JSON.stringify({ config, only: BENCH_ONLY, tableRows, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, reference, rows, targets, phases, elapsedSeconds }, null, 2));
 console.log(`written to ${file}`);
