@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { deleteQueues } from './broker.mjs';
+import { dropDatabase, removeExchangeFamily } from '@recipes/testing/cleanup';
 import { measure, sequential } from './measure.mjs';
 import { cpuPer, cpuSample } from './cpu.mjs';
 import { loginCost } from './logins.mjs';
@@ -22,7 +22,6 @@ import { referenceComparison } from './reference-phase.mjs';
 import { commentPostScenario, getScenarios, publicGets } from './scenarios.mjs';
 import { growOthers, OWNED, openPools, seedFixture, tableSizes } from './seed.mjs';
 import { startSystem } from '../scripts/system.mjs';
-import { services } from '../scripts/services.mjs';
 
 const setting = (name, fallback) => Number(process.env[name] ?? fallback);
 const config = {
@@ -86,7 +85,10 @@ const targets = [];
 const target = (name, figure, pass) => targets.push({ target: name, figure, result: pass ? 'PASS' : 'MISS' });
 const benchStart = performance.now();
 
-await deleteQueues(AMQP_URL, `recipes.${NAME}`, services.filter((s) => s.name !== 'gateway').map((s) => s.name));
+// Its exchange and queues, and its database, are the bench's alone: removed before (what an interrupted run
+// left would feed this one) and after.
+const removeTopology = () => removeExchangeFamily(AMQP_URL, `recipes.${NAME}`);
+await removeTopology();
 const system = await phase('start the system', () =>
   startSystem({
     name: NAME,
@@ -350,6 +352,8 @@ try {
 } finally {
   await pools.end();
   await system.stop();
+  await removeTopology();
+  await dropDatabase(new URL('/postgres', system.databaseUrl).toString(), NAME);
 }
 
 const elapsedSeconds = +((performance.now() - benchStart) / 1000).toFixed(0);
