@@ -3,10 +3,9 @@
 // same time, with the CPU every process spent per request (bench/cpu.mjs's method, the reference's
 // process added). The reference's body must equal the service's, or the phase stops the bench.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
-import { cpuPer, processName } from './cpu.mjs';
+import { cpuPer, cpuSample } from './cpu.mjs';
 
 /** The reads the reference answers so far, by scenario name (bench/scenarios.mjs). */
 export const REFERENCED = ['GET /api/recipes/{id}/comments', 'GET /api/posts/{id}/comments', 'GET /api/collections/{id}/comments', 'GET /api/users/{id}'];
@@ -15,48 +14,6 @@ export const REFERENCED = ['GET /api/recipes/{id}/comments', 'GET /api/posts/{id
 const WARM_UP_SECONDS = 2;
 const pause = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 const ratio = (a, b) => +(a / b).toFixed(3);
-
-function cpuMsOf(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
-
-function serverOf(pid) {
-  try {
-    const name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-    if (name.startsWith('postgres')) return 'postgres';
-    if (name.startsWith('beam')) return 'rabbitmq';
-  } catch {
-    // gone meanwhile
-  }
-  return undefined;
-}
-
-/**
- * cpu.mjs's sample, pid by pid: PostgreSQL's backends come and go (pools close idle connections), and a
- * sum over the processes alive at each end would lose the CPU of one that exits in between, below zero.
- */
-function samplePids(system, reference) {
-  const pids = new Map(system.processes.map((p) => [String(p.pid), processName(p)]));
-  pids.set(String(reference.pid), 'reference');
-  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
-    const server = serverOf(pid);
-    if (server) pids.set(pid, server);
-  }
-  return new Map([...pids].map(([pid, part]) => [pid, { part, ms: cpuMsOf(pid) }]));
-}
-
-/** CPU ms by part between two per-pid samples: what each process alive at the end spent (from 0 when it started since). */
-function spent(before, after) {
-  const parts = {};
-  for (const [pid, { part, ms }] of after) parts[part] = (parts[part] ?? 0) + ms - (before.get(pid)?.part === part ? before.get(pid).ms : 0);
-  for (const { part } of before.values()) parts[part] ??= 0;
-  return parts;
-}
 
 async function startReference(port, databaseUrl) {
   const child = spawn(process.execPath, ['bench/reference.mjs'], { env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl }, stdio: 'inherit' });
@@ -96,10 +53,10 @@ async function checkSameBody(scenario, urls) {
 /** autocannon at `connections` for `durationSeconds` after a 1 s warm-up, with CPU ms per request of every process. */
 async function measureWithCpu({ url, headers, connections, durationSeconds, system, reference }) {
   await autocannon({ url, headers, connections, duration: 1 });
-  const before = samplePids(system, reference);
+  const before = cpuSample(system, { extra: { reference: reference.pid } });
   const own = process.cpuUsage();
   const result = await autocannon({ url, headers, connections, duration: durationSeconds });
-  const after = samplePids(system, reference);
+  const after = cpuSample(system, { extra: { reference: reference.pid } });
   const requests = result.requests.total;
   return {
     requestsPerSecond: Math.round(result.requests.average),
@@ -107,7 +64,7 @@ async function measureWithCpu({ url, headers, connections, durationSeconds, syst
     p99Ms: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
     requests,
-    cpu: cpuPer(requests, {}, spent(before, after), process.cpuUsage(own)),
+    cpu: cpuPer(requests, before, after, process.cpuUsage(own)),
   };
 }
 

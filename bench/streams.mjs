@@ -13,60 +13,19 @@ import { Agent, get, request } from 'node:http';
 import { resolve } from 'node:path';
 import { setTimeout as pause } from 'node:timers/promises';
 import autocannon from 'autocannon';
-import { cpuPer, cpuSample } from './cpu.mjs';
+import { cpuPer, cpuSample, cpuSpent } from './cpu.mjs';
 import { latencyFigures } from './mentions.mjs';
 import { sampleRss } from './memory.mjs';
 
-const TICK_MS = 10; // USER_HZ is 100 on Linux, as in cpu.mjs
-
-/** utime + stime of `pid` in ms, or undefined when it is gone. */
-function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
- * CPU ms so far of each PostgreSQL process that works for `database`: its client backends (`postgres:
- * 15/main: <user> <database> <host>(<port>) …`) and the server's own background processes, but not the
- * backends of other databases. Other work on the machine (tests beside the bench) would otherwise count,
- * and a backend of theirs that exits between two samples takes its CPU out of cpu.mjs's sum.
- */
-function postgresCpu(database) {
-  const byPid = new Map();
-  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
-    let command;
-    try {
-      command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-    } catch {
-      continue;
-    }
-    if (!command.startsWith('postgres: ') && !/\/bin\/postgres /.test(command)) continue;
-    const backend = /^postgres: [^:]+: \S+ (\S+) \S+\(\d+\)/.exec(command);
-    if (backend && backend[1] !== database) continue;
-    const ms = cpuMs(pid);
-    if (ms !== undefined) byPid.set(pid, ms);
-  }
-  return byPid;
-}
-
-/**
- * Starts counting CPU as cpu.mjs does (every process of the system, RabbitMQ, this process as the load
- * generator), with PostgreSQL as `postgresCpu` counts it; `stop(units)` gives ms per unit by part
- * (cpuPer), and `raw`, the ms of each part unrounded.
+ * Starts counting CPU as cpu.mjs does, PostgreSQL's backends of `database` only; `stop(units)` gives ms per
+ * unit by part (cpuPer), and `raw`, the ms of each part unrounded.
  */
 function cpuMeter(system, database) {
-  const [before, postgresBefore, ownCpu] = [cpuSample(system), postgresCpu(database), process.cpuUsage()];
+  const [before, ownCpu] = [cpuSample(system, { database }), process.cpuUsage()];
   return (units) => {
-    const [after, postgresAfter] = [cpuSample(system), postgresCpu(database)];
-    let postgres = 0;
-    for (const [pid, ms] of postgresAfter) postgres += ms - (postgresBefore.get(pid) ?? 0);
-    const [from, to] = [{ ...before, postgres: 0 }, { ...after, postgres }];
-    const raw = Object.fromEntries(Object.keys(to).map((part) => [part, to[part] - (from[part] ?? 0)]));
-    return { perUnit: cpuPer(units, from, to, process.cpuUsage(ownCpu)), raw };
+    const after = cpuSample(system, { database });
+    return { perUnit: cpuPer(units, before, after, process.cpuUsage(ownCpu)), raw: cpuSpent(before, after) };
   };
 }
 
