@@ -7,3 +7,4 @@ export * from './server.js';
 export * from './schemas.js';
 export * from './internal-app.js';
 export { isDependencyUnavailable } from './unavailable.js';
+export { answeredNotModified } from './conditional.js';

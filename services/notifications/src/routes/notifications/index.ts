@@ -1,31 +1,14 @@
 import { callerOf } from '@recipes/auth';
 import { pageQuery } from '@recipes/contracts';
-import { type App, badRequest, problemResponses } from '@recipes/http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { answeredNotModified, type App, problemResponses } from '@recipes/http';
 import type { Notifications } from '../../notifications.js';
 import { markAllReadBody, markReadBody, markReadResponse, notificationListResponse, notModified, unreadCountResponse } from '../../schemas.js';
 
-/** Whether `If-None-Match` names `etag` (a list of tags, weak or strong, or `*`; RFC 9110 §13.1.2). */
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (ifNoneMatch === undefined) return false;
-  return ifNoneMatch.split(',').some((tag) => {
-    const trimmed = tag.trim();
-    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
-  });
-}
-
 /**
- * Sends the representation's ETag, and answers 304 (true) when the client has it already. The version is
- * read before the response is built: a change in between gives an older tag with a newer body, which
- * costs the client one more 200, never a stale 304.
+ * The caller's ETag for a representation: their version, read before the response is built. A change in
+ * between gives an older tag with a newer body, which costs the client one more 200, never a stale 304.
  */
-async function notModifiedSince(request: FastifyRequest, reply: FastifyReply, version: Promise<number>, variant: string): Promise<boolean> {
-  const etag = `"${await version}${variant}"`;
-  reply.header('etag', etag).header('cache-control', 'private, no-cache');
-  if (!matches(request.headers['if-none-match'], etag)) return false;
-  await reply.code(304).send();
-  return true;
-}
+const etagOf = async (version: Promise<number>, variant: string) => `"${await version}${variant}"`;
 
 /** The caller's notifications: `/api/notifications/...`. Nobody ever sees or changes another's. */
 export default async function notificationRoutes(app: App, { notifications }: { notifications: Notifications }) {
@@ -45,7 +28,7 @@ export default async function notificationRoutes(app: App, { notifications }: { 
     async (request, reply) => {
       const { id } = callerOf(request);
       const { page, limit } = request.query;
-      if (await notModifiedSince(request, reply, notifications.version(id), `.${page}.${limit}`)) return reply;
+      if (await answeredNotModified(request, reply, await etagOf(notifications.version(id), `.${page}.${limit}`))) return reply;
       return notifications.list(id, request.query, request.log);
     },
   );
@@ -64,7 +47,7 @@ export default async function notificationRoutes(app: App, { notifications }: { 
     },
     async (request, reply) => {
       const { id } = callerOf(request);
-      if (await notModifiedSince(request, reply, notifications.version(id), '')) return reply;
+      if (await answeredNotModified(request, reply, await etagOf(notifications.version(id), ''))) return reply;
       return { count: await notifications.unreadCount(id) };
     },
   );
@@ -93,14 +76,6 @@ export default async function notificationRoutes(app: App, { notifications }: { 
     '/read-all',
     {
       onRequest: app.auth.required,
-      // The body is optional, so the schema lets an absent one through as null; a JSON `null` actually
-      // sent is no body of this operation.
-      preValidation: async (request) => {
-        const sent = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
-        if (request.body === null && sent) {
-          throw badRequest('The request is not valid', [{ path: 'body', message: 'must be an object when sent' }]);
-        }
-      },
       schema: {
         summary: 'Mark all of the caller’s notifications read, or those up to one',
         operationId: 'markAllNotificationsRead',
