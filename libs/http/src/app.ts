@@ -4,6 +4,7 @@ import { httpMetrics } from '@recipes/metrics';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { paramsLast, refuseUnknownParams } from './check-order.js';
+import { absentBodyAsUndefined, refuseNullBody } from './optional-body.js';
 import { answerClientError } from './client-errors.js';
 import errorsPlugin, { sendProblem } from './errors-plugin.js';
 import healthPlugin, { type ReadinessChecks } from './health.js';
@@ -52,8 +53,9 @@ export async function createApp(settings: AppSettings): Promise<App> {
 
   // Bodies are JSON only (docs/api.md §1): without the built-in text parser, anything else is 415.
   app.removeContentTypeParser('text/plain');
-  app.setValidatorCompiler(paramsLast(validatorCompiler));
+  app.setValidatorCompiler(paramsLast(absentBodyAsUndefined(validatorCompiler)));
   app.addHook('preHandler', refuseUnknownParams);
+  app.addHook('preValidation', refuseNullBody);
   app.setSerializerCompiler(responseSerializerCompiler(settings.validateResponses ?? false));
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);

@@ -19,7 +19,7 @@ export const unreadCountResponse = z.object({ count: z.number().int() });
 
 export const markReadBody = z.object({ notificationIds: z.array(z.uuid()).min(1).max(100) });
 /** Optional: without it, or without `upTo`, every unread notification is marked. */
-export const markAllReadBody = z.object({ upTo: z.uuid().optional() }).nullish();
+export const markAllReadBody = z.object({ upTo: z.uuid().optional() }).optional();
 
 /** `304 Not Modified`: no body, the client's copy is current. */
 export const notModified = z.null().describe('Not Modified: the representation named by If-None-Match is current');
