@@ -57,8 +57,11 @@ export async function createApp(settings: AppSettings): Promise<App> {
   app.addHook('preHandler', refuseUnknownParams);
   app.addHook('preValidation', refuseNullBody);
   app.setSerializerCompiler(responseSerializerCompiler(settings.validateResponses ?? false));
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks on every request take a callback rather than return a promise: one allocation and one
+  // microtask fewer each, on the path every request takes.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+    done();
   });
   // The request id becomes the trail id (see @recipes/logging) that calls to other services pass on. Set
   // once the body is read: the body parser's stream callbacks would leave an earlier context behind.
@@ -69,16 +72,21 @@ export async function createApp(settings: AppSettings): Promise<App> {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
 
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.url.startsWith('/health/')) return;
-    request.log.info(
-      { req: { method: request.method, url: request.url }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
-      'request completed',
-    );
+  // Below info (LOG_LEVEL=warn), not even the line's fields are put together.
+  const logsRequests = settings.logger.isLevelEnabled('info');
+  app.addHook('onResponse', (request, reply, done) => {
+    if (logsRequests && !request.url.startsWith('/health/')) {
+      request.log.info(
+        { req: { method: request.method, url: request.url }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
+        'request completed',
+      );
+    }
+    done();
   });
 
   // Before any route, so its timing hook covers them all: the gateway's proxy and 404s included.

@@ -1,4 +1,4 @@
-import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifySchemaCompiler, HookHandlerDoneFunction } from 'fastify';
 import { notFound } from './problem.js';
 
 /**
@@ -24,6 +24,6 @@ export function paramsLast<T>(compile: FastifySchemaCompiler<T>): FastifySchemaC
 }
 
 /** preHandler: the params refused by `paramsLast` validators name nothing. */
-export async function refuseUnknownParams(request: FastifyRequest): Promise<void> {
-  if (typeof request.params === 'object' && request.params !== null && malformedParams.has(request.params)) throw notFound();
+export function refuseUnknownParams(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  done(typeof request.params === 'object' && request.params !== null && malformedParams.has(request.params) ? notFound() : undefined);
 }

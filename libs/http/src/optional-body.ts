@@ -1,4 +1,4 @@
-import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifySchemaCompiler, HookHandlerDoneFunction } from 'fastify';
 import { badRequest } from './problem.js';
 
 /**
@@ -16,7 +16,7 @@ export function absentBodyAsUndefined<T>(compile: FastifySchemaCompiler<T>): Fas
 }
 
 /** preValidation: a body that was sent and reads as JSON `null` is no object. */
-export async function refuseNullBody(request: FastifyRequest): Promise<void> {
-  const sent = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
-  if (request.body === null && sent) throw badRequest('The request is not valid', [{ path: 'body', message: 'must be a JSON object' }]);
+export function refuseNullBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  const sent = request.body === null && (Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined);
+  done(sent ? badRequest('The request is not valid', [{ path: 'body', message: 'must be a JSON object' }]) : undefined);
 }

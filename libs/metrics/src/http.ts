@@ -26,11 +26,12 @@ async function httpMetricsPlugin(app: FastifyInstance) {
     registers: [registry],
   });
   app.decorate('metricsRegistry', registry);
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     duration.observe(
       { method: request.method, route: request.routeOptions.url ?? UNMATCHED_ROUTE, status_code: reply.statusCode },
       reply.elapsedTime / 1_000,
     );
+    done();
   });
 }
 

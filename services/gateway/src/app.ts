@@ -38,8 +38,9 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
       directives: { upgradeInsecureRequests: null },
     },
   });
-  app.addHook('onRequest', async (_request, reply) => {
+  app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(securityHeaders);
+    done();
   });
   await app.register(cors, {
     origin: config.CORS_ORIGINS,
