@@ -36,14 +36,14 @@ function serverOf(pid, database) {
 export const processName = (serviceProcess) => `${serviceProcess.service}#${serviceProcess.instance}`;
 
 /**
- * The CPU ms so far of every process that counts, by pid: the system's, `extra` ones (`{ part: pid }`),
+ * The CPU ms so far of every process that counts, by pid: the system's, `extra` ones (`{ part: pid }` or `{ part: [pid, …] }`),
  * and those of PostgreSQL (only `database`'s backends, when given) and RabbitMQ. Kept per pid, as
  * PostgreSQL's backends come and go: a sum over the processes alive at each end would lose the CPU of
  * one that exits in between.
  */
 export function cpuSample(system, { extra = {}, database } = {}) {
   const parts = new Map(system.processes.map((p) => [String(p.pid), processName(p)]));
-  for (const [part, pid] of Object.entries(extra)) parts.set(String(pid), part);
+  for (const [part, pids] of Object.entries(extra)) for (const pid of [pids].flat()) parts.set(String(pid), part);
   for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
     const server = parts.has(pid) ? undefined : serverOf(pid, database);
     if (server) parts.set(pid, server);

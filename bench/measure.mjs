@@ -15,6 +15,7 @@ export async function measure({ url, method = 'GET', headers, body, connections,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
+    requests: result.requests.total,
     ...(failedStatuses.length > 0 || result.errors + result.timeouts > 0
       ? { errorKinds: [...failedStatuses, ...(result.errors ? [`connection×${result.errors}`] : []), ...(result.timeouts ? [`timeout×${result.timeouts}`] : [])].join(' ') }
       : {}),

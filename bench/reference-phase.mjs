@@ -1,62 +1,85 @@
-// Each public read against the same work in plain Fastify (bench/reference.mjs, its own process): the
-// reference, the owning service directly and through the gateway, each at the same connections for the
-// same time, with the CPU every process spent per request (bench/cpu.mjs's method, the reference's
-// process added). The reference's body must equal the service's, or the phase stops the bench.
+// Every public read against the same work in plain Fastify (bench/reference/server.mjs, its own process,
+// one module per owning service): the reference, the reference behind a bare proxy
+// (bench/reference/proxy.mjs: what any Node gateway costs at the least), the owning service directly and
+// through the gateway, each with the scenario's headers (its token) at the same connections for the same
+// time, with the CPU every process spent per request (bench/cpu.mjs's method, the reference's processes
+// added). A read without its copy in the reference, or whose copy answers another body than the service,
+// stops the bench.
+//
+// On two cores the same measurement varies by a tenth or more from one run to the next, and code keeps
+// getting faster for tens of seconds as V8 optimises it. So every way of serving every read is measured
+// in ROUNDS rounds, one after another in each, and each figure is the median round's.
 import { spawn } from 'node:child_process';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
 import { cpuPer, cpuSample } from './cpu.mjs';
 
-/** The reads the reference answers so far, by scenario name (bench/scenarios.mjs). */
-export const REFERENCED = ['GET /api/recipes/{id}/comments', 'GET /api/posts/{id}/comments', 'GET /api/collections/{id}/comments', 'GET /api/users/{id}'];
-
 /** Of every URL, before any is measured. */
 const WARM_UP_SECONDS = 2;
+const ROUNDS = Number(process.env.BENCH_REFERENCE_ROUNDS ?? 3);
+const VIAS = ['reference', 'bare proxy', 'direct', 'gateway'];
 const pause = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 const ratio = (a, b) => +(a / b).toFixed(3);
 
-async function startReference(port, databaseUrl) {
-  const child = spawn(process.execPath, ['bench/reference.mjs'], { env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl }, stdio: 'inherit' });
+/** Spawns `script` with `env` and resolves once it answers on `port`. */
+async function startProcess(script, port, env) {
+  const child = spawn(process.execPath, [script], { env: { ...process.env, PORT: String(port), ...env }, stdio: 'inherit' });
   const url = `http://127.0.0.1:${port}`;
   for (let answered = false; !answered; ) {
-    if (child.exitCode !== null) throw new Error(`bench/reference.mjs exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
     answered = await fetch(`${url}/`).then(
-      () => true,
+      (response) => response.arrayBuffer().then(() => true),
       () => pause(0.05).then(() => false),
     );
   }
   return { url, pid: child.pid, stop: () => child.kill('SIGTERM') };
 }
 
-async function body(url, headers) {
+/** The body, and the caching headers (the notification reads' ETag), which must be the same too. */
+async function answer(url, headers) {
   const response = await fetch(url, { headers });
   if (!response.ok) throw new Error(`GET ${url}: ${response.status} ${await response.text()}`);
-  return response.json();
+  return { body: await response.json(), etag: response.headers.get('etag'), cacheControl: response.headers.get('cache-control') };
 }
 
-/** Stops the bench unless the reference answers exactly what the service does, directly and through the gateway. */
+/** Stops the bench unless the reference has a copy of every read: it answers 501 for one it lacks. */
+async function checkEveryReadCopied(reads) {
+  const missing = [];
+  for (const { name, scenario, urls } of reads) {
+    const response = await fetch(`${urls.reference}${scenario.path}`, { headers: scenario.headers });
+    await response.arrayBuffer();
+    if (response.status === 501) missing.push(`${name} (bench/reference/${scenario.service}.mjs)`);
+  }
+  if (missing.length > 0) throw new Error(`reference: no copy of ${missing.join(', ')}`);
+}
+
+/** Stops the bench unless the reference answers exactly what the service does (body, ETag, Cache-Control), directly and through the gateway. */
 async function checkSameBody(scenario, urls) {
-  for (const query of scenario.listing ? ['', '?page=2&limit=30', '?limit=1000'] : ['']) {
-    const path = `${scenario.path}${query}`;
-    const [reference, direct, gateway] = await Promise.all([body(`${urls.reference}${path}`), body(`${urls.direct}${path}`, scenario.headers), body(`${urls.gateway}${path}`, scenario.headers)]);
-    for (const [via, answer] of [
+  for (const query of scenario.listing ? ['', 'page=2&limit=30', 'limit=1000'] : ['']) {
+    // A variant's path has a query already (`?standalone=true`): the page goes after it.
+    const path = query === '' ? scenario.path : `${scenario.path}${scenario.path.includes('?') ? '&' : '?'}${query}`;
+    const [reference, direct, gateway] = await Promise.all([
+      answer(`${urls.reference}${path}`, scenario.headers),
+      answer(`${urls.direct}${path}`, scenario.headers),
+      answer(`${urls.gateway}${path}`, scenario.headers),
+    ]);
+    for (const [via, service] of [
       ['direct', direct],
       ['gateway', gateway],
     ]) {
-      if (!isDeepStrictEqual(reference, answer)) {
-        throw new Error(`reference: GET ${path} differs from the service (${via}):\nreference ${JSON.stringify(reference).slice(0, 600)}\n${via} ${JSON.stringify(answer).slice(0, 600)}`);
+      if (!isDeepStrictEqual(reference, service)) {
+        throw new Error(`reference: GET ${path} differs from the service (${via}):\nreference ${JSON.stringify(reference).slice(0, 600)}\n${via} ${JSON.stringify(service).slice(0, 600)}`);
       }
     }
   }
 }
 
-/** autocannon at `connections` for `durationSeconds` after a 1 s warm-up, with CPU ms per request of every process. */
-async function measureWithCpu({ url, headers, connections, durationSeconds, system, reference }) {
-  await autocannon({ url, headers, connections, duration: 1 });
-  const before = cpuSample(system, { extra: { reference: reference.pid } });
+/** autocannon at `connections` for `durationSeconds`, with CPU ms per request of every process. */
+async function measureWithCpu({ url, headers, connections, durationSeconds, system, extra }) {
+  const before = cpuSample(system, { extra });
   const own = process.cpuUsage();
   const result = await autocannon({ url, headers, connections, duration: durationSeconds });
-  const after = cpuSample(system, { extra: { reference: reference.pid } });
+  const after = cpuSample(system, { extra });
   const requests = result.requests.total;
   return {
     requestsPerSecond: Math.round(result.requests.average),
@@ -68,54 +91,74 @@ async function measureWithCpu({ url, headers, connections, durationSeconds, syst
   };
 }
 
+/** The round with the median req/s (of an even number, the lower middle one), with every round's req/s and any round's errors. */
+function medianRound(rounds) {
+  const sorted = [...rounds].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)];
+  return { ...median, rounds: rounds.map((r) => r.requestsPerSecond).join(' '), errors: rounds.reduce((sum, r) => sum + r.errors, 0) };
+}
+
 /**
- * For each referenced read among `scenarios`: the body check, then reference, direct, gateway. Returns
- * rows for the main table, targets, and a CPU table per read.
+ * For each of `scenarios`: the body check, then reference, bare proxy, direct and gateway, in rounds.
+ * `ports`: `{ reference, proxy }`, where those two listen. `publicKeyFile`: the key the system's services check tokens with. Returns rows for the main table,
+ * targets, and a CPU table per read.
  */
-export async function referenceComparison({ system, scenarios, port, connections, durationSeconds }) {
-  const reference = await startReference(port, system.databaseUrl);
+export async function referenceComparison({ system, scenarios, ports, connections, durationSeconds, publicKeyFile = system.process('users').env.JWT_PUBLIC_KEY_FILE }) {
+  const reference = await startProcess('bench/reference/server.mjs', ports.reference, { DATABASE_URL: system.databaseUrl, JWT_PUBLIC_KEY_FILE: publicKeyFile });
+  const proxy = await startProcess('bench/reference/proxy.mjs', ports.proxy, { UPSTREAM: reference.url }).catch((error) => {
+    reference.stop();
+    throw error;
+  });
+  const extra = { reference: reference.pid, 'bare proxy': proxy.pid };
   const rows = [];
   const targets = [];
   const cpu = {};
   try {
-    const reads = REFERENCED.map((name) => {
-      const scenario = scenarios.find((s) => s.name === name);
-      if (!scenario) throw new Error(`reference: no scenario ${name}`);
-      return { name, scenario, urls: { reference: reference.url, direct: system.urlOf(scenario.service), gateway: system.urlOf('gateway') } };
-    });
-    // Every body checked, then every URL warmed (JIT, pools, prepared statements) before any is measured:
-    // the first measured otherwise comes out well below the same work measured later.
+    const reads = scenarios.map((scenario) => ({
+      name: scenario.name,
+      scenario,
+      urls: { reference: reference.url, 'bare proxy': proxy.url, direct: system.urlOf(scenario.service), gateway: system.urlOf('gateway') },
+    }));
+    await checkEveryReadCopied(reads);
+    // Every body checked, then every URL warmed (JIT, pools, prepared statements) before any is measured.
     for (const { scenario, urls } of reads) await checkSameBody(scenario, urls);
     for (const { scenario, urls } of reads) {
-      for (const via of ['reference', 'direct', 'gateway']) {
-        await autocannon({ url: `${urls[via]}${scenario.path}`, headers: via === 'reference' ? undefined : scenario.headers, connections, duration: WARM_UP_SECONDS });
+      for (const via of VIAS) await autocannon({ url: `${urls[via]}${scenario.path}`, headers: scenario.headers, connections, duration: WARM_UP_SECONDS });
+    }
+    const measured = new Map(reads.map(({ name }) => [name, Object.fromEntries(VIAS.map((via) => [via, []]))]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const { name, scenario, urls } of reads) {
+        for (const via of VIAS) {
+          const figures = await measureWithCpu({ url: `${urls[via]}${scenario.path}`, headers: scenario.headers, connections, durationSeconds, system, extra });
+          measured.get(name)[via].push(figures);
+        }
       }
     }
-    for (const { name, scenario, urls } of reads) {
-      const figures = {};
-      for (const via of ['reference', 'direct', 'gateway']) {
-        figures[via] = await measureWithCpu({ url: `${urls[via]}${scenario.path}`, headers: via === 'reference' ? undefined : scenario.headers, connections, durationSeconds, system, reference });
-      }
-      const [ref, direct, gateway] = [figures.reference, figures.direct, figures.gateway];
-      const row = (via, f, extra = {}) => ({ scenario: name, via, connections, requestsPerSecond: f.requestsPerSecond, p50Ms: f.p50Ms, p99Ms: f.p99Ms, errors: f.errors, ...extra });
+    for (const { name, scenario } of reads) {
+      const [ref, bare, direct, gateway] = VIAS.map((via) => medianRound(measured.get(name)[via]));
+      const row = (via, f, extra = {}) => ({ scenario: name, via, connections, requestsPerSecond: f.requestsPerSecond, rounds: f.rounds, p50Ms: f.p50Ms, p99Ms: f.p99Ms, errors: f.errors, ...extra });
       rows.push(row('reference (plain Fastify, same SQL)', ref));
+      rows.push(row('reference behind a bare proxy', bare, { ofReference: ratio(bare.requestsPerSecond, ref.requestsPerSecond) }));
       rows.push(row(`direct (${scenario.service})`, direct, { ofReference: ratio(direct.requestsPerSecond, ref.requestsPerSecond) }));
-      rows.push(row('gateway', gateway, { ofReference: ratio(gateway.requestsPerSecond, ref.requestsPerSecond) }));
+      rows.push(row('gateway', gateway, { ofReference: ratio(gateway.requestsPerSecond, ref.requestsPerSecond), ofBareProxy: ratio(gateway.requestsPerSecond, bare.requestsPerSecond) }));
       const clean = ref.errors === 0 && direct.errors === 0 && gateway.errors === 0;
       targets.push({
-        target: `${name}: direct ≥ 0.90 × the same work in plain Fastify (req/s, ${connections} connections)`,
+        target: `${name}: direct ≥ 0.90 × the same work in plain Fastify (req/s, ${connections} connections, median of ${ROUNDS})`,
         figure: `${direct.requestsPerSecond} / ${ref.requestsPerSecond} = ${ratio(direct.requestsPerSecond, ref.requestsPerSecond)}`,
         result: direct.requestsPerSecond >= 0.9 * ref.requestsPerSecond && clean ? 'PASS' : 'MISS',
       });
       targets.push({
-        target: `${name}: through the gateway ≥ 0.75 × the same work in plain Fastify (req/s, ${connections} connections)`,
-        figure: `${gateway.requestsPerSecond} / ${ref.requestsPerSecond} = ${ratio(gateway.requestsPerSecond, ref.requestsPerSecond)}`,
+        target: `${name}: through the gateway ≥ 0.75 × the same work in plain Fastify (req/s, ${connections} connections, median of ${ROUNDS})`,
+        figure:
+          `${gateway.requestsPerSecond} / ${ref.requestsPerSecond} = ${ratio(gateway.requestsPerSecond, ref.requestsPerSecond)}` +
+          ` (the reference behind a bare proxy: ${ratio(bare.requestsPerSecond, ref.requestsPerSecond)})`,
         result: gateway.requestsPerSecond >= 0.75 * ref.requestsPerSecond && clean ? 'PASS' : 'MISS',
       });
-      cpu[name] = { reference: ref.cpu, [`direct (${scenario.service})`]: direct.cpu, gateway: gateway.cpu };
+      cpu[name] = { reference: ref.cpu, 'reference behind a bare proxy': bare.cpu, [`direct (${scenario.service})`]: direct.cpu, gateway: gateway.cpu };
     }
   } finally {
     reference.stop();
+    proxy.stop();
   }
   return { rows, targets, cpu };
 }

@@ -1,12 +1,14 @@
-// `npm run bench`: starts the system on spare ports (offset 1100) on a database of its own, seeds it,
-// measures every public GET of the gateway's OpenAPI document and the comment POST, through the gateway
-// and directly against the owning service, beside a bare Fastify "hello", then the listings at two table
-// sizes, the CPU of a login, mention-to-notification latency, the outbox relay's pace and the processes'
-// memory, then the notification stream (bench/streams.mjs: the CPU of a 304 against a 200 on the unread
-// count, mention to `event: notification` with many streams open, the memory of idle streams; alone with
-// BENCH_ONLY=streams). First, each public read that bench/reference.mjs copies against that same work in
-// plain Fastify (bench/reference-phase.mjs; alone with BENCH_ONLY=reference). Prints one table, the
-// targets with PASS or MISS, and the time of each phase, and writes them as JSON.
+// `npm run bench`: starts the system on spare ports (offset 1100) on a database of its own and seeds it.
+// First, each public read, copied in bench/reference/, against that same work in plain Fastify
+// (bench/reference-phase.mjs); a mixed read workload through the gateway at a fixed rate
+// (bench/open-loop.mjs); the CPU of `npm start`'s supervisor, on a system of its own
+// (bench/supervisor.mjs). Then every public GET of the gateway's OpenAPI document and the comment POST,
+// through the gateway and directly against the owning service, beside a bare Fastify "hello"; the listings
+// at two table sizes, the CPU of a login, mention-to-notification latency, the outbox relay's pace and the
+// processes' memory; last the notification stream (bench/streams.mjs: the CPU of a 304 against a 200 on
+// the unread count, mention to `event: notification` with many streams open, the memory of idle streams).
+// BENCH_ONLY runs some of these alone (see below). Prints one table, the targets with PASS or MISS, and
+// the time of each phase, and writes them as JSON.
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -18,7 +20,9 @@ import { sampleRss } from './memory.mjs';
 import { mentionLatency } from './mentions.mjs';
 import { outboxDrain } from './outbox.mjs';
 import { idleStreamMemory, notModifiedCost, STREAM_PATH, streamedMentionLatency, tokenSigner } from './streams.mjs';
+import { openLoop } from './open-loop.mjs';
 import { referenceComparison } from './reference-phase.mjs';
+import { supervisorCost } from './supervisor.mjs';
 import { commentPostScenario, getScenarios, publicGets } from './scenarios.mjs';
 import { growOthers, OWNED, openPools, seedFixture, tableSizes } from './seed.mjs';
 import { startSystem } from '../scripts/system.mjs';
@@ -41,19 +45,30 @@ const config = {
   idleStreams: setting('BENCH_IDLE_STREAMS', 10_000),
   etagRate: setting('BENCH_ETAG_RATE', 1_000),
   etagConnections: setting('BENCH_ETAG_CONNECTIONS', 10),
+  referenceSeconds: setting('BENCH_REFERENCE_SECONDS', 3),
+  openLoopRate: setting('BENCH_OPEN_LOOP_RATE', 400),
+  openLoopSeconds: setting('BENCH_OPEN_LOOP_SECONDS', 30),
 };
-/** `streams`: only the seed and the phases of the notification stream; `reference`: only the seed and the same-work comparison. */
-const BENCH_ONLY = process.env.BENCH_ONLY;
-if (BENCH_ONLY !== undefined && BENCH_ONLY !== 'streams' && BENCH_ONLY !== 'reference') {
-  throw new Error(`BENCH_ONLY=${BENCH_ONLY}: the parts that run alone are 'streams' and 'reference'`);
-}
+/**
+ * BENCH_ONLY: a comma-separated list of the parts to run alone, after the seed: `reference` (the same-work
+ * comparison), `open-loop`, `supervisor`, `streams`. The rest (scale, ceiling, every GET, mentions, memory,
+ * outbox) runs only in the whole bench.
+ */
+const PARTS = ['reference', 'open-loop', 'supervisor', 'streams'];
+const BENCH_ONLY = process.env.BENCH_ONLY?.split(',');
+const unknownParts = BENCH_ONLY?.filter((part) => !PARTS.includes(part)) ?? [];
+if (unknownParts.length > 0) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY}: the parts that run alone are ${PARTS.join(', ')}`);
+const runs = (part) => BENCH_ONLY === undefined || BENCH_ONLY.includes(part);
 const NAME = 'recipes_bench';
 const PORT_OFFSET = 1100;
 const CEILING_PORT = 3099 + PORT_OFFSET;
-const REFERENCE_PORT = 3098 + PORT_OFFSET;
+const REFERENCE_PORTS = { reference: 3098 + PORT_OFFSET, proxy: 3097 + PORT_OFFSET };
+/** `npm start`'s system, for the supervisor's cost: its own ports, database and exchange. */
+const SUPERVISED = { name: 'recipes_bench_start', portOffset: 1300 };
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const OVERHEAD_SCENARIO = 'GET /api/users/{id}/recipes';
 
+mkdirSync('bench/results', { recursive: true });
 const phases = [];
 async function phase(name, work) {
   const start = performance.now();
@@ -107,21 +122,62 @@ let cpuPerLogin;
 let notModifiedCpu;
 let cpuPerStreamedMention;
 let reference;
+let supervisorCpu;
 const idleStreams = [];
 try {
   const fixture = await phase('seed the users and the viewer’s rows', () => seedFixture(system, pools));
-  if (BENCH_ONLY === undefined || BENCH_ONLY === 'reference') {
-    // The same SQL in plain Fastify (bench/reference.mjs) beside the service, directly and through the gateway.
-    const scenarios = getScenarios((await publicGets(urlOf('gateway'))).filter((op) => op.template !== STREAM_PATH), fixture);
-    reference = await phase(`the same work in plain Fastify, ${config.connections} connections`, () =>
-      referenceComparison({ system, scenarios, port: REFERENCE_PORT, connections: config.connections, durationSeconds: config.durationSeconds }),
+  // The notification stream never ends, so autocannon cannot time it: it has phases of its own, below.
+  const scenarios = getScenarios((await publicGets(urlOf('gateway'))).filter((op) => op.template !== STREAM_PATH), fixture);
+  if (runs('reference')) {
+    // The same SQL in plain Fastify (bench/reference/) beside the service, directly and through the gateway.
+    reference = await phase(`the same work in plain Fastify, ${config.connections} connections, ${config.referenceSeconds} s a measurement`, () =>
+      referenceComparison({ system, scenarios, ports: REFERENCE_PORTS, connections: config.connections, durationSeconds: config.referenceSeconds }),
     );
     rows.push(...reference.rows);
     targets.push(...reference.targets);
+    const gatewayCpu = Object.entries(reference.cpu).map(([name, byVia]) => ({ name, ms: byVia.gateway['gateway#0'] }));
+    const costliest = gatewayCpu.reduce((most, read) => (read.ms > most.ms ? read : most));
+    target(
+      `gateway: ≤ 0.25 ms CPU per proxied request (every read, ${config.connections} connections)`,
+      `at most ${costliest.ms} ms (${costliest.name}); ${gatewayCpu.map((read) => read.ms).join(', ')}`,
+      costliest.ms <= 0.25,
+    );
+  }
+  if (runs('open-loop')) {
+    const mixed = await phase(`open loop: every GET in turn through the gateway, ${config.openLoopRate} req/s for ${config.openLoopSeconds} s`, () =>
+      openLoop(
+        scenarios.map((s) => ({ url: `${urlOf('gateway')}${s.path}`, headers: s.headers })),
+        { rate: config.openLoopRate, seconds: config.openLoopSeconds },
+      ),
+    );
+    rows.push({ scenario: `every GET in turn (${scenarios.length}), open loop at ${config.openLoopRate} req/s`, via: 'gateway', connections: null, ...mixed });
+    target(
+      `open loop: every GET in turn through the gateway at ${config.openLoopRate} req/s for ${config.openLoopSeconds} s: p99 < 20 ms, no errors`,
+      `p50 ${mixed.p50Ms} ms, p99 ${mixed.p99Ms} ms, max ${mixed.maxMs} ms, sent at ${mixed.requestsPerSecond}/s, ${mixed.errors} errors`,
+      mixed.p99Ms < 20 && mixed.errors === 0 && mixed.requestsPerSecond >= 0.95 * config.openLoopRate,
+    );
+  }
+  if (runs('supervisor')) {
+    supervisorCpu = await phase(`npm start’s supervisor: GET /api/users/{id} through its gateway, ${config.connections} connections`, () =>
+      supervisorCost({
+        ...SUPERVISED,
+        adminDatabaseUrl: new URL('/postgres', system.databaseUrl).toString(),
+        amqpUrl: AMQP_URL,
+        env: { RATE_LIMIT_ENABLED: 'false', REGISTER_LIMIT_PER_ADDRESS: '1000000' },
+        connections: config.connections,
+        durationSeconds: config.durationSeconds,
+        logFile: `bench/results/${SUPERVISED.name}.log`,
+      }),
+    );
+    const { cpu, ...figures } = supervisorCpu;
+    rows.push({ scenario: 'GET /api/users/{id}, system run by npm start (logs at info, to a file)', via: 'gateway', connections: config.connections, ...figures });
+    target(
+      `npm start’s supervisor: ≤ 0.02 ms CPU per request (${config.connections} connections, every service logging at info)`,
+      `${cpu.supervisor} ms per request (gateway ${cpu.gateway}, users ${cpu.users}), ${figures.requestsPerSecond} req/s, ${figures.errors} errors`,
+      cpu.supervisor <= 0.02 && figures.errors === 0,
+    );
   }
   if (BENCH_ONLY === undefined) {
-    // The notification stream never ends, so autocannon cannot time it: it has phases of its own, below.
-    const scenarios = getScenarios((await publicGets(urlOf('gateway'))).filter((op) => op.template !== STREAM_PATH), fixture);
     const listings = scenarios.filter((s) => s.listing);
 
     // The viewer's password, as seed.mjs registers every bench user.
@@ -267,7 +323,7 @@ try {
     });
   }
 
-  if (BENCH_ONLY !== 'reference') {
+  if (runs('streams')) {
     // The notification stream: a 304's cost, mentions delivered to open streams, memory of idle streams.
     // After the memory soak, whose growth target thousands of streams opening and closing would blur.
     const signToken = tokenSigner(NAME, fixture.viewer.token);
@@ -400,6 +456,10 @@ if (reference) {
     console.table(byVia);
   }
 }
+if (supervisorCpu) {
+  console.log(`\nCPU ms per GET /api/users/{id} through the gateway of the system npm start runs (scripts/start.mjs), by process; the supervisor is concurrently in raw mode`);
+  console.table(supervisorCpu.cpu);
+}
 if (idleStreams.length > 0) {
   console.log(
     'Idle streams: RSS as memory.mjs reads it (after a full GC; as left beside), just before they opened and once all were open (each had its first unread_count);' +
@@ -408,7 +468,6 @@ if (idleStreams.length > 0) {
 }
 console.log('\nPhases');
 console.table([...phases, { phase: 'whole bench', seconds: elapsedSeconds }]);
-mkdirSync('bench/results', { recursive: true });
 const file = `bench/results/${new Date().toISOString().replaceAll(':', '-')}.json`;
-writeFileSync(file, JSON.stringify({ config, only: BENCH_ONLY, tableRows, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, reference, rows, targets, phases, elapsedSeconds }, null, 2));
+writeFileSync(file, JSON.stringify({ config, only: BENCH_ONLY, tableRows, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, reference, supervisorCpu, rows, targets, phases, elapsedSeconds }, null, 2));
 console.log(`written to ${file}`);

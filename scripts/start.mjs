@@ -11,6 +11,8 @@ import { services, upstreamVariables } from './services.mjs';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/recipes';
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+// Moves every port by this much, so a second system (the benchmark's) can run beside one on the defaults.
+const PORT_OFFSET = Number(process.env.PORT_OFFSET ?? 0);
 
 function reachable(url, defaultPort) {
   const { hostname, port } = new URL(url);
@@ -64,9 +66,15 @@ await requireServers();
 await ensureDatabase();
 const keys = ensureKeys();
 
-const present = services.filter((service) => existsSync(`services/${service.name}/dist/server.js`));
+const placed = services.map(({ port, internalPort, metricsPort, ...service }) => ({
+  ...service,
+  port: port + PORT_OFFSET,
+  metricsPort: metricsPort + PORT_OFFSET,
+  internalPort: internalPort && internalPort + PORT_OFFSET,
+}));
+const present = placed.filter((service) => existsSync(`services/${service.name}/dist/server.js`));
 const upstreams = Object.fromEntries(
-  services
+  placed
     .filter((s) => s.name !== 'gateway')
     .flatMap((s) =>
       upstreamVariables(s.name, { url: `http://127.0.0.1:${s.port}`, internalUrl: s.internalPort && `http://127.0.0.1:${s.internalPort}` }),
@@ -94,5 +102,5 @@ const { result } = concurrently(
   // than through a pipe this process reads and re-writes, which cost CPU on every request.
   { raw: true, killOthersOn: ['failure'], handleInput: false },
 );
-console.log(`start: ${present.map((s) => s.name).join(', ')}; the API is at http://127.0.0.1:3000/api, docs at /docs; Prometheus metrics at /metrics on ports ${present.map((s) => s.metricsPort).join(', ')}`);
+console.log(`start: ${present.map((s) => s.name).join(', ')}; the API is at http://127.0.0.1:${placed.find((s) => s.name === 'gateway').port}/api, docs at /docs; Prometheus metrics at /metrics on ports ${present.map((s) => s.metricsPort).join(', ')}`);
 result.catch(() => process.exit(1));

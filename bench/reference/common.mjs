@@ -1,0 +1,81 @@
+// What the modules of the reference share: ids, pages, response schemas, the token check, and the read
+// model of users that content, comments, collections and notifications each keep (libs/directory).
+import fastifyJwt from '@fastify/jwt';
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A username as registration accepts it (@recipes/contracts usernameSchema). */
+export const USERNAME = /^[A-Za-z0-9_]{3,30}$/;
+const MAX_PAGE_SIZE = 100;
+
+/** A named (prepared) statement, as the services' PreparingClient runs every query with values. */
+export const statement =
+  (name, text) =>
+  (...values) => ({ name, text, values });
+
+export const string = { type: 'string' };
+export const integer = { type: 'integer' };
+export const boolean = { type: 'boolean' };
+export const nullableString = { type: ['string', 'null'] };
+/** An object schema with every property required but the `optional` ones. */
+export const object = (properties, optional = []) => ({
+  type: 'object',
+  required: Object.keys(properties).filter((key) => !optional.includes(key)),
+  properties,
+});
+export const author = object({ id: string, username: string, avatarUrl: nullableString });
+export const paginationSchema = object({ page: integer, limit: integer, total: integer, totalPages: integer });
+/** The part of a problem body (401, 404) that could ever matter here: the bench asks for what exists. */
+export const problem = { type: 'object', properties: { status: integer, detail: string } };
+export const sendProblem = (reply, status, detail) => reply.code(status).send({ status, detail });
+
+/** Path ids the services take as z.uuid() (anything else a 400). */
+export const idParams = { type: 'object', properties: { id: { type: 'string', format: 'uuid' } } };
+/** `page` and `limit` of @recipes/contracts pageQuery: `limit` is defaulted and clamped in `pageOf`. */
+export const pageQuery = { type: 'object', properties: { page: { type: 'integer', minimum: 1, default: 1 }, limit: { type: 'integer', minimum: 1 } } };
+export function pageOf({ page, limit }, defaultLimit) {
+  const size = Math.min(limit ?? defaultLimit, MAX_PAGE_SIZE);
+  return { page, limit: size, offset: (page - 1) * size };
+}
+export const pagination = ({ page, limit }, total) => ({ page, limit, total, totalPages: Math.ceil(total / limit) });
+
+// libs/directory/src/repository.ts `findUsersByIds`, the first step of UserDirectory `findByIds`.
+const FIND_USERS_BY_IDS = statement('find-users-by-ids', `SELECT id, username, avatar_url AS "avatarUrl", revision FROM users WHERE id = ANY($1::uuid[])`);
+
+/**
+ * UserDirectory `findByIds` on `pool`'s read model (it queries even for no ids, as the service does). A
+ * user missing there is asked of the users service over HTTP by the service; the seeded bench never has
+ * one, so the reference stops rather than answer otherwise than the service.
+ */
+export async function usersByIds(pool, ids) {
+  const found = new Map((await pool.query(FIND_USERS_BY_IDS(ids))).rows.map((user) => [user.id, user]));
+  const missing = ids.find((id) => !found.has(id));
+  if (missing) throw new Error(`user ${missing} is not in the read model (the service would ask the users service)`);
+  return found;
+}
+
+/**
+ * libs/auth/src/plugin.ts: @fastify/jwt with the services' options and key, a sent token checked on every
+ * route (a bad one is 401), its claims then `request.caller`. Issuer and audience: the services' defaults.
+ */
+export async function registerAuth(app, publicKey) {
+  await app.register(fastifyJwt, {
+    secret: { public: publicKey },
+    verify: {
+      algorithms: ['EdDSA'],
+      allowedIss: process.env.JWT_ISSUER ?? 'recipes-users',
+      allowedAud: process.env.JWT_AUDIENCE ?? 'recipes-api',
+      requiredClaims: ['sub', 'username', 'iat', 'exp', 'iss', 'aud'],
+      cache: 10_000,
+    },
+  });
+  app.decorateRequest('caller', undefined);
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.headers.authorization === undefined) return;
+    // The claims as the plugin's zod schema has them: sub a UUID, a username.
+    const claims = await request.jwtVerify().catch(() => undefined);
+    if (!claims || typeof claims.sub !== 'string' || !UUID.test(claims.sub) || typeof claims.username !== 'string' || claims.username === '') {
+      return sendProblem(reply, 401, 'The token is invalid or expired');
+    }
+    request.caller = { id: claims.sub, username: claims.username };
+  });
+}

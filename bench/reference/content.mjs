@@ -1,0 +1,85 @@
+// The content service's reads (services/content/src/routes/{recipes,posts,users}/index.ts), on its pool.
+import { author, boolean, idParams, integer, nullableString, object, pageOf, pageQuery, pagination, paginationSchema, problem, sendProblem, statement, string, usersByIds, UUID } from './common.mjs';
+
+// repository/recipes.ts, as written there: the cover, and the columns of a summary ($1 the viewer or null).
+const cover = `coalesce(r.cover_image_url, (SELECT i.url FROM recipe_images i WHERE i.recipe_id = r.id ORDER BY i.position LIMIT 1))`;
+const summaryColumns = `
+  r.id, r.title, r.description, ${cover} AS "coverImageUrl",
+  r.camera_model AS "cameraModel", r.film_simulation AS "filmSimulation",
+  r.favorite_count AS "favoriteCount", r.comment_count AS "commentCount", r.repost_count AS "repostCount",
+  EXISTS (SELECT 1 FROM recipe_favorites f WHERE f.recipe_id = r.id AND f.user_id = $1::uuid) AS "isFavorited",
+  EXISTS (SELECT 1 FROM recipe_reposts p WHERE p.recipe_id = r.id AND p.user_id = $1::uuid) AS "isReposted",
+  r.created_at AS "createdAt",
+  json_build_object('id', u.id, 'username', u.username, 'avatarUrl', u.avatar_url) AS author`;
+const findRecipeSummary = statement(
+  'find-recipe-summary',
+  `SELECT ${summaryColumns} FROM recipes r JOIN users u ON u.id = r.author_id WHERE r.id = $2 AND r.deleted_at IS NULL`,
+);
+const listAuthorRecipes = statement(
+  'list-author-recipes',
+  `SELECT ${summaryColumns} FROM recipes r JOIN users u ON u.id = r.author_id
+      WHERE r.author_id = $2 AND r.deleted_at IS NULL
+      ORDER BY r.created_at DESC, r.id DESC
+      LIMIT $3 OFFSET $4`,
+);
+const countAuthorRecipes = statement('count-author-recipes', 'SELECT count(*)::int AS total FROM recipes WHERE author_id = $1 AND deleted_at IS NULL');
+// repository/posts.ts `findPost`.
+const findPost = statement(
+  'find-post',
+  `SELECT p.id, p.title, p.cover_image_url AS "coverImageUrl", p.created_at AS "createdAt",
+            json_build_object('id', u.id, 'username', u.username, 'avatarUrl', u.avatar_url) AS author
+       FROM posts p JOIN users u ON u.id = p.author_id
+      WHERE p.id = $1 AND p.deleted_at IS NULL`,
+);
+
+/** repository/rows.ts `withIsoTimestamp`: pg gives a Date. */
+const withIsoTimestamp = (row) => ({ ...row, createdAt: row.createdAt.toISOString() });
+
+const recipeSummary = object({
+  id: string,
+  title: string,
+  description: string,
+  coverImageUrl: nullableString,
+  cameraModel: string,
+  filmSimulation: string,
+  favoriteCount: integer,
+  commentCount: integer,
+  repostCount: integer,
+  isFavorited: boolean,
+  isReposted: boolean,
+  createdAt: string,
+  author,
+});
+const post = object({ id: string, title: string, coverImageUrl: nullableString, author, createdAt: string });
+
+export function registerContent(app, pool) {
+  // GET /api/recipes/:id — recipes.ts `find` as the caller (if any) sees it: repository `findRecipeSummary`.
+  app.get('/api/recipes/:id', { schema: { params: idParams, response: { 200: object({ recipe: recipeSummary }), 404: problem } } }, async (request, reply) => {
+    const recipe = (await pool.query(findRecipeSummary(request.caller?.id ?? null, request.params.id))).rows[0];
+    return recipe ? { recipe: withIsoTimestamp(recipe) } : sendProblem(reply, 404, 'Recipe not found');
+  });
+
+  // GET /api/posts/:id — posts.ts `find`: repository `findPost`.
+  app.get('/api/posts/:id', { schema: { params: idParams, response: { 200: object({ post }), 404: problem } } }, async (request, reply) => {
+    const found = (await pool.query(findPost(request.params.id))).rows[0];
+    return found ? { post: withIsoTimestamp(found) } : sendProblem(reply, 404, 'Post not found');
+  });
+
+  // GET /api/users/:id/recipes — recipes.ts `listByAuthor`: the author from the users read model
+  // (people.ts `findUser`; the bench names them by id, so the by-username look-up is left out), then the
+  // page (`listAuthorRecipes`) and its count (`countAuthorRecipes`) at once, as the caller sees them.
+  app.get(
+    '/api/users/:id/recipes',
+    { schema: { querystring: pageQuery, response: { 200: object({ recipes: { type: 'array', items: recipeSummary }, pagination: paginationSchema }), 404: problem } } },
+    async (request, reply) => {
+      const page = pageOf(request.query, 12);
+      if (!UUID.test(request.params.id)) return sendProblem(reply, 404, 'User not found');
+      const authorId = (await usersByIds(pool, [request.params.id])).get(request.params.id).id;
+      const [list, count] = await Promise.all([
+        pool.query(listAuthorRecipes(request.caller?.id ?? null, authorId, page.limit, page.offset)),
+        pool.query(countAuthorRecipes(authorId)),
+      ]);
+      return { recipes: list.rows.map(withIsoTimestamp), pagination: pagination(page, count.rows[0].total) };
+    },
+  );
+}
