@@ -7,15 +7,14 @@
 // stops the bench.
 //
 // On two cores the same measurement varies by a tenth or more from one run to the next, and code keeps
-// getting faster for tens of seconds as V8 optimises it. So every way of serving every read is measured
-// in ROUNDS rounds, one after another in each, and each figure is the median round's.
+// getting faster for tens of seconds as V8 optimises it, a service's many modules for longer than the
+// reference's one. So every way of serving every read is first run through a whole round as warm-up,
+// then measured in ROUNDS rounds, one after another in each, and each figure is the median round's.
 import { spawn } from 'node:child_process';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
 import { cpuPer, cpuSample } from './cpu.mjs';
 
-/** Of every URL, before any is measured. */
-const WARM_UP_SECONDS = 2;
 const ROUNDS = Number(process.env.BENCH_REFERENCE_ROUNDS ?? 3);
 const VIAS = ['reference', 'bare proxy', 'direct', 'gateway'];
 const pause = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
@@ -120,17 +119,14 @@ export async function referenceComparison({ system, scenarios, ports, connection
       urls: { reference: reference.url, 'bare proxy': proxy.url, direct: system.urlOf(scenario.service), gateway: system.urlOf('gateway') },
     }));
     await checkEveryReadCopied(reads);
-    // Every body checked, then every URL warmed (JIT, pools, prepared statements) before any is measured.
     for (const { scenario, urls } of reads) await checkSameBody(scenario, urls);
-    for (const { scenario, urls } of reads) {
-      for (const via of VIAS) await autocannon({ url: `${urls[via]}${scenario.path}`, headers: scenario.headers, connections, duration: WARM_UP_SECONDS });
-    }
     const measured = new Map(reads.map(({ name }) => [name, Object.fromEntries(VIAS.map((via) => [via, []]))]));
-    for (let round = 0; round < ROUNDS; round++) {
+    // Round 0 warms every URL up (JIT, pools, prepared statements) and is not counted.
+    for (let round = 0; round <= ROUNDS; round++) {
       for (const { name, scenario, urls } of reads) {
         for (const via of VIAS) {
           const figures = await measureWithCpu({ url: `${urls[via]}${scenario.path}`, headers: scenario.headers, connections, durationSeconds, system, extra });
-          measured.get(name)[via].push(figures);
+          if (round > 0) measured.get(name)[via].push(figures);
         }
       }
     }
