@@ -124,6 +124,7 @@ let cpuPerStreamedMention;
 let reference;
 let supervisorCpu;
 const idleStreams = [];
+let failure;
 try {
   const fixture = await phase('seed the users and the viewer’s rows', () => seedFixture(system, pools));
   // The notification stream never ends, so autocannon cannot time it: it has phases of its own, below.
@@ -405,6 +406,9 @@ try {
       }
     }
   }
+} catch (error) {
+  // What was measured before the failure is still printed and written; the run then fails.
+  failure = error;
 } finally {
   await pools.end();
   await system.stop();
@@ -469,5 +473,9 @@ if (idleStreams.length > 0) {
 console.log('\nPhases');
 console.table([...phases, { phase: 'whole bench', seconds: elapsedSeconds }]);
 const file = `bench/results/${new Date().toISOString().replaceAll(':', '-')}.json`;
-writeFileSync(file, JSON.stringify({ config, only: BENCH_ONLY, tableRows, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, reference, supervisorCpu, rows, targets, phases, elapsedSeconds }, null, 2));
+writeFileSync(file, JSON.stringify({ failure: failure?.stack, config, only: BENCH_ONLY, tableRows, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, reference, supervisorCpu, rows, targets, phases, elapsedSeconds }, null, 2));
 console.log(`written to ${file}`);
+if (failure) {
+  console.error(failure);
+  process.exitCode = 1;
+}

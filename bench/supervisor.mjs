@@ -61,9 +61,12 @@ export async function supervisorCost({ name, portOffset, adminDatabaseUrl, amqpU
     stdio: ['ignore', log, log],
   });
   const exited = new Promise((resolve) => supervisor.once('exit', resolve));
-  const gateway = `http://127.0.0.1:${services.find((s) => s.name === 'gateway').port + portOffset}`;
+  const urlOf = (name) => `http://127.0.0.1:${services.find((s) => s.name === name).port + portOffset}`;
+  const gateway = urlOf('gateway');
+  // Every process, not only the gateway: its readiness does not wait for the services behind it.
+  const allReady = async () => (await Promise.all(services.map(({ name }) => fetch(`${urlOf(name)}/health/ready`).then((r) => r.ok, () => false)))).every(Boolean);
   try {
-    for (const deadline = Date.now() + 60_000; !(await fetch(`${gateway}/health/ready`).then((r) => r.ok, () => false)); ) {
+    for (const deadline = Date.now() + 60_000; !(await allReady()); ) {
       if (supervisor.exitCode !== null) throw new Error(`scripts/start.mjs exited with ${supervisor.exitCode}: see ${logFile}`);
       if (Date.now() > deadline) throw new Error(`npm start's system was not ready within 60 s: see ${logFile}`);
       await pause(200);
