@@ -21,6 +21,7 @@ import { enqueue, handleOnce } from '@recipes/outbox';
 import * as repository from './repository/notifications.js';
 import * as reads from './repository/reads.js';
 import type { Marked } from './repository/reads.js';
+import { hasOpenStream } from './repository/streams.js';
 import type { NewNotification, NotificationRecord, NotificationType, TargetType } from './repository/rows.js';
 
 /** A notification as its recipient sees it (docs/api.md §7): `commentId` only on mentions. */
@@ -78,23 +79,29 @@ export function toNotification(record: NotificationRecord, actor: Author): Notif
 
 const PRODUCER = 'notifications';
 
-/** Tells every instance's streams that the recipient's unread count changed (docs/api.md §9.1); nothing when nothing did. */
+/**
+ * Tells every instance's streams that the recipient's unread count changed (docs/api.md §9.1); nothing
+ * when nothing did, or when no stream of theirs is open (the counts row, locked by the change, orders
+ * this against a stream opening: see `openStream`).
+ */
 async function announceRead(tx: Queryable, recipientId: string, { updated, unread }: Marked, correlationId: string): Promise<void> {
-  if (updated === 0 || unread === undefined) return;
+  if (updated === 0 || unread === undefined || !(await hasOpenStream(tx, recipientId))) return;
   await enqueue(tx, createEvent(notificationsRead, { recipientId, updated, unreadCount: unread }, { producer: PRODUCER, correlationId }));
 }
 
 /** The notifications domain: rows made once per event, read and marked only by their recipient. */
 export function notifications(pool: Pool, directory: UserDirectory) {
   return {
-    /** Stores `notification` once however often `event` is delivered, and announces it; nothing when there is none. */
+    /** Stores `notification` once however often `event` is delivered, and announces it to open streams; nothing when there is none. */
     async record(event: EventEnvelope, notification: NewNotification | undefined): Promise<void> {
       if (!notification) return;
       await handleOnce(pool, event, async (tx) => {
         if (notification.commentId !== null) await repository.lockCommentNotifications(tx, notification.recipientId, notification.commentId);
         const id = newId();
         const stored = await repository.insertNotification(tx, id, event.id, notification);
-        if (!stored) return;
+        // Announced to the streams only if the recipient has one open: a stream opening meanwhile waits
+        // for the counts row this transaction holds, then reads the notification from the table.
+        if (!stored || !(await hasOpenStream(tx, notification.recipientId))) return;
         const data = { id, ...notification, sequence: stored.sequence, unreadCount: stored.unread };
         await enqueue(tx, createEvent(notificationCreated, data, { producer: PRODUCER, correlationId: event.correlationId }));
       });

@@ -27,7 +27,7 @@ export const notificationCreated = defineEvent({
   producer: 'notifications',
   consumers: [],
   description:
-    'A user has a new notification. Each notifications instance hears it on a queue of its own and sends it to the streams of that user it holds (docs/api.md §9.1).',
+    'A user with a notification stream open has a new notification (for a user with none, nothing is published: a stream reads what it missed from the table). Each notifications instance hears it on a queue of its own and sends it to the streams of that user it holds (docs/api.md §9.1).',
 });
 
 export const notificationsRead = defineEvent({
@@ -41,7 +41,7 @@ export const notificationsRead = defineEvent({
   }),
   producer: 'notifications',
   consumers: [],
-  description: 'A user marked notifications read. Each notifications instance sends the new unread count to that user’s streams it holds.',
+  description: 'A user with a notification stream open marked notifications read. Each notifications instance sends the new unread count to that user’s streams it holds.',
 });
 
 export const notificationsStreamsReplaced = defineEvent({

@@ -5,9 +5,9 @@ import { bearer, mentionEvent, type NotificationsHarness, notificationsHarnessWi
 
 /**
  * Every pact for the events notifications produces, verified against events made by the real app and
- * read back from its outbox: a mention event stores a notification (`record` writes notification.created),
- * PATCH /read marks it read (notifications.read), and a sixth stream of one user replaces the oldest
- * (notifications.streams.replaced). Their consumer is this service's own streams side (`notifications-streams`);
+ * read back from its outbox: a mention event stores a notification (`record` writes notification.created,
+ * for a user with a stream open), PATCH /read marks it read (notifications.read, the same), and a sixth
+ * stream of one user replaces the oldest (notifications.streams.replaced). Their consumer is this service's own streams side (`notifications-streams`);
  * the catalogue lists no consumer service, so there is no consumer whose pact could be missing.
  */
 const provider = pactNames.events('notifications');
@@ -32,6 +32,14 @@ async function written(type: string, act: () => Promise<void>): Promise<EventEnv
   return events[0]!;
 }
 
+/** A user with a stream open: the events for the streams are written only for such a one. */
+async function streamingUser(): Promise<TestUser> {
+  const streamer = user();
+  const client = await harness.stream(streamer);
+  await client.next((event) => event.event === 'unread_count');
+  return streamer;
+}
+
 /** Stores a notification for `recipient`, from a mention; its id. */
 async function notify(recipient: TestUser): Promise<string> {
   const created = await written(notificationCreated.type, () => harness.deliver(mentionEvent(actor, recipient)));
@@ -39,9 +47,12 @@ async function notify(recipient: TestUser): Promise<string> {
 }
 
 const producers: Record<string, EventProducer> = {
-  [notificationCreated.type]: () => written(notificationCreated.type, () => harness.deliver(mentionEvent(actor, user()))),
+  [notificationCreated.type]: async () => {
+    const recipient = await streamingUser();
+    return written(notificationCreated.type, () => harness.deliver(mentionEvent(actor, recipient)));
+  },
   [notificationsRead.type]: async () => {
-    const reader = user();
+    const reader = await streamingUser();
     const id = await notify(reader);
     return written(notificationsRead.type, async () => {
       const response = await harness.app.inject({ method: 'PATCH', url: '/api/notifications/read', headers: bearer(reader), payload: { notificationIds: [id] } });

@@ -1,0 +1,13 @@
+export interface ServicePorts {
+  readonly name: string;
+  /** Its API (the gateway's: the public one). */
+  readonly port: number;
+  /** Its routes for the other services, where it has some. */
+  readonly internalPort?: number;
+  /** Its Prometheus metrics. */
+  readonly metricsPort: number;
+}
+
+export const services: readonly ServicePorts[];
+
+export function upstreamVariables(service: string, urls: { url: string; internalUrl?: string | undefined }): [string, string][];

@@ -1,0 +1,100 @@
+import { newId } from '@recipes/contracts';
+import type { PoolClient } from 'pg';
+import { eventually } from '@recipes/testing';
+import { migratedPool } from '@recipes/testing/service';
+import { afterEach, describe, expect, it } from 'vitest';
+import { insertNotification } from '../../src/repository/notifications.js';
+import type { NewNotification } from '../../src/repository/rows.js';
+import { closeStream, findSince, hasOpenStream, openStream } from '../../src/repository/streams.js';
+import { notificationsService } from '../../src/service.js';
+
+/**
+ * A notification is announced (`notification.created`) only if its transaction sees a stream of the
+ * recipient open. A stream opening at the same moment must then find the notification in the table: the
+ * two transactions lock the recipient's counts row, so one waits for the other's commit, whichever comes
+ * first. Each order is forced here, with the waiting one seen waiting in pg_stat_activity.
+ */
+const pool = migratedPool(notificationsService);
+const held: PoolClient[] = [];
+afterEach(async () => {
+  for (const client of held.splice(0)) {
+    await client.query('ROLLBACK');
+    client.release();
+  }
+});
+
+async function transaction(): Promise<PoolClient> {
+  const client = await pool.connect();
+  held.push(client);
+  await client.query('BEGIN');
+  return client;
+}
+
+async function commit(client: PoolClient): Promise<void> {
+  await client.query('COMMIT');
+  held.splice(held.indexOf(client), 1);
+  client.release();
+}
+
+/** Asked before the client's blocking statement: a client runs one statement at a time. */
+const backendOf = async (client: PoolClient) => (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+/** Resolves once `pid`'s statement waits for a lock. */
+const waitingForLock = (pid: number) =>
+  eventually(async () => ((await pool.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [pid])).rowCount ? true : undefined));
+
+const mentionOf = (recipientId: string): NewNotification => ({
+  recipientId,
+  type: 'mention_recipe_comment',
+  actorId: newId(),
+  contentType: 'recipe',
+  contentId: newId(),
+  commentId: newId(),
+  createdAt: '2026-11-25T10:00:00.000Z',
+});
+
+describe('a stream opening while a notification is stored', () => {
+  it('waits for the notification to commit, then its first read finds it (not announced: no stream was open)', async () => {
+    const recipient = newId();
+    const storing = await transaction();
+    const stored = await insertNotification(storing, newId(), newId(), mentionOf(recipient));
+    expect(stored?.sequence).toBe(1);
+
+    const opening = await transaction();
+    const openingBackend = await backendOf(opening);
+    const opened = openStream(opening, newId(), recipient, 5);
+    await waitingForLock(openingBackend);
+    expect(await hasOpenStream(storing, recipient)).toBe(false);
+    await commit(storing);
+
+    await opened;
+    await commit(opening);
+    const { records } = await findSince(pool, recipient, 0, 10);
+    expect(records.map((record) => record.sequence)).toEqual([1]);
+  });
+
+  it('once opened first, makes the notification stored after it wait, and then see the stream (announced)', async () => {
+    const recipient = newId();
+    const opening = await transaction();
+    await openStream(opening, newId(), recipient, 5);
+
+    const storing = await transaction();
+    const storingBackend = await backendOf(storing);
+    const stored = insertNotification(storing, newId(), newId(), mentionOf(recipient));
+    await waitingForLock(storingBackend);
+    await commit(opening);
+
+    expect((await stored)?.sequence).toBe(1);
+    expect(await hasOpenStream(storing, recipient)).toBe(true);
+    await commit(storing);
+  });
+
+  it('counts no stream for a recipient who has none, or whose streams all closed', async () => {
+    const recipient = newId();
+    expect(await hasOpenStream(pool, recipient)).toBe(false);
+    const id = newId();
+    await openStream(pool, id, recipient, 5);
+    expect(await hasOpenStream(pool, recipient)).toBe(true);
+    await closeStream(pool, id);
+    expect(await hasOpenStream(pool, recipient)).toBe(false);
+  });
+});

@@ -1,0 +1,75 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { dropDatabase, eventually, removeExchangeFamily } from '@recipes/testing';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { services } from '../scripts/services.mjs';
+
+/**
+ * `npm start` itself (scripts/start.mjs), moved by PORT_OFFSET onto ports of its own, with a database and
+ * an exchange of its own: every process on its port, each writing its own log lines, and all of them
+ * stopped by one signal to the supervisor.
+ */
+const NAME = 'recipes_start';
+const PORT_OFFSET = 5100;
+const exchange = `recipes.${NAME}`;
+const urlOf = (service: string) => `http://127.0.0.1:${services.find((s) => s.name === service)!.port + PORT_OFFSET}`;
+const ready = (service: string) => fetch(`${urlOf(service)}/health/ready`).then((r) => r.ok, () => false);
+
+let supervisor: ChildProcess;
+let exited: Promise<number | null>;
+const lines: string[] = [];
+
+async function removeTopology() {
+  await removeExchangeFamily(inject('amqpUrl'), exchange);
+  await dropDatabase(inject('databaseUrl'), NAME);
+}
+
+beforeAll(async () => {
+  await removeTopology();
+  const databaseUrl = new URL(inject('databaseUrl'));
+  databaseUrl.pathname = `/${NAME}`;
+  supervisor = spawn(process.execPath, ['scripts/start.mjs'], {
+    env: { ...process.env, PORT_OFFSET: String(PORT_OFFSET), DATABASE_URL: databaseUrl.toString(), AMQP_URL: inject('amqpUrl'), EVENTS_EXCHANGE: exchange, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  exited = new Promise((resolve) => supervisor.once('exit', resolve));
+  createInterface({ input: supervisor.stdout! }).on('line', (line) => lines.push(line));
+  await eventually(async () => ((await Promise.all(services.map(({ name }) => ready(name)))).every(Boolean) ? true : undefined), 50_000, 200);
+}, 60_000);
+
+afterAll(async () => {
+  if (supervisor?.exitCode === null) {
+    supervisor.kill('SIGTERM');
+    await exited;
+  }
+  await removeTopology();
+});
+
+describe('npm start', () => {
+  it('runs every service and the gateway on the moved ports, each writing its own JSON lines', async () => {
+    const registered = await fetch(`${urlOf('gateway')}/api/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'started_ada', password: 'correct horse' }),
+    });
+    expect(registered.status).toBe(201);
+    const { user } = (await registered.json()) as { user: { id: string } };
+    expect((await fetch(`${urlOf('users')}/api/users/${user.id}`)).status).toBe(200);
+
+    // Raw mode: besides the supervisor's own `start:` lines, each is a process's JSON as it wrote it, with
+    // no prefix that the supervisor would have added by reading and writing every line again.
+    const entries = () =>
+      lines.filter((line) => !line.startsWith('start: ')).map((line) => JSON.parse(line) as { service?: string; msg?: string; req?: { url?: string } });
+    const completed = (service: string, url: string) => entries().some((e) => e.service === service && e.msg === 'request completed' && e.req?.url === url);
+    await eventually(async () => (completed('gateway', '/api/auth/register') && completed('users', `/api/users/${user.id}`) ? true : undefined));
+    expect(new Set(entries().map((e) => e.service))).toEqual(new Set(services.map((s) => s.name)));
+  });
+
+  it('stops every process on one SIGTERM to the supervisor', async () => {
+    supervisor.kill('SIGTERM');
+    await exited;
+    // The supervisor passes the signal on and may be gone first: each service drains its connections (3 s at most).
+    const stillUp = async () => (await Promise.all(services.map(async ({ name }) => ((await ready(name)) ? [name] : [])))).flat();
+    await eventually(async () => ((await stillUp()).length === 0 ? true : undefined), 15_000, 100);
+  });
+});
