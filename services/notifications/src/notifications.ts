@@ -81,8 +81,8 @@ const PRODUCER = 'notifications';
 
 /**
  * Tells every instance's streams that the recipient's unread count changed (docs/api.md §9.1); nothing
- * when nothing did, or when no stream of theirs is open (the counts row, locked by the change, orders
- * this against a stream opening: see `openStream`).
+ * when nothing did, or when no stream of theirs is open (the recipient's lock, taken before the change,
+ * orders this against a stream opening: see `openStream`).
  */
 async function announceRead(tx: Queryable, recipientId: string, { updated, unread }: Marked, correlationId: string): Promise<void> {
   if (updated === 0 || unread === undefined || !(await hasOpenStream(tx, recipientId))) return;
@@ -100,7 +100,7 @@ export function notifications(pool: Pool, directory: UserDirectory) {
         const id = newId();
         const stored = await repository.insertNotification(tx, id, event.id, notification);
         // Announced to the streams only if the recipient has one open: a stream opening meanwhile waits
-        // for the counts row this transaction holds, then reads the notification from the table.
+        // for the recipient's lock this transaction holds, then reads the notification from the table.
         if (!stored || !(await hasOpenStream(tx, notification.recipientId))) return;
         const data = { id, ...notification, sequence: stored.sequence, unreadCount: stored.unread };
         await enqueue(tx, createEvent(notificationCreated, data, { producer: PRODUCER, correlationId: event.correlationId }));
@@ -144,6 +144,7 @@ export function notifications(pool: Pool, directory: UserDirectory) {
     /** How many of `ids` were the recipient's and unread; other users' ids change and reveal nothing. */
     async markRead(recipientId: string, ids: string[], correlationId: string): Promise<number> {
       return withTransaction(pool, async (tx) => {
+        await repository.lockRecipient(tx, recipientId);
         const marked = await reads.markRead(tx, recipientId, ids);
         await announceRead(tx, recipientId, marked, correlationId);
         return marked.updated;
@@ -153,6 +154,7 @@ export function notifications(pool: Pool, directory: UserDirectory) {
     /** Marks read every unread notification of the recipient, or those created at or before their notification `upTo`. */
     async markAllRead(recipientId: string, upTo: string | undefined, correlationId: string): Promise<number> {
       return withTransaction(pool, async (tx) => {
+        await repository.lockRecipient(tx, recipientId);
         const place = upTo === undefined ? undefined : await reads.findListingPlace(tx, recipientId, upTo);
         if (upTo !== undefined && !place) throw notFound('Notification not found');
         const marked = await reads.markAllRead(tx, recipientId, place);

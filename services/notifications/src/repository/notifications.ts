@@ -13,29 +13,33 @@ export interface StoredNotification {
 }
 
 /**
- * Locks the recipient's counts row, made first if they have none, until the transaction ends; gives the
- * sequence of their last notification. Storing a notification and opening a stream both take this lock,
- * so that each sees whatever the other committed (see `openStream`).
+ * The recipient's lock, held to the end of the transaction (an advisory lock: it needs no row, so opening
+ * a stream leaves none behind). Storing or marking their notifications and opening a stream of theirs
+ * take it, so that each sees whatever the other committed (see `openStream`). Always taken before their
+ * counts row, never after it.
  */
-export async function lockCounts(db: Queryable, recipientId: string): Promise<number> {
-  const { rows } = await db.query<{ lastSequence: string }>(
-    `INSERT INTO notification_counts (recipient_id, total, unread) VALUES ($1, 0, 0)
-     ON CONFLICT (recipient_id) DO UPDATE SET recipient_id = EXCLUDED.recipient_id
-     RETURNING last_sequence AS "lastSequence"`,
-    [recipientId],
-  );
-  return Number(rows[0]!.lastSequence);
+const RECIPIENT_LOCK = "pg_advisory_xact_lock(hashtextextended('notifications.recipient:' || $1::uuid::text, 0))";
+
+export async function lockRecipient(db: Queryable, recipientId: string): Promise<void> {
+  await db.query(`SELECT ${RECIPIENT_LOCK}`, [recipientId]);
 }
 
 /**
  * Stores a notification and counts it for its recipient. An event stored before (same source event id),
  * or a mention of a user the comment has notified already (retracted since, or not), changes nothing,
- * counts included, and gives undefined. The recipient's counts row is locked first and stays locked to
- * the commit, so that their notifications take their sequence numbers in commit order
- * (migrations/003_streams.sql).
+ * counts included, and gives undefined. The recipient's lock, then their counts row, are taken first and
+ * held to the commit, so that their notifications take their sequence numbers in commit order
+ * (migrations/003_streams.sql) and a stream opening meanwhile waits for this one (`lockRecipient`).
  */
 export async function insertNotification(db: Queryable, id: string, sourceEventId: string, n: NewNotification): Promise<StoredNotification | undefined> {
-  const sequence = (await lockCounts(db, n.recipientId)) + 1;
+  const { rows: locked } = await db.query<{ lastSequence: string }>(
+    `INSERT INTO notification_counts (recipient_id, total, unread)
+     SELECT $1::uuid, 0, 0 FROM (SELECT ${RECIPIENT_LOCK}) AS recipient_locked
+     ON CONFLICT (recipient_id) DO UPDATE SET recipient_id = EXCLUDED.recipient_id
+     RETURNING last_sequence AS "lastSequence"`,
+    [n.recipientId],
+  );
+  const sequence = Number(locked[0]!.lastSequence) + 1;
   const { rows } = await db.query<{ unread: number }>(
     `WITH inserted AS (
        INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, comment_id, created_at, source_event_id, sequence)

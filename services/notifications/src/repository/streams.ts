@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '@recipes/db';
-import { lockCounts } from './notifications.js';
+import { lockRecipient } from './notifications.js';
 import type { NotificationRecord } from './rows.js';
 
 /** A stored notification with its place in the recipient's sequence. */
@@ -112,13 +112,12 @@ export async function redeemTicket(db: Queryable, ticket: string, resuming: bool
 
 /**
  * Records a stream as open; gives the ids of the recipient's oldest open streams beyond `limit`, now closed
- * here. Under the lock of the recipient's counts row, which a notification being stored holds to its
- * commit: either that notification commits first, and the stream's first read (after this commits) finds
+ * here. Under the recipient's lock, which a notification being stored holds to its commit: either that notification commits first, and the stream's first read (after this commits) finds
  * it in the table, or this commits first, and the notification's transaction sees the stream open and
  * announces it (`hasOpenStream`).
  */
 export async function openStream(db: Queryable, id: string, recipientId: string, limit: number): Promise<string[]> {
-  await lockCounts(db, recipientId);
+  await lockRecipient(db, recipientId);
   await db.query('INSERT INTO open_streams (id, recipient_id, opened_at) VALUES ($1, $2, clock_timestamp())', [id, recipientId]);
   const { rows } = await db.query<{ id: string }>(
     `DELETE FROM open_streams WHERE id IN (
@@ -130,7 +129,7 @@ export async function openStream(db: Queryable, id: string, recipientId: string,
 }
 
 /**
- * Whether any instance holds a stream of the recipient. Asked while holding their counts row's lock (see
+ * Whether any instance holds a stream of the recipient. Asked while holding their lock (`lockRecipient`, see
  * `openStream`). A stream whose instance died without closing it still counts: that costs events nobody
  * needed, never one that was.
  */

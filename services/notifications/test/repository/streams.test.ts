@@ -11,8 +11,8 @@ import { notificationsService } from '../../src/service.js';
 /**
  * A notification is announced (`notification.created`) only if its transaction sees a stream of the
  * recipient open. A stream opening at the same moment must then find the notification in the table: the
- * two transactions lock the recipient's counts row, so one waits for the other's commit, whichever comes
- * first. Each order is forced here, with the waiting one seen waiting in pg_stat_activity.
+ * two transactions take the recipient's lock (`lockRecipient`), so one waits for the other's commit,
+ * whichever comes first. Each order is forced here, with the waiting one seen waiting in pg_stat_activity.
  */
 const pool = migratedPool(notificationsService);
 const held: PoolClient[] = [];
@@ -86,6 +86,15 @@ describe('a stream opening while a notification is stored', () => {
     expect((await stored)?.sequence).toBe(1);
     expect(await hasOpenStream(storing, recipient)).toBe(true);
     await commit(storing);
+  });
+
+  it('leaves no row behind for a recipient without notifications, once the stream closed', async () => {
+    const recipient = newId();
+    const id = newId();
+    await openStream(pool, id, recipient, 5);
+    await closeStream(pool, id);
+    const { rowCount } = await pool.query('SELECT 1 FROM notification_counts WHERE recipient_id = $1', [recipient]);
+    expect(rowCount).toBe(0);
   });
 
   it('counts no stream for a recipient who has none, or whose streams all closed', async () => {
