@@ -96,12 +96,11 @@ export function notifications(pool: Pool, directory: UserDirectory) {
     async record(event: EventEnvelope, notification: NewNotification | undefined): Promise<void> {
       if (!notification) return;
       await handleOnce(pool, event, async (tx) => {
-        if (notification.commentId !== null) await repository.lockCommentNotifications(tx, notification.recipientId, notification.commentId);
         const id = newId();
         const stored = await repository.insertNotification(tx, id, event.id, notification);
         // Announced to the streams only if the recipient has one open: a stream opening meanwhile waits
         // for the recipient's lock this transaction holds, then reads the notification from the table.
-        if (!stored || !(await hasOpenStream(tx, notification.recipientId))) return;
+        if (!stored?.streamOpen) return;
         const data = { id, ...notification, sequence: stored.sequence, unreadCount: stored.unread };
         await enqueue(tx, createEvent(notificationCreated, data, { producer: PRODUCER, correlationId: event.correlationId }));
       });

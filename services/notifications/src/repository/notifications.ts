@@ -6,10 +6,11 @@ export interface NotificationCounts {
   unread: number;
 }
 
-/** A notification just stored: its place in the recipient's sequence, and their unread count with it. */
+/** A notification just stored: its place in the recipient's sequence, their unread count with it, and whether a stream of theirs is open. */
 export interface StoredNotification {
   sequence: number;
   unread: number;
+  streamOpen: boolean;
 }
 
 /**
@@ -24,23 +25,34 @@ export async function lockRecipient(db: Queryable, recipientId: string): Promise
   await db.query(`SELECT ${RECIPIENT_LOCK}`, [recipientId]);
 }
 
+/** The key of `lockCommentNotifications`. */
+const commentLockKey = (recipientId: string, commentId: string) => `notifications:${recipientId}:${commentId}`;
+
 /**
  * Stores a notification and counts it for its recipient. An event stored before (same source event id),
  * or a mention of a user the comment has notified already (retracted since, or not), changes nothing,
- * counts included, and gives undefined. The recipient's lock, then their counts row, are taken first and
- * held to the commit, so that their notifications take their sequence numbers in commit order
- * (migrations/003_streams.sql) and a stream opening meanwhile waits for this one (`lockRecipient`).
+ * counts included, and gives undefined.
+ *
+ * Two statements, the locks in the first: a mention's comment lock (`lockCommentNotifications`), the
+ * recipient's lock, then their counts row, all held to the commit, so that their notifications take their
+ * sequence numbers in commit order (migrations/003_streams.sql) and a stream opening meanwhile waits for
+ * this one. The second statement, begun once they are held, sees every stream opened before: so
+ * `streamOpen` is what `hasOpenStream` would say, without a round trip of its own.
  */
 export async function insertNotification(db: Queryable, id: string, sourceEventId: string, n: NewNotification): Promise<StoredNotification | undefined> {
+  // The inner subquery is evaluated first (a volatile one is never pulled up): the comment lock before the recipient's.
   const { rows: locked } = await db.query<{ lastSequence: string }>(
     `INSERT INTO notification_counts (recipient_id, total, unread)
-     SELECT $1::uuid, 0, 0 FROM (SELECT ${RECIPIENT_LOCK}) AS recipient_locked
+     SELECT $1::uuid, 0, 0
+       FROM (SELECT ${RECIPIENT_LOCK}
+               FROM (SELECT CASE WHEN $2::text IS NOT NULL THEN pg_advisory_xact_lock(hashtextextended($2, 0))::text END) AS comment_locked
+            ) AS recipient_locked
      ON CONFLICT (recipient_id) DO UPDATE SET recipient_id = EXCLUDED.recipient_id
      RETURNING last_sequence AS "lastSequence"`,
-    [n.recipientId],
+    [n.recipientId, n.commentId === null ? null : commentLockKey(n.recipientId, n.commentId)],
   );
   const sequence = Number(locked[0]!.lastSequence) + 1;
-  const { rows } = await db.query<{ unread: number }>(
+  const { rows } = await db.query<{ unread: number; streamOpen: boolean }>(
     `WITH inserted AS (
        INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, comment_id, created_at, source_event_id, sequence)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
@@ -50,10 +62,10 @@ export async function insertNotification(db: Queryable, id: string, sourceEventI
      UPDATE notification_counts
         SET total = total + 1, unread = unread + 1, last_sequence = $10, version = version + 1
       WHERE recipient_id = (SELECT recipient_id FROM inserted)
-     RETURNING unread`,
+     RETURNING unread, EXISTS (SELECT 1 FROM open_streams WHERE recipient_id = $2) AS "streamOpen"`,
     [id, n.recipientId, n.type, n.actorId, n.contentType, n.contentId, n.commentId, n.createdAt, sourceEventId, sequence],
   );
-  return rows[0] ? { sequence, unread: rows[0].unread } : undefined;
+  return rows[0] ? { sequence, ...rows[0] } : undefined;
 }
 
 export async function findPage(db: Queryable, recipientId: string, limit: number, offset: number): Promise<NotificationRecord[]> {
@@ -110,5 +122,5 @@ export async function retractMention(db: Queryable, id: string, sourceEventId: s
  * mention and its retraction handled at the same moment cannot both find nothing there.
  */
 export async function lockCommentNotifications(db: Queryable, recipientId: string, commentId: string): Promise<void> {
-  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`notifications:${recipientId}:${commentId}`]);
+  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [commentLockKey(recipientId, commentId)]);
 }

@@ -3,7 +3,7 @@ import type { PoolClient } from 'pg';
 import { eventually } from '@recipes/testing';
 import { migratedPool } from '@recipes/testing/service';
 import { afterEach, describe, expect, it } from 'vitest';
-import { insertNotification } from '../../src/repository/notifications.js';
+import { insertNotification, lockCommentNotifications } from '../../src/repository/notifications.js';
 import type { NewNotification } from '../../src/repository/rows.js';
 import { closeStream, findSince, hasOpenStream, openStream } from '../../src/repository/streams.js';
 import { notificationsService } from '../../src/service.js';
@@ -57,7 +57,7 @@ describe('a stream opening while a notification is stored', () => {
     const recipient = newId();
     const storing = await transaction();
     const stored = await insertNotification(storing, newId(), newId(), mentionOf(recipient));
-    expect(stored?.sequence).toBe(1);
+    expect(stored).toMatchObject({ sequence: 1, streamOpen: false });
 
     const opening = await transaction();
     const openingBackend = await backendOf(opening);
@@ -83,7 +83,7 @@ describe('a stream opening while a notification is stored', () => {
     await waitingForLock(storingBackend);
     await commit(opening);
 
-    expect((await stored)?.sequence).toBe(1);
+    expect(await stored).toMatchObject({ sequence: 1, streamOpen: true });
     expect(await hasOpenStream(storing, recipient)).toBe(true);
     await commit(storing);
   });
@@ -105,5 +105,23 @@ describe('a stream opening while a notification is stored', () => {
     expect(await hasOpenStream(pool, recipient)).toBe(true);
     await closeStream(pool, id);
     expect(await hasOpenStream(pool, recipient)).toBe(false);
+  });
+});
+
+describe('storing a mention', () => {
+  it('waits for a change of the same mention (its comment lock, taken in the same statement as the recipient’s)', async () => {
+    const recipient = newId();
+    const mention = mentionOf(recipient);
+    const retracting = await transaction();
+    await lockCommentNotifications(retracting, recipient, mention.commentId!);
+
+    const storing = await transaction();
+    const storingBackend = await backendOf(storing);
+    const stored = insertNotification(storing, newId(), newId(), mention);
+    await waitingForLock(storingBackend);
+    await commit(retracting);
+
+    expect(await stored).toMatchObject({ sequence: 1, streamOpen: false });
+    await commit(storing);
   });
 });
