@@ -4,22 +4,36 @@ import type { Logger } from '@recipes/logging';
 import type { Publisher } from '@recipes/messaging';
 import { MAX_BACKOFF_MS } from './backoff.js';
 
-// SKIP LOCKED lets several relays work on the same table: each claims rows the others have not locked.
+// Rows are claimed by deleting them, in the batch's transaction: one the broker confirms stays deleted at
+// the commit, the others are put back (RESCHEDULE), and all come back if the relay dies before it. SKIP
+// LOCKED lets several relays work on the same table: each claims rows the others have not locked.
 const CLAIM = `
-  SELECT id, payload FROM outbox
-   WHERE available_at <= now()
-   ORDER BY created_at, id
-   LIMIT $1
-   FOR UPDATE SKIP LOCKED`;
+  WITH claimed AS (
+    DELETE FROM outbox WHERE id IN (
+      SELECT id FROM outbox
+       WHERE available_at <= now()
+       ORDER BY created_at, id
+       LIMIT $1
+       FOR UPDATE SKIP LOCKED)
+    RETURNING id, type, payload, created_at, attempts
+  )
+  SELECT id, type, payload, created_at::text AS "createdAt", attempts FROM claimed ORDER BY created_at, id`;
 
-// A row that failed is kept and tried again later, each time a little later (the same curve as backoffMs).
+// A row that failed is put back, to be tried again later, each time a little later (the same curve as backoffMs).
 const RESCHEDULE = `
-  UPDATE outbox
-     SET attempts = outbox.attempts + 1,
-         last_error = failed.error,
-         available_at = clock_timestamp() + least($3::float8, 500 * power(2, outbox.attempts)) * interval '1 millisecond'
-    FROM unnest($1::uuid[], $2::text[]) AS failed(id, error)
-   WHERE outbox.id = failed.id`;
+  INSERT INTO outbox (id, type, payload, created_at, attempts, last_error, available_at)
+  SELECT id, type, payload, created_at, attempts + 1, error,
+         clock_timestamp() + least($7::float8, 500 * power(2, attempts)) * interval '1 millisecond'
+    FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::int[], $6::text[])
+      AS failed(id, type, payload, created_at, attempts, error)`;
+
+interface ClaimedRow {
+  id: string;
+  type: string;
+  payload: EventEnvelope;
+  createdAt: string;
+  attempts: number;
+}
 
 export interface BatchSettings {
   pool: Pool;
@@ -29,30 +43,31 @@ export interface BatchSettings {
 }
 
 /**
- * Claims, publishes and settles one batch in one transaction: a row the broker confirmed is deleted, a row
- * it did not is rescheduled with backoff. Returns how many rows it claimed.
+ * Claims, publishes and settles one batch in one transaction: a row the broker confirmed is gone, a row it
+ * did not is put back with backoff. Returns how many rows it claimed.
  */
 export async function relayBatch({ pool, publisher, logger, batchSize }: BatchSettings): Promise<number> {
   return withTransaction(pool, async (client) => {
-    const { rows } = await client.query<{ id: string; payload: EventEnvelope }>(CLAIM, [batchSize]);
+    const { rows } = await client.query<ClaimedRow>(CLAIM, [batchSize]);
     if (rows.length === 0) return 0;
     // All at once: the confirms come back together instead of one round trip per event.
     const results = await Promise.allSettled(rows.map(async (row) => publisher.publish(row.payload)));
-    const published: string[] = [];
-    const failed: string[] = [];
-    const errors: string[] = [];
-    results.forEach((result, index) => {
-      const id = rows[index]!.id;
-      if (result.status === 'fulfilled') published.push(id);
-      else {
-        failed.push(id);
-        errors.push(result.reason instanceof Error ? result.reason.message : String(result.reason));
-      }
+    const failed = rows.flatMap((row, index) => {
+      const result = results[index]!;
+      if (result.status === 'fulfilled') return [];
+      return [{ row, error: result.reason instanceof Error ? result.reason.message : String(result.reason) }];
     });
-    if (published.length > 0) await client.query('DELETE FROM outbox WHERE id = ANY($1::uuid[])', [published]);
     if (failed.length > 0) {
-      await client.query(RESCHEDULE, [failed, errors, MAX_BACKOFF_MS]);
-      logger.warn({ failed: failed.length, published: published.length, firstError: errors[0] }, 'outbox events not published; retrying later');
+      await client.query(RESCHEDULE, [
+        failed.map(({ row }) => row.id),
+        failed.map(({ row }) => row.type),
+        failed.map(({ row }) => JSON.stringify(row.payload)),
+        failed.map(({ row }) => row.createdAt),
+        failed.map(({ row }) => row.attempts),
+        failed.map(({ error }) => error),
+        MAX_BACKOFF_MS,
+      ]);
+      logger.warn({ failed: failed.length, published: rows.length - failed.length, firstError: failed[0]!.error }, 'outbox events not published; retrying later');
     }
     return rows.length;
   });
