@@ -125,8 +125,7 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
       const mentioned = await mentionedUserIds(content, authorId);
 
       const record = await withTransaction(pool, async (tx) => {
-        await repository.setCorrelationId(tx, correlationId);
-        const comment = await repository.insertComment(tx, { id: newId(), target, authorId, content });
+        const comment = await repository.insertComment(tx, { id: newId(), target, authorId, content }, correlationId);
         await repository.insertMentions(tx, mentionKinds[target.type], comment.id, mentioned);
         const data = { id: comment.id, targetType: target.type, targetId: target.id, authorId, createdAt: comment.createdAt };
         await enqueue(tx, createEvent(commentCreated, data, { producer: PRODUCER, correlationId }));
