@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { createEvent, type EventEnvelope, userCreated } from '@recipes/contracts';
+import { createPool, migrate, type Pool, withTransaction } from '@recipes/db';
+import { createLogger } from '@recipes/logging';
+import type { Publisher } from '@recipes/messaging';
+import { createTestDatabase, type TestDatabase } from '@recipes/testing';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { relayBatch } from '../src/batch.js';
+import { enqueue, outboxMigrations } from '../src/index.js';
+
+/**
+ * One batch claims its rows by deleting them and puts back those the broker did not confirm. Whichever
+ * events the broker refuses, and however many rows wait, a batch must publish the confirmed ones in
+ * their order and leave exactly the refused ones, as they were but for one more attempt and the error.
+ */
+const logger = createLogger({ service: 'outbox-batch-test', level: 'silent' });
+const SEED = 20_261_126;
+
+interface Row {
+  id: string;
+  payload: EventEnvelope;
+  createdAt: string;
+  attempts: number;
+  lastError: string | null;
+  later: boolean;
+}
+
+describe('relayBatch', () => {
+  let database: TestDatabase;
+  let pool: Pool;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await migrate({ databaseUrl: database.url, schema: 'svc', sets: [outboxMigrations], logger });
+    pool = createPool({ connectionString: database.url, schema: 'svc', applicationName: 'outbox-batch-test', logger });
+  });
+  afterAll(async () => {
+    await pool?.end();
+    await database?.drop();
+  });
+
+  const rows = async () =>
+    (
+      await pool.query<Row>(
+        `SELECT id, payload, created_at::text AS "createdAt", attempts, last_error AS "lastError", available_at > now() AS later
+           FROM outbox ORDER BY created_at, id`,
+      )
+    ).rows;
+
+  /** A broker that confirms every event but those in `refused`. */
+  const brokerRefusing = (refused: Set<string>, published: string[]): Publisher => ({
+    async publish(event) {
+      if (refused.has(event.id)) throw new Error(`refused ${event.id}`);
+      published.push(event.id);
+    },
+  });
+
+  it('publishes the confirmed rows in order and puts back exactly the refused ones, rescheduled', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 15 }),
+        fc.func(fc.boolean()),
+        async (waiting, batchSize, refuses) => {
+          await pool.query('DELETE FROM outbox');
+          // One transaction each, so that created_at orders them.
+          const events = Array.from({ length: waiting }, () => createEvent(userCreated, { id: randomUUID(), username: 'ada', avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: 'c' }));
+          for (const event of events) await withTransaction(pool, (client) => enqueue(client, event));
+          const before = await rows();
+
+          const claimed = before.slice(0, batchSize);
+          const refused = new Set(claimed.filter((_, index) => refuses(index)).map((row) => row.id));
+          const published: string[] = [];
+          expect(await relayBatch({ pool, publisher: brokerRefusing(refused, published), logger, batchSize })).toBe(claimed.length);
+
+          expect(published).toEqual(claimed.filter((row) => !refused.has(row.id)).map((row) => row.id));
+          const after = await rows();
+          const kept = before.filter((row) => !published.includes(row.id));
+          expect(after.map((row) => row.id).sort()).toEqual(kept.map((row) => row.id).sort());
+          for (const row of after) {
+            const was = before.find((old) => old.id === row.id)!;
+            expect({ payload: row.payload, createdAt: row.createdAt }).toEqual({ payload: was.payload, createdAt: was.createdAt });
+            if (refused.has(row.id)) expect(row).toMatchObject({ attempts: 1, lastError: `refused ${row.id}`, later: true });
+            else expect(row).toMatchObject({ attempts: 0, lastError: null, later: false });
+          }
+        },
+      ),
+      { seed: SEED, numRuns: 40 },
+    );
+  });
+});
