@@ -46,6 +46,15 @@ function supervisedProcesses(supervisorPid) {
  * Runs scripts/start.mjs with `portOffset`, measures GET /api/users/{id} through its gateway at
  * `connections` for `durationSeconds`, and returns the figures with CPU ms per request of every process.
  */
+function isRunning(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function supervisorCost({ name, portOffset, adminDatabaseUrl, amqpUrl, env, connections, durationSeconds, logFile }) {
   const databaseUrl = new URL(adminDatabaseUrl);
   databaseUrl.pathname = `/${name}`;
@@ -82,8 +91,12 @@ export async function supervisorCost({ name, portOffset, adminDatabaseUrl, amqpU
     const cpu = cpuPer(figures.requests, before, cpuSample(system, { extra: parts, database: name }), process.cpuUsage(own));
     return { ...figures, cpu };
   } finally {
+    // The supervisor may exit before its children, and a service still running would declare its queues
+    // again after they were removed: the clean-up waits for every process of the system.
+    const processes = Object.values(supervisedProcesses(supervisor.pid)).flat();
     supervisor.kill('SIGTERM');
     await Promise.race([exited, pause(10_000)]);
+    for (const deadline = Date.now() + 10_000; processes.some(isRunning) && Date.now() < deadline; ) await pause(100);
     closeSync(log);
     await cleanUp();
   }
