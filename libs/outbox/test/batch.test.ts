@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { createEvent, type EventEnvelope, userCreated } from '@recipes/contracts';
-import { createPool, migrate, type Pool, withTransaction } from '@recipes/db';
+import { type Pool, withTransaction } from '@recipes/db';
 import { createLogger } from '@recipes/logging';
 import type { Publisher } from '@recipes/messaging';
-import { createTestDatabase, type TestDatabase } from '@recipes/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relayBatch } from '../src/batch.js';
-import { enqueue, outboxMigrations } from '../src/index.js';
+import { enqueue } from '../src/index.js';
+import { type OutboxDatabase, outboxDatabase } from './support.js';
 
 /**
  * One batch claims its rows by deleting them and puts back those the broker did not confirm. Whichever
@@ -27,18 +27,14 @@ interface Row {
 }
 
 describe('relayBatch', () => {
-  let database: TestDatabase;
+  let outbox: OutboxDatabase;
   let pool: Pool;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    await migrate({ databaseUrl: database.url, schema: 'svc', sets: [outboxMigrations], logger });
-    pool = createPool({ connectionString: database.url, schema: 'svc', applicationName: 'outbox-batch-test', logger });
+    outbox = await outboxDatabase({ schema: 'svc', applicationName: 'outbox-batch-test', logger });
+    pool = outbox.pool;
   });
-  afterAll(async () => {
-    await pool?.end();
-    await database?.drop();
-  });
+  afterAll(() => outbox?.drop());
 
   const rows = async () =>
     (

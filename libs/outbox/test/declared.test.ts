@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createEvent, UndeclaredEventError, userCreated } from '@recipes/contracts';
-import { createPool, migrate, type Pool } from '@recipes/db';
+import type { Pool } from '@recipes/db';
 import { createLogger } from '@recipes/logging';
-import { createTestDatabase, type TestDatabase } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enqueue, outboxMigrations } from '../src/index.js';
+import { enqueue } from '../src/index.js';
+import { type OutboxDatabase, outboxDatabase } from './support.js';
 
 const logger = createLogger({ service: 'outbox-test', level: process.env.LOG_LEVEL ?? 'silent' });
 const user = () => ({ id: randomUUID(), username: 'ada', avatarUrl: null, revision: 0 });
@@ -13,18 +13,14 @@ const user = () => ({ id: randomUUID(), username: 'ada', avatarUrl: null, revisi
 const userRenamed = { ...userCreated, type: 'user.renamed' };
 
 describe('enqueue: only what the catalogue declares', () => {
-  let database: TestDatabase;
+  let outbox: OutboxDatabase;
   let pool: Pool;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    await migrate({ databaseUrl: database.url, schema: 'users', sets: [outboxMigrations], logger });
-    pool = createPool({ connectionString: database.url, schema: 'users', applicationName: 'outbox-declared-test', logger });
+    outbox = await outboxDatabase({ schema: 'users', applicationName: 'outbox-declared-test', logger });
+    pool = outbox.pool;
   });
-  afterAll(async () => {
-    await pool.end();
-    await database.drop();
-  });
+  afterAll(() => outbox?.drop());
 
   const outboxTypes = async () => (await pool.query<{ type: string }>('SELECT type FROM outbox ORDER BY type')).rows.map((row) => row.type);
 

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { createEvent, userCreated, type EventEnvelope } from '@recipes/contracts';
-import { createPool, migrate, withTransaction, type Pool } from '@recipes/db';
+import { createPool, withTransaction, type Pool } from '@recipes/db';
 import { createLogger } from '@recipes/logging';
 import { Broker, type Consumer, type Publisher } from '@recipes/messaging';
-import { amqpUrl, createTcpProxy, createTestDatabase, eventually, removeExchangeFamily, type TestDatabase, uniqueName } from '@recipes/testing';
+import { amqpUrl, createTcpProxy, eventually, removeExchangeFamily, uniqueName } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // Test helpers of the messaging library: a plain admin connection, and a proxy to take "a" broker down.
-import { enqueue, OutboxRelay, outboxMigrations, type OutboxRelaySettings } from '../src/index.js';
+import { enqueue, OutboxRelay, type OutboxRelaySettings } from '../src/index.js';
+import { type OutboxDatabase, outboxDatabase } from './support.js';
 
 const logger = createLogger({ service: 'outbox-test', level: process.env.LOG_LEVEL ?? 'silent' });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -22,7 +23,7 @@ describe('OutboxRelay', () => {
   /** What the consumer got: every delivery of every event, and when the first one arrived. */
   const deliveries = new Map<string, EventEnvelope[]>();
   const arrivedAt = new Map<string, number>();
-  let database: TestDatabase;
+  let outbox: OutboxDatabase;
   let pool: Pool;
   let broker: Broker;
   let consumer: Consumer;
@@ -41,9 +42,8 @@ describe('OutboxRelay', () => {
   const outboxRows = async () => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox')).rows[0]!.n;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    await migrate({ databaseUrl: database.url, schema: 'svc', sets: [outboxMigrations], logger });
-    pool = createPool({ connectionString: database.url, schema: 'svc', applicationName: 'outbox-relay-test', logger });
+    outbox = await outboxDatabase({ schema: 'svc', applicationName: 'outbox-relay-test', logger });
+    pool = outbox.pool;
     broker = new Broker({ url: amqpUrl(), exchange, logger, name: 'outbox-relay-test' });
     consumer = await broker.consume({
       queue,
@@ -61,10 +61,9 @@ describe('OutboxRelay', () => {
       await Promise.all(relays.map((relay) => relay.stop()));
       await consumer?.close();
       await broker?.close();
-      await pool?.end();
     } finally {
       await removeExchangeFamily(amqpUrl(), exchange, { queues: [queue] });
-      await database?.drop();
+      await outbox?.drop();
     }
   });
 
