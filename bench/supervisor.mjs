@@ -42,10 +42,6 @@ function supervisedProcesses(supervisorPid) {
   return parts;
 }
 
-/**
- * Runs scripts/start.mjs with `portOffset`, measures GET /api/users/{id} through its gateway at
- * `connections` for `durationSeconds`, and returns the figures with CPU ms per request of every process.
- */
 function isRunning(pid) {
   try {
     process.kill(pid, 0);
@@ -55,6 +51,10 @@ function isRunning(pid) {
   }
 }
 
+/**
+ * Runs scripts/start.mjs with `portOffset`, measures GET /api/users/{id} through its gateway at
+ * `connections` for `durationSeconds`, and returns the figures with CPU ms per request of every process.
+ */
 export async function supervisorCost({ name, portOffset, adminDatabaseUrl, amqpUrl, env, connections, durationSeconds, logFile }) {
   const databaseUrl = new URL(adminDatabaseUrl);
   databaseUrl.pathname = `/${name}`;

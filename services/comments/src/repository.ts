@@ -25,9 +25,11 @@ const mentionStores: Record<MentionKind, string> = {
   post_comment: 'post_comment_mentions',
 };
 
-/** Names the request behind this transaction's changes, for the events the mention trigger writes. */
+/** Names the request behind this transaction's changes, for the events the mention trigger writes (migrations/002). */
+const setCorrelation = (parameter: string) => `set_config('comments.correlation_id', ${parameter}, true)`;
+
 export async function setCorrelationId(db: Queryable, correlationId: string): Promise<void> {
-  await db.query(`SELECT set_config('comments.correlation_id', $1, true)`, [correlationId]);
+  await db.query(`SELECT ${setCorrelation('$1')}`, [correlationId]);
 }
 
 /**
@@ -41,7 +43,7 @@ export async function insertComment(
 ): Promise<CommentRecord> {
   const { rows } = await db.query<CommentRecord>(
     `INSERT INTO comments (id, target_type, target_id, author_id, content)
-     SELECT $1::uuid, $2, $3::uuid, $4::uuid, $5 FROM (SELECT set_config('comments.correlation_id', $6, true)) AS correlated
+     SELECT $1::uuid, $2, $3::uuid, $4::uuid, $5 FROM (SELECT ${setCorrelation('$6')}) AS correlated
      RETURNING ${columns}`,
     [comment.id, comment.target.type, comment.target.id, comment.authorId, comment.content, correlationId],
   );

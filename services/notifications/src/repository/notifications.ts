@@ -19,13 +19,14 @@ export interface StoredNotification {
  * take it, so that each sees whatever the other committed (see `openStream`). Always taken before their
  * counts row, never after it.
  */
-const RECIPIENT_LOCK = "pg_advisory_xact_lock(hashtextextended('notifications.recipient:' || $1::uuid::text, 0))";
+const recipientLock = (parameter: string) => `pg_advisory_xact_lock(hashtextextended('notifications.recipient:' || ${parameter}::uuid::text, 0))`;
 
 export async function lockRecipient(db: Queryable, recipientId: string): Promise<void> {
-  await db.query(`SELECT ${RECIPIENT_LOCK}`, [recipientId]);
+  await db.query(`SELECT ${recipientLock('$1')}`, [recipientId]);
 }
 
-/** The key of `lockCommentNotifications`. */
+/** The lock of `lockCommentNotifications`, on a key `commentLockKey` made, passed as SQL `parameter`. */
+const commentLock = (parameter: string) => `pg_advisory_xact_lock(hashtextextended(${parameter}, 0))`;
 const commentLockKey = (recipientId: string, commentId: string) => `notifications:${recipientId}:${commentId}`;
 
 /**
@@ -44,8 +45,8 @@ export async function insertNotification(db: Queryable, id: string, sourceEventI
   const { rows: locked } = await db.query<{ lastSequence: string }>(
     `INSERT INTO notification_counts (recipient_id, total, unread)
      SELECT $1::uuid, 0, 0
-       FROM (SELECT ${RECIPIENT_LOCK}
-               FROM (SELECT CASE WHEN $2::text IS NOT NULL THEN pg_advisory_xact_lock(hashtextextended($2, 0))::text END) AS comment_locked
+       FROM (SELECT ${recipientLock('$1')}
+               FROM (SELECT CASE WHEN $2::text IS NOT NULL THEN ${commentLock('$2')}::text END) AS comment_locked
             ) AS recipient_locked
      ON CONFLICT (recipient_id) DO UPDATE SET recipient_id = EXCLUDED.recipient_id
      RETURNING last_sequence AS "lastSequence"`,
@@ -122,5 +123,5 @@ export async function retractMention(db: Queryable, id: string, sourceEventId: s
  * mention and its retraction handled at the same moment cannot both find nothing there.
  */
 export async function lockCommentNotifications(db: Queryable, recipientId: string, commentId: string): Promise<void> {
-  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [commentLockKey(recipientId, commentId)]);
+  await db.query(`SELECT ${commentLock('$1')}`, [commentLockKey(recipientId, commentId)]);
 }

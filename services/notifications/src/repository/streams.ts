@@ -112,9 +112,9 @@ export async function redeemTicket(db: Queryable, ticket: string, resuming: bool
 
 /**
  * Records a stream as open; gives the ids of the recipient's oldest open streams beyond `limit`, now closed
- * here. Under the recipient's lock, which a notification being stored holds to its commit: either that notification commits first, and the stream's first read (after this commits) finds
- * it in the table, or this commits first, and the notification's transaction sees the stream open and
- * announces it (`hasOpenStream`).
+ * here. Under the recipient's lock, which a notification being stored holds to its commit: either that
+ * notification commits first, and the stream's first read (after this commits) finds it in the table, or
+ * this commits first, and the notification's transaction sees the stream open and announces it.
  */
 export async function openStream(db: Queryable, id: string, recipientId: string, limit: number): Promise<string[]> {
   await lockRecipient(db, recipientId);
