@@ -4,6 +4,7 @@ import { httpMetrics } from '@recipes/metrics';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { paramsLast, refuseUnknownParams } from './check-order.js';
+import { dualProtocolServer } from './cleartext-http2.js';
 import { absentBodyAsUndefined, refuseNullBody } from './optional-body.js';
 import { answerClientError } from './client-errors.js';
 import errorsPlugin, { sendProblem } from './errors-plugin.js';
@@ -28,6 +29,11 @@ export interface AppSettings {
   validateResponses?: boolean;
   /** Which proxies' `X-Forwarded-For` to believe, for rate limits per address. */
   trustProxy?: string;
+  /**
+   * Also speak HTTP/2 with prior knowledge (h2c) on the same port, as the backend services do: the gateway
+   * carries the event streams it proxies over one such connection (see cleartext-http2.ts).
+   */
+  acceptH2c?: boolean;
 }
 
 /**
@@ -49,6 +55,7 @@ export async function createApp(settings: AppSettings): Promise<App> {
     },
     // And so are requests Node's HTTP parser refuses before Fastify sees them.
     clientErrorHandler: answerClientError,
+    ...(settings.acceptH2c ? { serverFactory: dualProtocolServer } : {}),
   }).withTypeProvider<ZodTypeProvider>();
 
   // Bodies are JSON only (docs/api.md §1): without the built-in text parser, anything else is 415.
@@ -67,13 +74,14 @@ export async function createApp(settings: AppSettings): Promise<App> {
   // once the body is read: the body parser's stream callbacks would leave an earlier context behind.
   app.addHook('preHandler', (request, _reply, done) => withTrailId(request.id, done));
   // A response that finishes while the server is closing also closes its keep-alive connection;
-  // otherwise the idle connection would hold the shutdown open.
+  // otherwise the idle connection would hold the shutdown open. (HTTP/2 has no such header: its sessions
+  // are closed as a whole, see cleartext-http2.ts.)
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close');
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (closing && request.raw.httpVersionMajor === 1) reply.header('connection', 'close');
     done(null, payload);
   });
 

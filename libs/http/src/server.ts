@@ -3,6 +3,7 @@ import { Server as NetServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import closeWithGrace from 'close-with-grace';
 import type { App } from './app.js';
+import type { DualProtocolServer } from './cleartext-http2.js';
 
 export interface ListenSettings {
   host: string;
@@ -71,6 +72,8 @@ export async function listen(app: App, { host, port, metricsPort, internalPort, 
     else {
       app.log.info({ signal }, 'shutting down');
       for (const hook of shutdownHooks.get(app.server) ?? []) hook();
+      // Its HTTP/2 sessions take no new stream from now on (GOAWAY), so that their clients open the next elsewhere.
+      (app.server as Partial<DualProtocolServer>).closeHttp2Sessions?.();
       await Promise.all([drainConnections(app.server, drainMs), internal && drainConnections(internal.server, drainMs)]);
     }
     await app.close();

@@ -104,6 +104,7 @@ export async function composeService<C extends BackendConfig, P>(
     logger,
     trustProxy: config.TRUST_PROXY,
     validateResponses: config.RESPONSE_VALIDATION,
+    acceptH2c: true,
     ...(readiness ? { readiness } : {}),
   });
   await app.register(authPlugin, { publicKey: context.keys.publicKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
