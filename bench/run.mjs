@@ -377,7 +377,7 @@ try {
         idleStreamMemory(system, pools, signToken, { count: config.idleStreams, via }),
       );
       idleStreams.push(idle);
-      const short = idle.streams < idle.wanted ? ` (${idle.wanted.toLocaleString('en')} asked; the gateway’s open-file limit of ${idle.fdLimit} fits ${idle.streams.toLocaleString('en')}, two sockets each)` : '';
+      const short = idle.streams < idle.wanted ? ` (${idle.wanted.toLocaleString('en')} asked; the gateway’s open-file limit of ${idle.fdLimit} fits ${idle.streams.toLocaleString('en')}, a socket each)` : '';
       for (const held of via === 'gateway' ? ['gateway#0', 'notifications#0'] : ['notifications#0']) {
         const [beforeMb, openMb] = [idle.before.afterGc[held], idle.open.afterGc[held]];
         rows.push({
@@ -467,7 +467,7 @@ if (supervisorCpu) {
 if (idleStreams.length > 0) {
   console.log(
     'Idle streams: RSS as memory.mjs reads it (after a full GC; as left beside), just before they opened and once all were open (each had its first unread_count);' +
-      ' one user a stream, with tokens signed by the bench. Through the gateway each stream is two sockets there: at most (open-file limit − those open − 100) ÷ 2 are opened.',
+      ' one user a stream, with tokens signed by the bench. Through the gateway each stream is a socket there (its client’s; they share one HTTP/2 connection upstream): at most open-file limit − those open − 100 are opened.',
   );
 }
 console.log('\nPhases');

@@ -253,8 +253,9 @@ async function memoryUsage(serviceProcess) {
  * `count` idle streams of as many users opened on `via` (the notifications instance directly, or the
  * gateway), then the RSS of every process as memory.mjs reads it (as left, and after a full GC), beside
  * the same just before they opened, and how much of it is V8's heap in the processes that hold them.
- * Through the gateway, which holds two sockets a stream (the client's and the upstream's), only as many
- * as its open-file limit allows are opened; `wanted` says how many were asked.
+ * Through the gateway, which holds a socket per stream (its client's: the streams to one notifications
+ * instance share one HTTP/2 connection), only as many as its open-file limit allows are opened; `wanted`
+ * says how many were asked.
  */
 export async function idleStreamMemory(system, pools, signToken, { count, via }) {
   let opening = count;
@@ -262,7 +263,7 @@ export async function idleStreamMemory(system, pools, signToken, { count, via })
   if (via === 'gateway') {
     const { open, limit } = fileDescriptors(system.process('gateway').pid);
     fdLimit = limit;
-    opening = Math.min(count, Math.floor((limit - open - GATEWAY_FD_MARGIN) / 2));
+    opening = Math.min(count, limit - open - GATEWAY_FD_MARGIN);
   }
   const tokens = Array.from({ length: opening }, (_, i) => signToken({ id: randomUUID(), username: `bench_idle_${i}` }));
   const before = await sampleRss(system);

@@ -1,5 +1,6 @@
 import { Agent, request } from 'undici';
 import type { Service } from './route-table.js';
+import { StreamSessions } from './stream-sessions.js';
 
 export interface UpstreamSettings {
   /** Headers, and each body chunk, must arrive within this time. */
@@ -14,8 +15,8 @@ export interface UpstreamSettings {
  */
 export class Upstreams {
   readonly agent: Agent;
-  /** For streams, which stay open as long as their client wants: a connection timeout, but none on the body. */
-  readonly streamAgent: Agent;
+  /** For event streams, which stay open as long as their client wants: a deadline for the head, none on the body. */
+  readonly streams: StreamSessions;
   readonly #cursor = new Map<Service, number>();
 
   constructor(
@@ -31,7 +32,7 @@ export class Upstreams {
       bodyTimeout: timeoutMs,
       connect: { timeout: timeoutMs },
     });
-    this.streamAgent = new Agent({ keepAliveMaxTimeout: 2_000, headersTimeout: timeoutMs, bodyTimeout: 0, connect: { timeout: timeoutMs } });
+    this.streams = new StreamSessions(timeoutMs);
   }
 
   /** The next base URL of `service`, in turn (round-robin across its instances). */
@@ -65,6 +66,7 @@ export class Upstreams {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.agent.close(), this.streamAgent.destroy()]);
+    this.streams.close();
+    await this.agent.close();
   }
 }

@@ -1,5 +1,5 @@
 import { problemSchema } from '@recipes/contracts';
-import type { App } from '@recipes/http';
+import { type App, dualProtocolServer } from '@recipes/http';
 import fc from 'fast-check';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Client } from 'undici';
@@ -177,9 +177,12 @@ describe(`hostile spellings around the route table (seed ${SEED}; PATH_FUZZ_SEED
   });
 });
 
-/** A Fastify service with the table's routes, answering with the route and the params its router read. */
+/**
+ * A Fastify service with the table's routes, answering with the route and the params its router read; over
+ * HTTP/2 as well, as the services are, for the stream routes.
+ */
 async function startRoutingUpstream(): Promise<FastifyInstance> {
-  const server = Fastify();
+  const server = Fastify({ serverFactory: dualProtocolServer });
   for (const [pattern] of routeTable) server.get(pattern, async (request) => ({ route: request.routeOptions.url, params: request.params }));
   await server.listen({ host: '127.0.0.1', port: 0 });
   return server;

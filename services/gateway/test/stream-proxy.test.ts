@@ -1,4 +1,5 @@
-import { createServer, get as httpGet, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import { get as httpGet, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { createServer, type Http2Session } from 'node:http2';
 import type { App } from '@recipes/http';
 import { eventually } from '@recipes/testing';
 import { type EventStreamClient, openEventStream } from '@recipes/testing/sse';
@@ -30,23 +31,28 @@ interface HeldStream {
 }
 
 /**
- * A stand-in for the notifications service: holds each `GET /api/notifications/stream` open as an event
- * stream and writes only the frames the test asks for; answers 401 problem+json without a token.
+ * A stand-in for the notifications service, over HTTP/2 with prior knowledge as the gateway speaks to it for
+ * streams: holds each `GET /api/notifications/stream` open as an event stream and writes only the frames the
+ * test asks for; answers 401 problem+json without a token.
  */
 async function startNotifications() {
   const streams: HeldStream[] = [];
-  const server: Server = createServer((request, response) => {
+  const sessions = new Set<Http2Session>();
+  const server = createServer((request, response) => {
     if (request.headers.authorization !== AUTHORIZED.authorization) {
       response.writeHead(401, { 'content-type': 'application/problem+json' }).end(JSON.stringify(unauthorized));
       return;
     }
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-upstream': 'notifications' });
-    response.flushHeaders();
     streams.push({
       headers: request.headers,
       write: (frame) => response.write(frame),
       closed: new Promise((resolve) => response.once('close', () => resolve())),
     });
+  });
+  server.on('session', (session: Http2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -56,7 +62,7 @@ async function startNotifications() {
     /** The stream opened after the first `count`, once the gateway has opened it. */
     stream: (index: number) => eventually(async () => streams[index]),
     close: () => {
-      server.closeAllConnections();
+      for (const session of sessions) session.destroy();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
@@ -179,6 +185,22 @@ describe('GET /api/notifications/stream through the gateway', () => {
     await client.next((event) => event.id === '1', 2_000);
 
     client.close();
+    await within(upstream.closed, 1_000, 'the upstream request closed after the client left');
+  });
+
+  it('opens the stream for a request that came with a body, and passes neither the body nor its length on', async () => {
+    const index = notifications.streams.length;
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      const body = '{"unexpected":true}';
+      const headers = { ...AUTHORIZED, 'content-type': 'application/json', 'content-length': String(body.length) };
+      const sent = httpRequest(`${base}${STREAM_PATH}`, { method: 'GET', headers }, resolve);
+      sent.on('error', reject);
+      sent.end(body);
+    });
+    expect(response.statusCode).toBe(200);
+    const upstream = await notifications.stream(index);
+    expect(upstream.headers['content-length']).toBeUndefined();
+    response.destroy();
     await within(upstream.closed, 1_000, 'the upstream request closed after the client left');
   });
 

@@ -1,24 +1,23 @@
-import type { OutgoingHttpHeaders } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { type ClientHttp2Stream, constants } from 'node:http2';
 import { type App, onShutdown, sendProblem } from '@recipes/http';
-import { request as upstreamRequest } from 'undici';
 import { readRequestPath } from '../request-path.js';
 import { serviceFor, streamRoutes } from '../route-table.js';
+import type { UpstreamStream } from '../stream-sessions.js';
 import type { Upstreams } from '../upstreams.js';
 import { forwardedRequestHeaders, wasRefused } from './proxy.js';
 
-/** Response headers of one connection, or that the gateway sets itself. */
-const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'transfer-encoding']);
-
 /**
- * Streams (Server-Sent Events, docs/api.md §9.1) go through here rather than reply-from: each byte is
- * written as it comes (no buffering), no timeout applies once the stream has begun, the client's
- * disconnect aborts the upstream request at once, and on shutdown each stream ends cleanly, so that the
- * client's `EventSource` reconnects (to another instance) and resumes.
+ * Streams (Server-Sent Events, docs/api.md §9.1) go through here rather than reply-from, multiplexed over
+ * one HTTP/2 connection per instance (stream-sessions.ts): each byte is written as it comes (no buffering),
+ * no timeout applies once the stream has begun, the client's disconnect cancels the upstream stream at once,
+ * and on shutdown each stream ends cleanly, so that the client's `EventSource` reconnects (to another
+ * instance) and resumes.
  */
 export default async function streamProxyPlugin(app: App, { upstreams }: { upstreams: Upstreams }) {
-  const open = new Set<AbortController>();
+  const open = new Set<ClientHttp2Stream>();
   onShutdown(app, () => {
-    for (const stream of open) stream.abort();
+    for (const stream of open) stream.close(constants.NGHTTP2_CANCEL);
   });
 
   for (const path of streamRoutes) {
@@ -27,18 +26,13 @@ export default async function streamProxyPlugin(app: App, { upstreams }: { upstr
       const service = target && serviceFor(target.path);
       if (!target || !service) return sendProblem(request, reply, 404, `No route for GET ${path}`);
 
-      const stream = new AbortController();
-      const requestFrom = (base: string) =>
-        upstreamRequest(`${base}${target.path}${target.query ? `?${target.query}` : ''}`, {
-          dispatcher: upstreams.streamAgent,
-          headers: forwardedRequestHeaders(request, { ...request.headers }),
-          signal: stream.signal,
-        });
-      let upstream: Awaited<ReturnType<typeof upstreamRequest>> | undefined;
+      const targetPath = `${target.path}${target.query ? `?${target.query}` : ''}`;
+      const requestHeaders = forwardedRequestHeaders(request, { ...request.headers }) as OutgoingHttpHeaders;
+      let upstream: UpstreamStream | undefined;
       // Each instance in turn, moving on only while they refuse the connection (one that has stopped).
       for (const base of upstreams.inTurn(service)) {
         try {
-          upstream = await requestFrom(base);
+          upstream = await upstreams.streams.open(base, targetPath, requestHeaders);
           break;
         } catch (error) {
           if (!wasRefused(error as Error)) {
@@ -51,22 +45,28 @@ export default async function streamProxyPlugin(app: App, { upstreams }: { upstr
 
       reply.hijack();
       const headers = { ...reply.getHeaders() } as OutgoingHttpHeaders;
-      for (const [name, value] of Object.entries(upstream.headers)) if (!NOT_FORWARDED.has(name) && value !== undefined) headers[name] = value;
+      for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined) headers[name] = value;
       // Nothing follows a stream on its connection: it closes with the stream, and never holds up a shutdown.
       headers.connection = 'close';
       reply.raw.writeHead(upstream.statusCode, headers);
       reply.raw.flushHeaders();
-      open.add(stream);
-      const finish = () => {
-        open.delete(stream);
-        if (!reply.raw.writableEnded) reply.raw.end();
-      };
-      // The client went away: the upstream request goes too.
-      reply.raw.once('close', () => stream.abort());
-      upstream.body.on('data', (chunk: Buffer) => reply.raw.write(chunk));
-      upstream.body.once('end', finish);
-      // Aborted (client gone, shutdown) or the upstream connection broke: the response ends as a stream ends.
-      upstream.body.once('error', finish);
+      relay(upstream.body, reply.raw, open);
     });
   }
+}
+
+/**
+ * Hands each chunk of `body` on to `out` as it comes, for as long as both are open. A function of its own,
+ * so that all an open stream keeps alive is these two, not everything its request's handler held.
+ */
+function relay(body: ClientHttp2Stream, out: ServerResponse, open: Set<ClientHttp2Stream>): void {
+  open.add(body);
+  // The client went away: the upstream stream goes too.
+  out.once('close', () => body.close(constants.NGHTTP2_CANCEL));
+  body.on('data', (chunk: Buffer) => out.write(chunk));
+  // Ended by the service, cancelled (client gone, shutdown) or broken: the response ends as a stream ends.
+  body.once('close', () => {
+    open.delete(body);
+    if (!out.writableEnded) out.end();
+  });
 }

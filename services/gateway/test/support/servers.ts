@@ -1,7 +1,6 @@
-import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { parseConfig } from '@recipes/config';
-import type { App } from '@recipes/http';
+import { type App, dualProtocolServer } from '@recipes/http';
 import { createLogger } from '@recipes/logging';
 import Fastify from 'fastify';
 import { buildApp } from '../../src/app.js';
@@ -37,11 +36,12 @@ export interface UpstreamOptions {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * A real Fastify server standing in for a service: echoes every request as JSON, answers its own
- * `/health/ready` and serves a small `/openapi.json`. `x-echo-status` picks the response status.
+ * A real Fastify server standing in for a service, on HTTP/1.1 and HTTP/2 as the services are: echoes every
+ * request as JSON, answers its own `/health/ready` and serves a small `/openapi.json`. `x-echo-status` picks
+ * the response status.
  */
 export async function startUpstream(name: string, { delayMs = 0, healthDelayMs = 0, paths = [] }: UpstreamOptions = {}): Promise<Upstream> {
-  const server = Fastify({ forceCloseConnections: true });
+  const server = Fastify({ forceCloseConnections: true, serverFactory: dualProtocolServer });
   server.removeAllContentTypeParsers();
   server.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   server.get('/health/ready', async () => {
@@ -84,14 +84,14 @@ export interface Recorder {
 
 /**
  * No framework in the way, so nothing is decoded or normalised before it is recorded. Answers 200 JSON
- * `{ server, url }` to every request.
+ * `{ server, url }` to every request, over HTTP/1.1 or HTTP/2 as the services do.
  */
 export async function startRecorder(name: string): Promise<Recorder> {
   const received: string[] = [];
-  const server = createHttpServer((request, response) => {
+  const server = dualProtocolServer((request, response) => {
     received.push(request.url!);
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ server: name, url: request.url }));
-  });
+  }, {});
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return {
