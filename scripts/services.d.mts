@@ -11,3 +11,6 @@ export interface ServicePorts {
 export const services: readonly ServicePorts[];
 
 export function upstreamVariables(service: string, urls: { url: string; internalUrl?: string | undefined }): [string, string][];
+
+/** Node's flags for every service process. */
+export const serviceNodeFlags: readonly string[];
