@@ -45,7 +45,8 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
   await app.register(cors, {
     origin: config.CORS_ORIGINS,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    exposedHeaders: ['x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'idempotent-replayed'],
+    // One string, which @fastify/cors sets as it is, rather than a list it joins again on every request.
+    exposedHeaders: ['x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'idempotent-replayed'].join(', '),
     maxAge: 600,
   });
   if (config.RATE_LIMIT_ENABLED) {
