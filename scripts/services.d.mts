@@ -11,6 +11,3 @@ export interface ServicePorts {
 export const services: readonly ServicePorts[];
 
 export function upstreamVariables(service: string, urls: { url: string; internalUrl?: string | undefined }): [string, string][];
-
-/** Node's flags for every service process. */
-export const serviceNodeFlags: readonly string[];

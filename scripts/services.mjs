@@ -15,11 +15,3 @@ export function upstreamVariables(service, { url, internalUrl }) {
   const name = service.toUpperCase();
   return [[`${name}_URL`, url], ...(internalUrl ? [[`${name}_INTERNAL_URL`, internalUrl]] : [])];
 }
-
-/**
- * Node's flags for every service process. V8 sizes the young generation from the machine's memory (64 MB
- * semi-spaces on a 24 GB machine), and once a burst of allocation (thousands of streams opening at once)
- * has grown it, it keeps it: capped at 16 MB, a process's resident memory stays close to what it holds.
- * deploy/Dockerfile sets the same in NODE_OPTIONS.
- */
-export const serviceNodeFlags = ['--max-semi-space-size=16'];
