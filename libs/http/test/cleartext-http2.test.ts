@@ -9,6 +9,8 @@ import { type App, createApp } from '../src/index.js';
 const SEED = 20261126;
 const PREFACE_LENGTH = 24;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The distinct `cuts` strictly inside `length` bytes, in order: where to split what is written. */
+const cutPoints = (cuts: number[], length: number) => [...new Set(cuts)].sort((a, b) => a - b).filter((cut) => cut > 0 && cut < length);
 
 let app: App;
 let port: number;
@@ -42,7 +44,7 @@ async function rawExchange(bytes: Buffer, cuts: number[]): Promise<string> {
   const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
   let from = 0;
-  for (const cut of [...new Set(cuts)].sort((a, b) => a - b).filter((cut) => cut > 0 && cut < bytes.length)) {
+  for (const cut of cutPoints(cuts, bytes.length)) {
     socket.write(bytes.subarray(from, cut));
     from = cut;
     await pause(3);
@@ -59,7 +61,7 @@ async function rawExchange(bytes: Buffer, cuts: number[]): Promise<string> {
 function slowStartConnection(cuts: number[]): Duplex {
   const socket: Socket = connectTcp(port, '127.0.0.1');
   socket.setNoDelay(true);
-  const pieces = [...new Set(cuts)].sort((a, b) => a - b).filter((cut) => cut > 0 && cut < PREFACE_LENGTH);
+  const pieces = cutPoints(cuts, PREFACE_LENGTH);
   let written = 0;
   const connection = new Duplex({
     async write(chunk: Buffer, _encoding, done) {

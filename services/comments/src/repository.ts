@@ -25,9 +25,10 @@ const mentionStores: Record<MentionKind, string> = {
   post_comment: 'post_comment_mentions',
 };
 
-/** Names the request behind this transaction's changes, for the events the mention trigger writes (migrations/002). */
+/** The SQL that sets this transaction's correlation id to `parameter`, read by the mention trigger (migrations/002). */
 const setCorrelation = (parameter: string) => `set_config('comments.correlation_id', ${parameter}, true)`;
 
+/** Names the request behind this transaction's changes, for the events the mention trigger writes. */
 export async function setCorrelationId(db: Queryable, correlationId: string): Promise<void> {
   await db.query(`SELECT ${setCorrelation('$1')}`, [correlationId]);
 }
