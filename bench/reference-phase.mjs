@@ -13,6 +13,7 @@
 import { spawn } from 'node:child_process';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
+import { allocatorSettings } from '../scripts/services.mjs';
 import { cpuPer, cpuSample } from './cpu.mjs';
 
 const ROUNDS = Number(process.env.BENCH_REFERENCE_ROUNDS ?? 3);
@@ -20,9 +21,9 @@ const VIAS = ['reference', 'bare proxy', 'direct', 'gateway'];
 const pause = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 const ratio = (a, b) => +(a / b).toFixed(3);
 
-/** Spawns `script` with `env` and resolves once it answers on `port`. */
+/** Spawns `script` with `env` (and the services' allocator settings) and resolves once it answers on `port`. */
 async function startProcess(script, port, env) {
-  const child = spawn(process.execPath, [script], { env: { ...process.env, PORT: String(port), ...env }, stdio: 'inherit' });
+  const child = spawn(process.execPath, [script], { env: { ...process.env, ...allocatorSettings, PORT: String(port), ...env }, stdio: 'inherit' });
   const url = `http://127.0.0.1:${port}`;
   for (let answered = false; !answered; ) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import concurrently from 'concurrently';
 import pg from 'pg';
 import { ensureKeyPair } from './keys.mjs';
-import { services, upstreamVariables } from './services.mjs';
+import { allocatorSettings, services, upstreamVariables } from './services.mjs';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/recipes';
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -87,6 +87,7 @@ const { result } = concurrently(
     // The same Node as this script: the project's own (node_modules/.bin/node, pinned in package.json) under npm.
     command: `"${process.execPath}" services/${name}/dist/server.js`,
     env: {
+      ...allocatorSettings,
       ...upstreams,
       DATABASE_URL,
       AMQP_URL,

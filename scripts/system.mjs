@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { ensureKeyPair } from './keys.mjs';
-import { services, upstreamVariables } from './services.mjs';
+import { allocatorSettings, services, upstreamVariables } from './services.mjs';
 
 /**
  * Instance n of a service listens 10 ports above instance n - 1; its internal routes 25 above its own
@@ -147,6 +147,7 @@ export async function startSystem({
       const inspectPort = inspect ? portOf(service, instance) + INSPECT_PORT_SHIFT : undefined;
       const base = {
         ...process.env,
+        ...allocatorSettings,
         ...(inspectPort ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect-port=127.0.0.1:${inspectPort}`.trim() } : {}),
         ...upstreams,
         PORT: String(portOf(service, instance)),

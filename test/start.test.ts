@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { dropDatabase, eventually, removeExchangeFamily } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { services } from '../scripts/services.mjs';
+import { allocatorSettings, services } from '../scripts/services.mjs';
 
 /**
  * `npm start` itself (scripts/start.mjs), moved by PORT_OFFSET onto ports of its own, with a database and
@@ -63,6 +64,28 @@ describe('npm start', () => {
     const completed = (service: string, url: string) => entries().some((e) => e.service === service && e.msg === 'request completed' && e.req?.url === url);
     await eventually(async () => (completed('gateway', '/api/auth/register') && completed('users', `/api/users/${user.id}`) ? true : undefined));
     expect(new Set(entries().map((e) => e.service))).toEqual(new Set(services.map((s) => s.name)));
+  });
+
+  it('runs every process with glibc’s allocator settings', () => {
+    // The environment each service process started with, found by its script and the port it was given.
+    const processes = readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .flatMap((pid) => {
+        try {
+          const environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').map((entry) => entry.split(/=(.*)/s, 2) as [string, string]);
+          return [{ command: readFileSync(`/proc/${pid}/cmdline`, 'utf8'), environment: new Map(environment) }];
+        } catch {
+          return []; // gone, or not ours to read
+        }
+      });
+    for (const { name, port } of services) {
+      const started = processes.find(
+        ({ command, environment }) => command.includes(`services/${name}/dist/server.js`) && environment.get('PORT') === String(port + PORT_OFFSET),
+      );
+      // glibc, parsing the tunables as the process starts, ends the string /proc shows after the first one.
+      const [first] = allocatorSettings.GLIBC_TUNABLES.split(':');
+      expect(started?.environment.get('GLIBC_TUNABLES'), name).toBe(first);
+    }
   });
 
   it('stops every process on one SIGTERM to the supervisor', async () => {
