@@ -1,5 +1,6 @@
 import { amqpUrl, brokerAdmin, eventually, removeExchangeFamily, uniqueName } from '@recipes/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Broker } from '../src/index.js';
 import { logger, sleep, userEvent } from './support.js';
 
@@ -107,5 +108,23 @@ describe('Broker: publish and consume', () => {
     expect(finished).toBe(true);
     const { messageCount } = await admin.channel.checkQueue(queues[1]!);
     expect(messageCount).toBe(0);
+  });
+});
+
+describe('Broker: its connection', () => {
+  it('turns off Nagle’s algorithm, so that no small frame waits for the broker’s delayed ACK', async () => {
+    const noDelay = vi.spyOn(Socket.prototype, 'setNoDelay');
+    const exchange = uniqueName('messaging.nodelay');
+    const broker = new Broker({ url: amqpUrl(), exchange, logger, name: 'messaging-test' });
+    try {
+      await eventually(async () => broker.isConnected() || undefined);
+      const brokerPort = Number(new URL(amqpUrl()).port || 5672);
+      const toBroker = noDelay.mock.calls.filter((_, i) => (noDelay.mock.contexts[i] as Socket).remotePort === brokerPort);
+      expect(toBroker).toContainEqual([true]);
+    } finally {
+      noDelay.mockRestore();
+      await broker.close();
+      await removeExchangeFamily(amqpUrl(), exchange);
+    }
   });
 });
