@@ -1,5 +1,5 @@
-import { amqpUrl, brokerAdmin, eventually, removeExchangeFamily, uniqueName } from '@recipes/testing';
 import { Socket } from 'node:net';
+import { amqpUrl, brokerAdmin, eventually, removeExchangeFamily, uniqueName } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Broker } from '../src/index.js';
 import { logger, sleep, userEvent } from './support.js';
