@@ -6,7 +6,8 @@
 // through the gateway and directly against the owning service, beside a bare Fastify "hello"; the listings
 // at two table sizes, the CPU of a login, mention-to-notification latency, the outbox relay's pace and the
 // processes' memory; last the notification stream (bench/streams.mjs: the CPU of a 304 against a 200 on
-// the unread count, mention to `event: notification` with many streams open, the memory of idle streams).
+// the unread count, mention to `event: notification` with many streams open and again on a quiet system,
+// the memory of idle streams).
 // BENCH_ONLY runs some of these alone (see below). Prints one table, the targets with PASS or MISS, and
 // the time of each phase, and writes them as JSON.
 import { spawn } from 'node:child_process';
@@ -45,6 +46,8 @@ const config = {
   idleStreams: setting('BENCH_IDLE_STREAMS', 10_000),
   etagRate: setting('BENCH_ETAG_RATE', 1_000),
   etagConnections: setting('BENCH_ETAG_CONNECTIONS', 10),
+  quietMentionRate: setting('BENCH_QUIET_MENTION_RATE', 5),
+  quietMentionSeconds: setting('BENCH_QUIET_MENTION_SECONDS', 10),
   referenceSeconds: setting('BENCH_REFERENCE_SECONDS', 3),
   openLoopRate: setting('BENCH_OPEN_LOOP_RATE', 400),
   openLoopSeconds: setting('BENCH_OPEN_LOOP_SECONDS', 30),
@@ -369,6 +372,24 @@ try {
           streamed.streamsEnded === 0 &&
           streamed.requestsPerSecond >= 0.95 * config.mentionRate,
       );
+    });
+
+    // The same at a rate far below what the machine can take, so no queue forms: what is left is the
+    // chain's own latency (a fixed delay on some hop, as Nagle's algorithm once added, shows here first).
+    await phase(`mention → event: notification on a quiet system, ${config.quietMentionRate} comments/s for ${config.quietMentionSeconds} s`, async () => {
+      const { cpu: _cpu, ...quiet } = await streamedMentionLatency(system, pools, fixture, signToken, {
+        database: NAME,
+        streams: config.streamsMentioned,
+        mentioned: config.streamsMentioned,
+        rate: config.quietMentionRate,
+        seconds: config.quietMentionSeconds,
+      });
+      rows.push({
+        scenario: `POST comment → event: notification, quiet (${quiet.sent} at ${config.quietMentionRate}/s, ${quiet.openStreams} streams)`,
+        via: 'gateway, end to end',
+        connections: quiet.openStreams,
+        ...quiet,
+      });
     });
 
     for (const via of ['notifications', 'gateway']) {
