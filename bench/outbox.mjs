@@ -4,22 +4,13 @@
 // as it would in production, so the broker routes every message to a real queue; the phase ends once it
 // has taken in every one, so that no backlog is left to weigh on the phases after it.
 
+import { until } from './seed.mjs';
+
 const POLL_MS = 50;
 
 const BACKLOG_NAME = 'Backlog board ';
-/** Counting the directory scans it: less often than the outbox, so as not to slow what it waits for. */
+/** Counting the comments service's directory scans it: less often than the outbox, so as not to slow what it waits for. */
 const CONSUMED_POLL_MS = 1_000;
-
-/** Resolves once the comments service's collection directory holds every backlog collection; its time since `from`. */
-async function consumed(pools, events, from) {
-  for (;;) {
-    const { rows } = await pools.comments.query(`SELECT count(*)::int AS n FROM known_collections WHERE name LIKE $1`, [`${BACKLOG_NAME}%`]);
-    const now = performance.now();
-    if (rows[0].n >= events) return (now - from) / 1000;
-    if (now - from > 600_000) throw new Error(`the comments service has taken in ${rows[0].n} of ${events} backlog events after 10 minutes`);
-    await new Promise((resolve) => setTimeout(resolve, CONSUMED_POLL_MS));
-  }
-}
 
 export async function outboxDrain(system, pools, { events }) {
   const service = system.process('collections');
@@ -40,6 +31,8 @@ export async function outboxDrain(system, pools, { events }) {
   );
   await pools.collections.query('ANALYZE outbox');
   const count = async () => (await pools.collections.query('SELECT count(*)::int AS n FROM outbox')).rows[0].n;
+  const consumedAll = async () =>
+    (await pools.comments.query('SELECT count(*)::int AS n FROM known_collections WHERE name LIKE $1', [`${BACKLOG_NAME}%`])).rows[0].n >= events;
 
   const startedAt = performance.now();
   await service.start();
@@ -51,7 +44,8 @@ export async function outboxDrain(system, pools, { events }) {
     const now = performance.now();
     if (left === 0) {
       const drainSeconds = (now - readyAt) / 1000;
-      const consumedSeconds = await consumed(pools, events, readyAt);
+      await until('the comments service to consume the backlog', consumedAll, 600_000, CONSUMED_POLL_MS);
+      const consumedSeconds = (performance.now() - readyAt) / 1000;
       return {
         events,
         startSeconds: +((readyAt - startedAt) / 1000).toFixed(2),

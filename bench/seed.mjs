@@ -27,11 +27,12 @@ async function call(url, { method = 'GET', token, body } = {}) {
 export const register = (urlOf, username) =>
   call(`${urlOf('gateway')}/api/auth/register`, { method: 'POST', body: { username, password: 'bench password' } });
 
-async function until(what, check, timeoutMs = 60_000) {
+/** Resolves once `check()` is true, asking every `intervalMs`; fails after `timeoutMs`, naming `what`. */
+export async function until(what, check, timeoutMs = 60_000, intervalMs = 100) {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
 

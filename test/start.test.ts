@@ -78,12 +78,12 @@ describe('npm start', () => {
           return []; // gone, or not ours to read
         }
       });
+    // glibc, parsing the tunables as the process starts, ends the string /proc shows after the first one.
+    const [first] = allocatorSettings.GLIBC_TUNABLES.split(':');
     for (const { name, port } of services) {
       const started = processes.find(
         ({ command, environment }) => command.includes(`services/${name}/dist/server.js`) && environment.get('PORT') === String(port + PORT_OFFSET),
       );
-      // glibc, parsing the tunables as the process starts, ends the string /proc shows after the first one.
-      const [first] = allocatorSettings.GLIBC_TUNABLES.split(':');
       expect(started?.environment.get('GLIBC_TUNABLES'), name).toBe(first);
     }
   });
