@@ -1,4 +1,5 @@
 import {
+  assertDeclared,
   type Author,
   commentCreated,
   commentDeleted,
@@ -117,21 +118,19 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
 
     /**
      * Stores the comment, a row per mentioned user in the target kind's mention store (whose trigger
-     * writes each `comment.mention.created`), and `comment.created`, all in one transaction.
+     * writes each `comment.mention.created`), and `comment.created`, all in one statement.
      */
     async add(target: CommentTarget, authorId: string, content: string, correlationId: string): Promise<Comment> {
       const author = await users.caller(authorId);
       await ownerOf(target);
       const mentioned = await mentionedUserIds(content, authorId);
-
-      const record = await withTransaction(pool, async (tx) => {
-        const comment = await repository.insertComment(tx, { id: newId(), target, authorId, content }, correlationId);
-        await repository.insertMentions(tx, mentionKinds[target.type], comment.id, mentioned);
-        const data = { id: comment.id, targetType: target.type, targetId: target.id, authorId, createdAt: comment.createdAt };
-        await enqueue(tx, createEvent(commentCreated, data, { producer: PRODUCER, correlationId }));
-        return comment;
-      });
-      return withAuthorOf(record, author);
+      const id = newId();
+      // `createdAt` is the stored row's: the statement writes it into the event.
+      const data = { id, targetType: target.type, targetId: target.id, authorId, createdAt: new Date().toISOString() };
+      const announcement = createEvent(commentCreated, data, { producer: PRODUCER, correlationId });
+      assertDeclared(announcement);
+      const comment = { id, target, authorId, content, mentionKind: mentionKinds[target.type], mentionedUserIds: mentioned };
+      return withAuthorOf(await repository.insertComment(pool, comment, announcement, correlationId), author);
     },
 
     /**

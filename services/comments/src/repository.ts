@@ -1,4 +1,4 @@
-import type { CommentTargetType, MentionKind } from '@recipes/contracts';
+import type { CommentTargetType, EventEnvelope, MentionKind } from '@recipes/contracts';
 import type { Queryable } from '@recipes/db';
 
 /** What a comment is on. */
@@ -33,20 +33,48 @@ export async function setCorrelationId(db: Queryable, correlationId: string): Pr
   await db.query(`SELECT ${setCorrelation('$1')}`, [correlationId]);
 }
 
+/** A new comment, and the users it mentions: a row each in the store of `mentionKind`. */
+export interface NewComment {
+  id: string;
+  target: CommentTarget;
+  authorId: string;
+  content: string;
+  mentionKind: MentionKind;
+  mentionedUserIds: string[];
+}
+
 /**
- * Stores a new comment, and names the request behind it for the events the mention trigger writes later
- * in the transaction (`setCorrelationId`, in the same statement: one round trip fewer).
+ * Stores a new comment, its mentions (the store's trigger writes each `comment.mention.created`) and
+ * `announcement`, its `comment.created`, to the outbox, in one statement: atomic without a transaction
+ * block, and one round trip where BEGIN, three inserts and COMMIT took five. The announcement's
+ * `data.createdAt` becomes the row's. The statement first names the request behind it (`setCorrelationId`),
+ * for the events the trigger writes at its end.
  */
-export async function insertComment(
-  db: Queryable,
-  comment: { id: string; target: CommentTarget; authorId: string; content: string },
-  correlationId: string,
-): Promise<CommentRecord> {
+export async function insertComment(db: Queryable, comment: NewComment, announcement: EventEnvelope, correlationId: string): Promise<CommentRecord> {
   const { rows } = await db.query<CommentRecord>(
-    `INSERT INTO comments (id, target_type, target_id, author_id, content)
-     SELECT $1::uuid, $2, $3::uuid, $4::uuid, $5 FROM (SELECT ${setCorrelation('$6')}) AS correlated
-     RETURNING ${columns}`,
-    [comment.id, comment.target.type, comment.target.id, comment.authorId, comment.content, correlationId],
+    `WITH comment AS (
+       INSERT INTO comments (id, target_type, target_id, author_id, content)
+       SELECT $1::uuid, $2, $3::uuid, $4::uuid, $5 FROM (SELECT ${setCorrelation('$6')}) AS correlated
+       RETURNING ${columns}
+     ), mentioned AS (
+       INSERT INTO ${mentionStores[comment.mentionKind]} (comment_id, mentioned_user_id) SELECT id, unnest($7::uuid[]) FROM comment
+     ), announced AS (
+       INSERT INTO outbox (id, type, payload)
+       SELECT $8::uuid, $9, jsonb_set($10::jsonb, '{data,createdAt}', to_jsonb("createdAt")) FROM comment
+     )
+     SELECT * FROM comment`,
+    [
+      comment.id,
+      comment.target.type,
+      comment.target.id,
+      comment.authorId,
+      comment.content,
+      correlationId,
+      comment.mentionedUserIds,
+      announcement.id,
+      announcement.type,
+      JSON.stringify(announcement),
+    ],
   );
   return rows[0]!;
 }

@@ -6,8 +6,8 @@ import { type CommentsHarness, commentsHarness, generousLimits } from '../suppor
 /**
  * Every consumer's pact for the events comments produces, verified against events made by the real
  * app: a comment is posted (and edited or deleted) through HTTP, and the envelope is read back from the
- * outbox, where `enqueue` (comment.created, .updated, .deleted) or the mention stores' triggers
- * (comment.mention.created, .deleted) wrote it.
+ * outbox, where `add` (comment.created, in its one statement), `enqueue` (comment.updated, .deleted) or
+ * the mention stores' triggers (comment.mention.created, .deleted) wrote it.
  */
 const provider = pactNames.events('comments');
 const pactFiles = pactsForProvider(provider);

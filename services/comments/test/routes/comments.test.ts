@@ -79,7 +79,7 @@ describe.each(kinds)('comments on a %s', (kind) => {
     expect(listed.json()).toEqual({ comments: [body.comment], total: 1, pagination: { page: 1, limit: 50, total: 1, totalPages: 1 } });
   });
 
-  it('writes comment.created in the same transaction, and no mention for a comment without one', async () => {
+  it('writes comment.created in the same statement, and no mention for a comment without one', async () => {
     const target = harness.target(kind);
     const { user, token } = harness.register(unique('Counted'));
     const requestId = `counted-${newId()}`;
@@ -405,19 +405,20 @@ describe('mentions', () => {
   });
 });
 
-describe('one transaction', () => {
+describe('one statement', () => {
   it('stores no comment, no mention and no event when the comment fails after its mentions were stored', async () => {
     const target = harness.target('recipe');
     const author = harness.register(unique('Doomed'));
     const [ada, grace] = [harness.register(unique('Ada')).user, harness.register(unique('Grace')).user];
     const content = `@${ada.username} @${grace.username}`;
-    // Fails the comment.created insert, the transaction's last step, only once both mentions have
-    // written their events: the failure comes after the mentions, never before.
+    // Fails the second mention's event, the statement's last write, only once the comment, its
+    // comment.created and the first mention's event are written: the failure comes after them, never before.
     await harness.pool.query(`
       CREATE FUNCTION fail_doomed_comment() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF NEW.type = 'comment.created' AND current_setting('comments.correlation_id', true) = 'doomed'
-           AND (SELECT count(*) FROM outbox WHERE type = 'comment.mention.created' AND payload->>'correlationId' = 'doomed') = 2 THEN
+        IF NEW.type = 'comment.mention.created' AND current_setting('comments.correlation_id', true) = 'doomed'
+           AND EXISTS (SELECT 1 FROM outbox WHERE type = 'comment.created' AND payload->>'correlationId' = 'doomed')
+           AND (SELECT count(*) FROM outbox WHERE type = 'comment.mention.created' AND payload->>'correlationId' = 'doomed') = 1 THEN
           RAISE EXCEPTION 'comment failed after its mentions';
         END IF;
         RETURN NEW;
