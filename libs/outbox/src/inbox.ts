@@ -6,16 +6,23 @@ import { type Pool, type PoolClient, withTransaction } from '@recipes/db';
  * transaction as the effect, so both commit or neither does. Returns false for an event already processed
  * (a redelivery), without running the effect. A concurrent redelivery waits on the first one's row lock.
  */
+/**
+ * `handleOnce`'s inbox row as a CTE, `first_delivery`, for a handler that writes it in the first statement
+ * of its own transaction (a round trip fewer): it has a row only on the event's first delivery, and the
+ * statement must make its effect depend on that row.
+ */
+export const firstDelivery = (eventIdParameter: string, eventTypeParameter: string): string =>
+  `first_delivery AS (
+     INSERT INTO processed_events (event_id, event_type) VALUES (${eventIdParameter}::uuid, ${eventTypeParameter})
+     ON CONFLICT (event_id) DO NOTHING RETURNING event_id)`;
+
 export async function handleOnce(
   pool: Pool,
   event: Pick<EventEnvelope, 'id' | 'type'>,
   effect: (client: PoolClient) => Promise<void>,
 ): Promise<boolean> {
   return withTransaction(pool, async (client) => {
-    const { rowCount } = await client.query(
-      'INSERT INTO processed_events (event_id, event_type) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING',
-      [event.id, event.type],
-    );
+    const { rowCount } = await client.query(`WITH ${firstDelivery('$1', '$2')} SELECT event_id FROM first_delivery`, [event.id, event.type]);
     if (rowCount === 0) return false;
     await effect(client);
     return true;

@@ -1,4 +1,4 @@
 export { outboxMigrations } from './migrations.js';
-export { enqueue } from './outbox.js';
+export { enqueue, outboxRow } from './outbox.js';
 export { OutboxRelay, type OutboxBacklog, type OutboxRelaySettings } from './relay.js';
-export { handleOnce } from './inbox.js';
+export { firstDelivery, handleOnce } from './inbox.js';

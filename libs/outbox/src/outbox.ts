@@ -14,3 +14,13 @@ export async function enqueue(client: Queryable, ...events: EventEnvelope[]): Pr
     [events.map((event) => event.id), events.map((event) => event.type), events.map((event) => JSON.stringify(event))],
   );
 }
+
+/**
+ * For a statement of the caller's that writes `event` to the outbox itself, alongside its change (one
+ * round trip): the event checked as `enqueue` checks it, and its row's id, type and payload, for
+ * `INSERT INTO outbox (id, type, payload)`.
+ */
+export function outboxRow(event: EventEnvelope): [id: string, type: string, payload: string] {
+  assertDeclared(event);
+  return [event.id, event.type, JSON.stringify(event)];
+}

@@ -1,5 +1,4 @@
 import {
-  assertDeclared,
   type Author,
   commentCreated,
   commentDeleted,
@@ -128,7 +127,6 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
       // `createdAt` is the stored row's: the statement writes it into the event.
       const data = { id, targetType: target.type, targetId: target.id, authorId, createdAt: new Date().toISOString() };
       const announcement = createEvent(commentCreated, data, { producer: PRODUCER, correlationId });
-      assertDeclared(announcement);
       const comment = { id, target, authorId, content, mentionKind: mentionKinds[target.type], mentionedUserIds: mentioned };
       return withAuthorOf(await repository.insertComment(pool, comment, announcement, correlationId), author);
     },

@@ -1,5 +1,6 @@
 import type { CommentTargetType, EventEnvelope, MentionKind } from '@recipes/contracts';
 import type { Queryable } from '@recipes/db';
+import { outboxRow } from '@recipes/outbox';
 
 /** What a comment is on. */
 export interface CommentTarget {
@@ -63,18 +64,7 @@ export async function insertComment(db: Queryable, comment: NewComment, announce
        SELECT $8::uuid, $9, jsonb_set($10::jsonb, '{data,createdAt}', to_jsonb("createdAt")) FROM comment
      )
      SELECT * FROM comment`,
-    [
-      comment.id,
-      comment.target.type,
-      comment.target.id,
-      comment.authorId,
-      comment.content,
-      correlationId,
-      comment.mentionedUserIds,
-      announcement.id,
-      announcement.type,
-      JSON.stringify(announcement),
-    ],
+    [comment.id, comment.target.type, comment.target.id, comment.authorId, comment.content, correlationId, comment.mentionedUserIds, ...outboxRow(announcement)],
   );
   return rows[0]!;
 }

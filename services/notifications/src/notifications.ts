@@ -92,18 +92,18 @@ async function announceRead(tx: Queryable, recipientId: string, { updated, unrea
 /** The notifications domain: rows made once per event, read and marked only by their recipient. */
 export function notifications(pool: Pool, directory: UserDirectory) {
   return {
-    /** Stores `notification` once however often `event` is delivered, and announces it to open streams; nothing when there is none. */
+    /**
+     * Stores `notification` once however often `event` is delivered, and announces it to the recipient's
+     * open streams, if any, in the same statement (see `insertNotification`): a stream opening meanwhile
+     * waits for the recipient's lock this transaction holds, then reads the notification from the table.
+     */
     async record(event: EventEnvelope, notification: NewNotification | undefined): Promise<void> {
       if (!notification) return;
-      await handleOnce(pool, event, async (tx) => {
-        const id = newId();
-        const stored = await repository.insertNotification(tx, id, event.id, notification);
-        // Announced to the streams only if the recipient has one open: a stream opening meanwhile waits
-        // for the recipient's lock this transaction holds, then reads the notification from the table.
-        if (!stored?.streamOpen) return;
-        const data = { id, ...notification, sequence: stored.sequence, unreadCount: stored.unread };
-        await enqueue(tx, createEvent(notificationCreated, data, { producer: PRODUCER, correlationId: event.correlationId }));
-      });
+      const id = newId();
+      // The statement fills in the unread count it makes.
+      const announcement = (sequence: number) =>
+        createEvent(notificationCreated, { id, ...notification, sequence, unreadCount: 0 }, { producer: PRODUCER, correlationId: event.correlationId });
+      await withTransaction(pool, (tx) => repository.insertNotification(tx, id, event, notification, announcement));
     },
 
     /** Retracts the notification of a mention taken back, once however often `event` is delivered. */

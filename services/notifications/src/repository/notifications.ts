@@ -1,4 +1,6 @@
+import type { EventEnvelope } from '@recipes/contracts';
 import type { Queryable } from '@recipes/db';
+import { firstDelivery, outboxRow } from '@recipes/outbox';
 import type { NewNotification, NotificationRecord } from './rows.js';
 
 export interface NotificationCounts {
@@ -30,41 +32,59 @@ const commentLock = (parameter: string) => `pg_advisory_xact_lock(hashtextextend
 const commentLockKey = (recipientId: string, commentId: string) => `notifications:${recipientId}:${commentId}`;
 
 /**
- * Stores a notification and counts it for its recipient. An event stored before (same source event id),
- * or a mention of a user the comment has notified already (retracted since, or not), changes nothing,
- * counts included, and gives undefined.
+ * Stores a notification once per source event, counts it for its recipient, and writes `announcement`
+ * (its `notification.created`, whose `data.unreadCount` the statement fills in) to the outbox when a
+ * stream of theirs is open. An event stored before (the inbox row `firstDelivery`, or the same source
+ * event id), or a mention of a user the comment has notified already (retracted since, or not), changes
+ * nothing, counts included, and gives undefined.
  *
- * Two statements, the locks in the first: a mention's comment lock (`lockCommentNotifications`), the
- * recipient's lock, then their counts row, all held to the commit, so that their notifications take their
- * sequence numbers in commit order (migrations/003_streams.sql) and a stream opening meanwhile waits for
- * this one. The second statement, begun once they are held, sees every stream opened before: so
- * `streamOpen` is what `hasOpenStream` would say, without a round trip of its own.
+ * Two statements, the locks in the first, after the inbox row: a mention's comment lock
+ * (`lockCommentNotifications`), the recipient's lock, then their counts row, all held to the commit, so
+ * that their notifications take their sequence numbers in commit order (migrations/003_streams.sql) and a
+ * stream opening meanwhile waits for this one. The second statement, begun once they are held, sees
+ * every stream opened before: so `streamOpen` is what `hasOpenStream` would say, without a round trip of
+ * its own. Run in a transaction.
  */
-export async function insertNotification(db: Queryable, id: string, sourceEventId: string, n: NewNotification): Promise<StoredNotification | undefined> {
-  // The inner subquery is evaluated first (a volatile one is never pulled up): the comment lock before the recipient's.
+export async function insertNotification(
+  db: Queryable,
+  id: string,
+  source: Pick<EventEnvelope, 'id' | 'type'>,
+  n: NewNotification,
+  announcement?: (sequence: number) => EventEnvelope,
+): Promise<StoredNotification | undefined> {
+  // Each subquery is evaluated before the one around it (a volatile one is never pulled up): the inbox
+  // row, then the comment lock, then the recipient's.
   const { rows: locked } = await db.query<{ lastSequence: string }>(
-    `INSERT INTO notification_counts (recipient_id, total, unread)
+    `WITH ${firstDelivery('$3', '$4')}
+     INSERT INTO notification_counts (recipient_id, total, unread)
      SELECT $1::uuid, 0, 0
        FROM (SELECT ${recipientLock('$1')}
-               FROM (SELECT CASE WHEN $2::text IS NOT NULL THEN ${commentLock('$2')}::text END) AS comment_locked
+               FROM (SELECT CASE WHEN $2::text IS NOT NULL THEN ${commentLock('$2')}::text END FROM first_delivery) AS comment_locked
             ) AS recipient_locked
      ON CONFLICT (recipient_id) DO UPDATE SET recipient_id = EXCLUDED.recipient_id
      RETURNING last_sequence AS "lastSequence"`,
-    [n.recipientId, n.commentId === null ? null : commentLockKey(n.recipientId, n.commentId)],
+    [n.recipientId, n.commentId === null ? null : commentLockKey(n.recipientId, n.commentId), source.id, source.type],
   );
-  const sequence = Number(locked[0]!.lastSequence) + 1;
+  if (!locked[0]) return undefined;
+  const sequence = Number(locked[0].lastSequence) + 1;
+  const [eventId, eventType, payload] = announcement ? outboxRow(announcement(sequence)) : [null, null, null];
   const { rows } = await db.query<{ unread: number; streamOpen: boolean }>(
     `WITH inserted AS (
        INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, comment_id, created_at, source_event_id, sequence)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT DO NOTHING
        RETURNING recipient_id
+     ), counted AS (
+       UPDATE notification_counts
+          SET total = total + 1, unread = unread + 1, last_sequence = $10, version = version + 1
+        WHERE recipient_id = (SELECT recipient_id FROM inserted)
+       RETURNING unread, EXISTS (SELECT 1 FROM open_streams WHERE recipient_id = $2) AS "streamOpen"
+     ), announced AS (
+       INSERT INTO outbox (id, type, payload)
+       SELECT $11::uuid, $12, jsonb_set($13::jsonb, '{data,unreadCount}', to_jsonb(unread)) FROM counted WHERE "streamOpen" AND $11 IS NOT NULL
      )
-     UPDATE notification_counts
-        SET total = total + 1, unread = unread + 1, last_sequence = $10, version = version + 1
-      WHERE recipient_id = (SELECT recipient_id FROM inserted)
-     RETURNING unread, EXISTS (SELECT 1 FROM open_streams WHERE recipient_id = $2) AS "streamOpen"`,
-    [id, n.recipientId, n.type, n.actorId, n.contentType, n.contentId, n.commentId, n.createdAt, sourceEventId, sequence],
+     SELECT unread, "streamOpen" FROM counted`,
+    [id, n.recipientId, n.type, n.actorId, n.contentType, n.contentId, n.commentId, n.createdAt, source.id, sequence, eventId, eventType, payload],
   );
   return rows[0] ? { sequence, ...rows[0] } : undefined;
 }

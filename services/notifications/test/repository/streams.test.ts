@@ -42,6 +42,9 @@ const backendOf = async (client: PoolClient) => (await client.query<{ pid: numbe
 const waitingForLock = (pid: number) =>
   eventually(async () => ((await pool.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [pid])).rowCount ? true : undefined));
 
+/** The event a notification comes from, delivered for the first time. */
+const sourceEvent = () => ({ id: newId(), type: 'comment.mention.created' });
+
 const mentionOf = (recipientId: string): NewNotification => ({
   recipientId,
   type: 'mention_recipe_comment',
@@ -56,7 +59,7 @@ describe('a stream opening while a notification is stored', () => {
   it('waits for the notification to commit, then its first read finds it (not announced: no stream was open)', async () => {
     const recipient = newId();
     const storing = await transaction();
-    const stored = await insertNotification(storing, newId(), newId(), mentionOf(recipient));
+    const stored = await insertNotification(storing, newId(), sourceEvent(), mentionOf(recipient));
     expect(stored).toMatchObject({ sequence: 1, streamOpen: false });
 
     const opening = await transaction();
@@ -79,7 +82,7 @@ describe('a stream opening while a notification is stored', () => {
 
     const storing = await transaction();
     const storingBackend = await backendOf(storing);
-    const stored = insertNotification(storing, newId(), newId(), mentionOf(recipient));
+    const stored = insertNotification(storing, newId(), sourceEvent(), mentionOf(recipient));
     await waitingForLock(storingBackend);
     await commit(opening);
 
@@ -117,7 +120,7 @@ describe('storing a mention', () => {
 
     const storing = await transaction();
     const storingBackend = await backendOf(storing);
-    const stored = insertNotification(storing, newId(), newId(), mention);
+    const stored = insertNotification(storing, newId(), sourceEvent(), mention);
     await waitingForLock(storingBackend);
     await commit(retracting);
 

@@ -55,7 +55,7 @@ describe('GET /api/notifications/stream', () => {
     const client = await harness.stream(bob);
     await client.next(isUnread(1));
     const seen = await mention(bob);
-    expect(lastPrompt.data).toMatchObject({ id: seen, recipientId: bob.id, sequence: 2 });
+    expect(lastPrompt.data).toMatchObject({ id: seen, recipientId: bob.id, sequence: 2, unreadCount: 2 });
     await client.next((event) => event.id === seen);
 
     client.close();

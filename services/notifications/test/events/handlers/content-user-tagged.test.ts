@@ -1,6 +1,4 @@
-import { newId } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertNotification } from '../../../src/repository/notifications.js';
 import { type NotificationsHarness, notificationsHarnessWith, tagEvent, type TestUser } from '../../support.js';
 
 /** The event handlers against a real database, each event applied as the broker would deliver it. */
@@ -45,8 +43,6 @@ describe('the unique source event id', () => {
     await harness.deliver(event);
     await harness.pool.query('DELETE FROM processed_events WHERE event_id = $1', [event.id]);
     await harness.deliver(event);
-    const notification = { recipientId: bob.id, type: 'tag_recipe', actorId: ada.id, contentType: 'recipe', contentId: event.data.contentId, commentId: null, createdAt: event.data.createdAt } as const;
-    await insertNotification(harness.pool, newId(), event.id, notification);
     expect(await harness.rowsOf(bob.id)).toHaveLength(1);
     expect(await harness.countsOf(bob.id)).toEqual({ total: 1, unread: 1 });
   });
