@@ -7,6 +7,9 @@ import { MAX_BACKOFF_MS } from './backoff.js';
 // Rows are claimed by deleting them, in the batch's transaction: one the broker confirms stays deleted at
 // the commit, the others are put back (RESCHEDULE), and all come back if the relay dies before it. SKIP
 // LOCKED lets several relays work on the same table: each claims rows the others have not locked.
+// The commit does not wait for the WAL to reach the disk (synchronous_commit off, for this transaction
+// only): a commit lost in a crash of the server only brings published rows back, to be published again,
+// and consumers take an event once however often it comes. One disk flush fewer per batch.
 const CLAIM = `
   WITH claimed AS (
     DELETE FROM outbox WHERE id IN (
@@ -17,7 +20,9 @@ const CLAIM = `
        FOR UPDATE SKIP LOCKED)
     RETURNING id, type, payload, created_at, attempts
   )
-  SELECT id, type, payload, created_at::text AS "createdAt", attempts FROM claimed ORDER BY created_at, id`;
+  SELECT id, type, payload, created_at::text AS "createdAt", attempts
+    FROM claimed, (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed
+   ORDER BY created_at, id`;
 
 // A row that failed is put back, to be tried again later, each time a little later (the same curve as backoffMs).
 const RESCHEDULE = `

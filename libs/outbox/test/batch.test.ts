@@ -85,4 +85,38 @@ describe('relayBatch', () => {
       { seed: SEED, numRuns: 40 },
     );
   });
+
+  it('commits its claim without waiting for the disk, and leaves the connection as it was', async () => {
+    // What synchronous_commit is when the claiming statement ends, as a trigger on the outbox sees it.
+    await pool.query(`
+      CREATE TABLE claim_settings (synchronous_commit text);
+      CREATE FUNCTION record_claim_setting() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO claim_settings VALUES (current_setting('synchronous_commit'));
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER record_claim_setting AFTER DELETE ON outbox FOR EACH STATEMENT EXECUTE FUNCTION record_claim_setting();`);
+    try {
+      await pool.query('DELETE FROM outbox');
+      await pool.query('TRUNCATE claim_settings');
+      const event = createEvent(userCreated, { id: randomUUID(), username: 'ada', avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: 'c' });
+      await withTransaction(pool, (client) => enqueue(client, event));
+      const published: string[] = [];
+      expect(await relayBatch({ pool, publisher: brokerRefusing(new Set(), published), logger, batchSize: 10 })).toBe(1);
+      expect(published).toEqual([event.id]);
+      expect((await pool.query('SELECT synchronous_commit FROM claim_settings')).rows).toEqual([{ synchronous_commit: 'off' }]);
+      // Transaction-local: every connection of the pool still commits as the server is set.
+      const clients = await Promise.all(Array.from({ length: pool.totalCount }, () => pool.connect()));
+      try {
+        for (const client of clients) {
+          const { rows } = await client.query("SELECT setting, reset_val AS server FROM pg_settings WHERE name = 'synchronous_commit'");
+          expect(rows[0].setting).toBe(rows[0].server);
+        }
+      } finally {
+        for (const client of clients) client.release();
+      }
+    } finally {
+      await pool.query('DROP TRIGGER record_claim_setting ON outbox; DROP FUNCTION record_claim_setting(); DROP TABLE claim_settings');
+    }
+  });
 });
