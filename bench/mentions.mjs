@@ -27,11 +27,13 @@ async function watchNotifications(pool, recipientId, onStored) {
   };
 }
 
-// node:http rather than fetch: the load generator shares the two cores with the system, and costs less so.
-const agent = new Agent({ keepAlive: true });
-
-/** POSTs `body`; resolves with the comment's id, or undefined when the request failed. */
-function postComment(url, headers, body) {
+/**
+ * POSTs `body` with `agent` (node:http rather than fetch: the load generator shares the two cores with
+ * the system, and costs less so); resolves with the comment's id, or undefined when the request failed.
+ * A phase destroys its agent as it ends: the gateway would otherwise go on holding its keep-alive
+ * connections (a socket and a parser each) into the phases after, whose memory they would blur.
+ */
+export function postComment(agent, url, headers, body) {
   return new Promise((resolve) => {
     const req = request(url, { method: 'POST', headers, agent }, (response) => {
       const chunks = [];
@@ -55,6 +57,7 @@ export async function mentionLatency({ urlOf }, pools, fixture, { rate, seconds 
     if (!storedAt.has(commentId)) storedAt.set(commentId, performance.now());
   });
 
+  const agent = new Agent({ keepAlive: true });
   const sent = [];
   const start = performance.now() + 100;
   for (let i = 0; i < total; i++) {
@@ -63,10 +66,11 @@ export async function mentionLatency({ urlOf }, pools, fixture, { rate, seconds 
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const sentAt = performance.now();
     const body = JSON.stringify({ content: `Mention ${i} for @${fixture.friend.user.username}` });
-    sent.push(postComment(url, headers, body).then((commentId) => commentId && { commentId, sentAt }));
+    sent.push(postComment(agent, url, headers, body).then((commentId) => commentId && { commentId, sentAt }));
   }
   const achievedRate = total / ((performance.now() - start) / 1000);
   const comments = (await Promise.all(sent)).filter((comment) => comment !== undefined);
+  agent.destroy();
   const failed = total - comments.length;
   // Stragglers get ten seconds; one never stored counts as an error.
   for (const deadline = Date.now() + 10_000; Date.now() < deadline && comments.some(({ commentId }) => !storedAt.has(commentId)); ) {

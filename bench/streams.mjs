@@ -9,12 +9,12 @@
 // password hashing, and opening a stream needs nothing but a valid token.
 import { createPrivateKey, randomUUID, sign } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { Agent, get, request } from 'node:http';
+import { Agent, get } from 'node:http';
 import { resolve } from 'node:path';
 import { setTimeout as pause } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { cpuPer, cpuSample, cpuSpent } from './cpu.mjs';
-import { latencyFigures } from './mentions.mjs';
+import { latencyFigures, postComment } from './mentions.mjs';
 import { sampleRss } from './memory.mjs';
 
 /**
@@ -132,23 +132,6 @@ async function closeStreams(streams, pool) {
   throw new Error('the notifications service still records open streams a minute after they were closed');
 }
 
-// node:http rather than fetch, as bench/mentions.mjs: the load generator shares the cores with the system.
-const postAgent = new Agent({ keepAlive: true });
-
-/** POSTs `body`; resolves with the comment's id, or undefined when the request failed (as bench/mentions.mjs). */
-function postComment(url, headers, body) {
-  return new Promise((resolveId) => {
-    const req = request(url, { method: 'POST', headers, agent: postAgent }, (response) => {
-      const chunks = [];
-      response.on('data', (chunk) => chunks.push(chunk));
-      response.on('end', () => resolveId(response.statusCode === 201 ? JSON.parse(Buffer.concat(chunks)).comment.id : undefined));
-      response.on('error', () => resolveId(undefined));
-    });
-    req.on('error', () => resolveId(undefined));
-    req.end(body);
-  });
-}
-
 /**
  * `streams` of the seeded people (one each) open through the gateway; `rate` comments a second for
  * `seconds` on the viewer's recipe, comment i mentioning person i % `mentioned`; each timed from its
@@ -177,6 +160,7 @@ export async function streamedMentionLatency(system, pools, fixture, signToken, 
       },
     },
   );
+  const postAgent = new Agent({ keepAlive: true }); // destroyed as the phase ends (see postComment)
   try {
     const url = `${urlOf('gateway')}/api/recipes/${fixture.recipeId}/comments`;
     const headers = { authorization: `Bearer ${fixture.viewer.token}`, 'content-type': 'application/json' };
@@ -190,7 +174,7 @@ export async function streamedMentionLatency(system, pools, fixture, signToken, 
       if (wait > 0) await pause(wait);
       const sentAt = performance.now();
       const body = JSON.stringify({ content: `Streamed mention ${i} for @${users[i % mentioned].username}` });
-      sent.push(postComment(url, headers, body).then((commentId) => commentId && { commentId, sentAt }));
+      sent.push(postComment(postAgent, url, headers, body).then((commentId) => commentId && { commentId, sentAt }));
     }
     const achievedRate = total / ((performance.now() - start) / 1000);
     const comments = (await Promise.all(sent)).filter((comment) => comment !== undefined);
@@ -210,6 +194,7 @@ export async function streamedMentionLatency(system, pools, fixture, signToken, 
       cpu,
     };
   } finally {
+    postAgent.destroy();
     await closeStreams(streams, pools.public);
   }
 }
