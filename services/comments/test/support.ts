@@ -1,4 +1,5 @@
-import type { UserSnapshot } from '@recipes/contracts';
+import type { EventEnvelope, UserSnapshot } from '@recipes/contracts';
+import type { Pool } from '@recipes/db';
 import { type ServiceHarness, serviceHarness } from '@recipes/testing/service';
 import { stubCollectionsService, stubContentService, stubUsersService } from '@recipes/testing/stubs';
 import type { CommentsConfig } from '../src/config.js';
@@ -50,4 +51,22 @@ export async function commentsHarness(env: Record<string, string> = {}): Promise
     },
     target: (kind, ownerId) => (kind === 'collection' ? owners.collections.create(ownerId) : owners.content.publish(kind, ownerId)).id,
   };
+}
+
+/** The events of `type` that the request `correlationId` wrote to the outbox, oldest first. */
+export async function outboxEvents(pool: Pool, correlationId: string, type: string): Promise<EventEnvelope<Record<string, unknown>>[]> {
+  const { rows } = await pool.query<{ payload: EventEnvelope<Record<string, unknown>> }>(
+    `SELECT payload FROM outbox WHERE type = $1 AND payload->>'correlationId' = $2 ORDER BY created_at, id`,
+    [type, correlationId],
+  );
+  return rows.map((row) => row.payload);
+}
+
+/** The rows a comment has in the mention store `store`, by id. */
+export async function mentionRows(pool: Pool, store: string, commentId: string) {
+  const { rows } = await pool.query<{ id: string; mentioned_user_id: string; created_at: Date }>(
+    `SELECT id, mentioned_user_id, created_at FROM ${store} WHERE comment_id = $1 ORDER BY id`,
+    [commentId],
+  );
+  return rows;
 }

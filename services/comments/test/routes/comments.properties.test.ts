@@ -1,7 +1,7 @@
-import { problemSchema } from '@recipes/contracts';
+import { commentCreated, commentMentionCreated, newId, problemSchema, type UserSnapshot } from '@recipes/contracts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CommentsHarness, commentsHarness } from '../support.js';
+import { bearer, type CommentsHarness, commentsHarness, commentsUrl, kinds, mentionRows, outboxEvents, stores } from '../support.js';
 
 /** Whatever a client sends, the answer is a considered one: never a 500, every error problem+json. */
 let harness: CommentsHarness;
@@ -75,6 +75,62 @@ describe('odd input', () => {
         const response = await harness.app.inject({ method: 'GET', url });
         expectConsidered(response, [200, 400]);
         if (response.statusCode === 200) expect(response.json().pagination.limit).toBeLessThanOrEqual(100);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe('what a new comment writes', () => {
+  // More people than the ten a comment may mention, and its author.
+  let author: { user: UserSnapshot; token: string };
+  let people: UserSnapshot[];
+  beforeAll(() => {
+    author = harness.register('property_author');
+    people = Array.from({ length: 14 }, (_, index) => harness.register(`property_person_${index}`).user);
+  });
+
+  it('the first ten people it names, one comment.mention.created each, and one comment.created, whatever the text', async () => {
+    const casing = fc.constantFrom(
+      (name: string) => name,
+      (name: string) => name.toUpperCase(),
+      (name: string) => name.toLowerCase(),
+    );
+    const person = fc.nat({ max: 13 });
+    // Each word of the text, and the person it mentions, if any: mostly people, so that many texts name more than ten.
+    const word = fc.oneof(
+      { arbitrary: fc.tuple(person, casing).map(([index, cased]) => ({ text: `@${cased(people[index]!.username)}`, mentions: people[index]!.id })), weight: 6 },
+      casing.map((cased) => ({ text: `@${cased(author.user.username)}` })),
+      fc.nat({ max: 99 }).map((n) => ({ text: `@nobody_${n}` })),
+      person.map((index) => ({ text: `${people[index]!.username}@example.com` })),
+      fc.constantFrom('nice', 'shot!', '(@)', '@ab', '@').map((text) => ({ text })),
+    );
+    const separator = fc.constantFrom(' ', ', ', '\n', ' — ');
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...kinds), fc.array(word, { maxLength: 40, size: 'max' }), separator, async (kind, words, between) => {
+        const content = words.length === 0 ? 'no words' : words.map((w) => w.text).join(between);
+        const expected = [...new Set(words.flatMap((w) => (w.mentions ? [w.mentions] : [])))].slice(0, 10);
+        const target = harness.target(kind);
+        const requestId = newId();
+        const response = await harness.app.inject({
+          method: 'POST',
+          url: commentsUrl(kind, target),
+          payload: { content },
+          headers: { ...bearer(author.token), 'x-request-id': requestId },
+        });
+        expect(response.statusCode).toBe(201);
+        const comment = response.json().comment as { id: string; createdAt: string };
+
+        const rows = await mentionRows(harness.pool, stores[kind], comment.id);
+        expect(rows.map((row) => row.mentioned_user_id).sort()).toEqual([...expected].sort());
+        const announced = (await outboxEvents(harness.pool, requestId, 'comment.mention.created')).map((event) => commentMentionCreated.data.parse(event.data));
+        expect(announced.map(({ mentionId, mentionedUserId, commentId }) => [mentionId, mentionedUserId, commentId]).sort()).toEqual(
+          rows.map((row) => [row.id, row.mentioned_user_id, comment.id]).sort(),
+        );
+        const created = await outboxEvents(harness.pool, requestId, 'comment.created');
+        expect(created.map((event) => commentCreated.data.parse(event.data))).toEqual([
+          { id: comment.id, targetType: kind, targetId: target, authorId: author.user.id, createdAt: comment.createdAt },
+        ]);
       }),
       { numRuns: RUNS },
     );

@@ -12,7 +12,19 @@ import {
 } from '@recipes/contracts';
 import { createSigner } from 'fast-jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, type CommentsHarness, commentsHarness, commentsUrl, expectProblem, generousLimits, type Kind, kinds, stores } from '../support.js';
+import {
+  bearer,
+  type CommentsHarness,
+  commentsHarness,
+  commentsUrl,
+  expectProblem,
+  generousLimits,
+  type Kind,
+  kinds,
+  mentionRows as storedMentions,
+  outboxEvents,
+  stores,
+} from '../support.js';
 
 let harness: CommentsHarness;
 beforeAll(async () => (harness = await commentsHarness(generousLimits)));
@@ -36,21 +48,8 @@ async function commented(kind: Kind, id: string, token: string, content: string,
   return response.json().comment as { id: string; content: string; createdAt: string; author: { id: string } };
 }
 
-async function eventsOf(correlationId: string, type: string) {
-  const { rows } = await harness.pool.query<{ payload: { id: string; data: Record<string, unknown> } }>(
-    `SELECT payload FROM outbox WHERE type = $1 AND payload->>'correlationId' = $2 ORDER BY created_at, id`,
-    [type, correlationId],
-  );
-  return rows.map((row) => row.payload);
-}
-
-async function mentionRows(store: string, commentId: string) {
-  const { rows } = await harness.pool.query<{ id: string; mentioned_user_id: string; created_at: Date }>(
-    `SELECT id, mentioned_user_id, created_at FROM ${store} WHERE comment_id = $1 ORDER BY id`,
-    [commentId],
-  );
-  return rows;
-}
+const eventsOf = (correlationId: string, type: string) => outboxEvents(harness.pool, correlationId, type);
+const mentionRows = (store: string, commentId: string) => storedMentions(harness.pool, store, commentId);
 
 describe.each(kinds)('comments on a %s', (kind) => {
   it('lists nothing for a target without comments', async () => {
