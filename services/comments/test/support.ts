@@ -1,5 +1,4 @@
 import type { EventEnvelope, UserSnapshot } from '@recipes/contracts';
-import type { Pool } from '@recipes/db';
 import { type ServiceHarness, serviceHarness } from '@recipes/testing/service';
 import { stubCollectionsService, stubContentService, stubUsersService } from '@recipes/testing/stubs';
 import type { CommentsConfig } from '../src/config.js';
@@ -28,6 +27,10 @@ export interface CommentsHarness extends ServiceHarness<CommentsConfig, Comments
   register(username: string): { user: UserSnapshot; token: string };
   /** The id of a target of `kind` its owner (`ownerId`, or anybody) created a moment ago: this service has not heard of it yet. */
   target(kind: Kind, ownerId?: string): string;
+  /** The events of `type` that the request `correlationId` wrote to the outbox, oldest first. */
+  outboxEvents(correlationId: string, type: string): Promise<EventEnvelope<Record<string, unknown>>[]>;
+  /** The rows a comment has in the mention store of `kind`, by id. */
+  mentionRows(kind: Kind, commentId: string): Promise<{ id: string; mentioned_user_id: string; created_at: Date }[]>;
 }
 
 /** The comments service on a fresh database of its own, with the users, content and collections services stood in for. */
@@ -50,23 +53,20 @@ export async function commentsHarness(env: Record<string, string> = {}): Promise
       return { user, token: harness.tokenFor(user) };
     },
     target: (kind, ownerId) => (kind === 'collection' ? owners.collections.create(ownerId) : owners.content.publish(kind, ownerId)).id,
+    async outboxEvents(correlationId, type) {
+      const { rows } = await harness.pool.query<{ payload: EventEnvelope<Record<string, unknown>> }>(
+        `SELECT payload FROM outbox WHERE type = $1 AND payload->>'correlationId' = $2 ORDER BY created_at, id`,
+        [type, correlationId],
+      );
+      return rows.map((row) => row.payload);
+    },
+    async mentionRows(kind, commentId) {
+      const { rows } = await harness.pool.query<{ id: string; mentioned_user_id: string; created_at: Date }>(
+        `SELECT id, mentioned_user_id, created_at FROM ${stores[kind]} WHERE comment_id = $1 ORDER BY id`,
+        [commentId],
+      );
+      return rows;
+    },
   };
 }
 
-/** The events of `type` that the request `correlationId` wrote to the outbox, oldest first. */
-export async function outboxEvents(pool: Pool, correlationId: string, type: string): Promise<EventEnvelope<Record<string, unknown>>[]> {
-  const { rows } = await pool.query<{ payload: EventEnvelope<Record<string, unknown>> }>(
-    `SELECT payload FROM outbox WHERE type = $1 AND payload->>'correlationId' = $2 ORDER BY created_at, id`,
-    [type, correlationId],
-  );
-  return rows.map((row) => row.payload);
-}
-
-/** The rows a comment has in the mention store `store`, by id. */
-export async function mentionRows(pool: Pool, store: string, commentId: string) {
-  const { rows } = await pool.query<{ id: string; mentioned_user_id: string; created_at: Date }>(
-    `SELECT id, mentioned_user_id, created_at FROM ${store} WHERE comment_id = $1 ORDER BY id`,
-    [commentId],
-  );
-  return rows;
-}

@@ -36,12 +36,9 @@ async function commentAndRead(type: TargetType, eventType: string, content: (men
   const commentUrl = `/api/${type}s/${target}/comments/${last.body.comment.id}`;
   if (then === 'delete') last = await send('DELETE', commentUrl);
   if (then === 'edit') last = await send('PATCH', commentUrl, { content: 'Nobody mentioned now' });
-  const { rows } = await harness.pool.query("SELECT payload FROM outbox WHERE type = $1 AND payload->>'correlationId' = $2", [
-    eventType,
-    last.requestId,
-  ]);
-  expect(rows).toHaveLength(1);
-  return rows[0].payload;
+  const events = await harness.outboxEvents(last.requestId, eventType);
+  expect(events).toHaveLength(1);
+  return events[0];
 }
 
 const targetTypeOf = (example: unknown) => commentTargetTypeSchema.catch('recipe').parse((example as { targetType?: unknown })?.targetType);

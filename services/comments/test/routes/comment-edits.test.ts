@@ -1,6 +1,6 @@
 import { newId } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, type CommentsHarness, commentsHarness, commentsUrl, expectProblem, generousLimits, type Kind, kinds, stores } from '../support.js';
+import { bearer, type CommentsHarness, commentsHarness, commentsUrl, expectProblem, generousLimits, type Kind, kinds } from '../support.js';
 
 /** Editing and deleting comments: who may, what the mention stores and the outbox then hold. */
 let harness: CommentsHarness;
@@ -27,18 +27,8 @@ const remove = (kind: Kind, target: string, commentId: string, token?: string, r
   harness.app.inject({ method: 'DELETE', url: `${commentsUrl(kind, target)}/${commentId}`, headers: { ...(token ? bearer(token) : {}), 'x-request-id': requestId } });
 const list = async (kind: Kind, target: string) => (await harness.app.inject({ method: 'GET', url: commentsUrl(kind, target) })).json();
 
-async function mentioned(kind: Kind, commentId: string): Promise<string[]> {
-  const { rows } = await harness.pool.query<{ id: string }>(`SELECT mentioned_user_id AS id FROM ${stores[kind]} WHERE comment_id = $1 ORDER BY 1`, [commentId]);
-  return rows.map((row) => row.id);
-}
-
-async function eventsOf(correlationId: string, type: string) {
-  const { rows } = await harness.pool.query<{ payload: { data: Record<string, unknown> } }>(
-    `SELECT payload FROM outbox WHERE type = $1 AND payload->>'correlationId' = $2 ORDER BY created_at, id`,
-    [type, correlationId],
-  );
-  return rows.map((row) => row.payload.data);
-}
+const mentioned = async (kind: Kind, commentId: string) => (await harness.mentionRows(kind, commentId)).map((row) => row.mentioned_user_id).sort();
+const eventsOf = async (correlationId: string, type: string) => (await harness.outboxEvents(correlationId, type)).map((event) => event.data);
 
 describe.each(kinds)('editing a comment on a %s', (kind) => {
   it('changes the text, sets editedAt, and moves the mentions with it: new ones announced, dropped ones retracted', async () => {

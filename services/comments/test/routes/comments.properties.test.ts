@@ -1,7 +1,7 @@
 import { commentCreated, commentMentionCreated, newId, problemSchema, type UserSnapshot } from '@recipes/contracts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, type CommentsHarness, commentsHarness, commentsUrl, kinds, mentionRows, outboxEvents, stores } from '../support.js';
+import { bearer, type CommentsHarness, commentsHarness, commentsUrl, kinds } from '../support.js';
 
 /** Whatever a client sends, the answer is a considered one: never a 500, every error problem+json. */
 let harness: CommentsHarness;
@@ -83,11 +83,12 @@ describe('odd input', () => {
 
 describe('what a new comment writes', () => {
   // More people than the ten a comment may mention, and its author.
+  const PEOPLE = 14;
   let author: { user: UserSnapshot; token: string };
   let people: UserSnapshot[];
   beforeAll(() => {
     author = harness.register('property_author');
-    people = Array.from({ length: 14 }, (_, index) => harness.register(`property_person_${index}`).user);
+    people = Array.from({ length: PEOPLE }, (_, index) => harness.register(`property_person_${index}`).user);
   });
 
   it('the first ten people it names, one comment.mention.created each, and one comment.created, whatever the text', async () => {
@@ -96,7 +97,7 @@ describe('what a new comment writes', () => {
       (name: string) => name.toUpperCase(),
       (name: string) => name.toLowerCase(),
     );
-    const person = fc.nat({ max: 13 });
+    const person = fc.nat({ max: PEOPLE - 1 });
     // Each word of the text, and the person it mentions, if any: mostly people, so that many texts name more than ten.
     const word = fc.oneof(
       { arbitrary: fc.tuple(person, casing).map(([index, cased]) => ({ text: `@${cased(people[index]!.username)}`, mentions: people[index]!.id })), weight: 6 },
@@ -121,13 +122,13 @@ describe('what a new comment writes', () => {
         expect(response.statusCode).toBe(201);
         const comment = response.json().comment as { id: string; createdAt: string };
 
-        const rows = await mentionRows(harness.pool, stores[kind], comment.id);
+        const rows = await harness.mentionRows(kind, comment.id);
         expect(rows.map((row) => row.mentioned_user_id).sort()).toEqual([...expected].sort());
-        const announced = (await outboxEvents(harness.pool, requestId, 'comment.mention.created')).map((event) => commentMentionCreated.data.parse(event.data));
+        const announced = (await harness.outboxEvents(requestId, 'comment.mention.created')).map((event) => commentMentionCreated.data.parse(event.data));
         expect(announced.map(({ mentionId, mentionedUserId, commentId }) => [mentionId, mentionedUserId, commentId]).sort()).toEqual(
           rows.map((row) => [row.id, row.mentioned_user_id, comment.id]).sort(),
         );
-        const created = await outboxEvents(harness.pool, requestId, 'comment.created');
+        const created = await harness.outboxEvents(requestId, 'comment.created');
         expect(created.map((event) => commentCreated.data.parse(event.data))).toEqual([
           { id: comment.id, targetType: kind, targetId: target, authorId: author.user.id, createdAt: comment.createdAt },
         ]);

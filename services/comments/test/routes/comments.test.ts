@@ -12,19 +12,7 @@ import {
 } from '@recipes/contracts';
 import { createSigner } from 'fast-jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  bearer,
-  type CommentsHarness,
-  commentsHarness,
-  commentsUrl,
-  expectProblem,
-  generousLimits,
-  type Kind,
-  kinds,
-  mentionRows as storedMentions,
-  outboxEvents,
-  stores,
-} from '../support.js';
+import { bearer, type CommentsHarness, commentsHarness, commentsUrl, expectProblem, generousLimits, type Kind, kinds } from '../support.js';
 
 let harness: CommentsHarness;
 beforeAll(async () => (harness = await commentsHarness(generousLimits)));
@@ -48,8 +36,6 @@ async function commented(kind: Kind, id: string, token: string, content: string,
   return response.json().comment as { id: string; content: string; createdAt: string; author: { id: string } };
 }
 
-const eventsOf = (correlationId: string, type: string) => outboxEvents(harness.pool, correlationId, type);
-const mentionRows = (store: string, commentId: string) => storedMentions(harness.pool, store, commentId);
 
 describe.each(kinds)('comments on a %s', (kind) => {
   it('lists nothing for a target without comments', async () => {
@@ -83,7 +69,7 @@ describe.each(kinds)('comments on a %s', (kind) => {
     const { user, token } = harness.register(unique('Counted'));
     const requestId = `counted-${newId()}`;
     const comment = await commented(kind, target, token, 'no names here, just bob@example.com', requestId);
-    const [event, ...more] = await eventsOf(requestId, 'comment.created');
+    const [event, ...more] = await harness.outboxEvents(requestId, 'comment.created');
     expect(more).toEqual([]);
     expect(eventEnvelopeSchema.parse(event)).toMatchObject({ type: 'comment.created', version: 1, producer: 'comments' });
     expect(commentCreated.data.parse(event!.data)).toEqual({
@@ -93,8 +79,8 @@ describe.each(kinds)('comments on a %s', (kind) => {
       authorId: user.id,
       createdAt: comment.createdAt,
     });
-    expect(await eventsOf(requestId, 'comment.mention.created')).toEqual([]);
-    expect(await mentionRows(stores[kind], comment.id)).toEqual([]);
+    expect(await harness.outboxEvents(requestId, 'comment.mention.created')).toEqual([]);
+    expect(await harness.mentionRows(kind, comment.id)).toEqual([]);
   });
 
   it('stores two mentions in its own store, each writing one full comment.mention.created', async () => {
@@ -104,11 +90,11 @@ describe.each(kinds)('comments on a %s', (kind) => {
     const requestId = `mentions-${newId()}`;
     const comment = await commented(kind, target, author.token, `@${ada.username} and @${grace.username.toUpperCase()}, look!`, requestId);
 
-    const rows = await mentionRows(stores[kind], comment.id);
+    const rows = await harness.mentionRows(kind, comment.id);
     expect(rows.map((row) => row.mentioned_user_id).sort()).toEqual([ada.id, grace.id].sort());
-    for (const other of kinds.filter((k) => k !== kind)) expect(await mentionRows(stores[other], comment.id)).toEqual([]);
+    for (const other of kinds.filter((k) => k !== kind)) expect(await harness.mentionRows(other, comment.id)).toEqual([]);
 
-    const events = await eventsOf(requestId, 'comment.mention.created');
+    const events = await harness.outboxEvents(requestId, 'comment.mention.created');
     expect(events).toHaveLength(2);
     for (const event of events) {
       expect(eventEnvelopeSchema.parse(event)).toMatchObject({
@@ -133,7 +119,7 @@ describe.each(kinds)('comments on a %s', (kind) => {
       });
     }
     expect(new Set(events.map((event) => event.id)).size).toBe(2);
-    expect(await eventsOf(requestId, 'comment.created')).toHaveLength(1);
+    expect(await harness.outboxEvents(requestId, 'comment.created')).toHaveLength(1);
   });
 
   it('answers 404 for a target that never existed, for GET and POST alike', async () => {
@@ -365,7 +351,7 @@ describe('authentication', () => {
 describe('mentions', () => {
   async function mentionedIn(content: string, author = harness.register(unique('Speaker'))) {
     const comment = await commented('recipe', harness.target('recipe'), author.token, content);
-    return (await mentionRows('recipe_comment_mentions', comment.id)).map((row) => row.mentioned_user_id);
+    return (await harness.mentionRows('recipe', comment.id)).map((row) => row.mentioned_user_id);
   }
 
   it('ignores the author, unknown names and repeats of one user in any case', async () => {
@@ -386,9 +372,9 @@ describe('mentions', () => {
     const content = [`@${author.user.username}`, '@unknown_fan', ...users.map((user) => `@${user.username}`)].join(' ');
     const requestId = `ten-${newId()}`;
     const comment = await commented('recipe', harness.target('recipe'), author.token, content, requestId);
-    const rows = await mentionRows('recipe_comment_mentions', comment.id);
+    const rows = await harness.mentionRows('recipe', comment.id);
     expect(rows.map((row) => row.mentioned_user_id).sort()).toEqual(users.slice(0, 10).map((user) => user.id).sort());
-    expect(await eventsOf(requestId, 'comment.mention.created')).toHaveLength(10);
+    expect(await harness.outboxEvents(requestId, 'comment.mention.created')).toHaveLength(10);
   });
 
   it('finds a user named after more unknown names than one look-up takes', async () => {
@@ -441,7 +427,7 @@ describe('one statement', () => {
 
     // The same comment in a request that is not doomed goes through.
     const comment = await commented('recipe', target, author.token, content, 'spared');
-    expect(await mentionRows('recipe_comment_mentions', comment.id)).toHaveLength(2);
+    expect(await harness.mentionRows('recipe', comment.id)).toHaveLength(2);
   });
 });
 
