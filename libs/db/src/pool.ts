@@ -29,6 +29,8 @@ export interface PoolSettings {
   connectionString: string;
   /** The service's own schema: unqualified names in its SQL resolve there. */
   schema?: string;
+  /** Settings of every session, sent as the connection starts (no round trip); names and values without spaces. */
+  settings?: Readonly<Record<string, string>>;
   max?: number;
   applicationName: string;
   logger: WarnLogger;
@@ -36,10 +38,11 @@ export interface PoolSettings {
   timeouts?: DatabaseTimeouts;
 }
 
-export function createPool({ connectionString, schema, max = 10, applicationName, logger, timeouts }: PoolSettings): pg.Pool {
+export function createPool({ connectionString, schema, settings = {}, max = 10, applicationName, logger, timeouts }: PoolSettings): pg.Pool {
+  const options = Object.entries({ ...(schema ? { search_path: schema } : {}), ...settings }).map(([name, value]) => `-c ${name}=${value}`);
   const pool = new pg.Pool({
     connectionString,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    ...(options.length > 0 ? { options: options.join(' ') } : {}),
     max,
     Client: PreparingClient,
     application_name: applicationName,

@@ -75,6 +75,21 @@ describe('db', () => {
     expect(await isDatabaseReachable(unreachable)).toBe(false);
     await unreachable.end();
   });
+  it('starts every session in its schema with its settings', async () => {
+    const configured = createPool({
+      connectionString: database.url,
+      schema: 'elsewhere',
+      settings: { 'app.flavour': 'classic-chrome', client_min_messages: 'warning' },
+      applicationName: 'db-test',
+      logger: silent,
+    });
+    const settings = `SELECT current_setting('search_path') AS path, current_setting('app.flavour') AS flavour, current_setting('client_min_messages') AS messages`;
+    // Two connections at once: each has them from its start.
+    const sessions = await Promise.all([0, 1].map(() => withTransaction(configured, async (client) => (await client.query(settings)).rows[0])));
+    expect(sessions).toEqual([0, 1].map(() => ({ path: 'elsewhere', flavour: 'classic-chrome', messages: 'warning' })));
+    await configured.end();
+  });
+
   it('prepares each parameterised query once per connection, and runs the rest as they are', async () => {
     const single = createPool({ connectionString: database.url, applicationName: 'db-test-prepared', max: 1, logger: silent });
     try {

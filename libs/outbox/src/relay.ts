@@ -5,6 +5,7 @@ import { backoffMs } from './backoff.js';
 import { relayBatch } from './batch.js';
 import { OutboxListener } from './listener.js';
 import { WakeUps } from './wake-ups.js';
+import { wakeOnOutboxCommits } from './writer-wake.js';
 
 export interface OutboxRelaySettings {
   pool: Pool;
@@ -37,7 +38,9 @@ export interface OutboxBacklog {
 /**
  * Publishes the rows of a service's outbox and deletes each one once the broker has confirmed it. A row
  * whose publish fails stays, and is retried with backoff, so no event is lost while the broker is down.
- * It wakes on the outbox trigger's NOTIFY, and polls as a fallback for when the notification is missed.
+ * It wakes when its own process commits outbox rows on `pool`, if the pool has `WRITER_WAKE_SETTINGS`
+ * (writer-wake.ts), on the outbox trigger's NOTIFY for rows anyone else writes, and polls as a fallback
+ * for a wake-up missed.
  *
  * This file runs the batch loops; one batch is `relayBatch` (batch.ts), the LISTEN connection is
  * `OutboxListener` (listener.ts), and what ends a loop's sleep is `WakeUps` (wake-ups.ts).
@@ -53,6 +56,7 @@ export class OutboxRelay {
   private readonly wakeUps = new WakeUps(() => this.running);
   private running = false;
   private loop: Promise<void> | undefined;
+  private stopWaking: (() => void) | undefined;
 
   constructor({ pool, schema, databaseUrl, publisher, logger, batchSize = 500, concurrency = 3, pollIntervalMs = 1_000 }: OutboxRelaySettings) {
     this.pool = pool;
@@ -73,6 +77,7 @@ export class OutboxRelay {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.stopWaking = wakeOnOutboxCommits(this.pool, this.wakeUps.notify);
     this.listener.start();
     this.loop = Promise.all(Array.from({ length: this.concurrency }, () => this.run())).then(() => undefined);
   }
@@ -81,6 +86,7 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     if (!this.running) return this.loop;
     this.running = false;
+    this.stopWaking?.();
     this.wakeUps.wakeAll();
     await Promise.all([this.loop, this.listener.stop()]);
   }

@@ -5,9 +5,11 @@ import { createPool, withTransaction, type Pool } from '@recipes/db';
 import { createLogger } from '@recipes/logging';
 import { Broker, type Consumer, type Publisher } from '@recipes/messaging';
 import { amqpUrl, createTcpProxy, eventually, removeExchangeFamily, uniqueName } from '@recipes/testing';
+import fc from 'fast-check';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // Test helpers of the messaging library: a plain admin connection, and a proxy to take "a" broker down.
-import { enqueue, OutboxRelay, type OutboxRelaySettings } from '../src/index.js';
+import { enqueue, OutboxRelay, type OutboxRelaySettings, WRITER_WAKE_SETTINGS } from '../src/index.js';
 import { type OutboxDatabase, outboxDatabase } from './support.js';
 
 const logger = createLogger({ service: 'outbox-test', level: process.env.LOG_LEVEL ?? 'silent' });
@@ -88,27 +90,124 @@ describe('OutboxRelay', () => {
     await relay.stop();
   });
 
-  it('wakes on NOTIFY: an idle relay publishes in milliseconds, also after its LISTEN connection was killed', async () => {
-    const relay = startRelay({ pollIntervalMs: 10_000 });
-    const latency = async () => {
-      await sleep(200); // let the relay go idle: from here on only a notification can wake it within 10 s
-      const event = userEvent();
-      const committedAt = Date.now();
-      await commit(event);
-      await allArrived([event]);
-      return arrivedAt.get(event.id)! - committedAt;
-    };
-    await commit(userEvent()); // warm-up: the relay is running
-    expect(await latency()).toBeLessThan(500);
+  /** Commits `event` with `write`, and how long until the consumer had it; the relay is left idle first. */
+  async function wakeLatency(write: (event: EventEnvelope) => Promise<unknown>): Promise<number> {
+    await sleep(200); // the relay goes idle: from here on only a wake-up can bring it in before its next poll
+    const event = userEvent();
+    const committedAt = Date.now();
+    await write(event);
+    await allArrived([event]);
+    return arrivedAt.get(event.id)! - committedAt;
+  }
 
-    // The database drops the LISTEN connection (as in a restart): the relay makes a new one.
-    const listeners = `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`;
-    const [killed] = (await pool.query<{ pid: number }>(listeners)).rows;
-    expect(killed).toBeDefined();
-    await pool.query('SELECT pg_terminate_backend($1)', [killed!.pid]);
-    await eventually(async () => (await pool.query<{ pid: number }>(listeners)).rows.find((row) => row.pid !== killed!.pid));
-    expect(await latency()).toBeLessThan(500);
-    await relay.stop();
+  it('wakes on the NOTIFY that another process sends with its writes, also after its LISTEN connection was killed', async () => {
+    // Another process: a pool of its own, which no relay watches.
+    const elsewhere = createPool({ connectionString: pool.options.connectionString!, schema: 'svc', applicationName: 'outbox-relay-test-elsewhere', logger });
+    const commitElsewhere = (event: EventEnvelope) => withTransaction(elsewhere, (client) => enqueue(client, event));
+    const relay = startRelay({ pollIntervalMs: 10_000 });
+    try {
+      await commitElsewhere(userEvent()); // warm-up: the relay is running
+      expect(await wakeLatency(commitElsewhere)).toBeLessThan(500);
+
+      // The database drops the LISTEN connection (as in a restart): the relay makes a new one.
+      const listeners = `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`;
+      const [killed] = (await pool.query<{ pid: number }>(listeners)).rows;
+      expect(killed).toBeDefined();
+      await pool.query('SELECT pg_terminate_backend($1)', [killed!.pid]);
+      await eventually(async () => (await pool.query<{ pid: number }>(listeners)).rows.find((row) => row.pid !== killed!.pid));
+      expect(await wakeLatency(commitElsewhere)).toBeLessThan(500);
+    } finally {
+      await relay.stop();
+      await elsewhere.end();
+    }
+  });
+
+  /** A service's pool, as the runtime makes it: each connection made once the relay runs wakes it. */
+  const servicePool = () =>
+    createPool({ connectionString: pool.options.connectionString!, schema: 'svc', settings: WRITER_WAKE_SETTINGS, applicationName: 'outbox-relay-test-own', logger });
+
+  it('wakes when its own process commits, in a transaction or a single statement, and no NOTIFY reaches the listeners of the database', async () => {
+    const own = servicePool();
+    const listener = new pg.Client({ connectionString: pool.options.connectionString! });
+    const heard: string[] = [];
+    listener.on('notification', ({ channel }) => heard.push(channel));
+    await listener.connect();
+    await listener.query('LISTEN svc_outbox');
+    const relay = startRelay({ pool: own, pollIntervalMs: 10_000 });
+    try {
+      const inTransaction = (event: EventEnvelope) => withTransaction(own, (client) => enqueue(client, event));
+      await inTransaction(userEvent()); // warm-up: the relay is running
+      expect(await wakeLatency(inTransaction)).toBeLessThan(500);
+      expect(await wakeLatency((event) => enqueue(own, event))).toBeLessThan(500);
+      // A transaction rolled back after its write wakes the relay for nothing, and a later one still wakes it.
+      await expect(withTransaction(own, async (client) => Promise.reject(await enqueue(client, userEvent())))).rejects.toBeUndefined();
+      expect(await wakeLatency(inTransaction)).toBeLessThan(500);
+
+      // The barrier: a write of another connection notifies, and is the only notification heard.
+      const other = new pg.Client({ connectionString: pool.options.connectionString!, options: '-c search_path=svc' });
+      await other.connect();
+      await enqueue(other, userEvent());
+      await other.end();
+      await eventually(async () => heard.length > 0 || undefined);
+      expect(heard).toEqual(['svc_outbox']);
+    } finally {
+      await relay.stop();
+      await listener.end();
+      await own.end();
+    }
+  });
+
+  it('is woken for every commit of its own process, whatever the transactions around the writes and however they interleave', async () => {
+    // Only a wake-up can bring the relay in: its poll would come after the test's end.
+    const own = servicePool();
+    const relay = startRelay({ pool: own, pollIntervalMs: 60_000 });
+    type Write = { in: 'statement' } | { in: 'transaction'; end: 'commit' | 'rollback' | 'error' | 'savepoint rolled back' };
+    const write = fc.oneof(
+      fc.constant<Write>({ in: 'statement' }),
+      fc.constantFrom<Write['end' & string]>('commit', 'rollback', 'error', 'savepoint rolled back').map((end): Write => ({ in: 'transaction', end })),
+    );
+    /** Runs `write` of `events`, and gives back those it committed. */
+    async function run(written: Write, events: EventEnvelope[]): Promise<EventEnvelope[]> {
+      if (written.in === 'statement') {
+        await enqueue(own, ...events);
+        return events;
+      }
+      const kept = written.end === 'savepoint rolled back' ? events.slice(1) : events;
+      const outcome = withTransaction(own, async (client) => {
+        await client.query('SELECT pg_sleep(random() * 0.01)'); // other writes go on meanwhile
+        if (written.end === 'savepoint rolled back') {
+          await client.query('SAVEPOINT first');
+          await enqueue(client, events[0]!);
+          await client.query('ROLLBACK TO SAVEPOINT first');
+        }
+        await enqueue(client, ...kept);
+        if (written.end === 'error') await client.query('SELECT 1 / 0');
+        if (written.end === 'rollback') throw new Error('rolled back');
+      });
+      if (written.end === 'commit' || written.end === 'savepoint rolled back') return outcome.then(() => kept);
+      return outcome.then(
+        () => Promise.reject(new Error('committed a transaction that was to fail')),
+        () => [],
+      );
+    }
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.tuple(write, fc.integer({ min: 2, max: 4 })), { minLength: 1, maxLength: 8 }), async (writes) => {
+          const attempted = writes.map(([, count]) => Array.from({ length: count }, () => userEvent()));
+          // All at once, on as many of the pool's connections as it gives.
+          const committed = (await Promise.all(writes.map(([written], index) => run(written, attempted[index]!)))).flat();
+          await eventually(async () => committed.every((event) => deliveries.has(event.id)) || undefined, 3_000);
+          // The barrier: the outbox is empty, so nothing rolled back can still come.
+          expect(await outboxRows()).toBe(0);
+          const rolledBack = attempted.flat().filter((event) => !committed.includes(event));
+          expect(rolledBack.filter((event) => deliveries.has(event.id))).toEqual([]);
+        }),
+        { numRuns: 25 },
+      );
+    } finally {
+      await relay.stop();
+      await own.end();
+    }
   });
 
   it('keeps every row while the broker is unreachable and publishes each exactly once when it is back', async () => {

@@ -5,7 +5,7 @@ import { KeyPurger } from '@recipes/idempotency';
 import { createLogger, type Logger } from '@recipes/logging';
 import { Broker, deadLetterQueueOf, dispatcher } from '@recipes/messaging';
 import { deadLetterQueueMetrics, eventMetrics, metricsListener, outboxMetrics, poolMetrics, Registry } from '@recipes/metrics';
-import { OutboxRelay } from '@recipes/outbox';
+import { OutboxRelay, WRITER_WAKE_SETTINGS } from '@recipes/outbox';
 import type { BackendConfig } from './config.js';
 import { composeService, migrationSetsOf, type ServiceDefinition, type ServiceKeys } from './definition.js';
 import { consumerQueuesOf, queueOf } from './queues.js';
@@ -59,6 +59,8 @@ export async function startBackendService<C extends BackendConfig, P>(
   const pool = createPool({
     connectionString: config.DATABASE_URL,
     schema: name,
+    // Its relay, made next, is woken by the writes of this process (see OutboxRelay).
+    settings: WRITER_WAKE_SETTINGS,
     max: config.DATABASE_POOL_MAX,
     applicationName: name,
     logger,
