@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { type Logger, withTrailId } from '@recipes/logging';
 import { httpMetrics } from '@recipes/metrics';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
@@ -75,10 +76,18 @@ export async function createApp(settings: AppSettings): Promise<App> {
   app.addHook('preHandler', (request, _reply, done) => withTrailId(request.id, done));
   // A response that finishes while the server is closing also closes its keep-alive connection;
   // otherwise the idle connection would hold the shutdown open. (HTTP/2 has no such header: its sessions
-  // are closed as a whole, see cleartext-http2.ts.)
+  // are closed as a whole, see cleartext-http2.ts.) And a connection that has not sent a byte (a client's
+  // spare, opened ahead of a request) is closed as the app closes: Node's closeIdleConnections passes over
+  // it, and the close would wait until the client gave up on it.
   let closing = false;
+  const connections = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
   app.addHook('preClose', async () => {
     closing = true;
+    for (const socket of connections) if (socket.bytesRead === 0) socket.destroy();
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     if (closing && request.raw.httpVersionMajor === 1) reply.header('connection', 'close');

@@ -1,4 +1,5 @@
 import { Agent, get } from 'node:http';
+import { connect } from 'node:net';
 import { createLogger } from '@recipes/logging';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type App, createApp, drainConnections } from '../src/index.js';
@@ -43,6 +44,18 @@ describe('draining connections before a shutdown', () => {
 
     await drained;
     expect(Date.now() - drainStart, 'done as soon as the last connection closed').toBeLessThan(1_000);
+  });
+
+  it('closes, as the app closes, a connection that never sent a byte, which Node would wait for', async () => {
+    const address = new URL(await started());
+    const spare = connect(Number(address.port), address.hostname);
+    await new Promise((resolve) => spare.once('connect', resolve));
+    const closedByServer = new Promise((resolve) => spare.once('close', resolve));
+
+    const closeStart = Date.now();
+    await app.close();
+    expect(Date.now() - closeStart).toBeLessThan(1_000);
+    await closedByServer;
   });
 
   it('gives up waiting for an idle connection after drainMs', async () => {
