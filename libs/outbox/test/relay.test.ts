@@ -38,7 +38,12 @@ describe('OutboxRelay', () => {
     return relay;
   }
 
-  const commit = (...events: EventEnvelope[]) => withTransaction(pool, (client) => enqueue(client, ...events));
+  /** Writes `events` in one transaction on `on`. */
+  const commitOn =
+    (on: Pool) =>
+    (...events: EventEnvelope[]) =>
+      withTransaction(on, (client) => enqueue(client, ...events));
+  const commit = (...events: EventEnvelope[]) => commitOn(pool)(...events);
   const deliveryCount = (id: string) => deliveries.get(id)?.length ?? 0;
   const allArrived = (events: EventEnvelope[]) => eventually(async () => events.every((event) => deliveries.has(event.id)) || undefined, 15_000);
   const outboxRows = async () => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox')).rows[0]!.n;
@@ -102,8 +107,8 @@ describe('OutboxRelay', () => {
 
   it('wakes on the NOTIFY that another process sends with its writes, also after its LISTEN connection was killed', async () => {
     // Another process: a pool of its own, which no relay watches.
-    const elsewhere = createPool({ connectionString: pool.options.connectionString!, schema: 'svc', applicationName: 'outbox-relay-test-elsewhere', logger });
-    const commitElsewhere = (event: EventEnvelope) => withTransaction(elsewhere, (client) => enqueue(client, event));
+    const elsewhere = createPool({ connectionString: outbox.url, schema: 'svc', applicationName: 'outbox-relay-test-elsewhere', logger });
+    const commitElsewhere = commitOn(elsewhere);
     const relay = startRelay({ pollIntervalMs: 10_000 });
     try {
       await commitElsewhere(userEvent()); // warm-up: the relay is running
@@ -124,18 +129,18 @@ describe('OutboxRelay', () => {
 
   /** A service's pool, as the runtime makes it: each connection made once the relay runs wakes it. */
   const servicePool = () =>
-    createPool({ connectionString: pool.options.connectionString!, schema: 'svc', settings: WRITER_WAKE_SETTINGS, applicationName: 'outbox-relay-test-own', logger });
+    createPool({ connectionString: outbox.url, schema: 'svc', settings: WRITER_WAKE_SETTINGS, applicationName: 'outbox-relay-test-own', logger });
 
   it('wakes when its own process commits, in a transaction or a single statement, and no NOTIFY reaches the listeners of the database', async () => {
     const own = servicePool();
-    const listener = new pg.Client({ connectionString: pool.options.connectionString! });
+    const listener = new pg.Client({ connectionString: outbox.url });
     const heard: string[] = [];
     listener.on('notification', ({ channel }) => heard.push(channel));
     await listener.connect();
     await listener.query('LISTEN svc_outbox');
     const relay = startRelay({ pool: own, pollIntervalMs: 10_000 });
     try {
-      const inTransaction = (event: EventEnvelope) => withTransaction(own, (client) => enqueue(client, event));
+      const inTransaction = commitOn(own);
       await inTransaction(userEvent()); // warm-up: the relay is running
       expect(await wakeLatency(inTransaction)).toBeLessThan(500);
       expect(await wakeLatency((event) => enqueue(own, event))).toBeLessThan(500);
@@ -148,7 +153,7 @@ describe('OutboxRelay', () => {
       expect(await wakeLatency(inTransaction)).toBeLessThan(500);
 
       // The barrier: a write of another connection notifies, and is the only notification heard.
-      const other = new pg.Client({ connectionString: pool.options.connectionString!, options: '-c search_path=svc' });
+      const other = new pg.Client({ connectionString: outbox.url, options: '-c search_path=svc' });
       await other.connect();
       await enqueue(other, userEvent());
       await other.end();

@@ -4,6 +4,8 @@ import { createTestDatabase } from '@recipes/testing';
 import { outboxMigrations } from '../src/index.js';
 
 export interface OutboxDatabase {
+  /** For connections of a test's own beside the pool. */
+  url: string;
   pool: Pool;
   /** Ends the pool and drops the database. */
   drop(): Promise<void>;
@@ -20,6 +22,7 @@ export async function outboxDatabase({ schema, applicationName, logger }: { sche
   }
   const pool = createPool({ connectionString: database.url, schema, applicationName, logger });
   return {
+    url: database.url,
     pool,
     async drop() {
       await pool.end();
