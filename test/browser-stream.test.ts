@@ -85,7 +85,7 @@ afterAll(async () => {
 
 describe('the notification stream in a browser', () => {
   it('receives a mention, and after the server ends the stream, resumes by its own reconnect with what it missed, once each', async () => {
-    expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y --no-install-recommends chromium, as .ci/run does)`).toBe(true);
+    expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y --no-install-recommends chromium, as npm test's setup does)`).toBe(true);
     const api = apiOf(system);
     const gateway = system.urlOf('gateway');
     const ada = await api.register('browser_ada');
