@@ -24,10 +24,14 @@ beforeAll(async () => {
   db = databaseOf(system);
 }, 90_000);
 afterAll(async () => {
-  // Whatever happened above, the broker runs again for whoever comes next.
-  if (brokerStopped) await rabbitmq.start();
-  await db?.close();
-  await system?.stop();
+  try {
+    // Whatever happened above, the broker runs again for whoever comes next.
+    if (brokerStopped) await rabbitmq.start();
+  } finally {
+    // The system goes too, also when the server could not be started again.
+    await db?.close();
+    await system?.stop();
+  }
 }, 90_000);
 
 it('keeps every mention made while the broker is down and delivers each once when it is back', async () => {

@@ -28,10 +28,14 @@ beforeAll(async () => {
   broker = await brokerAdmin(inject('amqpUrl'));
 }, 90_000);
 afterAll(async () => {
-  if (databaseStopped) await postgres.start();
-  await broker?.close();
-  await db?.close();
-  await system?.stop();
+  try {
+    if (databaseStopped) await postgres.start();
+  } finally {
+    // The system goes too, also when the server could not be started again.
+    await broker?.close();
+    await db?.close();
+    await system?.stop();
+  }
 }, 90_000);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -23,10 +23,14 @@ beforeAll(async () => {
   db = databaseOf(system);
 }, 90_000);
 afterAll(async () => {
-  // Whatever happened above, the database runs again for whoever comes next.
-  if (databaseStopped) await postgres.start();
-  await db?.close();
-  await system?.stop();
+  try {
+    // Whatever happened above, the database runs again for whoever comes next.
+    if (databaseStopped) await postgres.start();
+  } finally {
+    // The system goes too, also when the server could not be started again.
+    await db?.close();
+    await system?.stop();
+  }
 }, 90_000);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
