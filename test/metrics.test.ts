@@ -1,5 +1,6 @@
 import { problemSchema } from '@recipes/contracts';
 import { eventually } from '@recipes/testing';
+import { openEventStream } from '@recipes/testing/sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedSystem } from '../scripts/system.mjs';
 import { startTestSystem } from './support/system.js';
@@ -61,6 +62,8 @@ async function metricsOf(service: string): Promise<string> {
 const REQUESTS = 'recipes_http_request_duration_seconds_count';
 
 describe('metrics', () => {
+  let bobsToken: string;
+
   beforeAll(async () => {
     // Some traffic for every service, and a mention that goes comments → outbox → broker → notifications.
     const [ada, bob] = await Promise.all(
@@ -71,6 +74,7 @@ describe('metrics', () => {
     expect((await call('POST', '/collections', { name: 'Counted' }, ada.token)).status).toBe(201);
     expect((await call('POST', `/recipes/${recipe.body.recipe.id}/comments`, { content: 'Look, @metrics_bob' }, ada.token)).status).toBe(201);
     await eventually(async () => ((await call('GET', '/notifications', undefined, bob.token)).body.data.length === 1 ? true : undefined), 10_000);
+    bobsToken = bob.token;
   });
 
   it('are served by every process on its own metrics port, labelled with the service', async () => {
@@ -120,6 +124,23 @@ describe('metrics', () => {
     }
     const dlq = samples(await metricsOf('notifications'), 'recipes_dead_letter_queue_messages');
     expect(dlq).toEqual([{ labels: { queue: 'recipes.recipes_metrics.notifications.dlq', service: 'notifications' }, value: 0 }]);
+  });
+
+  it('count the event streams notifications holds and the gateway passes through, while they are open', async () => {
+    const OPEN = 'recipes_event_streams_open';
+    const held = async () => {
+      const [gateway, notifications] = await Promise.all([metricsOf('gateway'), metricsOf('notifications')]);
+      expect(samples(gateway, OPEN)).toHaveLength(1);
+      expect(samples(notifications, OPEN)).toHaveLength(1);
+      return [total(gateway, OPEN), total(notifications, OPEN)];
+    };
+    expect(await held()).toEqual([0, 0]);
+    const stream = await openEventStream(`${api}/notifications/stream`, { authorization: `Bearer ${bobsToken}` });
+    expect(stream.status).toBe(200);
+    await stream.next((event) => event.event === 'unread_count');
+    expect(await held()).toEqual([1, 1]);
+    stream.close();
+    await eventually(async () => ((await held()).every((count) => count === 0) ? true : undefined));
   });
 
   it('never reach the public port nor the API documents', async () => {

@@ -56,6 +56,21 @@ export function poolMetrics(registry: Registry, pool: PoolCounts): void {
   }
 }
 
+/**
+ * The event streams (`text/event-stream`) the process holds open, read on each scrape: what a long-lived
+ * request costs shows here while it lasts, where the request-duration histogram sees it only as it ends.
+ */
+export function openStreamsMetric(registry: Registry, openStreams: () => number): void {
+  new Gauge({
+    name: `${METRIC_PREFIX}event_streams_open`,
+    help: 'Event streams (text/event-stream) this process holds open: served, or passed through by the gateway.',
+    registers: [registry],
+    collect() {
+      this.set(openStreams());
+    },
+  });
+}
+
 /** The outbox's unpublished rows (structurally `OutboxRelay.backlog()`). */
 export interface OutboxBacklog {
   count: number;

@@ -3,6 +3,7 @@ export {
   boundedRead,
   deadLetterQueueMetrics,
   DEFAULT_READ_TIMEOUT_MS,
+  openStreamsMetric,
   type OutboxBacklog,
   outboxMetrics,
   type PoolCounts,

@@ -1,5 +1,6 @@
 import { userDirectoryMigrations } from '@recipes/directory';
 import { onShutdown } from '@recipes/http';
+import { openStreamsMetric } from '@recipes/metrics';
 import { defineService } from '@recipes/runtime';
 import { notificationsConfigSchema } from './config.js';
 import { handlers } from './events/handlers/index.js';
@@ -22,6 +23,7 @@ export const notificationsService = defineService({
   async routes(app, { notifications, streams }) {
     await app.register(notificationRoutes, { prefix: '/api/notifications', notifications });
     await app.register(streamRoutes, { prefix: '/api/notifications', streams });
+    openStreamsMetric(app.metricsRegistry, () => streams.hub.size);
     // Streams end as shutdown starts, so that their clients reconnect to another instance and resume.
     onShutdown(app, () => streams.endAll());
   },

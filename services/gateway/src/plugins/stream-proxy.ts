@@ -1,6 +1,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { type ClientHttp2Stream, constants } from 'node:http2';
 import { type App, onShutdown, sendProblem } from '@recipes/http';
+import { openStreamsMetric } from '@recipes/metrics';
 import { readRequestPath } from '../request-path.js';
 import { serviceFor, streamRoutes } from '../route-table.js';
 import type { UpstreamStream } from '../stream-sessions.js';
@@ -16,6 +17,7 @@ import { forwardedRequestHeaders, wasRefused } from './proxy.js';
  */
 export default async function streamProxyPlugin(app: App, { upstreams }: { upstreams: Upstreams }) {
   const open = new Set<ClientHttp2Stream>();
+  openStreamsMetric(app.metricsRegistry, () => open.size);
   onShutdown(app, () => {
     for (const stream of open) stream.close(constants.NGHTTP2_CANCEL);
   });
