@@ -59,7 +59,7 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
   await app.register(systemHealthPlugin, { upstreams, timeoutMs: config.HEALTH_TIMEOUT_MS });
   await app.register(docsPlugin, { upstreams, timeoutMs: config.HEALTH_TIMEOUT_MS, cacheMs: config.DOCS_CACHE_MS });
   await app.register(eventDocsPlugin, { exchange: config.EVENTS_EXCHANGE });
-  await app.register(streamProxyPlugin, { upstreams });
+  await app.register(streamProxyPlugin, { upstreams, stallTimeoutMs: config.STREAM_STALL_TIMEOUT_MS });
   await app.register(proxyPlugin, { upstreams, recordResponsesTo: config.GATEWAY_RECORD_RESPONSES_TO });
   return app;
 }

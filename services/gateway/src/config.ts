@@ -36,6 +36,11 @@ export const gatewayConfigSchema = z.object({
   NOTIFICATIONS_URL: baseUrls('http://127.0.0.1:3005'),
   /** An upstream that has not answered (headers, or the next body chunk) by then gives 504. */
   UPSTREAM_TIMEOUT_MS: env.positiveInt(10_000),
+  /**
+   * An event stream whose client takes nothing of what waits for it this long is cut off, so that a client
+   * that stops reading holds no memory here; it resumes where it was (`Last-Event-ID`) when it reconnects.
+   */
+  STREAM_STALL_TIMEOUT_MS: env.positiveInt(30_000),
   /** Per address of a service, for `/health` and for fetching its OpenAPI document. */
   HEALTH_TIMEOUT_MS: env.positiveInt(1_000),
   DOCS_CACHE_MS: env.positiveInt(10_000),

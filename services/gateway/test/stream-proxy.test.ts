@@ -28,6 +28,8 @@ interface HeldStream {
   write(frame: string): void;
   /** Resolves when the response's connection closes before the service ended the stream: the gateway went away. */
   closed: Promise<void>;
+  /** Whether all that was written has been handed over once the response had to buffer (its 'drain'). */
+  drained: boolean;
 }
 
 /**
@@ -44,11 +46,16 @@ async function startNotifications() {
       return;
     }
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-upstream': 'notifications' });
-    streams.push({
+    const held: HeldStream = {
       headers: request.headers,
       write: (frame) => response.write(frame),
       closed: new Promise((resolve) => response.once('close', () => resolve())),
+      drained: false,
+    };
+    response.once('drain', () => {
+      held.drained = true;
     });
+    streams.push(held);
   });
   server.on('session', (session: Http2Session) => {
     sessions.add(session);
@@ -85,7 +92,7 @@ let gateway: App;
 let base: string;
 const clients: EventStreamClient[] = [];
 
-async function gatewayFor(notificationsUrl: string): Promise<App> {
+async function gatewayFor(notificationsUrl: string, settings: Record<string, string> = {}): Promise<App> {
   const elsewhere = await unusedUrl();
   return startGateway(
     {
@@ -96,6 +103,7 @@ async function gatewayFor(notificationsUrl: string): Promise<App> {
       NOTIFICATIONS_URL: notificationsUrl,
       UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
       RATE_LIMIT_ENABLED: 'false',
+      ...settings,
     },
     { listen: true },
   );
@@ -248,5 +256,53 @@ describe('gateway shutdown with streams open', () => {
     expect(await within(rawOutcome, 1_000, 'the raw stream ended')).toBe('complete');
     expect(rawText).toBe(frame(1) + frame(2));
     await within(Promise.all([upstream.closed, rawUpstream.closed]), 1_000, 'the upstream requests closed');
+  });
+});
+
+describe('a stream whose client does not keep up', () => {
+  const STALL_TIMEOUT_MS = 500;
+  /** 64 KiB frames: 128 of them, 8 MiB, more than the sockets' buffers on loopback take (about 4 MiB). */
+  const bulkFrame = (id: number) => `id: ${id}\nevent: notification\ndata: "${'x'.repeat(64 * 1024)}"\n\n`;
+  const BULK_FRAMES = 128;
+  let stalling: App;
+
+  beforeAll(async () => {
+    stalling = await gatewayFor(notifications.url, { STREAM_STALL_TIMEOUT_MS: String(STALL_TIMEOUT_MS) });
+  });
+  afterAll(async () => {
+    stalling?.server.closeAllConnections();
+    await stalling?.close();
+  });
+
+  it('is cut off once it has taken nothing for the stall timeout, and its upstream stream is cancelled', async () => {
+    const index = notifications.streams.length;
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      httpGet(`${addressOf(stalling)}${STREAM_PATH}`, { headers: { ...AUTHORIZED, accept: 'text/event-stream' } }, resolve).on('error', reject);
+    });
+    expect(response.statusCode).toBe(200);
+    // From now on the client reads nothing: its socket's buffers fill, then the gateway's.
+    response.pause();
+    const upstream = await notifications.stream(index);
+    for (let id = 1; id <= BULK_FRAMES; id++) upstream.write(bulkFrame(id));
+
+    await within(upstream.closed, 10_000, 'the upstream stream cancelled');
+    // Meanwhile the gateway held the service back (HTTP/2 flow control) rather than taking its 8 MiB in.
+    expect(upstream.drained).toBe(false);
+    const open = stalling.metricsRegistry.getSingleMetric('recipes_event_streams_open')!;
+    await eventually(async () => ((await open.get()).values[0]?.value === 0 ? true : undefined));
+    response.destroy();
+  });
+
+  it('is not cut off while it reads, however much comes at once', async () => {
+    const { client, upstream } = await openStream(stalling);
+    for (let id = 1; id <= BULK_FRAMES; id++) upstream.write(bulkFrame(id));
+    await client.next((event) => event.id === String(BULK_FRAMES), 10_000);
+
+    // Twice the stall timeout later the stream is still open: a frame written now arrives.
+    await new Promise((resolve) => setTimeout(resolve, 2 * STALL_TIMEOUT_MS));
+    upstream.write(frame(BULK_FRAMES + 1));
+    await client.next((event) => event.id === String(BULK_FRAMES + 1), 2_000);
+    expect(frameIds(client)).toEqual(Array.from({ length: BULK_FRAMES + 1 }, (_, i) => String(i + 1)));
+    client.close();
   });
 });

@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { type ClientHttp2Stream, constants } from 'node:http2';
+import type { FastifyBaseLogger } from 'fastify';
 import { type App, onShutdown, sendProblem } from '@recipes/http';
 import { openStreamsMetric } from '@recipes/metrics';
 import { readRequestPath } from '../request-path.js';
@@ -11,11 +12,11 @@ import { forwardedRequestHeaders, wasRefused } from './proxy.js';
 /**
  * Streams (Server-Sent Events, docs/api.md §9.1) go through here rather than reply-from, multiplexed over
  * one HTTP/2 connection per instance (stream-sessions.ts): each byte is written as it comes (no buffering),
- * no timeout applies once the stream has begun, the client's disconnect cancels the upstream stream at once,
- * and on shutdown each stream ends cleanly, so that the client's `EventSource` reconnects (to another
- * instance) and resumes.
+ * no timeout applies once the stream has begun (but to a client that stops reading: see `relay`), the
+ * client's disconnect cancels the upstream stream at once, and on shutdown each stream ends cleanly, so
+ * that the client's `EventSource` reconnects (to another instance) and resumes.
  */
-export default async function streamProxyPlugin(app: App, { upstreams }: { upstreams: Upstreams }) {
+export default async function streamProxyPlugin(app: App, { upstreams, stallTimeoutMs }: { upstreams: Upstreams; stallTimeoutMs: number }) {
   const open = new Set<ClientHttp2Stream>();
   openStreamsMetric(app.metricsRegistry, () => open.size);
   onShutdown(app, () => {
@@ -52,7 +53,7 @@ export default async function streamProxyPlugin(app: App, { upstreams }: { upstr
       headers.connection = 'close';
       reply.raw.writeHead(upstream.statusCode, headers);
       reply.raw.flushHeaders();
-      relay(upstream.body, reply.raw, open);
+      relay(upstream.body, reply.raw, open, stallTimeoutMs, request.log);
     });
   }
 }
@@ -61,14 +62,31 @@ export default async function streamProxyPlugin(app: App, { upstreams }: { upstr
  * Hands each chunk of `body` on to `out` as it comes, for as long as both are open. A function of its own,
  * so that all an open stream keeps alive is these two, not everything its request's handler held.
  */
-function relay(body: ClientHttp2Stream, out: ServerResponse, open: Set<ClientHttp2Stream>): void {
+function relay(body: ClientHttp2Stream, out: ServerResponse, open: Set<ClientHttp2Stream>, stallTimeoutMs: number, log: FastifyBaseLogger): void {
   open.add(body);
-  // The client went away: the upstream stream goes too.
-  out.once('close', () => body.close(constants.NGHTTP2_CANCEL));
-  body.on('data', (chunk: Buffer) => out.write(chunk));
+  let stalled: NodeJS.Timeout | undefined;
+  // The client went away, or was cut off: the upstream stream goes too.
+  out.once('close', () => {
+    clearTimeout(stalled);
+    body.close(constants.NGHTTP2_CANCEL);
+  });
+  // A client that does not keep up holds the upstream back (HTTP/2 flow control) instead of having its
+  // frames pile up here; one that takes nothing for stallTimeoutMs is cut off, and resumes as it reconnects.
+  body.on('data', (chunk: Buffer) => {
+    if (out.write(chunk)) return;
+    body.pause();
+    stalled = setTimeout(() => {
+      log.warn({ stallTimeoutMs, unsentBytes: out.writableLength }, 'event stream client took nothing: cut off');
+      out.destroy();
+    }, stallTimeoutMs);
+  });
+  out.on('drain', () => {
+    clearTimeout(stalled);
+    body.resume();
+  });
   // Ended by the service, cancelled (client gone, shutdown) or broken: the response ends as a stream ends.
   body.once('close', () => {
     open.delete(body);
-    if (!out.writableEnded) out.end();
+    if (!out.writableEnded && !out.destroyed) out.end();
   });
 }
