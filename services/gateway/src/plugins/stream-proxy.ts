@@ -72,6 +72,7 @@ function relay(body: ClientHttp2Stream, out: ServerResponse, open: Set<ClientHtt
   });
   // A client that does not keep up holds the upstream back (HTTP/2 flow control) instead of having its
   // frames pile up here; one that takes nothing for stallTimeoutMs is cut off, and resumes as it reconnects.
+  // ('drain' is listened for only then: each open stream's memory counts, the gateway holds thousands.)
   body.on('data', (chunk: Buffer) => {
     if (out.write(chunk)) return;
     body.pause();
@@ -79,10 +80,10 @@ function relay(body: ClientHttp2Stream, out: ServerResponse, open: Set<ClientHtt
       log.warn({ stallTimeoutMs, unsentBytes: out.writableLength }, 'event stream client took nothing: cut off');
       out.destroy();
     }, stallTimeoutMs);
-  });
-  out.on('drain', () => {
-    clearTimeout(stalled);
-    body.resume();
+    out.once('drain', () => {
+      clearTimeout(stalled);
+      body.resume();
+    });
   });
   // Ended by the service, cancelled (client gone, shutdown) or broken: the response ends as a stream ends.
   body.once('close', () => {
