@@ -109,6 +109,18 @@ async function gatewayFor(notificationsUrl: string, settings: Record<string, str
   );
 }
 
+/**
+ * Opens a stream through `app` with node:http, which tells a clean end (the last chunk) from a cut
+ * connection and can stop reading, and returns its response with the upstream's side of it.
+ */
+async function openRawStream(app: App) {
+  const index = notifications.streams.length;
+  const response = await new Promise<IncomingMessage>((resolve, reject) => {
+    httpGet(`${addressOf(app)}${STREAM_PATH}`, { headers: { ...AUTHORIZED, accept: 'text/event-stream' } }, resolve).on('error', reject);
+  });
+  return { response, upstream: await notifications.stream(index) };
+}
+
 /** Opens a stream through `app` and returns it with the upstream's side of it. */
 async function openStream(app: App, headers: Record<string, string> = {}) {
   const index = notifications.streams.length;
@@ -227,10 +239,7 @@ describe('gateway shutdown with streams open', () => {
     const { client, upstream } = await openStream(closing);
 
     // A second stream read with node:http, which tells a clean end (the last chunk) from a cut connection.
-    const rawIndex = notifications.streams.length;
-    const raw = await new Promise<IncomingMessage>((resolve, reject) => {
-      httpGet(`${addressOf(closing)}${STREAM_PATH}`, { headers: { ...AUTHORIZED, accept: 'text/event-stream' } }, resolve).on('error', reject);
-    });
+    const { response: raw, upstream: rawUpstream } = await openRawStream(closing);
     let rawText = '';
     raw.setEncoding('utf8');
     raw.on('data', (chunk: string) => {
@@ -241,7 +250,6 @@ describe('gateway shutdown with streams open', () => {
       raw.once('aborted', () => resolve('aborted'));
       raw.once('error', (error) => resolve(`error: ${error.message}`));
     });
-    const rawUpstream = await notifications.stream(rawIndex);
 
     for (const id of [1, 2]) {
       upstream.write(frame(id));
@@ -275,14 +283,10 @@ describe('a stream whose client does not keep up', () => {
   });
 
   it('is cut off once it has taken nothing for the stall timeout, and its upstream stream is cancelled', async () => {
-    const index = notifications.streams.length;
-    const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      httpGet(`${addressOf(stalling)}${STREAM_PATH}`, { headers: { ...AUTHORIZED, accept: 'text/event-stream' } }, resolve).on('error', reject);
-    });
+    const { response, upstream } = await openRawStream(stalling);
     expect(response.statusCode).toBe(200);
     // From now on the client reads nothing: its socket's buffers fill, then the gateway's.
     response.pause();
-    const upstream = await notifications.stream(index);
     for (let id = 1; id <= BULK_FRAMES; id++) upstream.write(bulkFrame(id));
 
     await within(upstream.closed, 10_000, 'the upstream stream cancelled');
@@ -294,17 +298,13 @@ describe('a stream whose client does not keep up', () => {
   });
 
   it('is not cut off when it falls behind for less than the stall timeout, and gets every frame', async () => {
-    const index = notifications.streams.length;
-    const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      httpGet(`${addressOf(stalling)}${STREAM_PATH}`, { headers: { ...AUTHORIZED, accept: 'text/event-stream' } }, resolve).on('error', reject);
-    });
+    const { response, upstream } = await openRawStream(stalling);
     let text = '';
     response.setEncoding('utf8');
     response.on('data', (chunk: string) => {
       text += chunk;
     });
     response.pause();
-    const upstream = await notifications.stream(index);
     for (let id = 1; id <= BULK_FRAMES; id++) upstream.write(bulkFrame(id));
     // A third of the stall timeout behind, with the burst waiting in the sockets' buffers and the gateway's.
     await new Promise((resolve) => setTimeout(resolve, STALL_TIMEOUT_MS / 3));
