@@ -37,23 +37,23 @@ export interface PoolCounts {
   readonly waitingCount: number;
 }
 
+/** A gauge whose value `read` gives, in memory and at once, on each scrape. */
+function readOnScrape(registry: Registry, name: string, help: string, read: () => number): void {
+  new Gauge({
+    name: `${METRIC_PREFIX}${name}`,
+    help,
+    registers: [registry],
+    collect() {
+      this.set(read());
+    },
+  });
+}
+
 /** Clients of the pool and queries queued for one, read from the pool itself on each scrape. */
 export function poolMetrics(registry: Registry, pool: PoolCounts): void {
-  const gauges: [string, string, () => number][] = [
-    ['db_pool_clients', 'Clients the database pool holds, idle or in use.', () => pool.totalCount],
-    ['db_pool_idle_clients', 'Pool clients not in use.', () => pool.idleCount],
-    ['db_pool_waiting_requests', 'Queries waiting for a pool client because every client is in use.', () => pool.waitingCount],
-  ];
-  for (const [name, help, read] of gauges) {
-    new Gauge({
-      name: `${METRIC_PREFIX}${name}`,
-      help,
-      registers: [registry],
-      collect() {
-        this.set(read());
-      },
-    });
-  }
+  readOnScrape(registry, 'db_pool_clients', 'Clients the database pool holds, idle or in use.', () => pool.totalCount);
+  readOnScrape(registry, 'db_pool_idle_clients', 'Pool clients not in use.', () => pool.idleCount);
+  readOnScrape(registry, 'db_pool_waiting_requests', 'Queries waiting for a pool client because every client is in use.', () => pool.waitingCount);
 }
 
 /**
@@ -61,14 +61,7 @@ export function poolMetrics(registry: Registry, pool: PoolCounts): void {
  * request costs shows here while it lasts, where the request-duration histogram sees it only as it ends.
  */
 export function openStreamsMetric(registry: Registry, openStreams: () => number): void {
-  new Gauge({
-    name: `${METRIC_PREFIX}event_streams_open`,
-    help: 'Event streams (text/event-stream) this process holds open: served, or passed through by the gateway.',
-    registers: [registry],
-    collect() {
-      this.set(openStreams());
-    },
-  });
+  readOnScrape(registry, 'event_streams_open', 'Event streams (text/event-stream) this process holds open: served, or passed through by the gateway.', openStreams);
 }
 
 /** The outbox's unpublished rows (structurally `OutboxRelay.backlog()`). */
