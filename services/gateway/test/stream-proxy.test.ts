@@ -1,5 +1,6 @@
 import { get as httpGet, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { createServer, type Http2Session } from 'node:http2';
+import { setTimeout as pause } from 'node:timers/promises';
 import type { App } from '@recipes/http';
 import { eventually } from '@recipes/testing';
 import { type EventStreamClient, openEventStream } from '@recipes/testing/sse';
@@ -191,7 +192,7 @@ describe('GET /api/notifications/stream through the gateway', () => {
     await client.next((event) => event.id === '1', 2_000);
 
     // The idleness itself is what is tested, so it is waited out (see IDLE_MS).
-    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    await pause(IDLE_MS);
     expect(ended).toBe(false);
     upstream.write(frame(2));
     await client.next((event) => event.id === '2', 2_000);
@@ -307,12 +308,12 @@ describe('a stream whose client does not keep up', () => {
     response.pause();
     for (let id = 1; id <= BULK_FRAMES; id++) upstream.write(bulkFrame(id));
     // A third of the stall timeout behind, with the burst waiting in the sockets' buffers and the gateway's.
-    await new Promise((resolve) => setTimeout(resolve, STALL_TIMEOUT_MS / 3));
+    await pause(STALL_TIMEOUT_MS / 3);
     response.resume();
     await eventually(async () => text.endsWith(bulkFrame(BULK_FRAMES)) || undefined, 10_000);
 
     // Twice the stall timeout later the stream is still open: a frame written now arrives.
-    await new Promise((resolve) => setTimeout(resolve, 2 * STALL_TIMEOUT_MS));
+    await pause(2 * STALL_TIMEOUT_MS);
     upstream.write(frame(BULK_FRAMES + 1));
     await eventually(async () => text.endsWith(frame(BULK_FRAMES + 1)) || undefined, 2_000);
     const sent = Array.from({ length: BULK_FRAMES }, (_, i) => bulkFrame(i + 1)).join('') + frame(BULK_FRAMES + 1);
