@@ -10,6 +10,7 @@ import { absentBodyAsUndefined, refuseNullBody } from './optional-body.js';
 import { answerClientError } from './client-errors.js';
 import errorsPlugin, { sendProblem } from './errors-plugin.js';
 import healthPlugin, { type ReadinessChecks } from './health.js';
+import { depthLimitedJsonParser } from './json-body.js';
 import openApiPlugin from './openapi.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
 import { responseSerializerCompiler } from './serializer.js';
@@ -61,6 +62,8 @@ export async function createApp(settings: AppSettings): Promise<App> {
 
   // Bodies are JSON only (docs/api.md §1): without the built-in text parser, anything else is 415.
   app.removeContentTypeParser('text/plain');
+  // And no deeper than JSON_DEPTH_LIMIT, checked before the body is parsed.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, depthLimitedJsonParser(app));
   app.setValidatorCompiler(paramsLast(absentBodyAsUndefined(validatorCompiler)));
   app.addHook('preHandler', refuseUnknownParams);
   app.addHook('preValidation', refuseNullBody);
