@@ -95,6 +95,15 @@ export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolCl
   }
 }
 
+/**
+ * Runs `work`, one statement (atomic by itself, so it needs no BEGIN and COMMIT of its own), straight on
+ * the pool; or, inside a `SharedTransaction` of the pool, in that one, as `withTransaction` would, so that
+ * it still commits or rolls back with it (e.g. with the response an idempotent request keeps).
+ */
+export function withStatement<T>(pool: pg.Pool, work: (db: Queryable) => Promise<T>): Promise<T> {
+  return joinSharedTransaction(pool, work) ?? work(pool);
+}
+
 /** Readiness: can the pool run a query right now? */
 export async function isDatabaseReachable(pool: pg.Pool): Promise<boolean> {
   try {

@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '@recipes/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPool, type Pool, type PoolClient, SharedTransaction, withTransaction } from '../src/index.js';
+import { createPool, type Pool, type PoolClient, SharedTransaction, withStatement, withTransaction } from '../src/index.js';
 
 const silent = { info: () => undefined, warn: () => undefined };
 
@@ -150,5 +150,20 @@ describe('withTransaction inside a shared transaction', () => {
     const pids = await Promise.all([1, 2].map((id) => withTransaction(pool, async (tx) => (await insert(tx, id), pidOf(tx)))));
     expect(new Set(pids).size).toBe(2);
     expect(await ids()).toEqual([1, 2]);
+  });
+});
+
+describe('withStatement', () => {
+  it('runs in a shared transaction of its pool, on its connection, and is rolled back with it', async () => {
+    await owned('ROLLBACK', async (_shared, client) => {
+      const pid = await withStatement(pool, async (db) => (await db.query('INSERT INTO things VALUES (1)'), pidOf(db)));
+      expect(pid).toBe(await pidOf(client));
+    });
+    expect(await ids()).toEqual([]);
+  });
+
+  it('outside one, runs straight on the pool and commits by itself', async () => {
+    await withStatement(pool, (db) => db.query('INSERT INTO things VALUES (1)'));
+    expect(await ids()).toEqual([1]);
   });
 });
