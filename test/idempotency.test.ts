@@ -135,6 +135,174 @@ describe('every other POST that creates', () => {
   });
 });
 
+describe('a POST with an Idempotency-Key whose response cannot be kept after its effect', () => {
+  /** The trigger function that refuses a kept response (see `refusingToKeep`); made for these tests, dropped after them. */
+  const REFUSE = 'public.refuse_to_keep';
+
+  beforeAll(() =>
+    withDatabase(system.databaseUrl, (db) =>
+      db.query(`CREATE FUNCTION ${REFUSE}() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN RAISE EXCEPTION 'the response to key % cannot be kept', NEW.key; END $$`),
+    ),
+  );
+  afterAll(() => withDatabase(system.databaseUrl, (db) => db.query(`DROP FUNCTION IF EXISTS ${REFUSE}()`)));
+
+  /**
+   * Sends while the service whose schema is `schema` cannot keep a response for `key`, as if it failed or
+   * crashed between the handler's effect and the keeping: a trigger refuses the row in its idempotency_keys.
+   */
+  async function refusingToKeep<T>(schema: string, key: string, send: () => Promise<T>): Promise<T> {
+    const table = `${schema}.idempotency_keys`;
+    await withDatabase(system.databaseUrl, (db) =>
+      db.query(`CREATE TRIGGER refuse_to_keep BEFORE INSERT ON ${table} FOR EACH ROW WHEN (NEW.key = '${key}') EXECUTE FUNCTION ${REFUSE}()`),
+    );
+    try {
+      return await send();
+    } finally {
+      await withDatabase(system.databaseUrl, (db) => db.query(`DROP TRIGGER refuse_to_keep ON ${table}`));
+    }
+  }
+
+  /** A request of one route, made afresh, with what its effect leaves behind. */
+  interface Attempt {
+    path: string;
+    body: unknown;
+    /** Each thing the effect writes in its own service, counted: all 0 before it, all 1 after it. */
+    effect(): Promise<Record<string, number>>;
+    /** What its events become in another service (a read model's row, a notification); none without events. */
+    echoes?(): Promise<number>;
+  }
+
+  /** Each idempotent route, as the API document names it: the schema of the service that keeps its responses, and a fresh attempt. */
+  const routes: Record<string, { schema: 'content' | 'collections' | 'comments'; attempt(): Promise<Attempt> }> = {};
+
+  const countRows = (sql: string, value: unknown) => count(`SELECT count(*)::int AS n FROM ${sql}`, [value]);
+
+  for (const [kind, plural, draft] of [
+    ['recipe', 'recipes', () => recipeDraft],
+    ['post', 'posts', () => ({ title: 'Commented on' })],
+    ['collection', 'collections', () => ({ name: 'Commented on' })],
+  ] as const) {
+    routes[`/api/${plural}/{id}/comments`] = {
+      schema: 'comments',
+      async attempt() {
+        const target = await create(call, `/${plural}`, draft(), ada, kind);
+        return {
+          path: `/${plural}/${target.id}/comments`,
+          body: { content: `Kept, @${bob.user.username}?` },
+          effect: async () => ({ comments: await countRows('comments.comments WHERE target_id = $1', target.id) }),
+          // Bob's mention: a notification about the target.
+          echoes: () => countRows('notifications.notifications WHERE content_id = $1', target.id),
+        };
+      },
+    };
+  }
+
+  routes['/api/recipes'] = {
+    schema: 'content',
+    async attempt() {
+      const title = `Unkept ${randomUUID()}`;
+      return {
+        path: '/recipes',
+        body: { ...recipeDraft, title },
+        effect: async () => ({ recipes: await countRows('content.recipes WHERE title = $1', title) }),
+        echoes: () => countRows('comments.content_items WHERE title = $1', title),
+      };
+    },
+  };
+
+  routes['/api/posts'] = {
+    schema: 'content',
+    async attempt() {
+      const title = `Unkept ${randomUUID()}`;
+      return {
+        path: '/posts',
+        body: { title },
+        effect: async () => ({ posts: await countRows('content.posts WHERE title = $1', title) }),
+        echoes: () => countRows('comments.content_items WHERE title = $1', title),
+      };
+    },
+  };
+
+  routes['/api/collections'] = {
+    schema: 'collections',
+    async attempt() {
+      const name = `Unkept ${randomUUID()}`;
+      return {
+        path: '/collections',
+        body: { name },
+        effect: async () => ({ collections: await countRows('collections.collections WHERE name = $1', name) }),
+        echoes: () => countRows('comments.known_collections WHERE name = $1', name),
+      };
+    },
+  };
+
+  routes['/api/saved-items'] = {
+    schema: 'collections',
+    async attempt() {
+      const post = await create(call, '/posts', { title: 'To save' }, ada, 'post');
+      return {
+        path: '/saved-items',
+        body: { contentType: 'post', contentId: post.id },
+        effect: async () => ({ savedItems: await countRows('collections.saved_items WHERE content_id = $1', post.id) }),
+      };
+    },
+  };
+
+  routes['/api/collections/{id}/items'] = {
+    schema: 'collections',
+    async attempt() {
+      const post = await create(call, '/posts', { title: 'To collect' }, ada, 'post');
+      const savedItem = await create(call, '/saved-items', { contentType: 'post', contentId: post.id }, ada, 'savedItem');
+      const collection = await create(call, '/collections', { name: 'Collecting' }, ada, 'collection');
+      return {
+        path: `/collections/${collection.id}/items`,
+        body: { savedItemId: savedItem.id },
+        effect: async () => ({
+          items: await countRows('collections.collection_items WHERE collection_id = $1', collection.id),
+          itemCount: await count('SELECT item_count AS n FROM collections.collections WHERE id = $1', [collection.id]),
+        }),
+      };
+    },
+  };
+
+  const all = (counts: Record<string, number>, n: number) => Object.fromEntries(Object.keys(counts).map((name) => [name, n]));
+
+  it('covers every POST that takes the header', async () => {
+    const document = (await (await fetch(`${system.urlOf('gateway')}/docs/json`)).json()) as {
+      paths: Record<string, Record<string, { parameters?: { in: string; name: string }[] }>>;
+    };
+    const takingTheHeader = Object.entries(document.paths)
+      .filter(([, operations]) => operations.post?.parameters?.some((parameter) => parameter.in === 'header' && parameter.name === 'idempotency-key'))
+      .map(([path]) => path);
+    expect(takingTheHeader.sort()).toEqual(Object.keys(routes).sort());
+  });
+
+  it.each(Object.keys(routes))('%s: nothing of the effect remains, events included, and a retry with the key acts once', async (route) => {
+    const { schema, attempt } = routes[route]!;
+    const { path, body, effect, echoes } = await attempt();
+    const key = `unkept-${randomUUID()}`;
+    const before = await effect();
+    expect(before).toEqual(all(before, 0));
+
+    const failed = await refusingToKeep(schema, key, () => keyed(path, body, ada, key));
+    expect(failed.status, failed.text).toBe(500);
+    expect(await effect()).toEqual(before);
+
+    const retry = await keyed(path, body, ada, key);
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.replayed).toBeNull();
+    expect(await effect()).toEqual(all(before, 1));
+    expect(await keyed(path, body, ada, key)).toEqual({ ...retry, replayed: 'true' });
+
+    if (echoes) {
+      // Events leave the outbox oldest first: once the retry's has arrived, an event of the first attempt would have too.
+      await eventually(async () => ((await echoes()) > 0 ? true : undefined), 10_000);
+      expect(await echoes()).toBe(1);
+    }
+  });
+});
+
 describe("the gateway's API document", () => {
   it('shows the optional header and the 409 and 422 answers on every POST that creates', async () => {
     const document = (await (await fetch(`${system.urlOf('gateway')}/docs/json`)).json()) as {

@@ -13,7 +13,7 @@ import {
   type PageQuery,
   type UserSnapshot,
 } from '@recipes/contracts';
-import { type Pool, type Queryable, withTransaction } from '@recipes/db';
+import { type Pool, type Queryable, withStatement, withTransaction } from '@recipes/db';
 import type { UserDirectory } from '@recipes/directory';
 import { enqueue } from '@recipes/outbox';
 import { z } from 'zod';
@@ -117,7 +117,8 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
 
     /**
      * Stores the comment, a row per mentioned user in the target kind's mention store (whose trigger
-     * writes each `comment.mention.created`), and `comment.created`, all in one statement.
+     * writes each `comment.mention.created`), and `comment.created`, all in one statement: in the transaction
+     * of a request with an `Idempotency-Key`, so that the comment commits with the response kept for it.
      */
     async add(target: CommentTarget, authorId: string, content: string, correlationId: string): Promise<Comment> {
       const author = await users.caller(authorId);
@@ -128,7 +129,8 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
       const data = { id, targetType: target.type, targetId: target.id, authorId, createdAt: new Date().toISOString() };
       const announcement = createEvent(commentCreated, data, { producer: PRODUCER, correlationId });
       const comment = { id, target, authorId, content, mentionKind: mentionKinds[target.type], mentionedUserIds: mentioned };
-      return withAuthorOf(await repository.insertComment(pool, comment, announcement, correlationId), author);
+      const record = await withStatement(pool, (db) => repository.insertComment(db, comment, announcement, correlationId));
+      return withAuthorOf(record, author);
     },
 
     /**
