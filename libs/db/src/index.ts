@@ -1,3 +1,4 @@
 export * from './pool.js';
 export * from './migrate.js';
+export * from './page.js';
 export { SharedTransaction } from './ambient.js';

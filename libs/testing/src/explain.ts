@@ -5,6 +5,8 @@ export interface PlanNode {
   'Node Type': string;
   'Index Name'?: string;
   'Relation Name'?: string;
+  /** The name the query gives the relation scanned, which tells apart two scans of one table. */
+  Alias?: string;
   'Actual Rows': number;
   Plans?: PlanNode[];
 }
