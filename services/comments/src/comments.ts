@@ -99,10 +99,7 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
     /** A page of the target's comments, oldest first, and how many it has in all. */
     async list(target: CommentTarget, page: PageQuery): Promise<{ comments: Comment[]; total: number }> {
       await ownerOf(target);
-      const [records, total] = await Promise.all([
-        repository.findComments(pool, target, { limit: page.limit, offset: pageOffset(page) }),
-        repository.countComments(pool, target),
-      ]);
+      const { comments: records, total } = await repository.findCommentPage(pool, target, { limit: page.limit, offset: pageOffset(page) });
       // Every author was in the directory when they commented, and the directory forgets no one: a look-up
       // is left only for a read model that lost a row, and costs nothing otherwise.
       const unknown = records.filter((record) => record.author === null).map((record) => record.authorId);

@@ -1,5 +1,5 @@
 import type { CommentTargetType, EventEnvelope, MentionKind } from '@recipes/contracts';
-import type { Queryable } from '@recipes/db';
+import { type Queryable, readPage } from '@recipes/db';
 import { outboxRow } from '@recipes/outbox';
 
 /** What a comment is on. */
@@ -84,34 +84,32 @@ export interface CommentWithAuthor extends CommentRecord {
 }
 
 /**
- * Oldest first; comments of the same millisecond by id. Each with its author from the users read model
- * (a table `directoryTables` declares), in the same round trip.
+ * One page of the target's comments, oldest first (comments of the same millisecond by id), each with its
+ * author from the users read model (a table `directoryTables` declares), and how many the target has in
+ * all: one statement, so the page and its total agree (`readPage`).
  */
-export async function findComments(
+export async function findCommentPage(
   db: Queryable,
   target: CommentTarget,
   { limit, offset }: { limit: number; offset: number },
-): Promise<CommentWithAuthor[]> {
-  const { rows } = await db.query<CommentRecord & { username: string | null; avatarUrl: string | null }>(
-    `SELECT c.id, c.author_id AS "authorId", c.content, iso_timestamp(c.created_at) AS "createdAt",
-            iso_timestamp(c.edited_at) AS "editedAt", u.username, u.avatar_url AS "avatarUrl"
-       FROM comments c LEFT JOIN users u ON u.id = c.author_id
-      WHERE c.target_type = $1 AND c.target_id = $2 AND c.deleted_at IS NULL
-      ORDER BY c.created_at, c.id LIMIT $3 OFFSET $4`,
+): Promise<{ comments: CommentWithAuthor[]; total: number }> {
+  const { rows, total } = await readPage<CommentRecord & { username: string | null; avatarUrl: string | null }>(
+    db,
+    {
+      count: 'SELECT count(*)::int AS total FROM comments WHERE target_type = $1 AND target_id = $2 AND deleted_at IS NULL',
+      page: `SELECT c.id, c.author_id AS "authorId", c.content, iso_timestamp(c.created_at) AS "createdAt",
+                    iso_timestamp(c.edited_at) AS "editedAt", u.username, u.avatar_url AS "avatarUrl"
+               FROM comments c LEFT JOIN users u ON u.id = c.author_id
+              WHERE c.target_type = $1 AND c.target_id = $2 AND c.deleted_at IS NULL
+              ORDER BY c.created_at, c.id LIMIT $3 OFFSET $4`,
+    },
     [target.type, target.id, limit, offset],
   );
-  return rows.map(({ username, avatarUrl, ...record }) => ({
+  const comments = rows.map(({ username, avatarUrl, ...record }) => ({
     ...record,
     author: username === null ? null : { id: record.authorId, username, avatarUrl },
   }));
-}
-
-export async function countComments(db: Queryable, target: CommentTarget): Promise<number> {
-  const { rows } = await db.query<{ count: number }>(
-    'SELECT count(*)::int AS count FROM comments WHERE target_type = $1 AND target_id = $2 AND deleted_at IS NULL',
-    [target.type, target.id],
-  );
-  return rows[0]!.count;
+  return { comments, total };
 }
 
 /** The live comment `id` on `target`, locked until the transaction ends; undefined when there is none. */

@@ -10,6 +10,7 @@ import {
   recipeDeleted,
   userCreated,
 } from '@recipes/contracts';
+import { pagesAtOdds, readWhileWriting } from '@recipes/testing';
 import { createSigner } from 'fast-jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, type CommentsHarness, commentsHarness, commentsUrl, expectProblem, generousLimits, type Kind, kinds } from '../support.js';
@@ -190,6 +191,27 @@ describe('listing', () => {
       total: 3,
       pagination: { page: 9, limit: 2, total: 3, totalPages: 2 },
     });
+  });
+
+  it('answers each page of comments from one snapshot while their author deletes and adds comments, on every kind of target', async () => {
+    const { token } = harness.register(unique('Churner'));
+    const pagesOf = async (kind: Kind) => {
+      const target = harness.target(kind);
+      const live: string[] = [];
+      for (let i = 0; i < 20; i++) live.push((await commented(kind, target, token, `comment ${i}`)).id);
+      // Another client: one comment deleted, then one added, over and over; the total moves with each.
+      const churn = async () => {
+        for (let round = 0; round < 20; round++) {
+          const deleted = await harness.app.inject({ method: 'DELETE', url: `${commentsUrl(kind, target)}/${live.shift()}`, headers: bearer(token) });
+          expect(deleted.statusCode).toBe(200);
+          live.push((await commented(kind, target, token, `comment ${20 + round}`)).id);
+        }
+      };
+      return readWhileWriting(async () => (await get(kind, target, '?limit=100')).json(), churn, 2);
+    };
+    const answers = (await Promise.all(kinds.map(pagesOf))).flat();
+    expect(pagesAtOdds(answers, (answer) => answer.comments)).toEqual([]);
+    expect(answers.every((answer) => answer.total === answer.pagination.total)).toBe(true);
   });
 
   it('orders comments of the same millisecond by id', async () => {
