@@ -74,8 +74,13 @@ async function authPlugin(app: FastifyInstance, settings: AuthSettings) {
   app.decorateRequest('caller', undefined);
   // A token that is sent is checked on every route, public reads included: a bad one is never ignored.
   // Before any route's own hooks, so 401 comes first (the check order of the API contract).
-  app.addHook('onRequest', async (request) => {
-    if (request.headers.authorization !== undefined) await verify(request);
+  // So any answer may depend on the caller: caches key it on the token, and keep a caller's answer to
+  // themselves (a route with a validator of its own makes it `private, no-cache`).
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('vary', 'Authorization');
+    if (request.headers.authorization === undefined) return;
+    reply.header('cache-control', 'private');
+    await verify(request);
   });
   app.decorate('auth', {
     required: async (request: FastifyRequest) => {

@@ -7,6 +7,6 @@ export * from './server.js';
 export * from './schemas.js';
 export * from './internal-app.js';
 export { isDependencyUnavailable } from './unavailable.js';
-export { answeredNotModified } from './conditional.js';
+export { answeredNotModified, callerTag } from './conditional.js';
 export { dualProtocolServer, HTTP2_MAX_SESSION_MEMORY_MB, HTTP2_SESSION_SETTINGS } from './cleartext-http2.js';
 export { JSON_DEPTH_LIMIT, nestsDeeperThan } from './json-body.js';

@@ -1,4 +1,5 @@
 import { commentMentionDeleted, createEvent, newId, userUpdated } from '@recipes/contracts';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, expectProblem, mentionEvent, type NotificationsHarness, notificationsHarness, snapshotOf, tagEvent, type TestUser } from '../support.js';
 
@@ -293,9 +294,15 @@ describe('ETag and If-None-Match', () => {
       ['a retraction', () => harness.deliver(createEvent(commentMentionDeleted, { ...event!.data, deletedAt: new Date().toISOString() }, { producer: 'comments', correlationId: 'r' }))],
     ];
     for (const [change, act] of changes) {
+      const countBefore = await unreadCount(hana);
       await act();
       const next = await tags();
       for (const [i, url] of urls.entries()) {
+        // The unread count's tag follows the count alone: a read notification retracted leaves it as it was.
+        if (url.endsWith('unread-count') && (await unreadCount(hana)) === countBefore) {
+          expect(next[i], `${change}: ${url}`).toBe(current[i]);
+          continue;
+        }
         expect(next[i], `${change}: ${url}`).not.toBe(current[i]);
         expect((await get(hana, url, current[i])).statusCode, `${change}: ${url}`).toBe(200);
       }
@@ -316,6 +323,69 @@ describe('ETag and If-None-Match', () => {
     const ivos = (await get(ivo, '/api/notifications/unread-count')).headers.etag as string;
     await mentioned(jan, 1);
     expect((await get(ivo, '/api/notifications/unread-count', ivos)).statusCode).toBe(304);
+  });
+
+  it('binds every tag to its caller: for two users in any states, one’s tag never earns the other a 304, and a tag changes with its body', async () => {
+    const urls = ['/api/notifications/unread-count', '/api/notifications?limit=100', '/api/notifications?page=2&limit=1'];
+    // What each user's client has seen: per url, the last body and its tag.
+    type Seen = Map<string, { body: string; etag: string }>;
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('mention' as const), of: fc.nat(1), by: fc.nat(1) }),
+      fc.record({ kind: fc.constant('read all' as const), of: fc.nat(1) }),
+      fc.record({ kind: fc.constant('retract newest' as const), of: fc.nat(1) }),
+      fc.record({ kind: fc.constant('new avatar' as const), by: fc.nat(1) }),
+    );
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 8 }), async (steps) => {
+        run += 1;
+        const users = [await harness.knownUser(`Tag_A${run}`), await harness.knownUser(`Tag_B${run}`)] as const;
+        const actors = [await harness.knownUser(`Tag_C${run}`), await harness.knownUser(`Tag_D${run}`)] as const;
+        const mentions: ReturnType<typeof mentionEvent>[][] = [[], []];
+        const seen: Seen[] = [new Map(), new Map()];
+        let avatars = 0;
+
+        const look = async () => {
+          for (const url of urls) {
+            const [mine, theirs] = [await get(users[0], url), await get(users[1], url)];
+            expect(mine.headers.etag).not.toBe(theirs.headers.etag);
+            for (const [i, answer] of [mine, theirs].entries()) {
+              expect(answer.statusCode).toBe(200);
+              expect(answer.headers.vary).toMatch(/authorization/i);
+              const other = users[1 - i]!;
+              // The other user, sending this user's tag, gets their own body.
+              expect((await get(other, url, answer.headers.etag as string)).statusCode, `${url} with the other’s tag`).toBe(200);
+              const before = seen[i]!.get(url);
+              // A kept tag means a kept body (never a stale 304). The other way round holds for the count and
+              // a whole list; a part of a list gets a new tag with any change to the list (one more 200).
+              if (before?.etag === answer.headers.etag) expect(answer.body, `${url}: same tag, same body`).toBe(before.body);
+              if (before?.body === answer.body && !url.includes('page=2')) expect(answer.headers.etag, `${url}: same body, same tag`).toBe(before.etag);
+              seen[i]!.set(url, { body: answer.body, etag: answer.headers.etag as string });
+            }
+          }
+        };
+
+        await look();
+        for (const action of steps) {
+          if (action.kind === 'mention') {
+            const event = mentionEvent(actors[action.by]!, users[action.of]!);
+            mentions[action.of]!.push(event);
+            await harness.deliver(event);
+          } else if (action.kind === 'read all') {
+            await harness.app.inject({ method: 'POST', url: '/api/notifications/read-all', headers: bearer(users[action.of]!) });
+          } else if (action.kind === 'retract newest') {
+            const event = mentions[action.of]!.pop();
+            if (event) await harness.deliver(createEvent(commentMentionDeleted, { ...event.data, deletedAt: new Date().toISOString() }, { producer: 'comments', correlationId: 'r' }));
+          } else {
+            avatars += 1;
+            const actor = actors[action.by]!;
+            await harness.deliver(createEvent(userUpdated, { ...snapshotOf(actor), avatarUrl: `https://cdn.example.com/${avatars}.png`, revision: avatars }, { producer: 'users', correlationId: 'a' }));
+          }
+          await look();
+        }
+      }),
+      { numRuns: 15 },
+    );
   });
 });
 

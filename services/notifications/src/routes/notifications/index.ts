@@ -1,14 +1,8 @@
 import { callerOf } from '@recipes/auth';
 import { pageQuery } from '@recipes/contracts';
-import { answeredNotModified, type App, problemResponses } from '@recipes/http';
+import { answeredNotModified, type App, callerTag, problemResponses } from '@recipes/http';
 import type { Notifications } from '../../notifications.js';
 import { markAllReadBody, markReadBody, markReadResponse, notificationListResponse, notModified, unreadCountResponse } from '../../schemas.js';
-
-/**
- * The caller's ETag for a representation: their version, read before the response is built. A change in
- * between gives an older tag with a newer body, which costs the client one more 200, never a stale 304.
- */
-const etagOf = async (version: Promise<number>, variant: string) => `"${await version}${variant}"`;
 
 /** The caller's notifications: `/api/notifications/...`. Nobody ever sees or changes another's. */
 export default async function notificationRoutes(app: App, { notifications }: { notifications: Notifications }) {
@@ -28,7 +22,10 @@ export default async function notificationRoutes(app: App, { notifications }: { 
     async (request, reply) => {
       const { id } = callerOf(request);
       const { page, limit } = request.query;
-      if (await answeredNotModified(request, reply, await etagOf(notifications.version(id), `.${page}.${limit}`))) return reply;
+      // The caller's version, read before the page: a change in between gives an older tag with a newer
+      // body, which costs the client one more 200, never a stale 304.
+      const version = await notifications.version(id);
+      if (await answeredNotModified(request, reply, callerTag(id, `list ${version} ${page} ${limit}`))) return reply;
       return notifications.list(id, request.query, request.log);
     },
   );
@@ -47,8 +44,10 @@ export default async function notificationRoutes(app: App, { notifications }: { 
     },
     async (request, reply) => {
       const { id } = callerOf(request);
-      if (await answeredNotModified(request, reply, await etagOf(notifications.version(id), ''))) return reply;
-      return { count: await notifications.unreadCount(id) };
+      // The count is the whole body, so it is the tag too: one read answers either way.
+      const count = await notifications.unreadCount(id);
+      if (await answeredNotModified(request, reply, callerTag(id, `unread ${count}`))) return reply;
+      return { count };
     },
   );
 
