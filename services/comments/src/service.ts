@@ -1,6 +1,6 @@
-import rateLimit from '@fastify/rate-limit';
 import { callerOf } from '@recipes/auth';
 import { collectionDirectoryMigrations, contentDirectoryMigrations, userDirectoryMigrations } from '@recipes/directory';
+import { rateLimits } from '@recipes/http';
 import { defineService } from '@recipes/runtime';
 import { commentsConfigSchema } from './config.js';
 import { handlers } from './events/handlers/index.js';
@@ -21,11 +21,11 @@ export const commentsService = defineService({
   publishes: published,
   parts,
   async routes(app, { comments, idempotency }, config) {
-    await app.register(rateLimit, { global: false });
     // One limit per caller shared by every kind of target, so it is made once and handed to each.
-    const limitPerCaller = app.rateLimit({
+    const limitPerCaller = (await rateLimits(app))({
+      name: 'comments',
       max: config.COMMENT_LIMIT_PER_MINUTE,
-      timeWindow: 60_000,
+      windowMs: 60_000,
       keyGenerator: (request) => callerOf(request).id,
     });
     const options = { comments, limitPerCaller, idempotency };

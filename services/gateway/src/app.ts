@@ -1,6 +1,5 @@
 import cors from '@fastify/cors';
-import rateLimit from '@fastify/rate-limit';
-import { type App, createApp } from '@recipes/http';
+import { type App, createApp, type LimitHook, rateLimits } from '@recipes/http';
 import type { Logger } from '@recipes/logging';
 import { type GatewayConfig, upstreamUrls } from './config.js';
 import docsPlugin from './plugins/docs.js';
@@ -46,20 +45,22 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
     origin: config.CORS_ORIGINS,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     // One string, which @fastify/cors sets as it is, rather than a list it joins again on every request.
-    exposedHeaders: ['x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'idempotent-replayed'].join(', '),
+    exposedHeaders: ['etag', 'link', 'retry-after', 'ratelimit', 'ratelimit-policy', 'x-request-id', 'idempotent-replayed'].join(', '),
     maxAge: 600,
   });
+  // Per client address (request.ip, so X-Forwarded-For only from trusted proxies). Only /api routes spend
+  // it: health probes and docs are never limited.
+  let limit: LimitHook | undefined;
   if (config.RATE_LIMIT_ENABLED) {
-    // Per client address (request.ip, so X-Forwarded-For only from trusted proxies). Only /api routes opt in:
-    // health probes and docs are never limited.
-    await app.register(rateLimit, { global: false, max: config.RATE_LIMIT_MAX, timeWindow: config.RATE_LIMIT_WINDOW_MS });
+    const limitOf = await rateLimits(app);
+    limit = limitOf({ name: 'gateway', max: config.RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
   }
 
   // Then the gateway's own routes.
   await app.register(systemHealthPlugin, { upstreams, timeoutMs: config.HEALTH_TIMEOUT_MS });
   await app.register(docsPlugin, { upstreams, timeoutMs: config.HEALTH_TIMEOUT_MS, cacheMs: config.DOCS_CACHE_MS });
   await app.register(eventDocsPlugin, { exchange: config.EVENTS_EXCHANGE });
-  await app.register(streamProxyPlugin, { upstreams, stallTimeoutMs: config.STREAM_STALL_TIMEOUT_MS });
-  await app.register(proxyPlugin, { upstreams, recordResponsesTo: config.GATEWAY_RECORD_RESPONSES_TO });
+  await app.register(streamProxyPlugin, { upstreams, limit, stallTimeoutMs: config.STREAM_STALL_TIMEOUT_MS });
+  await app.register(proxyPlugin, { upstreams, limit, recordResponsesTo: config.GATEWAY_RECORD_RESPONSES_TO });
   return app;
 }

@@ -27,7 +27,7 @@ describe('/docs/events.json', () => {
 
   it('is not proxied and not rate limited like the API', async () => {
     const response = await gateway.inject({ method: 'GET', url: '/docs/events.json' });
-    expect(response.headers['x-ratelimit-limit']).toBeUndefined();
+    expect(response.headers['ratelimit-policy']).toBeUndefined();
     expect(response.headers['x-upstream']).toBeUndefined();
   });
 });

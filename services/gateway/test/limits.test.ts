@@ -27,7 +27,8 @@ describe('rate limit', () => {
     for (let i = 0; i < 3; i += 1) {
       const response = await gateway.inject({ method: 'GET', url: '/api/recipes', ...client });
       expect(response.statusCode).toBe(200);
-      expect(response.headers['x-ratelimit-remaining']).toBe(String(2 - i));
+      expect(response.headers['ratelimit-policy']).toBe('"gateway";q=3;w=60');
+      expect(response.headers.ratelimit).toMatch(new RegExp(`^"gateway";r=${2 - i};t=\\d+$`));
     }
     const before = upstream.hits;
     const limited = await gateway.inject({ method: 'POST', url: '/api/recipes', payload: { title: 'x' }, ...client });
@@ -41,6 +42,25 @@ describe('rate limit', () => {
 
     // Another address has its own budget.
     expect((await gateway.inject({ method: 'GET', url: '/api/recipes', remoteAddress: '203.0.113.2' })).statusCode).toBe(200);
+  });
+
+  it('announces its limit beside a service’s, one item per limit, never overwriting either', async () => {
+    const service = { 'ratelimit-policy': '"login";q=10;w=60', ratelimit: '"login";r=9;t=60', vary: 'Authorization' };
+    const response = await gateway.inject({
+      method: 'POST',
+      url: '/api/recipes',
+      payload: { title: 'x' },
+      remoteAddress: '203.0.113.4',
+      headers: { origin: 'https://app.example', 'x-echo-headers': JSON.stringify(service) },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['ratelimit-policy']).toBe('"login";q=10;w=60, "gateway";q=3;w=60');
+    expect(response.headers.ratelimit).toMatch(/^"login";r=9;t=60, "gateway";r=2;t=\d+$/);
+    expect(String(response.headers.vary).split(/\s*,\s*/).sort()).toEqual(['Authorization', 'Origin']);
+    for (const old of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(response.headers[old]).toBeUndefined();
+    expect(String(response.headers['access-control-expose-headers']).split(', ')).toEqual(
+      expect.arrayContaining(['etag', 'link', 'retry-after', 'ratelimit', 'ratelimit-policy', 'x-request-id']),
+    );
   });
 
   it('never limits health probes or the docs', async () => {

@@ -1,8 +1,7 @@
 import { callerOf } from '@recipes/auth';
 import { type CommentTargetType, pagination } from '@recipes/contracts';
-import { type App, problemResponses } from '@recipes/http';
+import { type App, type LimitHook, problemResponses } from '@recipes/http';
 import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
-import type { onRequestHookHandler } from 'fastify';
 import type { Comments } from '../comments.js';
 import {
   commentAddedResponse,
@@ -18,7 +17,7 @@ import {
 export interface CommentRoutesOptions {
   comments: Comments;
   /** One limit per caller shared by every kind of target, so it is made once and handed to each. */
-  limitPerCaller: onRequestHookHandler;
+  limitPerCaller: LimitHook;
   idempotency: Idempotency;
 }
 

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import replyFrom, { type FastifyReplyFromHooks } from '@fastify/reply-from';
-import { type App, REQUEST_ID_HEADER, sendProblem } from '@recipes/http';
+import { type App, type LimitHook, REQUEST_ID_HEADER, sendProblem } from '@recipes/http';
 import type { FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { readRequestPath } from '../request-path.js';
 import { recordResponses } from '../response-record.js';
@@ -9,6 +9,8 @@ import type { Upstreams } from '../upstreams.js';
 
 export interface ProxyOptions {
   upstreams: Upstreams;
+  /** The gateway's rate limit, when it has one. */
+  limit?: LimitHook | undefined;
   /** Appends every response of the proxy to this file (see response-record.ts): tests only. */
   recordResponsesTo?: string | undefined;
 }
@@ -37,9 +39,22 @@ export function forwardedRequestHeaders(request: FastifyRequest, headers: Incomi
   return headers;
 }
 
-function forwardedResponseHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+/**
+ * Lists that the gateway and the service each add to: CORS's `Vary: Origin` beside a service's
+ * `Vary: Authorization`, the gateway's rate limit beside a service's. The service's items come first.
+ */
+const SHARED_LIST_HEADERS = ['vary', 'ratelimit-policy', 'ratelimit'] as const;
+
+/** The service's response headers, with what the gateway set on `reply` already added to its lists. */
+export function forwardedResponseHeaders(headers: IncomingHttpHeaders, reply: FastifyReply): IncomingHttpHeaders {
   delete headers.connection;
   delete headers['keep-alive'];
+  for (const name of SHARED_LIST_HEADERS) {
+    const own = reply.getHeader(name);
+    if (own === undefined) continue;
+    const theirs = headers[name];
+    headers[name] = theirs === undefined ? String(own) : `${String(theirs)}, ${String(own)}`;
+  }
   return headers;
 }
 
@@ -71,7 +86,6 @@ function notFound(request: FastifyRequest, reply: FastifyReply): void {
 // Cast: reply-from types its hooks for HTTP/2 servers too; this one is HTTP/1 only.
 const fromOptions = {
   rewriteRequestHeaders: forwardedRequestHeaders,
-  rewriteHeaders: forwardedResponseHeaders,
   onError: onUpstreamError,
   // Never replay a request: a retried POST could act twice, and an upstream's own 503 is passed on as is.
   retryDelay: () => null,
@@ -82,7 +96,7 @@ const fromOptions = {
  * response comes back streamed and unchanged. Not wrapped in fastify-plugin: the body parser below
  * applies to these routes only.
  */
-export default async function proxyPlugin(app: App, { upstreams, recordResponsesTo }: ProxyOptions) {
+export default async function proxyPlugin(app: App, { upstreams, limit, recordResponsesTo }: ProxyOptions) {
   if (recordResponsesTo) recordResponses(app, recordResponsesTo);
   // Any content type is read as raw bytes within the body limit (413 beyond it, chunked or not) and sent
   // on untouched: judging content types (415) and parsing JSON (400) is the services' job.
@@ -95,8 +109,7 @@ export default async function proxyPlugin(app: App, { upstreams, recordResponses
     method: METHODS,
     url: '/api/*',
     schema: { hide: true },
-    // Counts against the app-wide limit when @fastify/rate-limit is registered (see app.ts).
-    config: { rateLimit: {} },
+    ...(limit ? { onRequest: limit } : {}),
     handler(request, reply) {
       // Routed on the decoded segments, and exactly those are forwarded: never request.url itself, which
       // the HTTP client would normalise (`\` to `/`, dot segments resolved) into some other path.
@@ -109,9 +122,10 @@ export default async function proxyPlugin(app: App, { upstreams, recordResponses
       // The raw bytes go as `body` with their own content type: left as request.body, reply-from would
       // JSON-encode a Buffer sent as application/json. Without a content type, bytes are octet-stream (RFC 9110 §8.3).
       const body = request.body;
+      const rewriteHeaders = (headers: IncomingHttpHeaders) => forwardedResponseHeaders(headers, reply);
       const options = Buffer.isBuffer(body)
-        ? { ...fromOptions, body, contentType: request.headers['content-type'] ?? 'application/octet-stream' }
-        : fromOptions;
+        ? { ...fromOptions, rewriteHeaders, body, contentType: request.headers['content-type'] ?? 'application/octet-stream' }
+        : { ...fromOptions, rewriteHeaders };
       // Each instance in turn, moving on only while they refuse the connection.
       const forward = ([base, ...others]: string[]): void => {
         reply.from(`${base}${target.path}`, {

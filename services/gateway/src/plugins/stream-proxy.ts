@@ -1,13 +1,13 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { type ClientHttp2Stream, constants } from 'node:http2';
 import type { FastifyBaseLogger } from 'fastify';
-import { type App, onShutdown, sendProblem } from '@recipes/http';
+import { type App, type LimitHook, onShutdown, sendProblem } from '@recipes/http';
 import { openStreamsMetric } from '@recipes/metrics';
 import { readRequestPath } from '../request-path.js';
 import { serviceFor, streamRoutes } from '../route-table.js';
 import type { UpstreamStream } from '../stream-sessions.js';
 import type { Upstreams } from '../upstreams.js';
-import { forwardedRequestHeaders, wasRefused } from './proxy.js';
+import { forwardedRequestHeaders, forwardedResponseHeaders, wasRefused } from './proxy.js';
 
 /**
  * Streams (Server-Sent Events, docs/api.md §9.1) go through here rather than reply-from, multiplexed over
@@ -16,7 +16,14 @@ import { forwardedRequestHeaders, wasRefused } from './proxy.js';
  * client's disconnect cancels the upstream stream at once, and on shutdown each stream ends cleanly, so
  * that the client's `EventSource` reconnects (to another instance) and resumes.
  */
-export default async function streamProxyPlugin(app: App, { upstreams, stallTimeoutMs }: { upstreams: Upstreams; stallTimeoutMs: number }) {
+export interface StreamProxyOptions {
+  upstreams: Upstreams;
+  /** The gateway's rate limit, when it has one. */
+  limit?: LimitHook | undefined;
+  stallTimeoutMs: number;
+}
+
+export default async function streamProxyPlugin(app: App, { upstreams, limit, stallTimeoutMs }: StreamProxyOptions) {
   const open = new Set<ClientHttp2Stream>();
   openStreamsMetric(app.metricsRegistry, () => open.size);
   onShutdown(app, () => {
@@ -24,7 +31,7 @@ export default async function streamProxyPlugin(app: App, { upstreams, stallTime
   });
 
   for (const path of streamRoutes) {
-    app.get(path, { schema: { hide: true }, config: { rateLimit: {} } }, async (request, reply) => {
+    app.get(path, { schema: { hide: true }, ...(limit ? { onRequest: limit } : {}) }, async (request, reply) => {
       const target = readRequestPath(request.url);
       const service = target && serviceFor(target.path);
       if (!target || !service) return sendProblem(request, reply, 404, `No route for GET ${path}`);
@@ -47,8 +54,7 @@ export default async function streamProxyPlugin(app: App, { upstreams, stallTime
       if (!upstream) return sendProblem(request, reply, 503, 'The service is unavailable, try again later');
 
       reply.hijack();
-      const headers = { ...reply.getHeaders() } as OutgoingHttpHeaders;
-      for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined) headers[name] = value;
+      const headers = { ...reply.getHeaders(), ...forwardedResponseHeaders({ ...upstream.headers }, reply) } as OutgoingHttpHeaders;
       // Nothing follows a stream on its connection: it closes with the stream, and never holds up a shutdown.
       headers.connection = 'close';
       reply.raw.writeHead(upstream.statusCode, headers);

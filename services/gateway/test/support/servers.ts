@@ -66,6 +66,9 @@ export async function startUpstream(name: string, { delayMs = 0, healthDelayMs =
       body: Buffer.isBuffer(request.body) ? request.body.toString('base64') : null,
     };
     const status = Number(request.headers['x-echo-status'] ?? 200);
+    // Headers a test asks the service to answer with, as JSON.
+    const headers = request.headers['x-echo-headers'];
+    if (typeof headers === 'string') reply.headers(JSON.parse(headers) as Record<string, string>);
     return reply.code(status).header('x-upstream', name).send(echoed);
   });
   const address = await server.listen({ host: '127.0.0.1', port: 0 });

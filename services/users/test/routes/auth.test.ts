@@ -155,6 +155,9 @@ describe('failed logins', () => {
     expect(Number.isInteger(retryAfter)).toBe(true);
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(limited.config.RATE_LIMIT_WINDOW_MS / 1000);
+    // Both limits that applied, once each, by their own names: the address's attempts and its failures.
+    expect(response.headers['ratelimit-policy']).toBe(`"login";q=1000;w=60, "login-failures";q=${FAILURES_PER_PAIR};w=60`);
+    expect(response.headers.ratelimit).toMatch(new RegExp(`^"login";r=\\d+;t=\\d+, "login-failures";r=0;t=${retryAfter}$`));
   }
 
   it(`refuse the guessing address after ${FAILURES_PER_PAIR} failures, even the right password, while the owner logs in from another`, async () => {

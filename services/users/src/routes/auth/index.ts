@@ -1,6 +1,5 @@
-import rateLimit from '@fastify/rate-limit';
 import type { IssueToken } from '@recipes/auth';
-import { type App, HttpError, problemResponses, unauthorized } from '@recipes/http';
+import { type App, problemResponses, rateLimits, refuseOverLimit, unauthorized } from '@recipes/http';
 import type { Accounts } from '../../accounts.js';
 import { toAuthor } from '../../accounts.js';
 import { loginGuard } from '../../login-guard.js';
@@ -18,8 +17,15 @@ export interface AuthRoutesOptions {
 
 /** Registration and login: `/api/auth/...`. */
 export default async function authRoutes(app: App, { accounts, issueToken, limits }: AuthRoutesOptions) {
-  await app.register(rateLimit, { global: false, timeWindow: limits.windowMs });
-  const perAddress = (max: number) => app.rateLimit({ max });
+  const limitOf = await rateLimits(app);
+  const perAddress = (name: string, max: number) => limitOf({ name, max, windowMs: limits.windowMs });
+  // Announced only as it refuses: until then, how many failures remain would tell a guesser too much.
+  const failedLoginLimit = {
+    name: 'login-failures',
+    max: limits.login.failuresPerUsernameAndAddress,
+    windowMs: limits.windowMs,
+    detail: 'Too many failed logins, try again later',
+  };
   const failedLogins = loginGuard({
     failuresPerUsernameAndAddress: limits.login.failuresPerUsernameAndAddress,
     failuresPerAddress: limits.login.failuresPerAddress,
@@ -29,7 +35,7 @@ export default async function authRoutes(app: App, { accounts, issueToken, limit
   app.post(
     '/register',
     {
-      onRequest: perAddress(limits.register.perAddress),
+      onRequest: perAddress('register', limits.register.perAddress),
       schema: {
         summary: 'Create an account',
         operationId: 'register',
@@ -51,7 +57,7 @@ export default async function authRoutes(app: App, { accounts, issueToken, limit
     '/login',
     {
       // Attempts of any outcome, before any hashing: what one address can make the service spend.
-      onRequest: perAddress(limits.login.perAddress),
+      onRequest: perAddress('login', limits.login.perAddress),
       schema: {
         summary: 'Exchange a username and password for a token',
         operationId: 'login',
@@ -64,10 +70,7 @@ export default async function authRoutes(app: App, { accounts, issueToken, limit
     async (request, reply) => {
       const { username, password } = request.body;
       const attempt = failedLogins.begin(username, request.ip);
-      if (attempt.refused) {
-        reply.header('retry-after', Math.ceil(attempt.retryAfterMs / 1000));
-        throw new HttpError(429, 'Too many failed logins, try again later');
-      }
+      if (attempt.refused) refuseOverLimit(reply, failedLoginLimit, Math.ceil(attempt.retryAfterMs / 1000));
       const user = await accounts.authenticate(username, password).catch((error: unknown) => {
         attempt.abandoned();
         throw error;

@@ -1,0 +1,74 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError } from './problem.js';
+
+/**
+ * One limit, announced on every response it applies to with the IETF RateLimit headers
+ * (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "name";q=max;w=window` and
+ * `RateLimit: "name";r=remaining;t=reset`, both in seconds. Each limit has a name of its own, so the
+ * gateway's and a service's limits are two items of one list, never two values of one header.
+ */
+export interface LimitPolicy {
+  name: string;
+  max: number;
+  windowMs: number;
+  /** Whose budget a request spends: the client's address when omitted. */
+  keyGenerator?: (request: FastifyRequest) => string;
+  /** The 429's detail. */
+  detail?: string;
+}
+
+/** Where a limit stands for one request. */
+export interface LimitState {
+  remaining: number;
+  resetSeconds: number;
+}
+
+export const RATE_LIMIT_POLICY_HEADER = 'ratelimit-policy';
+export const RATE_LIMIT_HEADER = 'ratelimit';
+
+export type LimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+const policyItem = ({ name, max, windowMs }: LimitPolicy) => `"${name}";q=${max};w=${Math.ceil(windowMs / 1000)}`;
+const stateItem = (name: string, { remaining, resetSeconds }: LimitState) => `"${name}";r=${remaining};t=${resetSeconds}`;
+
+/** `list` (a header's value, a list of items) with `item` in place of any item of the same name. */
+function withItem(list: unknown, name: string, item: string): string {
+  const others = typeof list === 'string' ? list.split(',').map((entry) => entry.trim()) : [];
+  return [...others.filter((entry) => entry !== '' && !entry.startsWith(`"${name}";`)), item].join(', ');
+}
+
+/** Announces that `policy` applied to this request and where it stands. */
+export function announceLimit(reply: FastifyReply, policy: LimitPolicy, state: LimitState): void {
+  reply.header(RATE_LIMIT_POLICY_HEADER, withItem(reply.getHeader(RATE_LIMIT_POLICY_HEADER), policy.name, policyItem(policy)));
+  reply.header(RATE_LIMIT_HEADER, withItem(reply.getHeader(RATE_LIMIT_HEADER), policy.name, stateItem(policy.name, state)));
+}
+
+/** Refuses a request over a limit: 429 with `Retry-After` (whole seconds) and the limit announced. */
+export function refuseOverLimit(reply: FastifyReply, policy: LimitPolicy, retryAfterSeconds: number): never {
+  announceLimit(reply, policy, { remaining: 0, resetSeconds: retryAfterSeconds });
+  reply.header('retry-after', retryAfterSeconds);
+  throw new HttpError(429, policy.detail ?? 'Too many requests, try again later');
+}
+
+/**
+ * Registers @fastify/rate-limit's counters on `app` (none of its own headers or hooks) and gives the
+ * onRequest hook of each named limit: the request spends one from its key's budget, the limit is
+ * announced, and past it the answer is 429.
+ */
+export async function rateLimits(app: FastifyInstance): Promise<(policy: LimitPolicy) => LimitHook> {
+  await app.register(rateLimit, { global: false });
+  return (policy) => {
+    const spend = app.createRateLimit({
+      max: policy.max,
+      timeWindow: policy.windowMs,
+      ...(policy.keyGenerator ? { keyGenerator: policy.keyGenerator } : {}),
+    });
+    return async (request, reply) => {
+      const limit = await spend(request);
+      if (limit.isAllowed) return;
+      if (limit.isExceeded) refuseOverLimit(reply, policy, limit.ttlInSeconds);
+      announceLimit(reply, policy, { remaining: limit.remaining, resetSeconds: limit.ttlInSeconds });
+    };
+  };
+}
