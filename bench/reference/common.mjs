@@ -38,6 +38,14 @@ export function pageOf({ page, limit }, defaultLimit) {
 }
 export const pagination = ({ page, limit }, total) => ({ page, limit, total, totalPages: Math.ceil(total / limit) });
 
+/** A listing's page and total in one statement, as libs/db `readPage` sends it: `count` gives `total`, `page` the rows. */
+export const pageStatement = (name, { count, page }) =>
+  statement(name, `SELECT listed.total AS "listingTotal", paged.* FROM (${count}) AS listed LEFT JOIN LATERAL (${page}) AS paged ON true`);
+/** `readPage`'s answer: the rows of the page (none past the end) and the total. */
+export function pageRows({ rows }) {
+  return { total: rows[0]?.listingTotal ?? 0, rows: rows.filter((row) => row.id !== null).map(({ listingTotal: _, ...row }) => row) };
+}
+
 // libs/directory/src/repository.ts `findUsersByIds`, the first step of UserDirectory `findByIds`.
 const FIND_USERS_BY_IDS = statement('find-users-by-ids', `SELECT id, username, avatar_url AS "avatarUrl", revision FROM users WHERE id = ANY($1::uuid[])`);
 
