@@ -1,5 +1,5 @@
 // The content service's reads (services/content/src/routes/{recipes,posts,users}/index.ts), on its pool.
-import { author, boolean, idParams, integer, nullableString, object, pageOf, pageQuery, pagination, paginationSchema, problem, sendProblem, statement, string, usersByIds, UUID } from './common.mjs';
+import { author, boolean, idParams, integer, nullableString, object, pageOf, pageQuery, pageRows, pageStatement, pagination, paginationSchema, problem, sendProblem, statement, string, usersByIds, UUID } from './common.mjs';
 
 // repository/recipes.ts, as written there: the cover, and the columns of a summary ($1 the viewer or null).
 const cover = `coalesce(r.cover_image_url, (SELECT i.url FROM recipe_images i WHERE i.recipe_id = r.id ORDER BY i.position LIMIT 1))`;
@@ -15,14 +15,13 @@ const findRecipeSummary = statement(
   'find-recipe-summary',
   `SELECT ${summaryColumns} FROM recipes r JOIN users u ON u.id = r.author_id WHERE r.id = $2 AND r.deleted_at IS NULL`,
 );
-const listAuthorRecipes = statement(
-  'list-author-recipes',
-  `SELECT ${summaryColumns} FROM recipes r JOIN users u ON u.id = r.author_id
-      WHERE r.author_id = $2 AND r.deleted_at IS NULL
-      ORDER BY r.created_at DESC, r.id DESC
-      LIMIT $3 OFFSET $4`,
-);
-const countAuthorRecipes = statement('count-author-recipes', 'SELECT count(*)::int AS total FROM recipes WHERE author_id = $1 AND deleted_at IS NULL');
+const findAuthorRecipePage = pageStatement('find-author-recipe-page', {
+  count: 'SELECT count(*)::int AS total FROM recipes WHERE author_id = $2 AND deleted_at IS NULL',
+  page: `SELECT ${summaryColumns} FROM recipes r JOIN users u ON u.id = r.author_id
+          WHERE r.author_id = $2 AND r.deleted_at IS NULL
+          ORDER BY r.created_at DESC, r.id DESC
+          LIMIT $3 OFFSET $4`,
+});
 // repository/posts.ts `findPost`.
 const findPost = statement(
   'find-post',
@@ -67,7 +66,7 @@ export function registerContent(app, pool) {
 
   // GET /api/users/:id/recipes — recipes.ts `listByAuthor`: the author from the users read model
   // (people.ts `findUser`; the bench names them by id, so the by-username look-up is left out), then the
-  // page (`listAuthorRecipes`) and its count (`countAuthorRecipes`) at once, as the caller sees them.
+  // page and its count in one statement (`findAuthorRecipePage`), as the caller sees them.
   app.get(
     '/api/users/:id/recipes',
     { schema: { querystring: pageQuery, response: { 200: object({ recipes: { type: 'array', items: recipeSummary }, pagination: paginationSchema }), 404: problem } } },
@@ -75,11 +74,8 @@ export function registerContent(app, pool) {
       const page = pageOf(request.query, 12);
       if (!UUID.test(request.params.id)) return sendProblem(reply, 404, 'User not found');
       const authorId = (await usersByIds(pool, [request.params.id])).get(request.params.id).id;
-      const [list, count] = await Promise.all([
-        pool.query(listAuthorRecipes(request.caller?.id ?? null, authorId, page.limit, page.offset)),
-        pool.query(countAuthorRecipes(authorId)),
-      ]);
-      return { recipes: list.rows.map(withIsoTimestamp), pagination: pagination(page, count.rows[0].total) };
+      const { rows, total } = pageRows(await pool.query(findAuthorRecipePage(request.caller?.id ?? null, authorId, page.limit, page.offset)));
+      return { recipes: rows.map(withIsoTimestamp), pagination: pagination(page, total) };
     },
   );
 }

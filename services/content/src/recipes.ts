@@ -77,10 +77,10 @@ export function recipes(pool: Pool, directory: UserDirectory) {
     ): Promise<{ recipes: RecipeSummary[]; pagination: Pagination }> {
       const author = await findUser(directory, idOrUsername);
       if (!author) throw notFound('User not found');
-      const [list, total] = await Promise.all([
-        repository.listAuthorRecipes(pool, author.id, viewerId ?? null, { limit: page.limit, offset: pageOffset(page) }),
-        repository.countAuthorRecipes(pool, author.id),
-      ]);
+      const { recipes: list, total } = await repository.findAuthorRecipePage(pool, author.id, viewerId ?? null, {
+        limit: page.limit,
+        offset: pageOffset(page),
+      });
       return { recipes: list, pagination: pagination(page, total) };
     },
 

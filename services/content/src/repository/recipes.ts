@@ -1,5 +1,5 @@
 import type { ContentSnapshot } from '@recipes/contracts';
-import type { Queryable } from '@recipes/db';
+import { type Queryable, readPage } from '@recipes/db';
 import { type AuthorRow, type Stored, withIsoTimestamp } from './rows.js';
 
 export interface NewRecipe {
@@ -75,29 +75,28 @@ export async function findRecipeSummary(db: Queryable, id: string, viewerId: str
   return rows[0] && withIsoTimestamp(rows[0]);
 }
 
-/** One page of an author's recipes, newest first; an index scan of `recipes_by_author`. */
-export async function listAuthorRecipes(
+/**
+ * One page of an author's recipes, newest first, and how many they have in all, both from
+ * `recipes_by_author` in one statement, so the page and its total agree (`readPage`).
+ */
+export async function findAuthorRecipePage(
   db: Queryable,
   authorId: string,
   viewerId: string | null,
   { limit, offset }: { limit: number; offset: number },
-): Promise<RecipeSummary[]> {
-  const { rows } = await db.query<Stored<RecipeSummary>>(
-    `SELECT ${summaryColumns} FROM recipes r JOIN users u ON u.id = r.author_id
-      WHERE r.author_id = $2 AND r.deleted_at IS NULL
-      ORDER BY r.created_at DESC, r.id DESC
-      LIMIT $3 OFFSET $4`,
+): Promise<{ recipes: RecipeSummary[]; total: number }> {
+  const { rows, total } = await readPage<Stored<RecipeSummary>>(
+    db,
+    {
+      count: 'SELECT count(*)::int AS total FROM recipes WHERE author_id = $2 AND deleted_at IS NULL',
+      page: `SELECT ${summaryColumns} FROM recipes r JOIN users u ON u.id = r.author_id
+              WHERE r.author_id = $2 AND r.deleted_at IS NULL
+              ORDER BY r.created_at DESC, r.id DESC
+              LIMIT $3 OFFSET $4`,
+    },
     [viewerId, authorId, limit, offset],
   );
-  return rows.map(withIsoTimestamp);
-}
-
-export async function countAuthorRecipes(db: Queryable, authorId: string): Promise<number> {
-  const { rows } = await db.query<{ total: number }>(
-    'SELECT count(*)::int AS total FROM recipes WHERE author_id = $1 AND deleted_at IS NULL',
-    [authorId],
-  );
-  return rows[0]!.total;
+  return { recipes: rows.map(withIsoTimestamp), total };
 }
 
 /** What other services keep of a recipe, deleted or not. */

@@ -1,4 +1,5 @@
 import { createEvent, userUpdated } from '@recipes/contracts';
+import { pagesAtOdds, readWhileWriting } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ContentHarness, contentHarness, expectProblem, type TestUser } from '../support.js';
 
@@ -88,6 +89,22 @@ describe('GET /api/users/{id}/recipes', () => {
     const { recipes, pagination } = await listed(`${dave.id}/recipes`);
     expect(recipes.map((r: { id: string }) => r.id)).toEqual([kept.id]);
     expect(pagination.total).toBe(1);
+  });
+
+  it('answers each page from one snapshot while the author deletes and publishes recipes', async () => {
+    const erin = await harness.knownUser('Erin_Lists');
+    const live: string[] = [];
+    for (let i = 0; i < 20; i++) live.push((await publish(erin)).id);
+    // Another client: one recipe deleted, then one published, over and over; the total moves with each.
+    const churn = async () => {
+      for (let round = 0; round < 30; round++) {
+        const deleted = await harness.app.inject({ method: 'DELETE', url: `/api/recipes/${live.shift()}`, headers: harness.bearer(erin) });
+        expect(deleted.statusCode).toBe(200);
+        live.push((await publish(erin)).id);
+      }
+    };
+    const answers = await readWhileWriting(() => listed(`${erin.id}/recipes?limit=100`), churn, 2);
+    expect(pagesAtOdds(answers, (answer) => answer.recipes)).toEqual([]);
   });
 
   it('shows the caller’s favorites and reposts with a token, and false without', async () => {
