@@ -127,6 +127,8 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
       const announcement = createEvent(commentCreated, data, { producer: PRODUCER, correlationId });
       const comment = { id, target, authorId, content, mentionKind: mentionKinds[target.type], mentionedUserIds: mentioned };
       const record = await withStatement(pool, (db) => repository.insertComment(db, comment, announcement, correlationId));
+      // Deleted since `ownerOf` looked (its deletion event came in between).
+      if (!record) throw notFound(`${targetNames[target.type]} not found`);
       return withAuthorOf(record, author);
     },
 

@@ -3,6 +3,7 @@ import { Idempotency } from '@recipes/idempotency';
 import { type PartsContext } from '@recipes/runtime';
 import { comments } from './comments.js';
 import { type CommentsConfig } from './config.js';
+import { deletedTargets } from './deleted-targets.js';
 import { targetOwners } from './targets.js';
 
 /** The comments domain, and what it knows of users, recipes and posts, and collections (libs/directory). */
@@ -15,6 +16,7 @@ export function parts({ config, pool }: PartsContext<CommentsConfig>) {
   return {
     directories,
     comments: comments({ pool, users: directories.users, targetOwner: targetOwners(directories.content, directories.collections) }),
+    deletedTargets: deletedTargets(pool),
     idempotency: new Idempotency(pool),
   };
 }

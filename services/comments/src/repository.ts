@@ -45,17 +45,29 @@ export interface NewComment {
 }
 
 /**
+ * The target $3 (of type $2) as the read models know it, live, locked against its deletion being taken in
+ * (`removeCommentsOn` in src/deleted-targets.ts): a deletion that commits first leaves the comment
+ * unstored; a comment that commits first is found by the deletion, and removed.
+ */
+const liveTarget: Record<CommentTargetType, string> = {
+  recipe: `SELECT 1 FROM content_items WHERE id = $3 AND content_type = $2 AND NOT deleted FOR SHARE`,
+  post: `SELECT 1 FROM content_items WHERE id = $3 AND content_type = $2 AND NOT deleted FOR SHARE`,
+  collection: `SELECT 1 FROM known_collections WHERE id = $3 AND NOT deleted FOR SHARE`,
+};
+
+/**
  * Stores a new comment, its mentions (the store's trigger writes each `comment.mention.created`) and
  * `announcement`, its `comment.created`, to the outbox, in one statement: atomic without a transaction
  * block, and one round trip where BEGIN, three inserts and COMMIT took five. The announcement's
  * `data.createdAt` becomes the row's. The statement first names the request behind it (`setCorrelationId`),
- * for the events the trigger writes at its end.
+ * for the events the trigger writes at its end. Nothing, and undefined, when the target is deleted
+ * (`liveTarget`).
  */
-export async function insertComment(db: Queryable, comment: NewComment, announcement: EventEnvelope, correlationId: string): Promise<CommentRecord> {
+export async function insertComment(db: Queryable, comment: NewComment, announcement: EventEnvelope, correlationId: string): Promise<CommentRecord | undefined> {
   const { rows } = await db.query<CommentRecord>(
     `WITH comment AS (
        INSERT INTO comments (id, target_type, target_id, author_id, content)
-       SELECT $1::uuid, $2, $3::uuid, $4::uuid, $5 FROM (SELECT ${setCorrelation('$6')}) AS correlated
+       SELECT $1::uuid, $2, $3::uuid, $4::uuid, $5 FROM (SELECT ${setCorrelation('$6')}) AS correlated, (${liveTarget[comment.target.type]}) AS live
        RETURNING ${columns}
      ), mentioned AS (
        INSERT INTO ${mentionStores[comment.mentionKind]} (comment_id, mentioned_user_id) SELECT id, unnest($7::uuid[]) FROM comment
@@ -66,7 +78,7 @@ export async function insertComment(db: Queryable, comment: NewComment, announce
      SELECT * FROM comment`,
     [comment.id, comment.target.type, comment.target.id, comment.authorId, comment.content, correlationId, comment.mentionedUserIds, ...outboxRow(announcement)],
   );
-  return rows[0]!;
+  return rows[0];
 }
 
 /** One row per user in the kind's own store; its trigger writes the event for each. */

@@ -7,6 +7,7 @@ import {
   newId,
   notFound,
   notificationCreated,
+  notificationRetracted,
   notificationsRead,
   type PageQuery,
   pageOffset,
@@ -20,6 +21,7 @@ import type { Logger } from '@recipes/logging';
 import { enqueue, handleOnce } from '@recipes/outbox';
 import * as repository from './repository/notifications.js';
 import * as reads from './repository/reads.js';
+import * as retractions from './repository/retractions.js';
 import type { Marked } from './repository/reads.js';
 import { hasOpenStream } from './repository/streams.js';
 import type { NewNotification, NotificationRecord, NotificationType, TargetType } from './repository/rows.js';
@@ -89,6 +91,17 @@ async function announceRead(tx: Queryable, recipientId: string, { updated, unrea
   await enqueue(tx, createEvent(notificationsRead, { recipientId, updated, unreadCount: unread }, { producer: PRODUCER, correlationId }));
 }
 
+/**
+ * Tells every instance's streams of each notification `retracted` took back (docs/api.md §9.1), in the
+ * transaction that retracted them, under the recipient's lock; nothing when no stream of theirs is open.
+ */
+async function announceRetracted(tx: Queryable, recipientId: string, retracted: retractions.Retracted | undefined, correlationId: string): Promise<void> {
+  if (!retracted?.streamOpen) return;
+  for (const { id, sequence } of retracted.retractions) {
+    await enqueue(tx, createEvent(notificationRetracted, { id, recipientId, sequence, unreadCount: retracted.unread }, { producer: PRODUCER, correlationId }));
+  }
+}
+
 /** The notifications domain: rows made once per event, read and marked only by their recipient. */
 export function notifications(pool: Pool, directory: UserDirectory) {
   return {
@@ -106,12 +119,28 @@ export function notifications(pool: Pool, directory: UserDirectory) {
       await withTransaction(pool, (tx) => repository.insertNotification(tx, id, event, notification, announcement));
     },
 
-    /** Retracts the notification of a mention taken back, once however often `event` is delivered. */
+    /**
+     * Retracts the notification of a mention taken back, once however often `event` is delivered, and
+     * announces it to the recipient's open streams, if any.
+     */
     async retract(event: EventEnvelope, mention: NewNotification | undefined, retractedAt: string): Promise<void> {
       if (!mention || mention.commentId === null) return;
       await handleOnce(pool, event, async (tx) => {
         await repository.lockCommentNotifications(tx, mention.recipientId, mention.commentId!);
-        await repository.retractMention(tx, newId(), event.id, mention, retractedAt);
+        const retracted = await retractions.retractMention(tx, newId(), event.id, mention, retractedAt);
+        await announceRetracted(tx, mention.recipientId, retracted, event.correlationId);
+      });
+    },
+
+    /**
+     * `content` was deleted: every notification about it (its tags, the mentions in its comments) is
+     * retracted and announced, and none is stored about it from now on; once however often `event` is
+     * delivered, and whichever comes first, the deletion or what it retracts.
+     */
+    async retractAbout(event: EventEnvelope, content: retractions.ContentRef, retractedAt: string): Promise<void> {
+      await handleOnce(pool, event, async (tx) => {
+        const retracted = await retractions.retractAboutContent(tx, content, retractedAt);
+        for (const [recipientId, done] of retracted) await announceRetracted(tx, recipientId, done, event.correlationId);
       });
     },
 

@@ -2,7 +2,7 @@ import { collectionCreated, collectionDeleted } from './collections.js';
 import { commentCreated, commentDeleted, commentMentionCreated, commentMentionDeleted, commentUpdated } from './comments.js';
 import { postCreated, postDeleted, recipeCreated, recipeDeleted, recipeUpdated, userTagged } from './content.js';
 import type { EventDefinition, EventEnvelope } from './envelope.js';
-import { notificationCreated, notificationsRead, notificationsStreamsReplaced } from './notifications.js';
+import { notificationCreated, notificationRetracted, notificationsRead, notificationsStreamsReplaced } from './notifications.js';
 import { userCreated, userUpdated } from './users.js';
 
 /**
@@ -27,6 +27,7 @@ export const eventCatalogue: readonly EventDefinition[] = [
   collectionCreated,
   collectionDeleted,
   notificationCreated,
+  notificationRetracted,
   notificationsRead,
   notificationsStreamsReplaced,
 ];

@@ -26,6 +26,6 @@ export const collectionDeleted = defineEvent({
   version: 1,
   data: collectionSnapshotSchema,
   producer: 'collections',
-  consumers: ['comments'],
-  description: 'A collection was deleted (soft): its comments give 404 afterwards.',
+  consumers: ['comments', 'notifications'],
+  description: 'A collection was deleted (soft): its comments give 404 afterwards, and the notifications about it are retracted.',
 });

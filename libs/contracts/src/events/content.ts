@@ -22,6 +22,8 @@ export const contentSnapshotSchema = z.object({
 export type ContentSnapshot = z.infer<typeof contentSnapshotSchema>;
 
 const contentConsumers = ['comments', 'collections'] as const;
+/** A deletion also retracts the notifications about the content (docs/api.md §7). */
+const deletionConsumers = [...contentConsumers, 'notifications'] as const;
 
 export const recipeCreated = defineEvent({
   type: 'recipe.created',
@@ -46,8 +48,8 @@ export const recipeDeleted = defineEvent({
   version: 1,
   data: contentSnapshotSchema,
   producer: 'content',
-  consumers: contentConsumers,
-  description: 'A recipe was deleted (soft): it now behaves as not found everywhere.',
+  consumers: deletionConsumers,
+  description: 'A recipe was deleted (soft): it now behaves as not found everywhere, and the notifications about it are retracted.',
 });
 
 export const postCreated = defineEvent({
@@ -64,8 +66,8 @@ export const postDeleted = defineEvent({
   version: 1,
   data: contentSnapshotSchema,
   producer: 'content',
-  consumers: contentConsumers,
-  description: 'A post was deleted (soft).',
+  consumers: deletionConsumers,
+  description: 'A post was deleted (soft): the notifications about it are retracted.',
 });
 
 export const userTagged = defineEvent({

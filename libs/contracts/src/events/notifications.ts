@@ -44,6 +44,24 @@ export const notificationsRead = defineEvent({
   description: 'A user with a notification stream open marked notifications read. Each notifications instance sends the new unread count to that user’s streams it holds.',
 });
 
+export const notificationRetracted = defineEvent({
+  type: 'notification.retracted',
+  version: 1,
+  data: z.object({
+    /** The notification taken back: its mention was edited away or deleted, or what it was about was deleted. */
+    id: z.uuid(),
+    recipientId: z.uuid(),
+    /** The retraction's own place in the recipient's sequence, after every notification stored before it. */
+    sequence: z.number().int().positive(),
+    /** The recipient's unread count once it is retracted. */
+    unreadCount: z.number().int().nonnegative(),
+  }),
+  producer: 'notifications',
+  consumers: [],
+  description:
+    'A notification of a user with a notification stream open was retracted. Each notifications instance has that user’s streams it holds send `event: retracted` and the new unread count (docs/api.md §9.1).',
+});
+
 export const notificationsStreamsReplaced = defineEvent({
   type: 'notifications.streams.replaced',
   version: 1,

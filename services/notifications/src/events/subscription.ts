@@ -1,4 +1,4 @@
-import { notificationCreated, notificationsRead, notificationsStreamsReplaced } from '@recipes/contracts';
+import { notificationCreated, notificationRetracted, notificationsRead, notificationsStreamsReplaced } from '@recipes/contracts';
 import { on } from '@recipes/messaging';
 import type { InstanceSubscription } from '@recipes/runtime';
 import type { NotificationsParts } from '../parts.js';
@@ -11,6 +11,7 @@ export function streamSubscription({ streams: { hub } }: NotificationsParts): In
   return {
     handlers: [
       on(notificationCreated, async ({ recipientId }) => hub.refresh(recipientId)),
+      on(notificationRetracted, async ({ recipientId }) => hub.refresh(recipientId)),
       on(notificationsRead, async ({ recipientId }) => hub.refresh(recipientId)),
       on(notificationsStreamsReplaced, async ({ recipientId, streamIds }) => hub.replace(recipientId, streamIds)),
     ],

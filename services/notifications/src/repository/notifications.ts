@@ -27,6 +27,12 @@ export async function lockRecipient(db: Queryable, recipientId: string): Promise
   await db.query(`SELECT ${recipientLock('$1')}`, [recipientId]);
 }
 
+/**
+ * The lock of one recipe, post or collection (SQL parameters `type` and `id`): storing a notification about
+ * it and retracting those about it as it is deleted wait for each other. Taken before any other lock.
+ */
+export const contentLock = (type: string, id: string) => `pg_advisory_xact_lock(hashtextextended('notifications.content:' || ${type}::text || ':' || ${id}::uuid::text, 0))`;
+
 /** The lock of `lockCommentNotifications`, on a key `commentLockKey` made, passed as SQL `parameter`. */
 const commentLock = (parameter: string) => `pg_advisory_xact_lock(hashtextextended(${parameter}, 0))`;
 const commentLockKey = (recipientId: string, commentId: string) => `notifications:${recipientId}:${commentId}`;
@@ -38,8 +44,11 @@ const commentLockKey = (recipientId: string, commentId: string) => `notification
  * event id), or a mention of a user the comment has notified already (retracted since, or not), changes
  * nothing, counts included, and gives undefined.
  *
- * Two statements, the locks in the first, after the inbox row: a mention's comment lock
- * (`lockCommentNotifications`), the recipient's lock, then their counts row, all held to the commit, so
+ * Nothing is stored about content deleted before (`deleted_content`, see `retractAboutContent`), whose
+ * lock is the first one taken.
+ *
+ * Two statements, the locks in the first, after the inbox row: the content's lock, a mention's comment
+ * lock (`lockCommentNotifications`), the recipient's lock, then their counts row, all held to the commit, so
  * that their notifications take their sequence numbers in commit order (migrations/003_streams.sql) and a
  * stream opening meanwhile waits for this one. The second statement, begun once they are held, sees
  * every stream opened before: so `streamOpen` is what `hasOpenStream` would say, without a round trip of
@@ -53,17 +62,19 @@ export async function insertNotification(
   announcement?: (sequence: number) => EventEnvelope,
 ): Promise<StoredNotification | undefined> {
   // Each subquery is evaluated before the one around it (a volatile one is never pulled up): the inbox
-  // row, then the comment lock, then the recipient's.
+  // row, then the content's lock, the comment lock, then the recipient's.
   const { rows: locked } = await db.query<{ lastSequence: string }>(
     `WITH ${firstDelivery('$3', '$4')}
      INSERT INTO notification_counts (recipient_id, total, unread)
      SELECT $1::uuid, 0, 0
        FROM (SELECT ${recipientLock('$1')}
-               FROM (SELECT CASE WHEN $2::text IS NOT NULL THEN ${commentLock('$2')}::text END FROM first_delivery) AS comment_locked
+               FROM (SELECT CASE WHEN $2::text IS NOT NULL THEN ${commentLock('$2')}::text END
+                       FROM (SELECT ${contentLock('$5', '$6')} FROM first_delivery) AS content_locked
+                    ) AS comment_locked
             ) AS recipient_locked
      ON CONFLICT (recipient_id) DO UPDATE SET recipient_id = EXCLUDED.recipient_id
      RETURNING last_sequence AS "lastSequence"`,
-    [n.recipientId, n.commentId === null ? null : commentLockKey(n.recipientId, n.commentId), source.id, source.type],
+    [n.recipientId, n.commentId === null ? null : commentLockKey(n.recipientId, n.commentId), source.id, source.type, n.contentType, n.contentId],
   );
   if (!locked[0]) return undefined;
   const sequence = Number(locked[0].lastSequence) + 1;
@@ -71,7 +82,8 @@ export async function insertNotification(
   const { rows } = await db.query<{ unread: number; streamOpen: boolean }>(
     `WITH inserted AS (
        INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, comment_id, created_at, source_event_id, sequence)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
+        WHERE NOT EXISTS (SELECT 1 FROM deleted_content WHERE content_id = $6 AND content_type = $5)
        ON CONFLICT DO NOTHING
        RETURNING recipient_id
      ), counted AS (
@@ -111,31 +123,6 @@ export async function findVersion(db: Queryable, recipientId: string): Promise<n
 export async function findCounts(db: Queryable, recipientId: string): Promise<NotificationCounts> {
   const { rows } = await db.query<NotificationCounts>('SELECT total, unread FROM notification_counts WHERE recipient_id = $1', [recipientId]);
   return rows[0] ?? { total: 0, unread: 0 };
-}
-
-/**
- * Retracts the notification of a mention taken back, and takes it off its recipient's counts, in one
- * statement. When the mention's notification is not there yet (its event comes later), `tombstone` is
- * stored already retracted in its place, so that the mention never notifies.
- */
-export async function retractMention(db: Queryable, id: string, sourceEventId: string, tombstone: NewNotification, retractedAt: string): Promise<void> {
-  await db.query(
-    `WITH retracted AS (
-       UPDATE notifications SET retracted_at = $10
-        WHERE recipient_id = $2 AND comment_id = $7 AND retracted_at IS NULL
-       RETURNING is_read
-     ), tombstone AS (
-       INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, comment_id, created_at, source_event_id, retracted_at)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
-        WHERE NOT EXISTS (SELECT 1 FROM notifications WHERE recipient_id = $2 AND comment_id = $7)
-       ON CONFLICT DO NOTHING
-     )
-     UPDATE notification_counts
-        SET total = total - (SELECT count(*) FROM retracted), unread = unread - (SELECT count(*) FROM retracted WHERE NOT is_read),
-            version = version + 1
-      WHERE recipient_id = $2 AND EXISTS (SELECT 1 FROM retracted)`,
-    [id, tombstone.recipientId, tombstone.type, tombstone.actorId, tombstone.contentType, tombstone.contentId, tombstone.commentId, tombstone.createdAt, sourceEventId, retractedAt],
-  );
 }
 
 /**

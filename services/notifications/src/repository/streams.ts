@@ -22,42 +22,56 @@ export interface SequencedRecordWithActor extends SequencedRecord {
   actor: { id: string; username: string; avatarUrl: string | null } | undefined;
 }
 
+/** What changed for the recipient at one place of their sequence: a notification stored, or one retracted. */
+export type StreamChange = { kind: 'notification'; record: SequencedRecordWithActor } | { kind: 'retracted'; id: string; sequence: number };
+
 /**
- * In one round trip, a stream's catch-up: the recipient's notifications stored after `sequence`, oldest
- * first, at most `limit`, retracted ones left out, each with its actor; and where the recipient stands.
+ * In one round trip, a stream's catch-up: what changed for the recipient after `sequence`, in sequence
+ * order, at most `limit`: each notification stored after it and not retracted, each one stored up to it
+ * and retracted after it (one stored and retracted after it is neither); and where the recipient stands.
  */
 export async function findSince(
   db: Queryable,
   recipientId: string,
   sequence: number,
   limit: number,
-): Promise<{ records: SequencedRecordWithActor[]; position: StreamPosition }> {
+): Promise<{ changes: StreamChange[]; position: StreamPosition }> {
+  // Two index range scans, merged in order (migrations/003 and 004).
   const { rows } = await db.query(
-    `SELECT c.last_sequence AS "lastSequence", c.unread, n.id, n.sequence, n.type, n.actor_id AS "actorId",
+    `SELECT c.last_sequence AS "lastSequence", c.unread, n.place, n.retracted, n.id, n.sequence, n.type, n.actor_id AS "actorId",
             n.content_type AS "contentType", n.content_id AS "contentId", n.comment_id AS "commentId",
             n.is_read AS "isRead", n.created_at AS "createdAt", u.username, u.avatar_url AS "avatarUrl"
        FROM notification_counts c
        LEFT JOIN LATERAL (
-         SELECT * FROM notifications
-          WHERE recipient_id = c.recipient_id AND sequence > $2 AND retracted_at IS NULL
-          ORDER BY sequence LIMIT $3
+         (SELECT *, sequence AS place, false AS retracted FROM notifications
+           WHERE recipient_id = c.recipient_id AND sequence > $2 AND retracted_at IS NULL
+           ORDER BY sequence LIMIT $3)
+         UNION ALL
+         (SELECT *, retraction_sequence AS place, true AS retracted FROM notifications
+           WHERE recipient_id = c.recipient_id AND retraction_sequence > $2 AND sequence <= $2
+           ORDER BY retraction_sequence LIMIT $3)
+         ORDER BY place LIMIT $3
        ) n ON true
-       LEFT JOIN users u ON u.id = n.actor_id
+       LEFT JOIN users u ON u.id = n.actor_id AND NOT n.retracted
       WHERE c.recipient_id = $1
-      ORDER BY n.sequence`,
+      ORDER BY n.place`,
     [recipientId, sequence, limit],
   );
   const first = rows[0];
-  if (!first) return { records: [], position: { lastSequence: 0, lastId: undefined, unread: 0 } };
-  const records = rows
+  if (!first) return { changes: [], position: { lastSequence: 0, lastId: undefined, unread: 0 } };
+  const changes: StreamChange[] = rows
     .filter((row) => row.id !== null)
-    .map(({ lastSequence: _last, unread: _unread, username, avatarUrl, ...record }) => ({
-      ...record,
-      sequence: Number(record.sequence),
-      actor: username === null ? undefined : { id: record.actorId, username, avatarUrl },
-    }));
+    .map(({ lastSequence: _last, unread: _unread, place, retracted, username, avatarUrl, ...record }): StreamChange =>
+      retracted
+        ? { kind: 'retracted', id: record.id, sequence: Number(place) }
+        : {
+            kind: 'notification',
+            record: { ...record, sequence: Number(record.sequence), actor: username === null ? undefined : { id: record.actorId, username, avatarUrl } },
+          },
+    );
   const lastSequence = Number(first.lastSequence);
-  return { records, position: { lastSequence, lastId: records.find((r) => r.sequence === lastSequence)?.id, unread: first.unread } };
+  const last = changes.find((change) => change.kind === 'notification' && change.record.sequence === lastSequence);
+  return { changes, position: { lastSequence, lastId: last?.kind === 'notification' ? last.record.id : undefined, unread: first.unread } };
 }
 
 export interface StreamPosition {
@@ -68,10 +82,14 @@ export interface StreamPosition {
   unread: number;
 }
 
+/** Where the recipient stands: `lastId` is their newest notification, even when a retraction came after it. */
 export async function findPosition(db: Queryable, recipientId: string): Promise<StreamPosition> {
   const { rows } = await db.query<{ lastSequence: string; lastId: string | null; unread: number }>(
     `SELECT c.last_sequence AS "lastSequence", c.unread, n.id AS "lastId"
-       FROM notification_counts c LEFT JOIN notifications n ON n.recipient_id = c.recipient_id AND n.sequence = c.last_sequence
+       FROM notification_counts c
+       LEFT JOIN LATERAL (
+         SELECT id FROM notifications WHERE recipient_id = c.recipient_id AND sequence <= c.last_sequence ORDER BY sequence DESC LIMIT 1
+       ) n ON true
       WHERE c.recipient_id = $1`,
     [recipientId],
   );

@@ -6,14 +6,18 @@ import type { StreamPosition } from '../repository/streams.js';
 /** Beyond this many missed notifications, a resuming stream says `reset` and the client reloads the list. */
 export const RESUME_LIMIT = 1_000;
 
+/** What a stream sends at one place of the recipient's sequence: a new notification, or a retraction (`retracted` is its id). */
+export type MissedChange = { sequence: number; notification: { id: string } } | { sequence: number; retracted: string };
+
 /** Where a stream reads what it sends: the stored notifications, never the events that announce them. */
 export interface StreamSource {
   position(recipientId: string): Promise<StreamPosition>;
   /**
-   * The recipient's notifications stored after `sequence`, oldest first and at most `limit`, as the API
-   * shows them (docs/api.md §7), and where the recipient stands now.
+   * What changed for the recipient after `sequence`, in sequence order and at most `limit`: their new
+   * notifications as the API shows them (docs/api.md §7) and the retractions of those stored before; and
+   * where the recipient stands now.
    */
-  since(recipientId: string, sequence: number, limit: number): Promise<{ missed: { sequence: number; notification: { id: string } }[]; position: StreamPosition }>;
+  since(recipientId: string, sequence: number, limit: number): Promise<{ missed: MissedChange[]; position: StreamPosition }>;
 }
 
 export interface SessionSettings {
@@ -25,8 +29,8 @@ export interface SessionSettings {
 }
 
 /**
- * One open stream of one user. Whatever it is told (a new notification, a read, the broker back), it reads
- * the recipient's notifications after the last one it sent: their sequence is their commit order
+ * One open stream of one user. Whatever it is told (a new notification, a retraction, a read, the broker
+ * back), it reads what changed for the recipient after the last place it sent: their sequence is commit order
  * (migrations/003_streams.sql), so nothing is skipped and nothing is sent twice, in whatever order or
  * number the prompts come. One read at a time, and at most one more waiting.
  */
@@ -97,9 +101,11 @@ export class StreamSession {
       this.#sendUnread(position.unread);
       return;
     }
-    for (const { sequence, notification } of missed) {
-      this.#write(sse.event('notification', notification, notification.id));
-      this.#lastSequence = sequence;
+    for (const change of missed) {
+      // A retraction has no id of its own: a client resuming from the notification before it gets it again.
+      if ('retracted' in change) this.#write(sse.event('retracted', { id: change.retracted }));
+      else this.#write(sse.event('notification', change.notification, change.notification.id));
+      this.#lastSequence = change.sequence;
     }
     this.#sendUnread(position.unread, missed.length > 0);
   }

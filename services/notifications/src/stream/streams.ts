@@ -7,7 +7,7 @@ import { enqueue } from '@recipes/outbox';
 import { toNotification } from '../notifications.js';
 import { closeStream, findPosition, findSequence, findSince, issueTicket, openStream, redeemTicket } from '../repository/streams.js';
 import { StreamHub } from './hub.js';
-import { type StreamSource, StreamSession } from './session.js';
+import { type MissedChange, type StreamSource, StreamSession } from './session.js';
 
 export const TICKET_TTL_SECONDS = 60;
 /** What `EventSource` waits before it reconnects, sent as the stream's first frame. */
@@ -26,12 +26,14 @@ export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs }: S
   const source: StreamSource = {
     position: (recipientId) => findPosition(pool, recipientId),
     async since(recipientId, sequence, limit) {
-      const { records, position } = await findSince(pool, recipientId, sequence, limit);
+      const { changes, position } = await findSince(pool, recipientId, sequence, limit);
       // An actor the read model does not know yet (registered a moment ago) is asked of the users service;
       // as in the listing, one nobody knows (only a forged event names one) is left out.
-      const unknown = records.filter((record) => !record.actor).map((record) => record.actorId);
+      const unknown = changes.flatMap((change) => (change.kind === 'notification' && !change.record.actor ? [change.record.actorId] : []));
       const fetched = unknown.length === 0 ? new Map() : await directory.findByIds([...new Set(unknown)]);
-      const missed = records.flatMap(({ actor, ...record }) => {
+      const missed = changes.flatMap((change): MissedChange[] => {
+        if (change.kind === 'retracted') return [{ sequence: change.sequence, retracted: change.id }];
+        const { actor, ...record } = change.record;
         const known = actor ?? fetched.get(record.actorId);
         if (!known) return [];
         const { id, username, avatarUrl } = known;

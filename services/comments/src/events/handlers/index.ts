@@ -10,17 +10,17 @@ import { recipeUpdatedHandler } from './recipe-updated.js';
 import { userCreatedHandler } from './user-created.js';
 import { userUpdatedHandler } from './user-updated.js';
 
-/** Every event this service consumes: all of them keep its directories current. */
-export function handlers({ directories: { users, content, collections } }: CommentsParts): EventHandler[] {
+/** Every event this service consumes: all of them keep its directories current; a deletion also removes the target's comments. */
+export function handlers({ directories: { users, content, collections }, deletedTargets }: CommentsParts): EventHandler[] {
   return [
     userCreatedHandler(users),
     userUpdatedHandler(users),
     recipeCreatedHandler(content),
     recipeUpdatedHandler(content),
-    recipeDeletedHandler(content),
+    recipeDeletedHandler(content, deletedTargets),
     postCreatedHandler(content),
-    postDeletedHandler(content),
+    postDeletedHandler(content, deletedTargets),
     collectionCreatedHandler(collections),
-    collectionDeletedHandler(collections),
+    collectionDeletedHandler(collections, deletedTargets),
   ];
 }
