@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { problemSchema } from '@recipes/contracts';
 import { codeFor } from '@recipes/http';
+import { Agent } from 'undici';
 import { expect } from 'vitest';
 
 /** A request as sent on the wire: the path exactly as written (raw bytes, `..`, bad escapes and all). */
@@ -79,10 +80,15 @@ export function expectProblem(response: RawResponse, status?: number, context = 
   expect(problem.data).toMatchObject({ status: response.status, code: codeFor(response.status) });
 }
 
-/** JSON calls through the gateway, for the flows that set up and check data. */
-export function jsonClient(apiUrl: string) {
+/**
+ * JSON calls through the gateway, for the flows that set up and check data. With `localAddress` (any
+ * address of 127.0.0.0/8), the calls come from that address: a client of its own, as the gateway sees it.
+ */
+export function jsonClient(apiUrl: string, { localAddress }: { localAddress?: string } = {}) {
+  const dispatcher = localAddress === undefined ? undefined : new Agent({ localAddress });
   return async function call<T = any>(method: string, path: string, body?: unknown, token?: string, headers: Record<string, string> = {}) {
     const response = await fetch(`${apiUrl}${path}`, {
+      ...(dispatcher ? { dispatcher } : {}),
       method,
       headers: {
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),

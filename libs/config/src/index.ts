@@ -45,6 +45,13 @@ export const env = {
       .default(fallback)
       .transform((value) => value.split(',').map((item) => Number(item.trim())))
       .pipe(z.array(z.number().int().positive()).min(1)),
+  /** Peers whose X-Forwarded-For is believed, in proxy-addr syntax (comma-separated); `none` believes nobody's. */
+  trustedProxies: (fallback: string) =>
+    z
+      .string()
+      .min(1)
+      .default(fallback)
+      .transform((value): string | false => (value.trim() === 'none' ? false : value)),
   /** "true"/"false", "1"/"0", "yes"/"no", "on"/"off". */
   flag: (fallback: boolean) => z.stringbool().default(fallback),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -55,10 +62,10 @@ export const serviceEnv = {
   HOST: env.string('127.0.0.1'),
   /**
    * Peers whose X-Forwarded-For is believed (proxy-addr syntax), as the client address decides rate limits:
-   * at the gateway, the ingress in front of it; at a service, the gateway. Loopback only by default, so
-   * that nobody on a private network chooses their own address.
+   * at a service, the gateway (loopback by default, where `npm start` runs it); the gateway believes
+   * nobody's unless told (see its config).
    */
-  TRUST_PROXY: env.string('loopback'),
+  TRUST_PROXY: env.trustedProxies('loopback'),
   LOG_LEVEL: env.logLevel(),
   SHUTDOWN_TIMEOUT_MS: env.positiveInt(10_000),
   /** Check every response against its schema before sending it: on in the tests, off in production (see @recipes/http). */

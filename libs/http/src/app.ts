@@ -29,8 +29,8 @@ export interface AppSettings {
   bodyLimit?: number;
   /** Check every response against its zod schema before it is sent (tests); otherwise it is only serialized by it. */
   validateResponses?: boolean;
-  /** Which proxies' `X-Forwarded-For` to believe, for rate limits per address. */
-  trustProxy?: string;
+  /** Which proxies' `X-Forwarded-For` to believe (proxy-addr syntax), for rate limits per address; false for nobody's. */
+  trustProxy?: string | false;
   /**
    * Also speak HTTP/2 with prior knowledge (h2c) on the same port, as the backend services do: the gateway
    * carries the event streams it proxies over one such connection (see cleartext-http2.ts).

@@ -18,7 +18,7 @@ export interface BackendConfig {
   EVENT_MAX_ATTEMPTS: number;
   EVENT_RETRY_DELAYS_MS: readonly number[];
   MIGRATE_ON_START: boolean;
-  TRUST_PROXY: string;
+  TRUST_PROXY: string | false;
   RESPONSE_VALIDATION: boolean;
   JWT_PUBLIC_KEY_FILE: string;
   JWT_ISSUER: string;

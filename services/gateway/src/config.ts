@@ -26,6 +26,12 @@ const corsOrigins = z
 
 export const gatewayConfigSchema = z.object({
   ...serviceEnv,
+  /**
+   * The proxies in front of the gateway (an ingress, a load balancer), whose X-Forwarded-For names the
+   * client. None by default: any client that reaches the gateway, from this host too, could otherwise name
+   * its own address, and have a fresh rate-limit budget and failed-login count with each.
+   */
+  TRUST_PROXY: env.trustedProxies('none'),
   PORT: env.port(3000),
   /** Prometheus metrics, on a port of their own, never the public one. */
   METRICS_PORT: env.port(9100),

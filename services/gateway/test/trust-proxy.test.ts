@@ -22,9 +22,9 @@ afterAll(async () => {
 });
 
 /** A gateway of its own for one test, so no other test shares its rate-limit budgets. */
-async function gatewayTrusting(trustProxy: string, env: Record<string, string> = {}): Promise<string> {
+async function gatewayTrusting(trustProxy: string | undefined, env: Record<string, string> = {}): Promise<string> {
   const urls = { USERS_URL: upstream.url, CONTENT_URL: upstream.url, COMMENTS_URL: upstream.url, COLLECTIONS_URL: upstream.url, NOTIFICATIONS_URL: upstream.url };
-  const gateway: App = await startGateway({ ...urls, TRUST_PROXY: trustProxy, ...env }, { listen: true });
+  const gateway: App = await startGateway({ ...urls, ...(trustProxy === undefined ? {} : { TRUST_PROXY: trustProxy }), ...env }, { listen: true });
   onTestFinished(() => gateway.close());
   return addressOf(gateway);
 }
@@ -46,6 +46,15 @@ describe('rate limit per client address', () => {
     expect((await get(base)).status).toBe(429);
   });
 
+  it('believes nobody’s X-Forwarded-For by default, a client on the gateway’s own host included', async () => {
+    for (const trustProxy of [undefined, 'none']) {
+      const base = await gatewayTrusting(trustProxy, limited);
+      expect((await get(base, '198.51.100.1')).status).toBe(200);
+      expect((await get(base, '198.51.100.2')).status).toBe(200);
+      expect((await get(base, '198.51.100.3')).status, `TRUST_PROXY=${trustProxy}`).toBe(429);
+    }
+  });
+
   it('counts each client behind a trusted proxy on its own', async () => {
     const base = await gatewayTrusting(TRUSTED, limited);
     expect((await get(base, '198.51.100.1')).status).toBe(200);
@@ -63,6 +72,11 @@ describe('X-Forwarded-For sent to the services', () => {
     expect((await get(base, '203.0.113.9')).echoed?.headers['x-forwarded-for']).toBe('127.0.0.1');
     expect((await get(base, '203.0.113.9, 10.9.9.9')).echoed?.headers['x-forwarded-for']).toBe('127.0.0.1');
     expect((await get(base)).echoed?.headers['x-forwarded-for']).toBe('127.0.0.1');
+  });
+
+  it('replaces what any client claims with its address by default', async () => {
+    const base = await gatewayTrusting(undefined, unlimited);
+    expect((await get(base, '203.0.113.9')).echoed?.headers['x-forwarded-for']).toBe('127.0.0.1');
   });
 
   it('appends the address of a trusted proxy to the chain it sent', async () => {
