@@ -153,6 +153,20 @@ describe('the kustomize base', () => {
     for (const { name } of backends) expect(podOf(find('Deployment', name)!).metadata.labels).toMatchObject({ 'app.kubernetes.io/part-of': 'recipes' });
   });
 
+  it('admits the gateway’s port only from the ingress controller, and every metrics port only from the monitoring namespace', () => {
+    const policies = manifests.filter((manifest) => manifest.kind === 'NetworkPolicy') as unknown as NetworkPolicy[];
+    const gatewayPolicy = policies.find((policy) => policy.metadata.name === 'recipes-gateway');
+    expect(gatewayPolicy).toBeDefined();
+    const fromNamespace = (name: string) => [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': name } } }];
+    const admitting = (policy: NetworkPolicy, port: string) => policy.spec.ingress.filter((rule) => rule.ports?.some((candidate) => candidate.port === port));
+    expect(admitting(gatewayPolicy!, 'http').map((rule) => rule.from)).toEqual([fromNamespace('ingress-nginx')]);
+    // A rule with no `from` admits every source: none may name a port without one.
+    for (const policy of policies) {
+      expect(policy.spec.ingress.filter((rule) => rule.from === undefined), policy.metadata.name).toEqual([]);
+      expect(admitting(policy, 'metrics').map((rule) => rule.from), policy.metadata.name).toEqual([fromNamespace('monitoring')]);
+    }
+  });
+
   it('keeps secrets out of the ConfigMaps', () => {
     const keys = manifests.filter((manifest) => manifest.kind === 'ConfigMap').flatMap((manifest) => Object.keys((manifest as { data?: object }).data ?? {}));
     expect(keys.filter((key) => /DATABASE_URL|AMQP_URL|PRIVATE|SECRET|PASSWORD/.test(key))).toEqual([]);
