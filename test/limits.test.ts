@@ -101,7 +101,13 @@ describe('login', () => {
 
   it(`allows ${LIMITS.LOGIN_LIMIT_PER_ADDRESS} attempts per address, successful or not, then 429`, async () => {
     const call = from('127.51.100.32');
-    for (let i = 0; i < LIMITS.LOGIN_LIMIT_PER_ADDRESS; i++) expect((await login(call, 'limits_bob')).status).toBe(200);
+    for (let i = 0; i < LIMITS.LOGIN_LIMIT_PER_ADDRESS; i++) {
+      const response = await login(call, 'limits_bob');
+      expect(response.status).toBe(200);
+      // The service's limit and the gateway's, each once, by name: neither overwrites the other.
+      expect(response.headers.get('ratelimit-policy')).toBe(`"login";q=${LIMITS.LOGIN_LIMIT_PER_ADDRESS};w=60, "gateway";q=${LIMITS.RATE_LIMIT_MAX};w=60`);
+      expect(response.headers.get('ratelimit')).toMatch(new RegExp(`^"login";r=${LIMITS.LOGIN_LIMIT_PER_ADDRESS - 1 - i};t=\\d+, "gateway";r=\\d+;t=\\d+$`));
+    }
     expectRateLimited((await login(call, 'limits_bob')).raw, 'login attempts per address');
   });
 });
