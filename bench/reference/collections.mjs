@@ -1,46 +1,47 @@
 // The collections service's reads (services/collections/src/routes/{collections,users}/index.ts), on its pool.
-import { author, idParams, integer, nullableString, object, pageOf, pageQuery, pagination, paginationSchema, problem, sendProblem, statement, string, usersByIds } from './common.mjs';
+import { author, idParams, integer, nullableString, object, pageOf, pageQuery, pageRows, pageStatement, pagination, paginationSchema, problem, sendProblem, statement, string, usersByIds } from './common.mjs';
 
 // repository/collections.ts.
 const columns = `id, owner_id AS "ownerId", name, description, item_count AS "itemCount", deleted, revision, created_at AS "createdAt"`;
 const findCollection = statement('find-collection', `SELECT ${columns} FROM collections WHERE id = $1`);
-const listCollectionsOf = statement(
-  'list-collections-of',
-  `SELECT ${columns} FROM collections WHERE owner_id = $1 AND NOT deleted
-      ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
-);
-const countCollectionsOf = statement('count-collections-of', 'SELECT count(*)::int AS total FROM collections WHERE owner_id = $1 AND NOT deleted');
+const findCollectionPage = pageStatement('find-collection-page', {
+  count: 'SELECT count(*)::int AS total FROM collections WHERE owner_id = $1 AND NOT deleted',
+  page: `SELECT ${columns} FROM collections WHERE owner_id = $1 AND NOT deleted
+          ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+});
 
 // repository/saved-items.ts: the rows joined with the read models of content and users.
 const rowColumns = `s.id, s.user_id AS "userId", s.content_type AS "contentType", s.content_id AS "contentId",
   s.created_at AS "createdAt", c.title, c.cover_image_url AS "coverImageUrl", c.author_id AS "authorId",
   u.username AS "authorUsername", u.avatar_url AS "authorAvatarUrl"`;
 const withContent = `JOIN content_items c ON c.id = s.content_id LEFT JOIN users u ON u.id = c.author_id`;
-const listCollectionItems = statement(
-  'list-collection-items',
-  `SELECT ${rowColumns} FROM collection_items ci JOIN saved_items s ON s.id = ci.saved_item_id ${withContent}
-      WHERE ci.collection_id = $1
-      ORDER BY ci.added_at DESC, ci.saved_item_id DESC LIMIT $2 OFFSET $3`,
-);
-/** `listSavedItems`: the filters written into the text, so one statement per combination of them. */
-function listSavedItems(userId, contentType, standaloneOnly, { limit, offset }) {
+const findCollectionItemPage = pageStatement('find-collection-item-page', {
+  count: 'SELECT item_count AS total FROM collections WHERE id = $1',
+  page: `SELECT ${rowColumns} FROM collection_items ci JOIN saved_items s ON s.id = ci.saved_item_id ${withContent}
+          WHERE ci.collection_id = $1
+          ORDER BY ci.added_at DESC, ci.saved_item_id DESC LIMIT $2 OFFSET $3`,
+});
+/** `findSavedItemPage`: the filters written into the text, so one statement per combination of them. */
+function findSavedItemPage(userId, contentType, standaloneOnly, { limit, offset }) {
   const values = [userId, limit, offset];
-  const conditions = ['s.user_id = $1'];
-  if (contentType) conditions.push(`s.content_type = $${values.push(contentType)}`);
-  if (standaloneOnly) conditions.push('s.collection_count = 0');
-  return {
-    name: `list-saved-items${contentType ? '-of-type' : ''}${standaloneOnly ? '-standalone' : ''}`,
-    text: `SELECT ${rowColumns} FROM saved_items s ${withContent}
-      WHERE ${conditions.join(' AND ')}
-      ORDER BY s.created_at DESC, s.id DESC LIMIT $2 OFFSET $3`,
-    values,
-  };
+  const [items, totals] = [['s.user_id = $1'], ['user_id = $1']];
+  if (contentType) {
+    const parameter = `$${values.push(contentType)}`;
+    items.push(`s.content_type = ${parameter}`);
+    totals.push(`content_type = ${parameter}`);
+  }
+  if (standaloneOnly) {
+    items.push('s.collection_count = 0');
+    totals.push('standalone');
+  }
+  const name = `find-saved-item-page${contentType ? '-of-type' : ''}${standaloneOnly ? '-standalone' : ''}`;
+  return pageStatement(name, {
+    count: `SELECT coalesce(sum(count), 0)::int AS total FROM saved_item_totals WHERE ${totals.join(' AND ')}`,
+    page: `SELECT ${rowColumns} FROM saved_items s ${withContent}
+            WHERE ${items.join(' AND ')}
+            ORDER BY s.created_at DESC, s.id DESC LIMIT $2 OFFSET $3`,
+  })(...values);
 }
-const countSavedItems = statement(
-  'count-saved-items',
-  `SELECT coalesce(sum(count), 0)::int AS total FROM saved_item_totals
-      WHERE user_id = $1 AND ($2::text IS NULL OR content_type = $2) AND (standalone OR NOT $3)`,
-);
 
 /** views.ts `collections`: the owners from the users read model. */
 async function collectionViews(pool, records) {
@@ -87,18 +88,18 @@ export function registerCollections(app, pool) {
     return record ? { collection: (await collectionViews(pool, [record]))[0] } : sendProblem(reply, 404, 'Collection not found');
   });
 
-  // GET /api/collections/:id/items — collections.ts `items`: the collection (its item count is the total),
-  // then its page (`listCollectionItems`), as `views.savedItems`.
+  // GET /api/collections/:id/items — collections.ts `items`: the collection, then its page and its item
+  // count in one statement (`findCollectionItemPage`), as `views.savedItems`.
   app.get('/api/collections/:id/items', listing(savedItemsResponse), async (request, reply) => {
     const page = pageOf(request.query, 12);
     const record = await find(request.params.id);
     if (!record) return sendProblem(reply, 404, 'Collection not found');
-    const { rows } = await pool.query(listCollectionItems(request.params.id, page.limit, page.offset));
-    return { savedItems: savedItemViews(rows), pagination: pagination(page, record.itemCount) };
+    const { rows, total } = pageRows(await pool.query(findCollectionItemPage(request.params.id, page.limit, page.offset)));
+    return { savedItems: savedItemViews(rows), pagination: pagination(page, total) };
   });
 
   // GET /api/users/:id/saved-items — saved-items.ts `list`: the user from the read model (users.ts
-  // `requireUser`), then the page and its total at once, as `views.savedItems`. SAVED_ITEMS_VISIBILITY is
+  // `requireUser`), then the page and its total in one statement, as `views.savedItems`. SAVED_ITEMS_VISIBILITY is
   // the default, public: no check of the caller. Only `standalone=true` filters (schemas.ts savedItemsQuery).
   app.get(
     '/api/users/:id/saved-items',
@@ -114,18 +115,18 @@ export function registerCollections(app, pool) {
       const page = pageOf(request.query, 12);
       const [standalone, contentType] = [request.query.standalone === 'true', request.query.content_type];
       await usersByIds(pool, [id]);
-      const [list, count] = await Promise.all([pool.query(listSavedItems(id, contentType, standalone, page)), pool.query(countSavedItems(id, contentType ?? null, standalone))]);
-      return { savedItems: savedItemViews(list.rows), pagination: pagination(page, count.rows[0].total) };
+      const { rows, total } = pageRows(await pool.query(findSavedItemPage(id, contentType, standalone, page)));
+      return { savedItems: savedItemViews(rows), pagination: pagination(page, total) };
     },
   );
 
   // GET /api/users/:id/collections — collections.ts `listOwnedBy`: the user from the read model, the page
-  // and its count at once, then `views.collections`.
+  // and its count in one statement, then `views.collections`.
   app.get('/api/users/:id/collections', listing(collectionsResponse), async (request) => {
     const { id } = request.params;
     const page = pageOf(request.query, 12);
     await usersByIds(pool, [id]);
-    const [list, count] = await Promise.all([pool.query(listCollectionsOf(id, page.limit, page.offset)), pool.query(countCollectionsOf(id))]);
-    return { collections: await collectionViews(pool, list.rows), pagination: pagination(page, count.rows[0].total) };
+    const { rows, total } = pageRows(await pool.query(findCollectionPage(id, page.limit, page.offset)));
+    return { collections: await collectionViews(pool, rows), pagination: pagination(page, total) };
   });
 }

@@ -76,13 +76,14 @@ export function collections({ pool, users }: { pool: Pool; users: UserDirectory 
 
     async listOwnedBy(ownerId: string, page: PageQuery): Promise<{ collections: CollectionRecord[]; total: number }> {
       await requireUser(users, ownerId);
-      const [found, total] = await Promise.all([repository.listCollectionsOf(pool, ownerId, page), repository.countCollectionsOf(pool, ownerId)]);
-      return { collections: found, total };
+      const { rows, total } = await repository.findCollectionPage(pool, ownerId, page);
+      return { collections: rows, total };
     },
 
     async items(id: string, page: PageQuery): Promise<{ rows: SavedItemRow[]; total: number }> {
-      const collection = await find(id);
-      return { rows: await savedItemsRepository.listCollectionItems(pool, id, page), total: collection.itemCount };
+      await find(id);
+      // The count kept with the collection, read with the page: one deleted since is empty, with a total of 0.
+      return savedItemsRepository.findCollectionItemPage(pool, id, page);
     },
 
     /** Adds one of the owner's saved items; 404 for someone else's, 409 when it is in the collection already. */

@@ -42,8 +42,7 @@ export function savedItems({ pool, users, content, visibility }: SavedItemsDepen
     async list(filter: SavedItemFilter, page: PageQuery, caller: string | undefined): Promise<{ rows: SavedItemRow[]; total: number }> {
       await requireUser(users, filter.userId);
       if (visibility === 'owner' && caller !== filter.userId) throw forbidden('Only the owner can see these saved items');
-      const [rows, total] = await Promise.all([repository.listSavedItems(pool, filter, page), repository.countSavedItems(pool, filter)]);
-      return { rows, total };
+      return repository.findSavedItemPage(pool, filter, page);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { pageOffset, type PageQuery } from '@recipes/contracts';
-import type { Queryable } from '@recipes/db';
+import { type Queryable, readPage } from '@recipes/db';
 
 /** A row of `collections`, as the domain sees it. */
 export interface CollectionRecord {
@@ -47,21 +47,20 @@ export async function markCollectionDeleted(db: Queryable, id: string): Promise<
   return rows[0];
 }
 
-export async function listCollectionsOf(db: Queryable, ownerId: string, page: PageQuery): Promise<CollectionRecord[]> {
-  const { rows } = await db.query<CollectionRecord>(
-    `SELECT ${columns} FROM collections WHERE owner_id = $1 AND NOT deleted
-      ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+/**
+ * One page of a user's live collections, newest first, and how many they have (a handful, not thousands:
+ * counting them is cheap): one statement, so the page and its total agree (`readPage`).
+ */
+export async function findCollectionPage(db: Queryable, ownerId: string, page: PageQuery): Promise<{ rows: CollectionRecord[]; total: number }> {
+  return readPage<CollectionRecord>(
+    db,
+    {
+      count: 'SELECT count(*)::int AS total FROM collections WHERE owner_id = $1 AND NOT deleted',
+      page: `SELECT ${columns} FROM collections WHERE owner_id = $1 AND NOT deleted
+              ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+    },
     [ownerId, page.limit, pageOffset(page)],
   );
-  return rows;
-}
-
-/** A user has a handful of collections, not thousands: counting them is cheap. */
-export async function countCollectionsOf(db: Queryable, ownerId: string): Promise<number> {
-  const { rows } = await db.query<{ total: number }>('SELECT count(*)::int AS total FROM collections WHERE owner_id = $1 AND NOT deleted', [
-    ownerId,
-  ]);
-  return rows[0]!.total;
 }
 
 /** False when the item is in the collection already. */

@@ -1,5 +1,5 @@
 import { type ContentType, pageOffset, type PageQuery } from '@recipes/contracts';
-import type { Queryable } from '@recipes/db';
+import { type Queryable, readPage } from '@recipes/db';
 
 /** A row of `saved_items`, as the domain sees it. */
 export interface SavedItemRecord {
@@ -93,40 +93,49 @@ export async function findSavedItemRow(db: Queryable, id: string): Promise<Saved
 }
 
 /**
- * One page of a user's listing. The filters are written into the SQL rather than passed as parameters
- * that may be null, so that the planner sees which partial index (migrations/001) matches them.
+ * One page of a user's listing, and how many items it holds in all, from the counts the triggers of
+ * migrations/002 keep: one statement, so the page and its total agree (`readPage`). The filters are
+ * written into the SQL rather than passed as parameters that may be null, so that the planner sees which
+ * partial index (migrations/001) matches them.
  */
-export async function listSavedItems(db: Queryable, { userId, contentType, standaloneOnly }: SavedItemFilter, page: PageQuery): Promise<SavedItemRow[]> {
+export async function findSavedItemPage(
+  db: Queryable,
+  { userId, contentType, standaloneOnly }: SavedItemFilter,
+  page: PageQuery,
+): Promise<{ rows: SavedItemRow[]; total: number }> {
   const values: unknown[] = [userId, page.limit, pageOffset(page)];
-  const conditions = ['s.user_id = $1'];
-  if (contentType) conditions.push(`s.content_type = $${values.push(contentType)}`);
-  if (standaloneOnly) conditions.push('s.collection_count = 0');
-  const { rows } = await db.query<SavedItemRow>(
-    `SELECT ${rowColumns} FROM saved_items s ${withContent}
-      WHERE ${conditions.join(' AND ')}
-      ORDER BY s.created_at DESC, s.id DESC LIMIT $2 OFFSET $3`,
+  const [items, totals] = [['s.user_id = $1'], ['user_id = $1']];
+  if (contentType) {
+    const parameter = `$${values.push(contentType)}`;
+    items.push(`s.content_type = ${parameter}`);
+    totals.push(`content_type = ${parameter}`);
+  }
+  if (standaloneOnly) {
+    items.push('s.collection_count = 0');
+    totals.push('standalone');
+  }
+  return readPage<SavedItemRow>(
+    db,
+    {
+      count: `SELECT coalesce(sum(count), 0)::int AS total FROM saved_item_totals WHERE ${totals.join(' AND ')}`,
+      page: `SELECT ${rowColumns} FROM saved_items s ${withContent}
+              WHERE ${items.join(' AND ')}
+              ORDER BY s.created_at DESC, s.id DESC LIMIT $2 OFFSET $3`,
+    },
     values,
   );
-  return rows;
 }
 
-/** How many items the listing holds in all, from the counts the triggers of migrations/002 keep. */
-export async function countSavedItems(db: Queryable, { userId, contentType, standaloneOnly }: SavedItemFilter): Promise<number> {
-  const { rows } = await db.query<{ total: number }>(
-    `SELECT coalesce(sum(count), 0)::int AS total FROM saved_item_totals
-      WHERE user_id = $1 AND ($2::text IS NULL OR content_type = $2) AND (standalone OR NOT $3)`,
-    [userId, contentType ?? null, standaloneOnly],
-  );
-  return rows[0]!.total;
-}
-
-/** One page of a collection, most recently added first. */
-export async function listCollectionItems(db: Queryable, collectionId: string, page: PageQuery): Promise<SavedItemRow[]> {
-  const { rows } = await db.query<SavedItemRow>(
-    `SELECT ${rowColumns} FROM collection_items ci JOIN saved_items s ON s.id = ci.saved_item_id ${withContent}
-      WHERE ci.collection_id = $1
-      ORDER BY ci.added_at DESC, ci.saved_item_id DESC LIMIT $2 OFFSET $3`,
+/** One page of a collection, most recently added first, and how many items it holds (its kept count): one statement (`readPage`). */
+export async function findCollectionItemPage(db: Queryable, collectionId: string, page: PageQuery): Promise<{ rows: SavedItemRow[]; total: number }> {
+  return readPage<SavedItemRow>(
+    db,
+    {
+      count: 'SELECT item_count AS total FROM collections WHERE id = $1',
+      page: `SELECT ${rowColumns} FROM collection_items ci JOIN saved_items s ON s.id = ci.saved_item_id ${withContent}
+              WHERE ci.collection_id = $1
+              ORDER BY ci.added_at DESC, ci.saved_item_id DESC LIMIT $2 OFFSET $3`,
+    },
     [collectionId, page.limit, pageOffset(page)],
   );
-  return rows;
 }

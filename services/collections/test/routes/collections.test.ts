@@ -1,5 +1,5 @@
 import { newId } from '@recipes/contracts';
-import { eventually } from '@recipes/testing';
+import { eventually, pagesAtOdds, readWhileWriting } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CollectionsHarness, collectionsHarnessWith, expectProblem, ISO_MILLIS, type TestUser, totalsAndRecount } from '../support.js';
 
@@ -262,6 +262,25 @@ describe('GET /api/collections/{id}/items', () => {
     expect(first.savedItems[0]).toMatchObject({ userId: ada.user.id, contentType: 'recipe', content: { author: { username: 'bob' } } });
     const second = (await harness.call('GET', `/api/collections/${collection.id}/items?limit=2&page=2`)).json();
     expect(second.savedItems.map((i: { id: string }) => i.id)).toEqual([items[2]]);
+  });
+
+  it('answers each page from one snapshot while the owner removes and adds items', async () => {
+    const collection = await harness.created(ada);
+    const live: string[] = [];
+    for (let index = 0; index < 20; index++) {
+      live.push(await savedItem(ada));
+      expect((await addItem(ada, collection.id, { savedItemId: live.at(-1) })).statusCode).toBe(201);
+    }
+    // Another client: the oldest item removed, then a new one added, over and over.
+    const churn = async () => {
+      for (let round = 0; round < 30; round++) {
+        expect((await removeItem(ada, collection.id, { savedItemId: live.shift() })).statusCode).toBe(200);
+        live.push(await savedItem(ada));
+        expect((await addItem(ada, collection.id, { savedItemId: live.at(-1) })).statusCode).toBe(201);
+      }
+    };
+    const answers = await readWhileWriting(async () => (await harness.call('GET', `/api/collections/${collection.id}/items?limit=100`)).json(), churn, 2);
+    expect(pagesAtOdds(answers, (answer) => answer.savedItems)).toEqual([]);
   });
 
   it('answers 404 for a missing or deleted collection and 400 for a bad page', async () => {

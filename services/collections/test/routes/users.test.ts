@@ -1,4 +1,5 @@
 import { newId, recipeUpdated, userUpdated } from '@recipes/contracts';
+import { pagesAtOdds, readWhileWriting } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CollectionsHarness, collectionsHarnessWith, expectProblem, type TestUser } from '../support.js';
 
@@ -144,6 +145,29 @@ describe('GET /api/users/{id}/saved-items', () => {
   });
 });
 
+describe('GET /api/users/{id}/saved-items while the user saves and unsaves', () => {
+  it('answers each page from one snapshot, with every filter', async () => {
+    const user = await harness.user(`churner_${newId().slice(-8)}`);
+    const live: string[] = [];
+    for (let index = 0; index < 20; index++) live.push(await save(user, index % 2 === 0 ? 'recipe' : 'post'));
+    const board = await collect(user, live.slice(0, 5));
+    // Another client: the oldest item unsaved, then a new one saved, every other one into a collection,
+    // so that the totals of every filter move.
+    const churn = async () => {
+      for (let round = 0; round < 30; round++) {
+        expect((await harness.unsave(user, live.shift()!)).statusCode).toBe(200);
+        const item = await save(user, round % 2 === 0 ? 'recipe' : 'post');
+        live.push(item);
+        if (round % 2 === 0) await harness.call('POST', `/api/collections/${board}/items`, user, { savedItemId: item });
+      }
+    };
+    const queries = ['', '&standalone=true', '&content_type=recipe', '&content_type=post&standalone=true'];
+    let reads = 0;
+    const answers = await readWhileWriting(() => listed(user.user.id, `?limit=100${queries[reads++ % queries.length]}`), churn, 2);
+    expect(pagesAtOdds(answers, (answer) => answer.savedItems)).toEqual([]);
+  });
+});
+
 describe('saved items stay current', () => {
   it('shows the content’s new title and cover and its author’s new avatar', async () => {
     const reader = await harness.user('reader');
@@ -221,6 +245,22 @@ describe('GET /api/users/{id}/collections', () => {
     const past = (await harness.call('GET', `/api/users/${owner.user.id}/collections?page=9`)).json();
     expect(past).toEqual({ collections: [], pagination: { page: 9, limit: 12, total: 4, totalPages: 1 } });
     expect((await harness.call('GET', `/api/users/${owner.user.id}/collections?limit=500`)).json().pagination.limit).toBe(100);
+  });
+
+  it('answers each page from one snapshot while the user deletes and creates collections', async () => {
+    const owner = await harness.user(`churning_${newId().slice(-8)}`);
+    const live: string[] = [];
+    for (let index = 0; index < 20; index++) live.push((await harness.created(owner, { name: `board ${index}` })).id);
+    // Another client: the oldest collection deleted, then a new one created, over and over.
+    const churn = async () => {
+      for (let round = 0; round < 30; round++) {
+        expect((await harness.call('DELETE', `/api/collections/${live.shift()}`, owner)).statusCode).toBe(200);
+        live.push((await harness.created(owner, { name: `board ${20 + round}` })).id);
+      }
+    };
+    const read = async () => (await harness.call('GET', `/api/users/${owner.user.id}/collections?limit=100`)).json();
+    const answers = await readWhileWriting(read, churn, 2);
+    expect(pagesAtOdds(answers, (answer) => answer.collections)).toEqual([]);
   });
 
   it('answers 404 for an unknown user, 400 for a bad page, and an empty list for a user registered a moment ago', async () => {
