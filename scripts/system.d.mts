@@ -11,6 +11,8 @@ export interface ServiceProcess {
   readonly running: boolean;
   /** With `logs: 'pipe'`: every line the process wrote to stdout (its JSON log), across restarts. */
   readonly lines: readonly string[];
+  /** With `logs: 'pipe'`: every line the process wrote to stderr, across restarts (also shown as it comes). */
+  readonly errorLines: readonly string[];
   /** Spawns the process (again) and resolves once it is ready. */
   start(): Promise<void>;
   /** Sends the signal (SIGTERM by default) and resolves once the process has exited. */

@@ -59,6 +59,8 @@ class ServiceProcess {
     this.inspectPort = inspectPort;
     /** With `logs: 'pipe'`, every line the process wrote to stdout, across restarts. */
     this.lines = [];
+    /** With `logs: 'pipe'`, every line it wrote to stderr (shown as it comes, too), across restarts. */
+    this.errorLines = [];
   }
 
   get pid() {
@@ -72,11 +74,18 @@ class ServiceProcess {
   /** Spawns the process and resolves once it reports ready. */
   async start() {
     this.#child = spawn(process.execPath, [`services/${this.service}/dist/server.js`], {
-      stdio: ['ignore', this.logs, 'inherit'],
+      stdio: ['ignore', this.logs, this.logs === 'pipe' ? 'pipe' : 'inherit'],
       env: this.env,
     });
-    if (this.logs === 'pipe') createInterface({ input: this.#child.stdout }).on('line', (line) => this.lines.push(line));
-    this.#exited = new Promise((done) => this.#child.once('exit', (code, signal) => done({ code, signal })));
+    if (this.logs === 'pipe') {
+      createInterface({ input: this.#child.stdout }).on('line', (line) => this.lines.push(line));
+      createInterface({ input: this.#child.stderr }).on('line', (line) => {
+        this.errorLines.push(line);
+        process.stderr.write(`${line}\n`);
+      });
+    }
+    // 'close' rather than 'exit': by then every line the process wrote has been read.
+    this.#exited = new Promise((done) => this.#child.once('close', (code, signal) => done({ code, signal })));
     await Promise.race([
       waitUntilReady(this.url),
       this.#exited.then(({ code, signal }) => {

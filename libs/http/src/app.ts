@@ -97,7 +97,8 @@ export async function createApp(settings: AppSettings): Promise<App> {
     done(null, payload);
   });
 
-  // Below info (LOG_LEVEL=warn), not even the line's fields are put together.
+  // Below info (LOG_LEVEL=warn), not even the line's fields are put together. The logger's `req` serializer
+  // (@recipes/logging) leaves out of the URL every query value that may be a credential (a stream ticket).
   const logsRequests = settings.logger.isLevelEnabled('info');
   app.addHook('onResponse', (request, reply, done) => {
     if (logsRequests && !request.url.startsWith('/health/')) {

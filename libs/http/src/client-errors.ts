@@ -35,7 +35,8 @@ export function answerClientError(this: FastifyInstance, error: Error & { code?:
   const status = statusOf(error);
   const requestId = randomUUID();
   const body = JSON.stringify(problem(status, detailFor[status]!, { instance: '', requestId }));
-  this.log.debug({ err: error, requestId }, 'refused a request that is not valid HTTP');
+  // Not the error itself: its `rawPacket` is the request as sent, URL (a stream ticket) and headers included.
+  this.log.debug({ code: error.code, reason: error.message, requestId }, 'refused a request that is not valid HTTP');
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8\r\n` +

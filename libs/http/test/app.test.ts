@@ -190,6 +190,30 @@ describe('request ids', () => {
     expect(lines[1]).toMatchObject({ req: { method: 'POST', url: `/api/things/${id}` }, res: { statusCode: response.statusCode }, responseTime: expect.any(Number) });
   });
 
+  it('logs no query value that may be a credential, on any answer, nor puts it in a problem’s instance, nor logs a body', async () => {
+    const ticket = 'tIcKeT-never-logged-0123456789';
+    const requests = [
+      { method: 'POST' as const, url: `/api/things/${id}?ticket=${ticket}`, payload: { name: `body-${ticket}` } },
+      { method: 'POST' as const, url: `/api/things/${id}?access_token=${ticket}`, payload: { name: '' } },
+      { method: 'GET' as const, url: `/api/missing?token=${ticket}` },
+      { method: 'GET' as const, url: `/api/nothing-here?ticket=${ticket}` },
+      { method: 'GET' as const, url: `/api/boom?ticket=${ticket}` },
+    ];
+    for (const [n, request] of requests.entries()) {
+      const response = await app.inject({ ...request, headers: { 'x-request-id': `secret-${n}` } });
+      if (response.statusCode >= 400) expect(response.json().instance).toBe(request.url.slice(0, request.url.indexOf('?')));
+    }
+    const lines = logLines.filter((line) => String(line.requestId).startsWith('secret-'));
+    expect(lines.filter((line) => line.msg === 'request completed').map((line) => (line.req as { url: string }).url)).toEqual([
+      `/api/things/${id}?ticket=[redacted]`,
+      `/api/things/${id}?access_token=[redacted]`,
+      '/api/missing?token=[redacted]',
+      '/api/nothing-here?ticket=[redacted]',
+      '/api/boom?ticket=[redacted]',
+    ]);
+    expect(JSON.stringify(lines)).not.toContain(ticket);
+  });
+
   it('replaces a missing or unacceptable id with a fresh one', async () => {
     const none = await app.inject({ method: 'GET', url: '/api/missing' });
     expect(none.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);

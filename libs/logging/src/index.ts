@@ -1,4 +1,5 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { REDACTED, urlForLog } from './url.js';
 
 export type { Logger } from 'pino';
 
@@ -19,6 +20,14 @@ export interface LoggerSettings {
   destination?: pino.DestinationStream;
 }
 
+/**
+ * A request as a line shows it: its method and its URL without what may be a credential (see url.ts).
+ * Fastify's own serializer, which this replaces, would show the URL as sent. Headers and bodies never.
+ */
+function requestForLog(request: { method?: string; url?: string }): { method?: string; url?: string } {
+  return { method: request.method, url: request.url === undefined ? undefined : urlForLog(request.url) };
+}
+
 /** JSON lines with ISO time, the level as a word, and the service name on every line. */
 export function loggerOptions({ service, level = 'info' }: LoggerSettings): LoggerOptions {
   return {
@@ -26,7 +35,8 @@ export function loggerOptions({ service, level = 'info' }: LoggerSettings): Logg
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
-    redact: { paths: redactedPaths, censor: '[redacted]' },
+    serializers: { req: requestForLog },
+    redact: { paths: redactedPaths, censor: REDACTED },
   };
 }
 
@@ -43,3 +53,4 @@ export function eventLogger(
   return logger.child({ eventId: event.id, eventType: event.type, correlationId: event.correlationId });
 }
 export { currentTrailId, withTrailId } from './trail.js';
+export { REDACTED, urlForLog } from './url.js';
