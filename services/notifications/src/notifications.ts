@@ -146,10 +146,7 @@ export function notifications(pool: Pool, directory: UserDirectory) {
 
     /** Newest first. Actors come from the users read model now, so they show their current avatar. */
     async list(recipientId: string, page: PageQuery, log: Pick<Logger, 'warn'>): Promise<{ data: Notification[]; pagination: Pagination }> {
-      const [records, counts] = await Promise.all([
-        repository.findPage(pool, recipientId, page.limit, pageOffset(page)),
-        repository.findCounts(pool, recipientId),
-      ]);
+      const { records, total } = await repository.findPage(pool, recipientId, page.limit, pageOffset(page));
       // An actor the events have not brought yet (registered a moment ago) is asked of the users service.
       const actors = await directory.findByIds([...new Set(records.map((record) => record.actorId))]);
       const data = records.flatMap((record) => {
@@ -159,7 +156,7 @@ export function notifications(pool: Pool, directory: UserDirectory) {
         log.warn({ notificationId: record.id, actorId: record.actorId }, 'notification of an unknown actor left out');
         return [];
       });
-      return { data, pagination: pagination(page, counts.total) };
+      return { data, pagination: pagination(page, total) };
     },
 
     async unreadCount(recipientId: string): Promise<number> {

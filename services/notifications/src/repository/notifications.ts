@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@recipes/contracts';
-import type { Queryable } from '@recipes/db';
+import { type Queryable, readPage } from '@recipes/db';
 import { firstDelivery, outboxRow } from '@recipes/outbox';
 import type { NewNotification, NotificationRecord } from './rows.js';
 
@@ -101,17 +101,25 @@ export async function insertNotification(
   return rows[0] ? { sequence, ...rows[0] } : undefined;
 }
 
-export async function findPage(db: Queryable, recipientId: string, limit: number, offset: number): Promise<NotificationRecord[]> {
-  const { rows } = await db.query<NotificationRecord>(
-    `SELECT id, type, actor_id AS "actorId", content_type AS "contentType", content_id AS "contentId",
-            comment_id AS "commentId", is_read AS "isRead", created_at AS "createdAt"
-       FROM notifications
-      WHERE recipient_id = $1 AND retracted_at IS NULL
-      ORDER BY created_at DESC, id DESC
-      LIMIT $2 OFFSET $3`,
+/**
+ * One page of the recipient's notifications, newest first, and their total from their counts row: one
+ * statement, so the page and its total agree (`readPage`).
+ */
+export async function findPage(db: Queryable, recipientId: string, limit: number, offset: number): Promise<{ records: NotificationRecord[]; total: number }> {
+  const { rows, total } = await readPage<NotificationRecord>(
+    db,
+    {
+      count: 'SELECT coalesce((SELECT total FROM notification_counts WHERE recipient_id = $1), 0) AS total',
+      page: `SELECT id, type, actor_id AS "actorId", content_type AS "contentType", content_id AS "contentId",
+                    comment_id AS "commentId", is_read AS "isRead", created_at AS "createdAt"
+               FROM notifications
+              WHERE recipient_id = $1 AND retracted_at IS NULL
+              ORDER BY created_at DESC, id DESC
+              LIMIT $2 OFFSET $3`,
+    },
     [recipientId, limit, offset],
   );
-  return rows;
+  return { records: rows, total };
 }
 
 /** What changes whenever the recipient's listing or unread count would (their ETag, docs/api.md §9.2); 0 before anything. */

@@ -1,4 +1,5 @@
 import { commentMentionDeleted, createEvent, newId, userUpdated } from '@recipes/contracts';
+import { pagesAtOdds, readWhileWriting } from '@recipes/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, expectProblem, mentionEvent, type NotificationsHarness, notificationsHarness, snapshotOf, tagEvent, type TestUser } from '../support.js';
@@ -77,6 +78,23 @@ describe('GET /api/notifications', () => {
     const last = (await list(bob, '?page=2&limit=100')).json();
     expect(last.data).toHaveLength(5);
     expect((await list(bob, '?page=9')).json()).toEqual({ data: [], pagination: { page: 9, limit: 20, total: 105, totalPages: 6 } });
+  });
+
+  it('answers each page from one snapshot while notifications arrive and are retracted', async () => {
+    const cleo = await harness.knownUser('Cleo_Churn');
+    const live = await mentioned(cleo, 20);
+    // Another client's doing: the oldest mention taken back, then a new one made, over and over.
+    const churn = async () => {
+      for (let round = 0; round < 40; round++) {
+        const retracted = live.shift()!;
+        await harness.deliver(createEvent(commentMentionDeleted, { ...retracted.data, deletedAt: new Date().toISOString() }, { producer: 'comments', correlationId: 'r' }));
+        const event = mentionEvent(ada, cleo);
+        await harness.deliver(event);
+        live.push(event);
+      }
+    };
+    const answers = await readWhileWriting(async () => (await list(cleo, '?limit=100')).json(), churn, 2);
+    expect(pagesAtOdds(answers, (answer) => answer.data)).toEqual([]);
   });
 
   it('orders by createdAt desc, then id desc, so pages neither repeat nor skip when times tie', async () => {
