@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '@recipes/db';
 import { lockRecipient } from './notifications.js';
 import type { NotificationRecord } from './rows.js';
@@ -95,37 +94,6 @@ export async function findPosition(db: Queryable, recipientId: string): Promise<
   );
   const row = rows[0];
   return row ? { lastSequence: Number(row.lastSequence), lastId: row.lastId ?? undefined, unread: row.unread } : { lastSequence: 0, lastId: undefined, unread: 0 };
-}
-
-const hashOf = (ticket: string) => createHash('sha256').update(ticket).digest();
-
-/** How long a used ticket still lets its stream resume (EventSource reconnecting with Last-Event-ID). */
-export const TICKET_RESUME_HOURS = 24;
-
-/** A new single-use ticket of `recipientId`, valid `ttlSeconds`; tickets past any use are cleared on the way. */
-export async function issueTicket(db: Queryable, recipientId: string, ttlSeconds: number): Promise<string> {
-  const ticket = randomBytes(32).toString('base64url');
-  await db.query(
-    `WITH expired AS (DELETE FROM stream_tickets WHERE expires_at < now() - make_interval(hours => $4))
-     INSERT INTO stream_tickets (ticket_hash, recipient_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`,
-    [hashOf(ticket), recipientId, ttlSeconds, TICKET_RESUME_HOURS],
-  );
-  return ticket;
-}
-
-/**
- * The recipient of a ticket, marking it used: a fresh one before it expires, or, when `resuming` (the
- * request names the last event its stream got), a used one within `TICKET_RESUME_HOURS`. Undefined otherwise.
- */
-export async function redeemTicket(db: Queryable, ticket: string, resuming: boolean): Promise<{ recipientId: string; usedBefore: boolean } | undefined> {
-  const { rows } = await db.query<{ recipientId: string; usedBefore: boolean }>(
-    `UPDATE stream_tickets SET used_at = coalesce(used_at, now())
-      WHERE ticket_hash = $1
-        AND ((used_at IS NULL AND expires_at > now()) OR ($2 AND used_at > now() - make_interval(hours => $3)))
-     RETURNING recipient_id AS "recipientId", used_at < now() AS "usedBefore"`,
-    [hashOf(ticket), resuming, TICKET_RESUME_HOURS],
-  );
-  return rows[0];
 }
 
 /**

@@ -5,7 +5,8 @@ import type { UserDirectory } from '@recipes/directory';
 import type { Logger } from '@recipes/logging';
 import { enqueue } from '@recipes/outbox';
 import { toNotification } from '../notifications.js';
-import { closeStream, findPosition, findSequence, findSince, issueTicket, openStream, redeemTicket } from '../repository/streams.js';
+import { closeStream, findPosition, findSequence, findSince, openStream } from '../repository/streams.js';
+import { findResumableTicket, issueTicket, redeemTicket, ticketStreamEnded, ticketStreamOpened } from '../repository/tickets.js';
 import { StreamHub } from './hub.js';
 import { type MissedChange, type StreamSource, StreamSession } from './session.js';
 
@@ -54,13 +55,34 @@ export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs }: S
     },
     /** A single-use ticket for `recipientId`, valid for `TICKET_TTL_SECONDS`. */
     issueTicket: (recipientId: string) => issueTicket(pool, recipientId, TICKET_TTL_SECONDS),
-    /** The user a ticket was issued to, using it up (see `redeemTicket`); undefined when it is not (any more) valid. */
-    redeemTicket: (ticket: string, resuming: boolean) => redeemTicket(pool, ticket, resuming),
+    /** The user a fresh ticket was issued to, using it up; undefined when it is forged, expired or used. */
+    redeemTicket: (ticket: string) => redeemTicket(pool, ticket),
+    /**
+     * The user of a used `ticket` and where its stream resumes, when it may resume it after the notification
+     * `lastEventId` (see `findResumableTicket`): an event that stream sent, so one at or after where it
+     * started. Undefined otherwise: a URL read in a log is not enough to reopen a stream.
+     */
+    async resumeByTicket(ticket: string, lastEventId: string): Promise<{ recipientId: string; resumeAfter: number } | undefined> {
+      const resumable = await findResumableTicket(pool, ticket);
+      if (!resumable) return undefined;
+      const resumeAfter = await findSequence(pool, resumable.recipientId, lastEventId);
+      return resumeAfter !== undefined && resumeAfter >= resumable.resumeFrom ? { recipientId: resumable.recipientId, resumeAfter } : undefined;
+    },
     /** Where a stream resuming after the recipient's notification `id` starts; undefined when it is not theirs. */
     resumePoint: (recipientId: string, id: string) => findSequence(pool, recipientId, id),
 
-    /** Opens a stream of `recipientId` on `response`, resuming after `resumeAfter` when given. */
-    async open(recipientId: string, response: ServerResponse, resumeAfter: number | undefined, log: Logger, correlationId: string): Promise<void> {
+    /**
+     * Opens a stream of `recipientId` on `response`, resuming after `resumeAfter` when given; `ticket`, when it
+     * opened it, learns where the stream started and when it ends (see repository/tickets.ts).
+     */
+    async open(
+      recipientId: string,
+      response: ServerResponse,
+      resumeAfter: number | undefined,
+      log: Logger,
+      correlationId: string,
+      ticket?: string,
+    ): Promise<void> {
       if (closing) {
         // Shutting down: the client is told when to come back, and reconnects elsewhere.
         response.end(`retry: ${RETRY_MS}\n\n`);
@@ -74,13 +96,17 @@ export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs }: S
         log,
         onEnd: () => {
           hub.remove(session);
-          const forget = () => closeStream(pool, id);
+          const forget = async () => {
+            await closeStream(pool, id);
+            if (ticket !== undefined) await ticketStreamEnded(pool, ticket);
+          };
           opened.then(forget, forget).catch((err: unknown) => log.warn({ err }, 'a closed stream could not be forgotten'));
         },
       });
       // Held before the first read: whatever is stored from now on reaches this stream, by the read or by a prompt.
       hub.add(session);
       opened = withTransaction(pool, async (tx) => {
+        if (ticket !== undefined) await ticketStreamOpened(tx, ticket, resumeAfter);
         const replaced = await openStream(tx, id, recipientId, STREAMS_PER_USER);
         if (replaced.length === 0) return;
         const event = createEvent(notificationsStreamsReplaced, { recipientId, streamIds: replaced }, { producer: 'notifications', correlationId });

@@ -41,6 +41,11 @@ async function mention(user: TestUser): Promise<string> {
 const notifications = (client: EventStreamClient) => client.received.filter((event) => event.event === 'notification');
 const isUnread = (count: number) => (event: StreamEvent) => event.event === 'unread_count' && JSON.parse(event.data).count === count;
 
+/** The stream ticket row of `user` (one per test user here). */
+async function ticketOf(user: TestUser): Promise<{ stream_ended_at: Date | null }> {
+  return (await harness.pool.query('SELECT stream_ended_at FROM stream_tickets WHERE recipient_id = $1', [user.id])).rows[0];
+}
+
 async function listed(user: TestUser) {
   return (await harness.app.inject({ method: 'GET', url: '/api/notifications?limit=100', headers: bearer(user) })).json().data as { id: string }[];
 }
@@ -190,28 +195,61 @@ describe('stream tickets', () => {
     expectProblem(await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets' }), 401);
   });
 
-  it('lets a used ticket open its stream again only to resume it, as EventSource reconnects, with an id of its user’s', async () => {
+  it('lets a used ticket open its stream again only to resume it, as EventSource reconnects: naming an event of that stream in Last-Event-ID, soon after it ended', async () => {
     const kay = await harness.knownUser('Kay_Reconnects');
     const lee = await harness.knownUser('Lee_Other');
     const leesOwn = await mention(lee);
+    // Kay's, but from before the ticket's stream: an id that may have been seen elsewhere proves nothing.
+    const older = await mention(kay);
+    const newest = await mention(kay);
     const { ticket } = (await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets', headers: bearer(kay) })).json();
     const first = await harness.stream(undefined, { query: `?ticket=${ticket}` });
+    expect((await first.next(isUnread(2))).id).toBe(newest);
     const seen = await mention(kay);
     await first.next((event) => event.id === seen);
     first.close();
     const missed = await mention(kay);
+    const ended = () => eventually(async () => ((await ticketOf(kay)).stream_ended_at ? true : undefined));
+    await ended();
 
     const resumed = await harness.stream(undefined, { query: `?ticket=${ticket}`, headers: { 'last-event-id': seen } });
     expect(resumed.status).toBe(200);
     await resumed.next((event) => event.id === missed);
     expect(notifications(resumed).map((event) => event.id)).toEqual([missed]);
+    expect((await ticketOf(kay)).stream_ended_at).toBeNull();
+    resumed.close();
+    await ended();
+    // The id the stream's first unread count named, before any notification came on it, resumes too.
+    const fromFirstFrame = await harness.stream(undefined, { query: `?ticket=${ticket}`, headers: { 'last-event-id': newest } });
+    expect(fromFirstFrame.status).toBe(200);
+    await fromFirstFrame.next((event) => event.id === missed);
+    fromFirstFrame.close();
+    await ended();
 
-    for (const lastEventId of [leesOwn, 'not-a-uuid']) {
-      const refused = await harness.app.inject({ method: 'GET', url: `/api/notifications/stream?ticket=${ticket}`, headers: { 'last-event-id': lastEventId } });
-      expectProblem(refused, 401);
-    }
-    await harness.pool.query(`UPDATE stream_tickets SET used_at = now() - interval '25 hours'`);
-    expectProblem(await harness.app.inject({ method: 'GET', url: `/api/notifications/stream?ticket=${ticket}`, headers: { 'last-event-id': seen } }), 401);
+    /** The status a reopening of the stream with the ticket gets (a stream that opens is closed at once). */
+    const statusOf = async (query: string, headers: Record<string, string> = {}) => {
+      const client = await harness.stream(undefined, { query: `?ticket=${ticket}${query}`, headers });
+      client.close();
+      return client.status;
+    };
+    expect({
+      anotherUsersId: await statusOf('', { 'last-event-id': leesOwn }),
+      anIdFromBeforeTheStream: await statusOf('', { 'last-event-id': older }),
+      notAnId: await statusOf('', { 'last-event-id': 'not-a-uuid' }),
+      // The proof is the header EventSource sends, never a value in the URL.
+      theIdInTheUrl: await statusOf(`&lastEventId=${seen}`),
+      noId: await statusOf(''),
+    }).toEqual({ anotherUsersId: 401, anIdFromBeforeTheStream: 401, notAnId: 401, theIdInTheUrl: 401, noId: 401 });
+
+    // Only soon after the stream ended...
+    await harness.pool.query(`UPDATE stream_tickets SET stream_ended_at = now() - interval '121 seconds' WHERE recipient_id = $1`, [kay.id]);
+    expect(await statusOf('', { 'last-event-id': seen })).toBe(401);
+    // ... and, while it is open or its instance died without saying, for 24 hours after the first use.
+    await harness.pool.query(`UPDATE stream_tickets SET stream_ended_at = NULL WHERE recipient_id = $1`, [kay.id]);
+    expect(await statusOf('', { 'last-event-id': seen })).toBe(200);
+    await ended();
+    await harness.pool.query(`UPDATE stream_tickets SET stream_ended_at = NULL, used_at = now() - interval '25 hours' WHERE recipient_id = $1`, [kay.id]);
+    expect(await statusOf('', { 'last-event-id': seen })).toBe(401);
   });
 
   it('names the newest notification in the first unread count, so that a client cut off before the next one resumes from there', async () => {

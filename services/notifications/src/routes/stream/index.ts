@@ -43,7 +43,7 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
         summary: 'The caller’s notifications as they happen (Server-Sent Events)',
         operationId: 'streamNotifications',
         description:
-          'Authenticated by a bearer token or by `ticket` (single use; a used one only resumes, with a `Last-Event-ID` of its user’s, within 24 h, as EventSource reconnects by itself). Events: `notification` (id = the notification’s id), `unread_count` (the first one with the id of the newest notification), `reset` (more than 1,000 missed: reload the list), `replaced` (a sixth stream opened). Resumes after `Last-Event-ID`.',
+          'Authenticated by a bearer token or by `ticket` (single use; a used one only resumes, as EventSource reconnects by itself: with the `Last-Event-ID` header naming an event its stream sent, within 2 minutes of that stream’s end). Events: `notification` (id = the notification’s id), `unread_count` (the first one with the id of the newest notification), `reset` (more than 1,000 missed: reload the list), `replaced` (a sixth stream opened). Resumes after `Last-Event-ID`.',
         tags: ['notifications'],
         security: [{ bearerAuth: [] }, {}],
         querystring: streamQuery,
@@ -56,18 +56,27 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
     },
     async (request, reply) => {
       const lastEventId = request.headers['last-event-id'] ?? request.query.lastEventId;
-      // A bearer token was checked by the auth plugin already. A ticket is used up here; a used one opens the
-      // stream again only to resume it, as a browser's EventSource does by itself after a cut.
+      // A bearer token was checked by the auth plugin already. A fresh ticket is used up here. A used one
+      // opens its stream again only to resume it, as a browser's EventSource does by itself after a cut,
+      // sending the id of the last event it got in the `Last-Event-ID` header: an id that travels only in
+      // the stream and in that header, never in a URL, so that a URL read where it was written down (a log,
+      // a proxy's) is not enough.
       const { ticket } = request.query;
-      const redeemed = request.caller || ticket === undefined ? undefined : await streams.redeemTicket(ticket, lastEventId !== undefined);
-      const recipientId = request.caller?.id ?? redeemed?.recipientId;
+      let recipientId = request.caller?.id;
+      let resumeAfter: number | undefined;
+      let byTicket: string | undefined;
+      if (recipientId === undefined && ticket !== undefined) {
+        recipientId = await streams.redeemTicket(ticket);
+        const header = request.headers['last-event-id'];
+        if (recipientId === undefined && header !== undefined && uuid.safeParse(header).success) {
+          ({ recipientId, resumeAfter } = (await streams.resumeByTicket(ticket, header)) ?? {});
+        }
+        if (recipientId !== undefined) byTicket = ticket;
+      }
       if (recipientId === undefined) throw unauthorized('A bearer token or a valid stream ticket is required');
 
-      let resumeAfter: number | undefined;
-      if (lastEventId !== undefined) {
+      if (lastEventId !== undefined && resumeAfter === undefined) {
         resumeAfter = uuid.safeParse(lastEventId).success ? await streams.resumePoint(recipientId, lastEventId) : undefined;
-        // A used ticket with an id that is not its user's proves nothing: as if there were no ticket.
-        if (resumeAfter === undefined && redeemed?.usedBefore) throw unauthorized('A bearer token or a valid stream ticket is required');
         if (resumeAfter === undefined) {
           throw new HttpError(400, 'The request is not valid', [{ path: 'Last-Event-ID', message: 'is not one of your notifications' }]);
         }
@@ -76,7 +85,7 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
       // From here on the response is the stream's, written as events happen.
       reply.hijack();
       reply.raw.writeHead(200, { ...SSE_HEADERS, [REQUEST_ID_HEADER]: request.id });
-      await streams.open(recipientId, reply.raw, resumeAfter, request.log as Logger, request.id);
+      await streams.open(recipientId, reply.raw, resumeAfter, request.log as Logger, request.id, byTicket);
     },
   );
 }

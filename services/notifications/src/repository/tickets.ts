@@ -1,0 +1,71 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Queryable } from '@recipes/db';
+
+/**
+ * Stream tickets (docs/api.md §9.1, migrations/003_streams.sql and 005): single use, and a used one reopens
+ * its stream only to resume it. Only a hash of a ticket is kept.
+ */
+const hashOf = (ticket: string) => createHash('sha256').update(ticket).digest();
+
+/** How long after its first use a ticket may still resume its stream, at most. */
+export const TICKET_RESUME_HOURS = 24;
+/** How soon after its stream ended a used ticket must resume it (EventSource reconnects after `retry`, 3 s). */
+export const TICKET_RESUME_WINDOW_SECONDS = 120;
+
+/** A new single-use ticket of `recipientId`, valid `ttlSeconds`; tickets past any use are cleared on the way. */
+export async function issueTicket(db: Queryable, recipientId: string, ttlSeconds: number): Promise<string> {
+  const ticket = randomBytes(32).toString('base64url');
+  await db.query(
+    `WITH expired AS (DELETE FROM stream_tickets WHERE expires_at < now() - make_interval(hours => $4))
+     INSERT INTO stream_tickets (ticket_hash, recipient_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`,
+    [hashOf(ticket), recipientId, ttlSeconds, TICKET_RESUME_HOURS],
+  );
+  return ticket;
+}
+
+/** The recipient of a fresh ticket, using it up; undefined when it is forged, expired or used already. */
+export async function redeemTicket(db: Queryable, ticket: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ recipientId: string }>(
+    `UPDATE stream_tickets SET used_at = now()
+      WHERE ticket_hash = $1 AND used_at IS NULL AND expires_at > now()
+     RETURNING recipient_id AS "recipientId"`,
+    [hashOf(ticket)],
+  );
+  return rows[0]?.recipientId;
+}
+
+/**
+ * A used ticket that may still resume its stream: first used within `TICKET_RESUME_HOURS`, its stream
+ * opened (so `resumeFrom` is known), and that stream still open (or its instance gone without saying)
+ * or ended within `TICKET_RESUME_WINDOW_SECONDS`. A resume must also name an event of that stream, at or
+ * after `resumeFrom`: the caller checks that.
+ */
+export async function findResumableTicket(db: Queryable, ticket: string): Promise<{ recipientId: string; resumeFrom: number } | undefined> {
+  const { rows } = await db.query<{ recipientId: string; resumeFrom: string }>(
+    `SELECT recipient_id AS "recipientId", resume_from AS "resumeFrom" FROM stream_tickets
+      WHERE ticket_hash = $1 AND used_at > now() - make_interval(hours => $2) AND resume_from IS NOT NULL
+        AND (stream_ended_at IS NULL OR stream_ended_at > now() - make_interval(secs => $3))`,
+    [hashOf(ticket), TICKET_RESUME_HOURS, TICKET_RESUME_WINDOW_SECONDS],
+  );
+  const row = rows[0];
+  return row && { recipientId: row.recipientId, resumeFrom: Number(row.resumeFrom) };
+}
+
+/**
+ * A stream opened by `ticket`, resuming after `resumeAfter` or from the recipient's newest notification:
+ * where its first stream started is kept (the oldest place a client of it may resume from), and it is open.
+ */
+export async function ticketStreamOpened(db: Queryable, ticket: string, resumeAfter: number | undefined): Promise<void> {
+  await db.query(
+    `UPDATE stream_tickets t
+        SET stream_ended_at = NULL,
+            resume_from = coalesce(t.resume_from, $2, (SELECT max(sequence) FROM notifications n WHERE n.recipient_id = t.recipient_id), 0)
+      WHERE ticket_hash = $1`,
+    [hashOf(ticket), resumeAfter ?? null],
+  );
+}
+
+/** The stream `ticket` opened has ended: its client has `TICKET_RESUME_WINDOW_SECONDS` to resume it. */
+export async function ticketStreamEnded(db: Queryable, ticket: string): Promise<void> {
+  await db.query('UPDATE stream_tickets SET stream_ended_at = now() WHERE ticket_hash = $1', [hashOf(ticket)]);
+}
