@@ -1,5 +1,8 @@
-import { BODY_LIMIT_BYTES } from '@recipes/http';
+import { randomUUID } from 'node:crypto';
+import { BODY_LIMIT_BYTES, JSON_DEPTH_LIMIT } from '@recipes/http';
+import { eventually } from '@recipes/testing';
 import fc from 'fast-check';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedSystem } from '../scripts/system.mjs';
 import { startTestSystem } from './support/system.js';
@@ -12,7 +15,10 @@ import {
   encodings,
   hostileNumber,
   hostileString,
+  nestedJson,
   NOT_JSON,
+  repeatedKeysJson,
+  wideJson,
   WRONG_CONTENT_TYPES,
 } from './support/hostile.js';
 import { expectProblem, jsonClient, type RawClient, rawClient, type RawRequest } from './support/http.js';
@@ -22,8 +28,10 @@ import { seedWorld, type World } from './support/world.js';
 
 /**
  * Malformed and hostile requests, generated from the gateway's API document, against every public
- * operation of the running system. Whatever comes, the answer is never a 5xx, every error is problem+json,
- * and a request that must be refused is refused without changing a single row.
+ * operation of the running system, with and without an Idempotency-Key. Whatever comes (bodies nested
+ * 30,000 levels deep, thousands of keys wide, every key repeated), the answer is never a 5xx, every error is
+ * problem+json, nothing is logged as an error, and a request that must be refused is refused without changing
+ * a single row but the record of its refusal under its key.
  */
 const SYSTEM = 'recipes_fuzz';
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_122);
@@ -52,6 +60,9 @@ beforeAll(async () => {
       // PostgreSQL's connections are shared with every other system on the machine: a small pool each.
       DATABASE_POOL_MAX: '4',
     },
+    // Kept, to look for errors: every process logs warnings and errors, collections its requests as well.
+    logs: 'pipe',
+    envFor: (service): Record<string, string> => (service === 'collections' ? { LOG_LEVEL: 'info' } : {}),
   });
   const gateway = system.urlOf('gateway');
   client = rawClient(gateway, CONNECTIONS);
@@ -73,6 +84,7 @@ type Defect =
   | 'wrong content type'
   | 'not JSON'
   | 'oversized body'
+  | 'nested too deep'
   | 'schema violation'
   | 'wrong credentials'
   | 'taken username'
@@ -89,7 +101,10 @@ interface FuzzRequest extends RawRequest {
 const describeRequest = (request: FuzzRequest) =>
   `${request.method} ${request.path.slice(0, 200)} [${request.operation}; defect: ${request.defect ?? 'none'}; ` +
   `content-type: ${request.headers?.['content-type'] ?? '-'}; token: ${request.headers?.authorization ? 'yes' : 'no'}; ` +
+  `idempotency-key: ${request.headers?.[IDEMPOTENCY_KEY] ?? '-'}; ` +
   `body: ${request.body ? JSON.stringify(request.body.subarray(0, 160).toString('utf8')) : '-'}${request.body && request.body.length > 160 ? ` …(${request.body.length} bytes)` : ''}]`;
+
+const IDEMPOTENCY_KEY = 'idempotency-key';
 
 const LOOSE_UUID = /[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}/i;
 
@@ -212,6 +227,27 @@ function generators(world: World) {
   };
 
   const json = (value: unknown) => Buffer.from(JSON.stringify(value) ?? 'null');
+  const text = (value: string) => Buffer.from(value);
+  const withinBodyLimit = (body: Buffer) => body.length <= BODY_LIMIT_BYTES;
+
+  /**
+   * A body past JSON_DEPTH_LIMIT within the body limit: the whole body, or one field of an otherwise
+   * plausible one; just past the limit or 30,000 levels deep.
+   */
+  const tooDeep = (schema: JsonSchema): fc.Arbitrary<Buffer> => {
+    const levels = fc.oneof(fc.integer({ min: JSON_DEPTH_LIMIT + 1, max: JSON_DEPTH_LIMIT + 8 }), fc.integer({ min: JSON_DEPTH_LIMIT + 9, max: 30_000 }));
+    const shape = fc.constantFrom('arrays' as const, 'objects' as const, 'mixed' as const);
+    const deep = fc.tuple(levels, shape).map(([depth, form]) => nestedJson(depth, form));
+    return fc
+      .oneof(
+        deep,
+        fc.tuple(plausibleObject(schema), fc.constantFrom('nested', ...Object.keys(schema.properties ?? {})), deep).map(
+          ([body, field, value]) => `${JSON.stringify({ ...body, [field]: 0 }).slice(0, -1)},${JSON.stringify(field)}:${value}}`,
+        ),
+      )
+      .map(text)
+      .filter(withinBodyLimit);
+  };
   const jsonContentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'Application/JSON');
 
   interface BodyPart {
@@ -230,6 +266,17 @@ function generators(world: World) {
       { weight: 1, arbitrary: jsonBody(anyJson.map(json)) },
       { weight: 1, arbitrary: jsonBody(fc.constantFrom(...AWKWARD_JSON).map((text) => Buffer.from(text))) },
       { weight: 1, arbitrary: jsonBody(fc.constantFrom(...BROKEN_UTF8)) },
+      { weight: 1, arbitrary: jsonBody(fc.tuple(plausibleObject(operation.body), wideJson).map(([body, wide]) => json({ ...body, wide })).filter(withinBodyLimit)) },
+      { weight: 1, arbitrary: jsonBody(wideJson.map(json)) },
+      {
+        weight: 1,
+        arbitrary: jsonBody(
+          fc
+            .tuple(plausibleObject(operation.body), anyJson, fc.boolean(), fc.option(fc.constantFrom('a', '__proto__', ...Object.keys(operation.body.properties ?? {})), { nil: undefined }))
+            .map(([body, decoy, lastWins, flood]) => text(repeatedKeysJson(body, decoy, lastWins, flood)))
+            .filter(withinBodyLimit),
+        ),
+      },
       { weight: 1, arbitrary: fc.constant({}) },
     );
   };
@@ -252,6 +299,8 @@ function generators(world: World) {
           contentType: jsonContentType,
           chunked: fc.boolean(),
         });
+      case 'nested too deep':
+        return fc.record({ body: tooDeep(schema), contentType: jsonContentType, chunked: fc.boolean() });
       case 'schema violation':
         return fc.record({ body: violatingBody(schema).map(json), contentType: jsonContentType });
       case 'wrong credentials':
@@ -292,7 +341,7 @@ function generators(world: World) {
     if (operation.token !== 'none') defects.push('forged token');
     if (operation.pathParameters.some((parameter) => parameter.schema.format === 'uuid')) defects.push('malformed path id');
     if (operation.pathParameters.length > 0) defects.push('unknown id');
-    if (operation.method !== 'GET') defects.push('wrong content type', 'not JSON', 'oversized body');
+    if (operation.method !== 'GET') defects.push('wrong content type', 'not JSON', 'oversized body', 'nested too deep');
     if (operation.body) defects.push('schema violation');
     if (operation.key === 'POST /api/auth/login') defects.push('wrong credentials');
     if (operation.key === 'POST /api/auth/register') defects.push('taken username');
@@ -326,6 +375,17 @@ function generators(world: World) {
       .map((pairs) => (pairs.length === 0 ? '' : `?${pairs.map(([name, value]) => `${name}=${value}`).join('&')}`));
   };
 
+  /** For an operation that takes an Idempotency-Key: none, a fresh one, one shared by many requests, or a malformed one. */
+  const idempotencyKey = (operation: Operation): fc.Arbitrary<string | undefined> => {
+    if (!operation.headerParameters.some((parameter) => parameter.name === IDEMPOTENCY_KEY)) return fc.constant(undefined);
+    const key = fc.oneof(
+      { weight: 4, arbitrary: fc.uuid().map((id) => `fuzz-${id}`) },
+      { weight: 1, arbitrary: fc.constant('fuzz-shared-key') },
+      { weight: 1, arbitrary: fc.constantFrom('', ' ', 'k'.repeat(256), 'a key with spaces') },
+    );
+    return fc.option(key, { nil: undefined, freq: 2 });
+  };
+
   const requestId = fc.option(
     fc.oneof(fc.string({ unit: 'binary-ascii', maxLength: 80 }).filter((text) => /^[\x20-\x7e]*$/.test(text)), fc.constant('r'.repeat(1000))),
     { nil: undefined, freq: 5 },
@@ -341,22 +401,33 @@ function generators(world: World) {
         operation.pathParameters.map((parameter) => {
           if (chosen === 'malformed path id' && parameter.schema.format === 'uuid') return [parameter.name, malformedSegment];
           if (chosen === 'unknown id') return [parameter.name, fc.uuid({ version: 4 })];
+          // A well-formed path, so that nothing but the body decides the answer.
+          if (chosen === 'nested too deep') return [parameter.name, fc.constantFrom(...ids)];
           return [parameter.name, plausibleSegment];
         }),
       );
       const authorization =
-        chosen === 'no token' ? fc.constant(undefined) : chosen === 'forged token' ? forgedAuthorization : anyAuthorization;
+        chosen === 'no token'
+          ? fc.constant(undefined)
+          : chosen === 'forged token'
+            ? forgedAuthorization
+            : chosen === 'nested too deep'
+              ? validAuthorization
+              : anyAuthorization;
       return fc
         .record({
           authorization,
           segments: fc.record(segments),
-          query: anyQuery(operation),
+          // The URL as well: a long query would be refused before the body is read.
+          query: chosen === 'nested too deep' ? fc.constant('') : anyQuery(operation),
           body: (chosen && defectBody(operation, chosen)) ?? anyBody(operation),
           requestId,
+          key: idempotencyKey(operation),
         })
-        .map(({ authorization, segments, query, body, requestId }): FuzzRequest => {
+        .map(({ authorization, segments, query, body, requestId, key }): FuzzRequest => {
           const headers: Record<string, string> = {};
           if (authorization !== undefined) headers.authorization = authorization;
+          if (key !== undefined) headers[IDEMPOTENCY_KEY] = key;
           if (body.contentType !== undefined) headers['content-type'] = body.contentType;
           if (requestId !== undefined) headers['x-request-id'] = requestId;
           const request: FuzzRequest = {
@@ -380,6 +451,8 @@ function generators(world: World) {
 const exercised = new Map<string, number>();
 const defectsSent = new Map<Defect, number>();
 let sent = 0;
+/** Answers to requests sent with an Idempotency-Key, by status. */
+const keyed = new Map<number, number>();
 
 /** What the system must do with every request, whatever it was. */
 async function sendAndCheck(request: FuzzRequest) {
@@ -392,6 +465,11 @@ async function sendAndCheck(request: FuzzRequest) {
   expect(response.headers['x-request-id'], context).toBeTruthy();
   if (response.status >= 400) expectProblem(response, undefined, context);
   if (request.mutating) expect(response.status, `not refused: ${context}`).toBeGreaterThanOrEqual(400);
+  if (request.defect === 'nested too deep') {
+    expectProblem(response, 400, context);
+    expect(JSON.parse(response.text), context).toMatchObject({ code: 'VALIDATION_ERROR', detail: expect.stringContaining('nested too deeply') });
+  }
+  if (request.headers?.[IDEMPOTENCY_KEY] !== undefined) keyed.set(response.status, (keyed.get(response.status) ?? 0) + 1);
 }
 
 describe(`fuzzing every public operation through the gateway (seed ${SEED}; FUZZ_SEED to change it)`, () => {
@@ -417,17 +495,97 @@ describe(`fuzzing every public operation through the gateway (seed ${SEED}; FUZZ
     expect(sent).toBeGreaterThanOrEqual(REQUESTS);
   }, 180_000);
 
-  it('exercised every operation in the API document, and every kind of defect', () => {
+  it('exercised every operation in the API document, every kind of defect, and Idempotency-Key to its refusals', () => {
     const missing = operations.filter((operation) => (exercised.get(operation.key) ?? 0) < 50).map((operation) => operation.key);
     expect(missing, 'operations sent fewer than 50 requests').toEqual([]);
     const { defectsOf } = generators(world);
     const kinds = new Set(operations.flatMap(defectsOf));
     for (const kind of kinds) expect(defectsSent.get(kind) ?? 0, kind).toBeGreaterThan(0);
+    // Refused by the key's own check (400 malformed) and by the routes (401, 404).
+    console.log(`fuzz: answers to requests with an Idempotency-Key: ${JSON.stringify(Object.fromEntries(keyed))}`);
+    for (const status of [400, 401, 404]) expect(keyed.get(status) ?? 0, `keyed requests answered ${status}`).toBeGreaterThan(0);
   });
 
-  it('left every table of every service as it was', async () => {
-    const after = await withDatabase(system.databaseUrl, (db) => settledFingerprint(db));
+  it('logged no error in any process', () => {
+    const errors = system.processes.flatMap((process) => logOf(process).filter((line) => line.level === 'error' || line.level === 'fatal'));
+    expect(errors.map((line) => JSON.stringify(line).slice(0, 500))).toEqual([]);
+  });
+
+  it('left every table of every service as it was, but for the refusals kept under an Idempotency-Key', async () => {
+    const { after, keptStatuses } = await withDatabase(system.databaseUrl, async (db) => ({
+      after: await settledFingerprint(db),
+      keptStatuses: await keptRefusals(db),
+    }));
     expect(Object.keys(before).length).toBeGreaterThan(10);
-    expect(after).toEqual(before);
+    const isKeyTable = (table: string) => table.endsWith('.idempotency_keys');
+    const withoutKeys = (fingerprint: Fingerprint) => Object.fromEntries(Object.entries(fingerprint).filter(([table]) => !isKeyTable(table)));
+    expect(withoutKeys(after)).toEqual(withoutKeys(before));
+    // Before the fuzz the world's own requests kept nothing (it sends no key); a refusal a key keeps is a 4xx.
+    expect(Object.keys(after).filter(isKeyTable).length).toBeGreaterThan(0);
+    expect(keptStatuses.filter((status) => status < 400 || status >= 500)).toEqual([]);
+  });
+});
+
+/** The statuses of every response kept under an Idempotency-Key, in every service's schema. */
+async function keptRefusals(db: pg.Client): Promise<number[]> {
+  const { rows: tables } = await db.query<{ schema: string }>(`SELECT table_schema AS schema FROM information_schema.tables WHERE table_name = 'idempotency_keys'`);
+  const statuses: number[] = [];
+  for (const { schema } of tables) {
+    const { rows } = await db.query<{ status: number }>(`SELECT status FROM "${schema}".idempotency_keys`);
+    statuses.push(...rows.map((row) => row.status));
+  }
+  return statuses;
+}
+
+interface LogLine {
+  level?: string;
+  requestId?: string;
+  msg?: string;
+  err?: { type?: string; message?: string; stack?: string };
+  res?: { statusCode?: number };
+}
+
+function logOf(process: { lines: readonly string[] }): LogLine[] {
+  return process.lines.flatMap((line) => {
+    try {
+      return [JSON.parse(line) as LogLine];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
+ * The body of the report this guards against: 60 KB nested 30,000 levels deep, to an operation whose
+ * Idempotency-Key fingerprint used to walk the body by recursion before validation: a stack overflow, a 500
+ * and a stack trace in the log on every request. Now 400 before anything walks it, with a key or without.
+ */
+describe('a body nested 30,000 levels deep', () => {
+  const body = `{"name":"Deep","description":"x","nested":${nestedJson(29_999, 'arrays', '')}}`;
+
+  it.each([
+    ['with an Idempotency-Key', { 'idempotency-key': `deep-${randomUUID()}` }],
+    ['without one', {}],
+  ])('to POST /api/collections %s is 400 VALIDATION_ERROR, logged without an error or a stack trace', async (_name, keyHeader) => {
+    expect(body.length).toBeGreaterThan(60_000);
+    expect(body.length).toBeLessThanOrEqual(BODY_LIMIT_BYTES);
+    const requestId = `deep-body-${randomUUID()}`;
+    const response = await client.send({
+      method: 'POST',
+      path: '/api/collections',
+      headers: { authorization: `Bearer ${world.ada.token}`, 'content-type': 'application/json', 'x-request-id': requestId, ...keyHeader },
+      body: Buffer.from(body),
+    });
+    expectProblem(response, 400, response.text);
+    expect(JSON.parse(response.text)).toMatchObject({ code: 'VALIDATION_ERROR', detail: expect.stringContaining('nested too deeply') });
+
+    // The service's line for the finished request comes after anything it logged while handling it.
+    const collections = system.process('collections')!;
+    const lines = await eventually(async () => {
+      const ofRequest = logOf(collections).filter((line) => line.requestId === requestId);
+      return ofRequest.some((line) => line.msg === 'request completed') ? ofRequest : undefined;
+    }, 10_000);
+    expect(lines.find((line) => line.msg === 'request completed')?.res?.statusCode).toBe(400);
+    expect(lines.filter((line) => line.level === 'error' || line.err?.stack !== undefined)).toEqual([]);
   });
 });

@@ -160,3 +160,33 @@ export function encodings(value: string): fc.Arbitrary<string> {
   if (/^[\u0021-\u00ff]*$/.test(value) && !/[/?#%]/.test(value)) options.push(fc.constant(value));
   return fc.oneof(...options);
 }
+
+/**
+ * A JSON text `levels` objects and arrays deep around `inner`, in one of the shapes a hostile body takes:
+ * arrays (two bytes a level, 30,000 levels in 60 KB), objects, or the two in turn.
+ */
+export function nestedJson(levels: number, shape: 'arrays' | 'objects' | 'mixed', inner = '1'): string {
+  if (shape === 'arrays') return `${'['.repeat(levels)}${inner}${']'.repeat(levels)}`;
+  if (shape === 'objects') return `${'{"a":'.repeat(levels)}${inner}${'}'.repeat(levels)}`;
+  const pairs = Math.floor(levels / 2);
+  const odd = levels % 2 === 1;
+  return `${'{"a":['.repeat(pairs)}${odd ? '[' : ''}${inner}${odd ? ']' : ''}${']}'.repeat(pairs)}`;
+}
+
+/** Many members side by side, each shallow: an object with thousands of keys, or an array of thousands of items. */
+export const wideJson = fc.oneof(
+  fc.integer({ min: 100, max: 4_000 }).map((keys) => Object.fromEntries(Array.from({ length: keys }, (_, index) => [`k${index}`, index]))),
+  fc.integer({ min: 100, max: 20_000 }).map((items) => Array.from({ length: items }, () => 0)),
+  fc.integer({ min: 100, max: 2_000 }).map((items) => Array.from({ length: items }, (_, index) => ({ [`k${index % 7}`]: [index] }))),
+);
+
+/**
+ * `body` written as JSON text with every key repeated: first with `decoy`, then (as JSON.parse keeps the
+ * last) with its value, or the other way round; and sometimes one key repeated thousands of times.
+ */
+export function repeatedKeysJson(body: Record<string, unknown>, decoy: unknown, lastWins: boolean, floodKey?: string): string {
+  const member = (key: string, value: unknown) => `${JSON.stringify(key)}:${JSON.stringify(value) ?? 'null'}`;
+  const flood = floodKey === undefined ? [] : Array.from({ length: 3_000 }, (_, index) => member(floodKey, index));
+  const members = Object.entries(body).flatMap(([key, value]) => (lastWins ? [member(key, decoy), member(key, value)] : [member(key, value), member(key, decoy)]));
+  return `{${[...flood, ...members].join(',')}}`;
+}

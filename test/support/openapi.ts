@@ -30,6 +30,7 @@ export interface Operation {
   path: string;
   pathParameters: Parameter[];
   queryParameters: Parameter[];
+  headerParameters: Parameter[];
   /** The JSON body's schema, when the operation takes a body. */
   body?: JsonSchema;
   token: TokenUse;
@@ -53,6 +54,7 @@ export function operationsOf(document: Document): Operation[] {
       path,
       pathParameters: (operation.parameters ?? []).filter((parameter) => parameter.in === 'path'),
       queryParameters: (operation.parameters ?? []).filter((parameter) => parameter.in === 'query'),
+      headerParameters: (operation.parameters ?? []).filter((parameter) => parameter.in === 'header'),
       body: operation.requestBody?.content['application/json']?.schema,
       token: tokenUse(operation.security),
     })),
