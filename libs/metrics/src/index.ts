@@ -1,3 +1,4 @@
+export { admissionMetrics, type AdmissionLaneState, type AdmissionMetrics } from './admission.js';
 export { type EventMetrics, eventMetrics } from './events.js';
 export {
   boundedRead,

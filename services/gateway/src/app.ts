@@ -1,6 +1,7 @@
 import cors from '@fastify/cors';
 import { type App, createApp, type LimitHook, rateLimits } from '@recipes/http';
 import type { Logger } from '@recipes/logging';
+import { Admission } from './admission/admission.js';
 import { type GatewayConfig, upstreamUrls } from './config.js';
 import docsPlugin from './plugins/docs.js';
 import eventDocsPlugin from './plugins/event-docs.js';
@@ -61,6 +62,9 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
   await app.register(docsPlugin, { upstreams, timeoutMs: config.HEALTH_TIMEOUT_MS, cacheMs: config.DOCS_CACHE_MS });
   await app.register(eventDocsPlugin, { exchange: config.EVENTS_EXCHANGE });
   await app.register(streamProxyPlugin, { upstreams, limit, stallTimeoutMs: config.STREAM_STALL_TIMEOUT_MS });
-  await app.register(proxyPlugin, { upstreams, limit, recordResponsesTo: config.GATEWAY_RECORD_RESPONSES_TO });
+  const admission = config.ADMISSION_ENABLED
+    ? new Admission({ initial: config.ADMISSION_INITIAL_LIMIT, min: config.ADMISSION_MIN_LIMIT, max: config.ADMISSION_MAX_LIMIT }, app.metricsRegistry)
+    : undefined;
+  await app.register(proxyPlugin, { upstreams, limit, admission, recordResponsesTo: config.GATEWAY_RECORD_RESPONSES_TO });
   return app;
 }

@@ -52,12 +52,23 @@ export const gatewayConfigSchema = z.object({
   DOCS_CACHE_MS: env.positiveInt(10_000),
   /** Named in the event catalogue served at /docs/events.json; the gateway itself never connects to it. */
   EVENTS_EXCHANGE: env.string('recipes.events'),
+  /**
+   * Admission control (docs/architecture.md, "Overload"): requests in flight to a service, reads and writes
+   * apart, within a limit that follows the latency measured, between these bounds; the excess is 503.
+   */
+  ADMISSION_ENABLED: env.flag(true),
+  ADMISSION_INITIAL_LIMIT: env.positiveInt(32),
+  ADMISSION_MIN_LIMIT: env.positiveInt(16),
+  ADMISSION_MAX_LIMIT: env.positiveInt(256),
   RATE_LIMIT_ENABLED: env.flag(true),
   RATE_LIMIT_MAX: env.positiveInt(300),
   RATE_LIMIT_WINDOW_MS: env.positiveInt(60_000),
   CORS_ORIGINS: corsOrigins,
   /** Tests only: a file to which every proxied response is appended, for the conformance check (response-record.ts). */
   GATEWAY_RECORD_RESPONSES_TO: z.string().min(1).optional(),
+}).refine((config) => config.ADMISSION_MIN_LIMIT <= config.ADMISSION_INITIAL_LIMIT && config.ADMISSION_INITIAL_LIMIT <= config.ADMISSION_MAX_LIMIT, {
+  message: 'must lie between ADMISSION_MIN_LIMIT and ADMISSION_MAX_LIMIT',
+  path: ['ADMISSION_INITIAL_LIMIT'],
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import replyFrom, { type FastifyReplyFromHooks } from '@fastify/reply-from';
 import { type App, type LimitHook, REQUEST_ID_HEADER, sendProblem } from '@recipes/http';
 import type { FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { type Admission, requestClassOf } from '../admission/admission.js';
 import { readRequestPath } from '../request-path.js';
 import { recordResponses } from '../response-record.js';
 import { pathOf, serviceFor } from '../route-table.js';
@@ -11,6 +12,8 @@ export interface ProxyOptions {
   upstreams: Upstreams;
   /** The gateway's rate limit, when it has one. */
   limit?: LimitHook | undefined;
+  /** The concurrency limit in front of each service, when there is one. */
+  admission?: Admission | undefined;
   /** Appends every response of the proxy to this file (see response-record.ts): tests only. */
   recordResponsesTo?: string | undefined;
 }
@@ -96,7 +99,7 @@ const fromOptions = {
  * response comes back streamed and unchanged. Not wrapped in fastify-plugin: the body parser below
  * applies to these routes only.
  */
-export default async function proxyPlugin(app: App, { upstreams, limit, recordResponsesTo }: ProxyOptions) {
+export default async function proxyPlugin(app: App, { upstreams, limit, admission, recordResponsesTo }: ProxyOptions) {
   if (recordResponsesTo) recordResponses(app, recordResponsesTo);
   // Any content type is read as raw bytes within the body limit (413 beyond it, chunked or not) and sent
   // on untouched: judging content types (415) and parsing JSON (400) is the services' job.
@@ -119,6 +122,15 @@ export default async function proxyPlugin(app: App, { upstreams, limit, recordRe
         notFound(request, reply);
         return;
       }
+      // Past the service's concurrency limit: refused now, rather than queued where every answer would wait.
+      const admitted = admission?.admit(service, requestClassOf(request.method));
+      if (admission && !admitted) {
+        reply.header('retry-after', 1);
+        sendProblem(request, reply, 503, 'The service is at capacity, try again shortly');
+        return;
+      }
+      // Once the answer has gone, or the client has gone: a 503 or 504 means the service could not keep up.
+      if (admitted) reply.raw.once('close', () => admitted.done({ dropped: reply.statusCode === 503 || reply.statusCode === 504 }));
       // The raw bytes go as `body` with their own content type: left as request.body, reply-from would
       // JSON-encode a Buffer sent as application/json. Without a content type, bytes are octet-stream (RFC 9110 §8.3).
       const body = request.body;
