@@ -97,6 +97,16 @@ export const tokenEnv = {
   JWT_AUDIENCE: env.string('recipes-api'),
 };
 
+/**
+ * The services whose requests notify other users (comments by mentions, content by tags), each counting
+ * what its own requests notify (docs/api.md §4 and §5). At least 20, the most one request can notify
+ * (20 tags), so that any request fits in a fresh hour.
+ */
+export const notificationEnv = {
+  /** Users one caller may notify per hour, in each of those services. */
+  NOTIFICATION_BUDGET_PER_HOUR: z.coerce.number().int().min(20).default(100),
+};
+
 /** Reads a file named by a setting (a key, a secret); a missing file stops the process with one clear line. */
 export function readSettingFile(variable: string, path: string): string {
   try {

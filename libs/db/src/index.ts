@@ -2,3 +2,4 @@ export * from './pool.js';
 export * from './migrate.js';
 export * from './page.js';
 export { SharedTransaction } from './ambient.js';
+export * from './budgets.js';

@@ -72,3 +72,17 @@ export async function rateLimits(app: FastifyInstance): Promise<(policy: LimitPo
     };
   };
 }
+
+/** What spending from a limit the service counts itself came to (e.g. `spendBudget` of @recipes/db). */
+export interface LimitSpending extends LimitState {
+  allowed: boolean;
+}
+
+/**
+ * For a limit the service counts itself, by amounts only its domain knows (how many users a request
+ * would notify): announces where it stands once spent, or refuses the request as `refuseOverLimit` does.
+ */
+export function answerSpending(reply: FastifyReply, policy: LimitPolicy, { allowed, ...state }: LimitSpending): void {
+  if (!allowed) refuseOverLimit(reply, policy, state.resetSeconds);
+  announceLimit(reply, policy, state);
+}
