@@ -17,7 +17,7 @@ import { type Pool, type Queryable, withStatement, withTransaction } from '@reci
 import type { UserDirectory } from '@recipes/directory';
 import { enqueue } from '@recipes/outbox';
 import { z } from 'zod';
-import { MAX_MENTIONED_USERS, mentionedNames } from './mentions.js';
+import { MAX_MENTIONED_USERS, mentionedNames, type SpendNotifications, withinCap } from './mentions.js';
 import * as repository from './repository.js';
 import type { CommentRecord, CommentTarget, CommentWithAuthor } from './repository.js';
 import type { TargetOwner } from './targets.js';
@@ -79,20 +79,22 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
     await repository.insertMentions(tx, kind, commentId, wanted.filter((id) => !current.includes(id)));
   }
 
-  /** The ids of the users `content` mentions: those who exist, never the author, the first ten. */
-  async function mentionedUserIds(content: string, authorId: string): Promise<string[]> {
+  /**
+   * The ids of the users `content` mentions, in text order: those who exist, never the author, and within
+   * the cap on the users one comment may ever mention: any the comment has mentioned before (`before`, none
+   * for a new one), and others only while it would have mentioned ten at most in all (`withinCap`).
+   */
+  async function mentionedUserIds(content: string, authorId: string, before: ReadonlySet<string> = new Set()): Promise<string[]> {
     const names = mentionedNames(content);
-    const ids: string[] = [];
-    // Names are looked up a batch at a time, and only until ten users are found.
+    let ids: string[] = [];
+    // Names are looked up a batch at a time, and only until ten users are mentioned.
     for (let start = 0; start < names.length && ids.length < MAX_MENTIONED_USERS; start += NAMES_PER_LOOKUP) {
       const batch = names.slice(start, start + NAMES_PER_LOOKUP);
       const known = await users.findByUsernames(batch);
-      for (const name of batch) {
-        const user = known.get(name);
-        if (user && user.id !== authorId) ids.push(user.id);
-      }
+      const found = batch.flatMap((name) => known.get(name)?.id ?? []).filter((id) => id !== authorId);
+      ids = withinCap([...ids, ...found], before);
     }
-    return ids.slice(0, MAX_MENTIONED_USERS);
+    return ids;
   }
 
   return {
@@ -116,8 +118,9 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
      * Stores the comment, a row per mentioned user in the target kind's mention store (whose trigger
      * writes each `comment.mention.created`), and `comment.created`, all in one statement: in the transaction
      * of a request with an `Idempotency-Key`, so that the comment commits with the response kept for it.
+     * A comment that mentions someone first pays for it (`spend`), in a transaction with the statement.
      */
-    async add(target: CommentTarget, authorId: string, content: string, correlationId: string): Promise<Comment> {
+    async add(target: CommentTarget, authorId: string, content: string, correlationId: string, spend: SpendNotifications): Promise<Comment> {
       const author = await users.caller(authorId);
       await ownerOf(target);
       const mentioned = await mentionedUserIds(content, authorId);
@@ -126,7 +129,14 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
       const data = { id, targetType: target.type, targetId: target.id, authorId, createdAt: new Date().toISOString() };
       const announcement = createEvent(commentCreated, data, { producer: PRODUCER, correlationId });
       const comment = { id, target, authorId, content, mentionKind: mentionKinds[target.type], mentionedUserIds: mentioned };
-      const record = await withStatement(pool, (db) => repository.insertComment(db, comment, announcement, correlationId));
+      const insert = (db: Queryable) => repository.insertComment(db, comment, announcement, correlationId);
+      const record =
+        mentioned.length === 0
+          ? await withStatement(pool, insert)
+          : await withTransaction(pool, async (tx) => {
+              await spend(tx, authorId, mentioned.length);
+              return insert(tx);
+            });
       // Deleted since `ownerOf` looked (its deletion event came in between).
       if (!record) throw notFound(`${targetNames[target.type]} not found`);
       return withAuthorOf(record, author);
@@ -135,15 +145,24 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
     /**
      * The author's new text. The mentions follow it, with the same grammar and limits as a new comment's:
      * a user it newly mentions is notified, one it no longer mentions has that notification retracted
-     * (both by the mention stores' triggers), and `comment.updated` tells what changed.
+     * (both by the mention stores' triggers), and `comment.updated` tells what changed. Only a user the
+     * comment never mentioned before is notified, so only they are paid for (`spend`) and count towards
+     * the ten users a comment may ever mention (`withinCap`).
      */
-    async edit(target: CommentTarget, commentId: string, callerId: string, content: string, correlationId: string): Promise<Comment> {
+    async edit(target: CommentTarget, commentId: string, callerId: string, content: string, correlationId: string, spend: SpendNotifications): Promise<Comment> {
       const caller = await users.caller(callerId);
       await ownerOf(target);
-      const mentioned = await mentionedUserIds(content, callerId);
+      // Read without a lock to know which names to look up; checked again under the comment's lock.
+      const mentionedBefore = isUuid(commentId) ? await repository.everMentioned(pool, commentId) : new Set<string>();
+      const found = await mentionedUserIds(content, callerId, mentionedBefore);
       const record = await withTransaction(pool, async (tx) => {
         const existing = await lockedComment(tx, target, commentId);
         if (existing.authorId !== callerId) throw forbidden('Only its author may edit a comment');
+        const before = await repository.everMentioned(tx, commentId);
+        const mentioned = withinCap(found, before);
+        const newcomers = mentioned.filter((id) => !before.has(id));
+        if (newcomers.length > 0) await spend(tx, callerId, newcomers.length);
+        await repository.rememberMentioned(tx, commentId, newcomers);
         await repository.setCorrelationId(tx, correlationId);
         const edited = await repository.updateContent(tx, commentId, content);
         await setMentions(tx, target, commentId, mentioned);

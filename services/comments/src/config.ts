@@ -1,9 +1,10 @@
-import { backendEnv, env, tokenEnv } from '@recipes/config';
+import { backendEnv, env, notificationEnv, tokenEnv } from '@recipes/config';
 import { z } from 'zod';
 
 export const commentsConfigSchema = z.object({
   ...backendEnv,
   ...tokenEnv,
+  ...notificationEnv,
   PORT: env.port(3003),
   /** Prometheus metrics, on a port of their own that the gateway never exposes. */
   METRICS_PORT: env.port(9103),

@@ -56,7 +56,8 @@ const liveTarget: Record<CommentTargetType, string> = {
 };
 
 /**
- * Stores a new comment, its mentions (the store's trigger writes each `comment.mention.created`) and
+ * Stores a new comment, its mentions (the store's trigger writes each `comment.mention.created`, and
+ * `ever_mentioned` remembers each user) and
  * `announcement`, its `comment.created`, to the outbox, in one statement: atomic without a transaction
  * block, and one round trip where BEGIN, three inserts and COMMIT took five. The announcement's
  * `data.createdAt` becomes the row's. The statement first names the request behind it (`setCorrelationId`),
@@ -71,6 +72,8 @@ export async function insertComment(db: Queryable, comment: NewComment, announce
        RETURNING ${columns}
      ), mentioned AS (
        INSERT INTO ${mentionStores[comment.mentionKind]} (comment_id, mentioned_user_id) SELECT id, unnest($7::uuid[]) FROM comment
+     ), remembered AS (
+       INSERT INTO ever_mentioned (comment_id, user_id) SELECT id, unnest($7::uuid[]) FROM comment
      ), announced AS (
        INSERT INTO outbox (id, type, payload)
        SELECT $8::uuid, $9, jsonb_set($10::jsonb, '{data,createdAt}', to_jsonb("createdAt")) FROM comment
@@ -154,6 +157,18 @@ export async function markDeleted(db: Queryable, id: string): Promise<string> {
 export async function mentionedUsers(db: Queryable, kind: MentionKind, commentId: string): Promise<string[]> {
   const { rows } = await db.query<{ userId: string }>(`SELECT mentioned_user_id AS "userId" FROM ${mentionStores[kind]} WHERE comment_id = $1`, [commentId]);
   return rows.map((row) => row.userId);
+}
+
+/** Every user the comment has mentioned, in any of its versions (`ever_mentioned`). */
+export async function everMentioned(db: Queryable, commentId: string): Promise<Set<string>> {
+  const { rows } = await db.query<{ userId: string }>(`SELECT user_id AS "userId" FROM ever_mentioned WHERE comment_id = $1`, [commentId]);
+  return new Set(rows.map((row) => row.userId));
+}
+
+/** Adds users the comment mentions for the first time to its `ever_mentioned`. */
+export async function rememberMentioned(db: Queryable, commentId: string, userIds: string[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await db.query(`INSERT INTO ever_mentioned (comment_id, user_id) SELECT $1, unnest($2::uuid[])`, [commentId, userIds]);
 }
 
 /** Takes mentions out of the kind's store; its trigger writes the retraction event for each. */

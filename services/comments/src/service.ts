@@ -1,4 +1,5 @@
 import { callerOf } from '@recipes/auth';
+import { budgetMigrations } from '@recipes/db';
 import { collectionDirectoryMigrations, contentDirectoryMigrations, userDirectoryMigrations } from '@recipes/directory';
 import { rateLimits } from '@recipes/http';
 import { defineService } from '@recipes/runtime';
@@ -17,18 +18,26 @@ export const commentsService = defineService({
   description: 'Comments on recipes, collections and posts, and their @mentions',
   configSchema: commentsConfigSchema,
   migrations: new URL('../migrations', import.meta.url),
-  sharedMigrations: [userDirectoryMigrations, contentDirectoryMigrations, collectionDirectoryMigrations],
+  sharedMigrations: [userDirectoryMigrations, contentDirectoryMigrations, collectionDirectoryMigrations, budgetMigrations],
   publishes: published,
   parts,
   async routes(app, { comments, idempotency }, config) {
-    // One limit per caller shared by every kind of target, so it is made once and handed to each.
+    // One limit per caller shared by every kind of target and by posting and editing, so it is made once
+    // and handed to each.
     const limitPerCaller = (await rateLimits(app))({
       name: 'comments',
       max: config.COMMENT_LIMIT_PER_MINUTE,
       windowMs: 60_000,
       keyGenerator: (request) => callerOf(request).id,
     });
-    const options = { comments, limitPerCaller, idempotency };
+    // Counted in this service's schema (libs/db budgets) by the users each request would newly mention.
+    const notificationBudget = {
+      name: 'notifications',
+      max: config.NOTIFICATION_BUDGET_PER_HOUR,
+      windowMs: 3_600_000,
+      detail: 'Too many users notified this hour, try again later',
+    };
+    const options = { comments, limitPerCaller, notificationBudget, idempotency };
     await app.register(recipeRoutes, { prefix: '/api/recipes', ...options });
     await app.register(collectionRoutes, { prefix: '/api/collections', ...options });
     await app.register(postRoutes, { prefix: '/api/posts', ...options });

@@ -7,7 +7,7 @@ import { type CommentsParts, commentsService } from '../src/service.js';
 export { bearer, expectProblem } from '@recipes/testing/service';
 
 /** A limit no test of the routes reaches, for the files that do not test it. */
-export const generousLimits = { COMMENT_LIMIT_PER_MINUTE: '1000' };
+export const generousLimits = { COMMENT_LIMIT_PER_MINUTE: '1000', NOTIFICATION_BUDGET_PER_HOUR: '100000' };
 
 /** What comments are about, and where their mentions are stored. */
 export const kinds = ['recipe', 'collection', 'post'] as const;

@@ -1,8 +1,11 @@
 import { callerOf } from '@recipes/auth';
 import { type CommentTargetType, pagination } from '@recipes/contracts';
-import { type App, type LimitHook, problemResponses } from '@recipes/http';
+import { spendBudget } from '@recipes/db';
+import { answerSpending, type App, type LimitHook, type LimitPolicy, problemResponses } from '@recipes/http';
 import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
+import type { FastifyReply } from 'fastify';
 import type { Comments } from '../comments.js';
+import type { SpendNotifications } from '../mentions.js';
 import {
   commentAddedResponse,
   commentBody,
@@ -16,8 +19,10 @@ import {
 
 export interface CommentRoutesOptions {
   comments: Comments;
-  /** One limit per caller shared by every kind of target, so it is made once and handed to each. */
+  /** One limit per caller shared by every kind of target and by posts and edits, so it is made once and handed to each. */
   limitPerCaller: LimitHook;
+  /** Users a caller may notify per window, spent from this service's `budgets` table as a request mentions them. */
+  notificationBudget: LimitPolicy;
   idempotency: Idempotency;
 }
 
@@ -29,7 +34,13 @@ export function commentRoutes(type: CommentTargetType) {
   // Operation ids name the kind: listRecipeComments, createPostComment, …
   const kind = `${type[0]!.toUpperCase()}${type.slice(1)}`;
 
-  return async function routes(app: App, { comments, limitPerCaller, idempotency }: CommentRoutesOptions) {
+  return async function routes(app: App, { comments, limitPerCaller, notificationBudget, idempotency }: CommentRoutesOptions) {
+    /** Pays for what the request notifies, in its transaction: announced on `reply`, or 429 past the budget. */
+    const spendingOn =
+      (reply: FastifyReply): SpendNotifications =>
+      async (db, actorId, count) =>
+        answerSpending(reply, notificationBudget, await spendBudget(db, notificationBudget, actorId, count));
+
     app.get(
       '/:id/comments',
       {
@@ -68,7 +79,7 @@ export function commentRoutes(type: CommentTargetType) {
       },
       async (request, reply) => {
         const target = { type, id: request.params.id };
-        const comment = await comments.add(target, callerOf(request).id, request.body.content, request.id);
+        const comment = await comments.add(target, callerOf(request).id, request.body.content, request.id, spendingOn(reply));
         request.log.info({ commentId: comment.id, targetType: type, targetId: target.id }, 'comment added');
         return reply.code(201).send({ message: 'Comment added successfully', comment });
       },
@@ -77,7 +88,8 @@ export function commentRoutes(type: CommentTargetType) {
     app.patch(
       '/:id/comments/:commentId',
       {
-        onRequest: app.auth.required,
+        // Edits spend from the same limit as new comments: each may mention users anew.
+        onRequest: [app.auth.required, limitPerCaller],
         schema: {
           summary: `Edit a comment on a ${type}, as its author; mentions follow the new text`,
           operationId: `update${kind}Comment`,
@@ -85,12 +97,12 @@ export function commentRoutes(type: CommentTargetType) {
           security: [{ bearerAuth: [] }],
           params: commentParams,
           body: commentBody,
-          response: { 200: commentEditedResponse, ...problemResponses(400, 401, 403, 404, 413, 415, 503) },
+          response: { 200: commentEditedResponse, ...problemResponses(400, 401, 403, 404, 413, 415, 429, 503) },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const target = { type, id: request.params.id };
-        const comment = await comments.edit(target, request.params.commentId, callerOf(request).id, request.body.content, request.id);
+        const comment = await comments.edit(target, request.params.commentId, callerOf(request).id, request.body.content, request.id, spendingOn(reply));
         request.log.info({ commentId: comment.id, targetType: type, targetId: target.id }, 'comment edited');
         return { comment };
       },

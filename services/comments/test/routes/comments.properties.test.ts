@@ -8,7 +8,7 @@ let harness: CommentsHarness;
 let recipeId: string;
 let token: string;
 beforeAll(async () => {
-  harness = await commentsHarness({ COMMENT_LIMIT_PER_MINUTE: '100000' });
+  harness = await commentsHarness({ COMMENT_LIMIT_PER_MINUTE: '100000', NOTIFICATION_BUDGET_PER_HOUR: '100000' });
   recipeId = harness.owners.content.publish('recipe').id;
   token = harness.register('property_tester').token;
 });

@@ -15,7 +15,7 @@ const RUNS = 100;
 let harness: CommentsHarness;
 let callers: { id: string; token: string }[];
 beforeAll(async () => {
-  harness = await commentsHarness({ COMMENT_LIMIT_PER_MINUTE: '1000000' });
+  harness = await commentsHarness({ COMMENT_LIMIT_PER_MINUTE: '1000000', NOTIFICATION_BUDGET_PER_HOUR: '1000000' });
   callers = ['prop_ada', 'prop_bob'].map((name) => {
     const { user, token } = harness.register(name);
     return { id: user.id, token };
