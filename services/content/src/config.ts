@@ -1,9 +1,10 @@
-import { backendEnv, env, tokenEnv } from '@recipes/config';
+import { backendEnv, env, notificationEnv, tokenEnv } from '@recipes/config';
 import { z } from 'zod';
 
 export const contentConfigSchema = z.object({
   ...backendEnv,
   ...tokenEnv,
+  ...notificationEnv,
   PORT: env.port(3002),
   /** Prometheus metrics, on a port of their own that the gateway never exposes. */
   METRICS_PORT: env.port(9102),

@@ -5,7 +5,7 @@ import { enqueue } from '@recipes/outbox';
 import { contentEvent } from './events/content-event.js';
 import * as repository from './repository/posts.js';
 import type { NewPost, Post } from './repository/posts.js';
-import { tagEvents, taggedUsers } from './tagging.js';
+import { type SpendNotifications, tagEvents, taggedUsers } from './tagging.js';
 
 export type { Post } from './repository/posts.js';
 
@@ -17,10 +17,12 @@ export interface PostDraft extends Omit<NewPost, 'id' | 'authorId'> {
 /** Posts: every change is stored together with the events that tell the other services. */
 export function posts(pool: Pool, directory: UserDirectory) {
   return {
-    async publish(callerId: string, { taggedUsernames, ...draft }: PostDraft, correlationId: string): Promise<Post> {
+    /** Each user it tags is notified, and paid for first (`spend`): past the author's budget, nothing is published. */
+    async publish(callerId: string, { taggedUsernames, ...draft }: PostDraft, correlationId: string, spend: SpendNotifications): Promise<Post> {
       const author = await directory.caller(callerId);
       const tagged = await taggedUsers(directory, author, taggedUsernames);
       return withTransaction(pool, async (tx) => {
+        if (tagged.length > 0) await spend(tx, author.id, tagged.length);
         const id = newId();
         await repository.insertPost(tx, { id, authorId: author.id, ...draft });
         await repository.insertPostTags(tx, id, tagged.map((user) => user.id));

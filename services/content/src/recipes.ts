@@ -18,7 +18,7 @@ import { findUser } from './people.js';
 import { type Reaction, setReaction } from './repository/reactions.js';
 import * as repository from './repository/recipes.js';
 import type { NewRecipe, RecipeSummary } from './repository/recipes.js';
-import { tagEvents, taggedUsers } from './tagging.js';
+import { type SpendNotifications, tagEvents, taggedUsers } from './tagging.js';
 
 export type { RecipeSummary } from './repository/recipes.js';
 
@@ -30,11 +30,13 @@ export interface RecipeDraft extends Omit<NewRecipe, 'id' | 'authorId'> {
 /** Recipes: every change is stored together with the events that tell the other services. */
 export function recipes(pool: Pool, directory: UserDirectory) {
   return {
-    async publish(callerId: string, { taggedUsernames, ...draft }: RecipeDraft, correlationId: string): Promise<RecipeSummary> {
+    /** Each user it tags is notified, and paid for first (`spend`): past the author's budget, nothing is published. */
+    async publish(callerId: string, { taggedUsernames, ...draft }: RecipeDraft, correlationId: string, spend: SpendNotifications): Promise<RecipeSummary> {
       // Users are looked up (perhaps over HTTP) before the transaction, which then holds no lock while waiting.
       const author = await directory.caller(callerId);
       const tagged = await taggedUsers(directory, author, taggedUsernames);
       return withTransaction(pool, async (tx) => {
+        if (tagged.length > 0) await spend(tx, author.id, tagged.length);
         const id = newId();
         await repository.insertRecipe(tx, { id, authorId: author.id, ...draft });
         await repository.insertRecipeTags(tx, id, tagged.map((user) => user.id));

@@ -1,3 +1,4 @@
+import { budgetMigrations } from '@recipes/db';
 import { userDirectoryMigrations } from '@recipes/directory';
 import { defineService } from '@recipes/runtime';
 import { contentConfigSchema } from './config.js';
@@ -16,12 +17,20 @@ export const contentService = defineService({
   description: 'Recipes, posts, favorites, reposts and tags',
   configSchema: contentConfigSchema,
   migrations: new URL('../migrations', import.meta.url),
-  sharedMigrations: [userDirectoryMigrations],
+  sharedMigrations: [userDirectoryMigrations, budgetMigrations],
   publishes: published,
   parts,
-  async routes(app, { recipes, posts, idempotency }) {
-    await app.register(recipeRoutes, { prefix: '/api/recipes', recipes, idempotency });
-    await app.register(postRoutes, { prefix: '/api/posts', posts, idempotency });
+  async routes(app, { recipes, posts, idempotency }, config) {
+    // Counted in this service's schema (libs/db budgets) by the users each request would tag; recipes
+    // and posts spend from the same one.
+    const notificationBudget = {
+      name: 'notifications',
+      max: config.NOTIFICATION_BUDGET_PER_HOUR,
+      windowMs: 3_600_000,
+      detail: 'Too many users notified this hour, try again later',
+    };
+    await app.register(recipeRoutes, { prefix: '/api/recipes', recipes, notificationBudget, idempotency });
+    await app.register(postRoutes, { prefix: '/api/posts', posts, notificationBudget, idempotency });
     await app.register(userRoutes, { prefix: '/api/users', recipes });
   },
   async internalRoutes(internal, { recipes, posts }) {

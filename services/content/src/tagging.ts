@@ -1,4 +1,5 @@
 import { type ContentSnapshot, type ContentType, type EventEnvelope, type UserSnapshot, userTagged } from '@recipes/contracts';
+import type { Queryable } from '@recipes/db';
 import type { UserDirectory } from '@recipes/directory';
 import { contentEvent } from './events/content-event.js';
 import { isUsername } from './people.js';
@@ -13,6 +14,12 @@ export async function taggedUsers(directory: UserDirectory, author: UserSnapshot
   const found = await directory.findByUsernames(names);
   return [...found.values()].filter((user) => user.id !== author.id);
 }
+
+/**
+ * Pays for the notifications a change causes: `count` users newly notified, from `actorId`'s budget, in
+ * `db`, the transaction that makes the change. Throws, and so leaves nothing of the change, past the budget.
+ */
+export type SpendNotifications = (db: Queryable, actorId: string, count: number) => Promise<void>;
 
 /** One `content.user.tagged` per tagged user, with the author as the actor. */
 export function tagEvents(contentType: ContentType, content: ContentSnapshot, tagged: UserSnapshot[], correlationId: string): EventEnvelope[] {

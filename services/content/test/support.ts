@@ -33,11 +33,11 @@ export interface ContentHarness extends ServiceHarness<ContentConfig, ContentPar
   call(method: string, url: string, user?: { token: string }, payload?: unknown, headers?: Record<string, string>): Promise<Awaited<ReturnType<ContentHarness['app']['inject']>>>;
 }
 
-/** The content service on a fresh database of its own, with the users service stood in for. */
-export async function contentHarness(): Promise<ContentHarness> {
+/** The content service on a fresh database of its own, with the users service stood in for; `env`, settings beyond the defaults. */
+export async function contentHarness(env: Record<string, string> = {}): Promise<ContentHarness> {
   const bearer = (user: { token: string }) => ({ authorization: `Bearer ${user.token}` });
   const usersService = await stubUsersService();
-  const harness = await serviceHarness(contentService, { env: { USERS_INTERNAL_URL: usersService.url }, neighbours: [usersService] });
+  const harness = await serviceHarness(contentService, { env: { USERS_INTERNAL_URL: usersService.url, ...env }, neighbours: [usersService] });
 
   const stranger = (username: string): TestUser => {
     const user = { id: newId(), username, avatarUrl: null, revision: 0 };

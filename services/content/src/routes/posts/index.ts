@@ -1,14 +1,15 @@
 import { callerOf } from '@recipes/auth';
-import { type App, problemResponses } from '@recipes/http';
+import { type App, type LimitPolicy, problemResponses } from '@recipes/http';
 import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
 import type { Posts } from '../../posts.js';
 import { idParams, messageResponse, postDraftBody, postResponse } from '../../schemas.js';
+import { spendingOn } from '../notification-budget.js';
 import { tokenRequired } from '../security.js';
 
 const tags = ['posts'];
 
 /** Posts: `/api/posts/...`. */
-export default async function postRoutes(app: App, { posts, idempotency }: { posts: Posts; idempotency: Idempotency }) {
+export default async function postRoutes(app: App, { posts, notificationBudget, idempotency }: { posts: Posts; notificationBudget: LimitPolicy; idempotency: Idempotency }) {
   // '' rather than '/': the path is exactly the prefix, as the gateway routes it and the document shows it.
   app.post(
     '',
@@ -22,11 +23,11 @@ export default async function postRoutes(app: App, { posts, idempotency }: { pos
         security: tokenRequired,
         headers: idempotencyKeyHeaders,
         body: postDraftBody,
-        response: { 201: postResponse, ...problemResponses(400, 401, 409, 413, 415, 422, 503) },
+        response: { 201: postResponse, ...problemResponses(400, 401, 409, 413, 415, 422, 429, 503) },
       },
     },
     async (request, reply) => {
-      const post = await posts.publish(callerOf(request).id, request.body, request.id);
+      const post = await posts.publish(callerOf(request).id, request.body, request.id, spendingOn(notificationBudget, reply));
       request.log.info({ postId: post.id }, 'post published');
       return reply.code(201).send({ post });
     },

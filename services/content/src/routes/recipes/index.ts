@@ -1,5 +1,5 @@
 import { callerOf } from '@recipes/auth';
-import { type App, problemResponses } from '@recipes/http';
+import { type App, type LimitPolicy, problemResponses } from '@recipes/http';
 import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
 import type { Recipes } from '../../recipes.js';
 import {
@@ -10,12 +10,13 @@ import {
   recipeResponse,
   repostResponse,
 } from '../../schemas.js';
+import { spendingOn } from '../notification-budget.js';
 import { tokenOptional, tokenRequired } from '../security.js';
 
 const tags = ['recipes'];
 
 /** Recipes, their favorites and reposts: `/api/recipes/...`. */
-export default async function recipeRoutes(app: App, { recipes, idempotency }: { recipes: Recipes; idempotency: Idempotency }) {
+export default async function recipeRoutes(app: App, { recipes, notificationBudget, idempotency }: { recipes: Recipes; notificationBudget: LimitPolicy; idempotency: Idempotency }) {
   // '' rather than '/': the path is exactly the prefix, as the gateway routes it and the document shows it.
   app.post(
     '',
@@ -29,11 +30,11 @@ export default async function recipeRoutes(app: App, { recipes, idempotency }: {
         security: tokenRequired,
         headers: idempotencyKeyHeaders,
         body: recipeDraftBody,
-        response: { 201: recipeResponse, ...problemResponses(400, 401, 409, 413, 415, 422, 503) },
+        response: { 201: recipeResponse, ...problemResponses(400, 401, 409, 413, 415, 422, 429, 503) },
       },
     },
     async (request, reply) => {
-      const recipe = await recipes.publish(callerOf(request).id, request.body, request.id);
+      const recipe = await recipes.publish(callerOf(request).id, request.body, request.id, spendingOn(notificationBudget, reply));
       request.log.info({ recipeId: recipe.id }, 'recipe published');
       return reply.code(201).send({ recipe });
     },
