@@ -66,6 +66,10 @@ describe('a crowd above what the gateway admits', () => {
     for (const attempt of refused) expect(Number(attempt.retryAfter)).toBeGreaterThanOrEqual(1);
     // Refused at the gateway, before the service: no comment of theirs exists, and they were answered sooner.
     expect(await db.count('SELECT count(*)::int AS count FROM comments.comments')).toBe(admitted.length);
+    // Counted where an operator would look.
+    const metrics = await (await fetch(`${system.process('gateway')!.metricsUrl}/metrics`)).text();
+    expect(metrics).toContain(`recipes_admission_refused_total{service="comments",class="write"} ${refused.length}`);
+    expect(metrics).toMatch(/recipes_admission_limit\{service="comments",class="write"\} 2\b/);
     const median = (attempts: Attempt[]) => [...attempts.map((attempt) => attempt.ms)].sort((a, b) => a - b)[Math.floor(attempts.length / 2)]!;
     expect(median(refused)).toBeLessThan(median(admitted));
 

@@ -12,7 +12,7 @@ import { GradientLimit } from '../src/admission/gradient-limit.js';
  */
 function simulate({ cores, workMs, rate, durationMs, settings = {} }: { cores: number; workMs: number; rate: number; durationMs: number; settings?: object }) {
   let now = 0;
-  const admission = new Admission({ initial: 20, min: 4, max: 200, unloadedConcurrency: 2, ...settings }, new Registry(), () => now);
+  const admission = new Admission({ initial: 20, min: 4, max: 200, ...settings }, new Registry(), () => now);
   const inFlight: Array<{ left: number; startedAt: number; done: (outcome: { dropped: boolean }) => void }> = [];
   const latencies: Array<{ at: number; ms: number }> = [];
   const refusedAt: number[] = [];
@@ -20,7 +20,8 @@ function simulate({ cores, workMs, rate, durationMs, settings = {} }: { cores: n
   const step = 0.05;
   let due = 0;
   for (; now < durationMs; now += step) {
-    due += rate * step;
+    // A quiet first second, as a service has before a crowd comes: its unloaded latency is known.
+    due += (now < 1_000 ? Math.min(rate, 0.1) : rate) * step;
     for (; due >= 1; due -= 1) {
       const admitted = admission.admit('comments', 'write');
       if (admitted) inFlight.push({ left: workMs, startedAt: now, done: admitted.done });
@@ -83,9 +84,8 @@ describe('GradientLimit', () => {
           for (const sample of samples) {
             now += sample.gapMs;
             if (sample.dropped) limit.dropped();
-            else limit.sample(sample.rttMs, sample.inflight, limit.admitted());
-            // The unloaded concurrency while minRTT is measured, else within the bounds.
-            expect(limit.limit).toBeGreaterThanOrEqual(2);
+            else limit.sample(sample.rttMs, sample.inflight);
+            expect(limit.limit).toBeGreaterThanOrEqual(4);
             expect(limit.limit).toBeLessThanOrEqual(200);
           }
         },
@@ -93,25 +93,21 @@ describe('GradientLimit', () => {
     );
   });
 
-  it('learns minRTT from unloaded requests and measures it again after a long stretch without one', () => {
+  it('learns minRTT from unloaded requests only, keeps it while none run unloaded, and shrinks as latency rises above it', () => {
     let now = 0;
-    const limit = new GradientLimit({ initial: 20, min: 4, max: 200, minRttIntervalMs: 1_000, minRttSamples: 5 }, () => now);
-    for (let i = 0; i < 5; i += 1) limit.sample(10, 1, limit.admitted());
+    const limit = new GradientLimit({ initial: 20, min: 4, max: 200, minRttSamples: 5 }, () => now);
+    // Loaded from the start: nothing is known, and the limit holds.
+    for (; now < 1_000; now += 50) limit.sample(50, 20);
+    expect(limit.minRtt).toBeUndefined();
+    expect(limit.limit).toBe(20);
+    for (let i = 0; i < 5; i += 1) limit.sample(10, 1);
     expect(limit.minRtt).toBe(10);
-    // Loaded, and slow, for longer than the interval: the limit falls to the unloaded concurrency to measure again.
-    for (now = 0; now <= 1_200; now += 50) limit.sample(200, 20, limit.admitted());
-    expect(limit.limit).toBe(2);
-    // Requests admitted before the measurement began do not count towards it, however fast.
-    const before = limit.admitted() - 1;
-    for (let i = 0; i < 5; i += 1) limit.sample(1, 2, before);
-    expect(limit.limit).toBe(2);
-    for (let i = 0; i < 5; i += 1) limit.sample(12, 2, limit.admitted());
-    expect(limit.minRtt).toBe(12);
-    // Measured: requests as fast as that, with the limit in use, let it grow again.
-    for (let i = 0; i < 20; i += 1) {
-      now += 100;
-      limit.sample(12, limit.limit, limit.admitted());
-    }
+    // Loaded again, and slower than minRTT and its buffer: the limit shrinks, to the floor at most.
+    for (; now < 3_000; now += 100) limit.sample(200, limit.limit);
+    expect(limit.minRtt).toBe(10);
+    expect(limit.limit).toBe(4);
+    // As fast as unloaded, with the limit in use: it grows again.
+    for (; now < 5_000; now += 100) limit.sample(12, limit.limit);
     expect(limit.limit).toBeGreaterThan(20);
   });
 

@@ -46,7 +46,6 @@ export class Admission {
       return undefined;
     }
     lane.inflight += 1;
-    const epoch = lane.limit.admitted();
     const startedAt = this.now();
     let finished = false;
     return {
@@ -54,7 +53,7 @@ export class Admission {
         if (finished) return;
         finished = true;
         if (dropped) lane.limit.dropped();
-        else lane.limit.sample(this.now() - startedAt, lane.inflight, epoch);
+        else lane.limit.sample(this.now() - startedAt, lane.inflight);
         lane.inflight -= 1;
       },
     };
