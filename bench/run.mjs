@@ -113,7 +113,7 @@ const system = await phase('start the system', () =>
     portOffset: PORT_OFFSET,
     amqpUrl: AMQP_URL,
     inspect: true,
-    env: { RATE_LIMIT_ENABLED: 'false', REGISTER_LIMIT_PER_ADDRESS: '1000000', LOGIN_LIMIT_PER_ADDRESS: '1000000', COMMENT_LIMIT_PER_MINUTE: '100000000' },
+    env: { RATE_LIMIT_ENABLED: 'false', REGISTER_LIMIT_PER_ADDRESS: '1000000', LOGIN_LIMIT_PER_ADDRESS: '1000000', COMMENT_LIMIT_PER_MINUTE: '100000000', NOTIFICATION_BUDGET_PER_HOUR: '100000000' },
   }),
 );
 const { urlOf } = system;

@@ -8,6 +8,7 @@ import { jsonClient } from '../support/http.js';
 export const unlimited = {
   RATE_LIMIT_ENABLED: 'false',
   COMMENT_LIMIT_PER_MINUTE: '1000000',
+  NOTIFICATION_BUDGET_PER_HOUR: '1000000',
   REGISTER_LIMIT_PER_ADDRESS: '1000000',
   LOGIN_LIMIT_PER_ADDRESS: '1000000',
 };
