@@ -11,6 +11,8 @@ export const notificationsConfigSchema = z.object({
   USERS_INTERNAL_URL: env.url('http://127.0.0.1:3101'),
   /** How often an idle notification stream sends a comment line, so that proxies keep it open (docs/api.md §9.1). */
   STREAM_KEEP_ALIVE_MS: env.positiveInt(15_000),
+  /** Unused stream tickets one user may hold; one more revokes the oldest (docs/api.md §9.1). */
+  STREAM_TICKETS_PER_USER: env.positiveInt(10),
 });
 
 export type NotificationsConfig = z.infer<typeof notificationsConfigSchema>;

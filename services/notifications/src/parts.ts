@@ -10,7 +10,7 @@ export function parts({ config, pool }: PartsContext<NotificationsConfig>) {
   return {
     directories,
     notifications: notifications(pool, directories.users),
-    streams: streams(pool, directories.users, { keepAliveMs: config.STREAM_KEEP_ALIVE_MS }),
+    streams: streams(pool, directories.users, { keepAliveMs: config.STREAM_KEEP_ALIVE_MS, ticketsPerUser: config.STREAM_TICKETS_PER_USER }),
   };
 }
 

@@ -12,13 +12,33 @@ export const TICKET_RESUME_HOURS = 24;
 /** How soon after its stream ended a used ticket must resume it (EventSource reconnects after `retry`, 3 s). */
 export const TICKET_RESUME_WINDOW_SECONDS = 120;
 
-/** A new single-use ticket of `recipientId`, valid `ttlSeconds`; tickets past any use are cleared on the way. */
-export async function issueTicket(db: Queryable, recipientId: string, ttlSeconds: number): Promise<string> {
+/**
+ * A new single-use ticket of `recipientId`, valid `ttlSeconds`. The user keeps at most `perUser` unused
+ * ones: past that the oldest is revoked (a browser with many tabs opens its streams in turn, each with the
+ * ticket it has just taken). Their tickets that can no longer open or resume a stream go on the way, and
+ * everyone's a day past their expiry (no ticket does anything by then).
+ */
+export async function issueTicket(db: Queryable, recipientId: string, ttlSeconds: number, perUser: number): Promise<string> {
   const ticket = randomBytes(32).toString('base64url');
   await db.query(
     `WITH expired AS (DELETE FROM stream_tickets WHERE expires_at < now() - make_interval(hours => $4))
      INSERT INTO stream_tickets (ticket_hash, recipient_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`,
     [hashOf(ticket), recipientId, ttlSeconds, TICKET_RESUME_HOURS],
+  );
+  // After the insert, in a statement of its own: concurrent issues each see the others' tickets once
+  // committed, so that however they interleave the user is left with `perUser` unused ones at most.
+  await db.query(
+    `DELETE FROM stream_tickets
+      WHERE recipient_id = $1
+        AND (ticket_hash IN (SELECT ticket_hash FROM stream_tickets
+                              WHERE recipient_id = $1 AND used_at IS NULL AND expires_at > now()
+                              ORDER BY expires_at DESC, ticket_hash OFFSET $2)
+             OR (used_at IS NULL AND expires_at <= now())
+             OR used_at <= now() - make_interval(hours => $3)
+             OR stream_ended_at <= now() - make_interval(secs => $4)
+             -- Used, but its stream never opened (the open failed): nothing to resume.
+             OR (resume_from IS NULL AND used_at <= now() - make_interval(secs => $4)))`,
+    [recipientId, perUser, TICKET_RESUME_HOURS, TICKET_RESUME_WINDOW_SECONDS],
   );
   return ticket;
 }

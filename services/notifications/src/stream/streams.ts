@@ -18,10 +18,12 @@ export const STREAMS_PER_USER = 5;
 
 export interface StreamSettings {
   keepAliveMs: number;
+  /** Unused tickets a user may hold; one more revokes the oldest. */
+  ticketsPerUser: number;
 }
 
 /** The real-time side of notifications (docs/api.md §9.1): tickets, and the streams this instance holds. */
-export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs }: StreamSettings) {
+export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs, ticketsPerUser }: StreamSettings) {
   const hub = new StreamHub();
 
   const source: StreamSource = {
@@ -53,8 +55,8 @@ export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs }: S
       closing = true;
       hub.endAll();
     },
-    /** A single-use ticket for `recipientId`, valid for `TICKET_TTL_SECONDS`. */
-    issueTicket: (recipientId: string) => issueTicket(pool, recipientId, TICKET_TTL_SECONDS),
+    /** A single-use ticket for `recipientId`, valid for `TICKET_TTL_SECONDS`; their oldest past `ticketsPerUser` unused ones is revoked. */
+    issueTicket: (recipientId: string) => issueTicket(pool, recipientId, TICKET_TTL_SECONDS, ticketsPerUser),
     /** The user a fresh ticket was issued to, using it up; undefined when it is forged, expired or used. */
     redeemTicket: (ticket: string) => redeemTicket(pool, ticket),
     /**

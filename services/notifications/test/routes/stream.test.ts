@@ -261,6 +261,35 @@ describe('stream tickets', () => {
     expect(first.id).toBe(newest);
   });
 
+  it('keeps at most 10 unused tickets per user: one more revokes the oldest, and tickets past any use go', async () => {
+    const una = await harness.knownUser('Una_Tickets');
+    const take = async () => (await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets', headers: bearer(una) })).json().ticket as string;
+    // Tickets that can no longer open or resume anything: expired unused, used a day ago, and used by a
+    // stream that ended more than 2 minutes ago.
+    await harness.pool.query(
+      `INSERT INTO stream_tickets (ticket_hash, recipient_id, expires_at, used_at, resume_from, stream_ended_at) VALUES
+         (uuid_send(gen_random_uuid()), $1, now() - interval '1 second', NULL, NULL, NULL),
+         (uuid_send(gen_random_uuid()), $1, now() - interval '23 hours', now() - interval '25 hours', 1, NULL),
+         (uuid_send(gen_random_uuid()), $1, now() - interval '1 hour', now() - interval '1 hour', 1, now() - interval '121 seconds')`,
+      [una.id],
+    );
+    const tickets = [];
+    for (let n = 0; n < 12; n += 1) tickets.push(await take());
+    const { rows } = await harness.pool.query(
+      'SELECT count(*)::int AS kept, count(*) FILTER (WHERE used_at IS NULL AND expires_at > now())::int AS usable FROM stream_tickets WHERE recipient_id = $1',
+      [una.id],
+    );
+    expect(rows[0]).toEqual({ kept: 10, usable: 10 });
+
+    for (const revoked of tickets.slice(0, 2)) {
+      expectProblem(await harness.app.inject({ method: 'GET', url: `/api/notifications/stream?ticket=${revoked}` }), 401);
+    }
+    const oldestKept = await harness.stream(undefined, { query: `?ticket=${tickets[2]}` });
+    expect(oldestKept.status).toBe(200);
+    await oldestKept.next(isUnread(0));
+    oldestKept.close();
+  });
+
   it('refuses an expired ticket', async () => {
     const jo = await harness.knownUser('Jo_Ticket');
     const { ticket } = (await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets', headers: bearer(jo) })).json();
