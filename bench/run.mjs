@@ -21,7 +21,8 @@ import { sampleRss } from './memory.mjs';
 import { mentionLatency } from './mentions.mjs';
 import { outboxDrain } from './outbox.mjs';
 import { idleStreamMemory, notModifiedCost, STREAM_PATH, streamedMentionLatency, tokenSigner } from './streams.mjs';
-import { openLoop } from './open-loop.mjs';
+import { openLoop, TIMEOUT_MS } from './open-loop.mjs';
+import { CAPACITY_P99_MS, findCapacity, overloadPhases, overloadWorkloads } from './overload.mjs';
 import { referenceComparison } from './reference-phase.mjs';
 import { supervisorCost } from './supervisor.mjs';
 import { commentPostScenario, getScenarios, publicGets } from './scenarios.mjs';
@@ -51,13 +52,18 @@ const config = {
   referenceSeconds: setting('BENCH_REFERENCE_SECONDS', 3),
   openLoopRate: setting('BENCH_OPEN_LOOP_RATE', 400),
   openLoopSeconds: setting('BENCH_OPEN_LOOP_SECONDS', 30),
+  overloadSeconds: setting('BENCH_OVERLOAD_SECONDS', 30),
+  overloadRecoverySeconds: setting('BENCH_OVERLOAD_RECOVERY_SECONDS', 15),
+  capacityStepSeconds: setting('BENCH_CAPACITY_STEP_SECONDS', 5),
+  capacityFactor: setting('BENCH_CAPACITY_FACTOR', 1.5),
+  capacityRefineSteps: setting('BENCH_CAPACITY_REFINE_STEPS', 3),
 };
 /**
  * BENCH_ONLY: a comma-separated list of the parts to run alone, after the seed: `reference` (the same-work
- * comparison), `open-loop`, `supervisor`, `streams`. The rest (scale, ceiling, every GET, mentions, memory,
+ * comparison), `open-loop`, `overload`, `supervisor`, `streams`. The rest (scale, ceiling, every GET, mentions, memory,
  * outbox) runs only in the whole bench.
  */
-const PARTS = ['reference', 'open-loop', 'supervisor', 'streams'];
+const PARTS = ['reference', 'open-loop', 'overload', 'supervisor', 'streams'];
 const BENCH_ONLY = process.env.BENCH_ONLY?.split(',');
 const unknownParts = BENCH_ONLY?.filter((part) => !PARTS.includes(part)) ?? [];
 if (unknownParts.length > 0) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY}: the parts that run alone are ${PARTS.join(', ')}`);
@@ -113,6 +119,7 @@ const system = await phase('start the system', () =>
     portOffset: PORT_OFFSET,
     amqpUrl: AMQP_URL,
     inspect: true,
+    logs: process.env.BENCH_LOGS ?? 'ignore',
     env: { RATE_LIMIT_ENABLED: 'false', REGISTER_LIMIT_PER_ADDRESS: '1000000', LOGIN_LIMIT_PER_ADDRESS: '1000000', COMMENT_LIMIT_PER_MINUTE: '100000000', NOTIFICATION_BUDGET_PER_HOUR: '100000000' },
   }),
 );
@@ -126,6 +133,7 @@ let notModifiedCpu;
 let cpuPerStreamedMention;
 let reference;
 let supervisorCpu;
+const overload = [];
 const idleStreams = [];
 let failure;
 try {
@@ -160,6 +168,81 @@ try {
       `p50 ${mixed.p50Ms} ms, p99 ${mixed.p99Ms} ms, max ${mixed.maxMs} ms, sent at ${mixed.requestsPerSecond}/s, ${mixed.errors} errors`,
       mixed.p99Ms < 20 && mixed.errors === 0 && mixed.requestsPerSecond >= 0.95 * config.openLoopRate,
     );
+  }
+  if (runs('overload')) {
+    // Each workload's capacity on this machine, then open loop at multiples of it (bench/overload.mjs).
+    for (const workload of await overloadWorkloads(system, pools, fixture, scenarios)) {
+      const { capacity, steps } = await phase(`overload: capacity of ${workload.name} through the gateway, ${config.capacityStepSeconds} s a step`, () =>
+        findCapacity(workload, pools, { stepSeconds: config.capacityStepSeconds, factor: config.capacityFactor, refineSteps: config.capacityRefineSteps }),
+      );
+      overload.push({ workload: workload.name, capacity, steps });
+      const capacityStep = steps.find((step) => step.rate === capacity);
+      target(
+        `overload: capacity of ${workload.name} (highest open-loop rate with p99 < ${CAPACITY_P99_MS} ms, every answer 2xx)`,
+        capacity > 0 ? `${capacity} req/s (p99 ${capacityStep.p99Ms} ms; ${steps.length} steps of ${config.capacityStepSeconds} s)` : `none: ${workload.start} req/s already failed`,
+        capacity > 0,
+      );
+      if (capacity === 0) continue;
+      const levels = [0.5, 1, 2, 4];
+      const phases = await phase(`overload: ${workload.name} at ${levels.join('×, ')}× ${capacity} req/s, ${config.overloadSeconds} s each, then 0.5× for ${config.overloadRecoverySeconds} s`, () =>
+        overloadPhases(workload, pools, { capacity, levels, seconds: config.overloadSeconds, recoveryLevel: 0.5, recoverySeconds: config.overloadRecoverySeconds }),
+      );
+      overload.at(-1).phases = phases;
+      for (const p of phases) {
+        rows.push({
+          scenario: `${workload.name}: ${p.recovery ? `${p.level}× right after 4× (recovery)` : `${p.level}×`} capacity, open loop at ${p.offeredPerSecond} req/s`,
+          via: 'gateway',
+          connections: null,
+          requestsPerSecond: p.sentPerSecond,
+          goodputPerSecond: p.goodputPerSecond,
+          ok: p.ok,
+          refused: p.refused,
+          tooMany: p.tooMany,
+          other: p.other,
+          timeouts: p.timeouts,
+          p50Ms: p.admitted.p50,
+          p99Ms: p.admitted.p99,
+          maxMs: p.admitted.max,
+          refusedP99Ms: p.refusedMs.p99,
+          ...(p.late ? { p99FromFiveSecondsMs: p.late.admitted.p99 } : {}),
+          ...(p.notified ? { notifiedMissing: p.notified.missing, notifiedTwice: p.notified.doubled } : {}),
+          ...(p.otherKinds ? { errorKinds: p.otherKinds } : {}),
+        });
+        // The targets hold past capacity; a phase whose rate the load generator could not hold measured less than asked.
+        const held = p.sentPerSecond >= 0.9 * p.offeredPerSecond;
+        const short = held ? '' : `; the load generator sent only ${p.sentPerSecond} of ${p.offeredPerSecond} req/s`;
+        const at = `${workload.short} at ${p.level}× capacity (${p.offeredPerSecond} req/s, ${config.overloadSeconds} s)`;
+        if (p.recovery) {
+          const late = p.late;
+          target(
+            `overload: ${workload.short}, p99 back under ${CAPACITY_P99_MS} ms within 5 s after 4× (0.5× capacity; requests sent from 5 s on, every answer 2xx)`,
+            `p99 ${late.admitted.p99} ms over ${late.answers} requests, ${late.answers - late.ok} not 2xx (${late.refused} refused, ${late.timeouts} timeouts)${short}`,
+            held && late.answers > 0 && late.ok === late.answers && late.admitted.p99 < CAPACITY_P99_MS,
+          );
+          continue;
+        }
+        if (p.level < 2) continue;
+        target(`overload: ${at}: goodput ≥ 80 % of capacity`, `${p.goodputPerSecond} 2xx/s = ${Math.round((100 * p.goodputPerSecond) / capacity)} % of ${capacity}${short}`, held && p.goodputPerSecond >= 0.8 * capacity);
+        target(`overload: ${at}: p99 of admitted < 500 ms`, `p50 ${p.admitted.p50} ms, p99 ${p.admitted.p99} ms over ${p.ok}${short}`, held && p.admitted.p99 !== null && p.admitted.p99 < 500);
+        target(
+          `overload: ${at}: p99 of refused (503) < 50 ms`,
+          p.refused > 0 ? `p50 ${p.refusedMs.p50} ms, p99 ${p.refusedMs.p99} ms over ${p.refused}${short}` : `none refused${short}`,
+          held && (p.refused === 0 || p.refusedMs.p99 < 50),
+        );
+        target(
+          `overload: ${at}: 0 timeouts (${TIMEOUT_MS / 1000} s), 0 answers but 2xx, 429, 503`,
+          `${p.timeouts} timeouts, ${p.other} others${p.otherKinds ? ` (${p.otherKinds})` : ''}; ${p.ok} 2xx, ${p.tooMany} 429, ${p.refused} 503${short}`,
+          held && p.timeouts === 0 && p.other === 0,
+        );
+        if (p.notified) {
+          target(
+            `overload: ${at}: every 201 mention notified once`,
+            `${p.notified.created} created: ${p.notified.missing} missing, ${p.notified.doubled} twice (all in ${p.notified.drainSeconds} s after the phase)`,
+            p.notified.missing === 0 && p.notified.doubled === 0,
+          );
+        }
+      }
+    }
   }
   if (runs('supervisor')) {
     supervisorCpu = await phase(`npm start’s supervisor: GET /api/users/{id} through its gateway, ${config.connections} connections`, () =>
@@ -494,7 +577,7 @@ if (idleStreams.length > 0) {
 console.log('\nPhases');
 console.table([...phases, { phase: 'whole bench', seconds: elapsedSeconds }]);
 const file = `bench/results/${new Date().toISOString().replaceAll(':', '-')}.json`;
-writeFileSync(file, JSON.stringify({ failure: failure?.stack, config, only: BENCH_ONLY, tableRows, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, reference, supervisorCpu, rows, targets, phases, elapsedSeconds }, null, 2));
+writeFileSync(file, JSON.stringify({ failure: failure?.stack, config, only: BENCH_ONLY, tableRows, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, reference, supervisorCpu, overload, rows, targets, phases, elapsedSeconds }, null, 2));
 console.log(`written to ${file}`);
 if (failure) {
   console.error(failure);

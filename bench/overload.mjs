@@ -1,0 +1,148 @@
+// Overload (issue 32, docs/architecture.md §10): a workload's capacity through the gateway, measured on
+// the machine it runs on (the highest open-loop rate whose p99 stays under 250 ms with every answer 2xx),
+// then open loop at multiples of it. Past capacity the gateway should refuse the excess at once with 503
+// and keep serving the rest about as fast as unloaded; once the load drops, latency should come back
+// within seconds. For the mentioned-comment POST, every 201 must also have become one notification.
+import { Agent } from 'node:http';
+import { schedule, tally } from './open-loop.mjs';
+
+/** A capacity step passes with every answer 2xx and a p99 under this. */
+export const CAPACITY_P99_MS = 250;
+/** Recovery: the p99 of the requests sent from this long after the load dropped. */
+export const RECOVERY_AFTER_SECONDS = 5;
+const MENTIONED_USERS = 20;
+
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The two workloads: `next(i)` gives request i. `mentions` posts comments on the viewer's recipe, comment i
+ * mentioning seeded person i % 20; `reads` takes every public GET in turn, as the open-loop part does.
+ */
+export async function overloadWorkloads({ urlOf }, pools, fixture, scenarios) {
+  const { rows: people } = await pools.public.query('SELECT k, id FROM bench_people ORDER BY k LIMIT $1', [MENTIONED_USERS]);
+  const url = `${urlOf('gateway')}/api/recipes/${fixture.recipeId}/comments`;
+  const headers = { authorization: `Bearer ${fixture.viewer.token}`, 'content-type': 'application/json' };
+  const reads = scenarios.map((s) => ({ url: `${urlOf('gateway')}${s.path}`, headers: s.headers }));
+  return [
+    {
+      name: `POST /api/recipes/{id}/comments, each mentioning one of ${people.length} users`,
+      short: 'mentions',
+      start: 20,
+      next: (i) => ({ method: 'POST', url, headers, keepBody: true, body: JSON.stringify({ content: `Overload ${i} for @bench_user_${people[i % people.length].k}` }) }),
+      recipients: people.map((p) => p.id),
+    },
+    { name: `every GET in turn (${reads.length})`, short: 'reads', start: 100, next: (i) => reads[i % reads.length] },
+  ];
+}
+
+/**
+ * The comments a set of answers created (201), and whether each became exactly one notification of a
+ * mentioned user: read from the database until all are there or `timeoutMs` has passed since the last
+ * one arrived (the event side's backlog drains meanwhile, so the next step starts on a quiet system).
+ */
+async function notifiedOnce(pools, recipients, answers, timeoutMs = 60_000) {
+  const commentIds = answers.filter((a) => a.status === 201).map((a) => JSON.parse(a.body).comment.id);
+  const start = performance.now();
+  let counts = new Map();
+  for (let lastProgress = performance.now(); performance.now() - lastProgress < timeoutMs; await pause(200)) {
+    const { rows } = await pools.notifications.query(
+      `SELECT comment_id, count(*)::int AS n FROM notifications
+        WHERE comment_id = ANY($1::uuid[]) AND recipient_id = ANY($2::uuid[]) AND type LIKE 'mention\\_%' GROUP BY comment_id`,
+      [commentIds, recipients],
+    );
+    if (rows.length > counts.size) lastProgress = performance.now();
+    counts = new Map(rows.map((r) => [r.comment_id, r.n]));
+    if (counts.size === commentIds.length) break;
+  }
+  return {
+    created: commentIds.length,
+    missing: commentIds.length - counts.size,
+    doubled: [...counts.values()].filter((n) => n > 1).length,
+    drainSeconds: +((performance.now() - start) / 1000).toFixed(1),
+  };
+}
+
+/** Runs `segments` of `workload` with an agent of its own (closed after: the gateway would hold its sockets). */
+async function run(workload, segments) {
+  const agent = new Agent({ keepAlive: true });
+  try {
+    return await schedule(workload.next, segments, { agent });
+  } finally {
+    agent.destroy();
+  }
+}
+
+/**
+ * The highest rate whose `stepSeconds` of open loop passes (every answer 2xx, p99 under 250 ms, the rate
+ * held by the load generator): rising by `factor` from `workload.start` (halved first while it fails) until a step fails, then
+ * `refineSteps` bisections between the last pass and the first failure. Each step: rate, pass, figures.
+ */
+export async function findCapacity(workload, pools, { stepSeconds, factor, refineSteps }) {
+  const steps = [];
+  const step = async (rate) => {
+    const { sentPerSecond, answers } = await run(workload, [{ rate, seconds: stepSeconds }]);
+    const figures = tally(answers);
+    if (workload.recipients) await notifiedOnce(pools, workload.recipients, answers);
+    const pass = figures.ok === figures.answers && figures.admitted.p99 < CAPACITY_P99_MS && sentPerSecond[0] >= 0.95 * rate;
+    steps.push({ rate, pass, sentPerSecond: sentPerSecond[0], p99Ms: figures.admitted.p99, notOk: figures.answers - figures.ok });
+    console.log(`    ${workload.short} at ${rate}/s: ${pass ? 'pass' : 'fail'} (p99 ${figures.admitted.p99} ms, ${figures.answers - figures.ok} not 2xx, sent at ${sentPerSecond[0]}/s)`);
+    return pass;
+  };
+  let passed = 0;
+  let failed;
+  // Down from the start while it fails (a slow machine), else up until a step fails.
+  for (let rate = workload.start; passed === 0 && rate >= 1; rate = Math.floor(rate / 2)) {
+    if (await step(rate)) passed = rate;
+    else failed = rate;
+  }
+  for (let rate = Math.round(passed * factor); passed > 0 && failed === undefined; rate = Math.round(rate * factor)) {
+    if (await step(rate)) passed = rate;
+    else failed = rate;
+  }
+  for (let i = 0; i < refineSteps && passed > 0 && failed - passed > 1; i++) {
+    const rate = Math.round((passed + failed) / 2);
+    if (await step(rate)) passed = rate;
+    else failed = rate;
+  }
+  return { capacity: passed, steps };
+}
+
+/** One phase's figures from its answers: counts, goodput, latencies, and for mentions the notifications. */
+async function phaseFigures(workload, pools, { level, rate, seconds, sentPerSecond, answers }) {
+  const figures = tally(answers);
+  return {
+    level,
+    offeredPerSecond: rate,
+    sentPerSecond,
+    goodputPerSecond: Math.round(figures.ok / seconds),
+    ...figures,
+    ...(workload.recipients ? { notified: await notifiedOnce(pools, workload.recipients, answers) } : {}),
+  };
+}
+
+/**
+ * Open loop at each of `levels` × `capacity` for `seconds`, one after the other; the last level runs
+ * straight into `recoverySeconds` at `recoveryLevel` × capacity, whose p99 counts from 5 s on.
+ */
+export async function overloadPhases(workload, pools, { capacity, levels, seconds, recoveryLevel, recoverySeconds }) {
+  const phases = [];
+  for (const [index, level] of levels.entries()) {
+    const rate = Math.round(level * capacity);
+    const last = index === levels.length - 1;
+    const recoveryRate = Math.round(recoveryLevel * capacity);
+    const segments = [{ rate, seconds }, ...(last ? [{ rate: recoveryRate, seconds: recoverySeconds }] : [])];
+    const { sentPerSecond, answers } = await run(workload, segments);
+    const inSegment = (segment) => answers.filter((a) => a.segment === segment);
+    const figures = await phaseFigures(workload, pools, { level, rate, seconds, sentPerSecond: sentPerSecond[0], answers: inSegment(0) });
+    console.log(`    ${workload.short} at ${level}× (${rate}/s): ${JSON.stringify(figures)}`);
+    phases.push(figures);
+    if (last) {
+      const recovery = inSegment(1);
+      const late = tally(recovery.filter((a) => a.dueS >= RECOVERY_AFTER_SECONDS));
+      const recoveryFigures = await phaseFigures(workload, pools, { level: recoveryLevel, rate: recoveryRate, seconds: recoverySeconds, sentPerSecond: sentPerSecond[1], answers: recovery });
+      phases.push({ ...recoveryFigures, recovery: true, fromSeconds: RECOVERY_AFTER_SECONDS, late });
+      console.log(`    ${workload.short} recovery at ${recoveryLevel}× (${recoveryRate}/s), from ${RECOVERY_AFTER_SECONDS} s on: ${JSON.stringify(late)}`);
+    }
+  }
+  return phases;
+}
