@@ -65,6 +65,12 @@ export interface WorkloadRow {
   statuses: string;
 }
 
+export interface HostileRow {
+  action: string;
+  requests: number;
+  statuses: string;
+}
+
 export interface CampaignResult {
   seed: number;
   minutes: number;
@@ -86,6 +92,8 @@ export interface CampaignResult {
   faultErrors: string[];
   requests: number;
   workload: WorkloadRow[];
+  /** The hostile user's calls (scripts/chaos/hostile.mjs), by kind, with the statuses they got. */
+  hostile: HostileRow[];
   /** Per minute of the fault phase (0: the setup before it), by when each answer came. */
   perMinute: MinuteRow[];
 }

@@ -5,12 +5,13 @@ import pg from 'pg';
 import { services } from '../services.mjs';
 import { startSystem } from '../system.mjs';
 import { FAULT_KINDS, restoreEverything } from './faults.mjs';
+import { HOSTILE_LIMITS, startHostile } from './hostile.mjs';
 import { checkInvariants, runChecks } from './invariants.mjs';
 import { laneSchedule, LANES, pause, PER_KIND_PER_MINUTE, quotaFor, runLane } from './lanes.mjs';
 import { guardProcesses } from './processes.mjs';
 import { createFaultProxy } from './proxy.mjs';
 import { random, randomSeed } from './random.mjs';
-import { formatResult, perMinute, workloadSummary } from './report.mjs';
+import { formatResult, hostileSummary, perMinute, workloadSummary } from './report.mjs';
 import { serverControl } from './servers.mjs';
 import { settle } from './settle.mjs';
 import { deleteTopology, dropDatabase } from './topology.mjs';
@@ -103,7 +104,7 @@ export async function runCampaign({
   const tally = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, { injected: 0, busyMs: 0 }]));
   const errors = [];
   let proxies = new Map();
-  let system, db, guard, workload;
+  let system, db, guard, workload, hostile;
   const context = () => ({ system, proxies, servers, state, say, signal });
 
   try {
@@ -117,8 +118,9 @@ export async function runCampaign({
       databaseUrl,
       amqpUrl,
       logs,
-      // Eleven processes share PostgreSQL's connections with whatever else runs on the machine.
-      env: { ...unlimited, DATABASE_POOL_MAX: '4' },
+      // Eleven processes share PostgreSQL's connections with whatever else runs on the machine. The
+      // failed-login limits stay, low: only the hostile user logs in.
+      env: { ...unlimited, ...HOSTILE_LIMITS, DATABASE_POOL_MAX: '4' },
       envFor: (service, instance, env) => {
         const proxy = proxies.get(`${service}#${instance}`);
         return proxy ? { DATABASE_URL: proxy.database.url(env.DATABASE_URL), AMQP_URL: proxy.broker.url(env.AMQP_URL) } : {};
@@ -128,14 +130,15 @@ export async function runCampaign({
     db.on('error', () => undefined); // a stopped server drops idle connections; the pool makes new ones
     guard = guardProcesses({ system, state, signal, log: say });
     workload = await startWorkload({ apiUrl: `${system.urlOf('gateway')}/api`, rng: rng.fork('workload'), clients });
-    say(`${workload.world.users.length} users registered; ${clients} clients at work; faults for ${minutes} min, at least ${quota} of each kind`);
+    hostile = await startHostile({ apiUrl: `${system.urlOf('gateway')}/api`, system, world: workload.world, rng: rng.fork('hostile') });
+    say(`${workload.world.users.length} users registered; ${clients} clients and a hostile user at work; faults for ${minutes} min, at least ${quota} of each kind`);
 
     const faultsStarted = Date.now();
     const deadline = faultsStarted + minutes * 60_000;
     await injectFaults({ rng: rng.fork('faults'), instances, quota, minutes, deadline, signal, context: context(), say, tally, errors });
     const faultsEnded = Date.now();
-    say(`stopping the workload after ${workload.requests.length} requests`);
-    await workload.stop();
+    say(`stopping the workload after ${workload.requests.length} requests, and the hostile user after ${hostile.requests.length}`);
+    await Promise.all([workload.stop(), hostile.stop()]);
     await guard.stop();
     if (signal?.aborted) throw new Error('the campaign was interrupted');
     errors.push(...(await restoreEverything(context())));
@@ -148,6 +151,7 @@ export async function runCampaign({
     const rows = [
       ...runChecks({ settled, requests: workload.requests, exits: guard.exits, faults, quota, errors }),
       ...(await checkInvariants({ db, amqpUrl, exchange, world: workload.world })),
+      ...(await hostile.checks(db)),
     ];
     return {
       seed,
@@ -164,10 +168,12 @@ export async function runCampaign({
       faultErrors: errors,
       requests: workload.requests.length,
       workload: workloadSummary(workload.requests),
+      hostile: hostileSummary(hostile.requests),
       perMinute: perMinute(workload.requests, faultsStarted),
     };
   } finally {
     await workload?.stop();
+    await hostile?.stop();
     await guard?.stop();
     const late = await restoreEverything(context(), { processes: false });
     if (late.length > 0) say(`restoring at the end: ${late.join('; ')}`);

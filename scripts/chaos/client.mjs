@@ -3,22 +3,29 @@
 
 const TIMEOUT_MS = 15_000;
 
-export function apiClient(apiUrl) {
+/**
+ * `dispatcher` (an undici Agent) sends the calls its way, e.g. from a local address of their own. A call
+ * takes `body` as a value to send as JSON, or `rawBody` (a string) to send as it is, and `headers` besides.
+ */
+export function apiClient(apiUrl, { dispatcher } = {}) {
   /** Every call made: `{ action, method, path, status, ms, at }` (`at`: when it was answered, epoch ms). */
   const requests = [];
 
-  async function call(action, method, path, { body, token } = {}) {
+  async function call(action, method, path, { body, rawBody, token, headers = {} } = {}) {
     const started = performance.now();
     let status = 0;
     let parsed;
+    const sent = rawBody ?? (body === undefined ? undefined : JSON.stringify(body));
     try {
       const response = await fetch(`${apiUrl}${path}`, {
+        ...(dispatcher ? { dispatcher } : {}),
         method,
         headers: {
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(sent === undefined ? {} : { 'content-type': 'application/json' }),
           ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...headers,
         },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: sent,
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
       status = response.status;

@@ -19,16 +19,33 @@ function confirmedSources(world) {
   return sources;
 }
 
+/** Whether the comment `c` (a row of comments.comments) is live: not deleted, nor its target. */
+export const liveComment = (c) => `${c}.deleted_at IS NULL
+  AND NOT EXISTS (SELECT 1 FROM content.recipes r WHERE ${c}.target_type = 'recipe' AND r.id = ${c}.target_id AND r.deleted_at IS NOT NULL)
+  AND NOT EXISTS (SELECT 1 FROM content.posts p WHERE ${c}.target_type = 'post' AND p.id = ${c}.target_id AND p.deleted_at IS NOT NULL)
+  AND NOT EXISTS (SELECT 1 FROM collections.collections k WHERE ${c}.target_type = 'collection' AND k.id = ${c}.target_id AND k.deleted)`;
+
+/**
+ * One notification for each, or, about content deleted since (a comment on a deleted target is deleted
+ * with it), at most one: it was retracted, or never stored once notifications knew of the deletion.
+ */
 async function confirmedNotified(db, world) {
   const sources = confirmedSources(world);
   const { rows } = await db.query(
-    `SELECT e.kind, e.source::text, count(n.id)::int AS n
-       FROM unnest($1::text[], $2::uuid[], $3::uuid[]) AS e (kind, source, recipient)
+    `WITH confirmed AS (
+       SELECT e.*, CASE e.kind
+                     WHEN 'mention' THEN EXISTS (SELECT 1 FROM comments.comments c WHERE c.id = e.source AND ${liveComment('c')})
+                     WHEN 'tag_recipe' THEN EXISTS (SELECT 1 FROM content.recipes r WHERE r.id = e.source AND r.deleted_at IS NULL)
+                     ELSE EXISTS (SELECT 1 FROM content.posts p WHERE p.id = e.source AND p.deleted_at IS NULL)
+                   END AS live
+         FROM unnest($1::text[], $2::uuid[], $3::uuid[]) AS e (kind, source, recipient))
+     SELECT e.kind, e.source::text, e.live, count(n.id)::int AS n
+       FROM confirmed e
        LEFT JOIN notifications.notifications n
          ON n.recipient_id = e.recipient
         AND CASE WHEN e.kind = 'mention' THEN n.comment_id = e.source ELSE n.type = e.kind AND n.content_id = e.source END
-      GROUP BY e.kind, e.source, e.recipient
-     HAVING count(n.id) <> 1`,
+      GROUP BY e.kind, e.source, e.recipient, e.live
+     HAVING count(n.id) > 1 OR (e.live AND count(n.id) = 0)`,
     [sources.map((s) => s[0]), sources.map((s) => s[1]), sources.map((s) => s[2])],
   );
   const missing = rows.filter((r) => r.n === 0);
@@ -40,36 +57,47 @@ async function confirmedNotified(db, world) {
   );
 }
 
-/** Every stored mention and tag, in the shape of the notification it causes (actor included). */
+/**
+ * Every stored mention and tag, in the shape of the notification it causes (actor included), and whether
+ * it is live: a mention in a comment not deleted, on a target not deleted; a tag of content not deleted.
+ */
 const storedSources = `
-  SELECT 'mention_' || m.kind AS type, m.mentioned_user_id AS recipient, c.author_id AS actor, c.target_id AS content_id, m.comment_id
+  SELECT 'mention_' || m.kind AS type, m.mentioned_user_id AS recipient, c.author_id AS actor, c.target_id AS content_id, m.comment_id,
+         ${liveComment('c')} AS live
     FROM (SELECT 'recipe_comment' AS kind, comment_id, mentioned_user_id FROM comments.recipe_comment_mentions
           UNION ALL SELECT 'collection_comment', comment_id, mentioned_user_id FROM comments.collection_comment_mentions
           UNION ALL SELECT 'post_comment', comment_id, mentioned_user_id FROM comments.post_comment_mentions) AS m
     JOIN comments.comments c ON c.id = m.comment_id
   UNION ALL
-  SELECT 'tag_recipe', t.user_id, r.author_id, r.id, NULL::uuid FROM content.recipe_tags t JOIN content.recipes r ON r.id = t.recipe_id
+  SELECT 'tag_recipe', t.user_id, r.author_id, r.id, NULL::uuid, r.deleted_at IS NULL FROM content.recipe_tags t JOIN content.recipes r ON r.id = t.recipe_id
   UNION ALL
-  SELECT 'tag_post', t.user_id, p.author_id, p.id, NULL::uuid FROM content.post_tags t JOIN content.posts p ON p.id = t.post_id`;
+  SELECT 'tag_post', t.user_id, p.author_id, p.id, NULL::uuid, p.deleted_at IS NULL FROM content.post_tags t JOIN content.posts p ON p.id = t.post_id`;
 
 const sameSource = `n.type = s.type AND n.recipient_id = s.recipient AND n.actor_id = s.actor
   AND n.content_id = s.content_id AND n.comment_id IS NOT DISTINCT FROM s.comment_id`;
 
+/**
+ * Each live mention and tag has one notification (which may be retracted: a user mentioned again in a
+ * comment that mentioned them before is not notified again), and each notification not retracted has a
+ * live mention or tag: a retraction (an edit, a deletion, deleted content) leaves nothing visible behind.
+ */
 async function storedNotified(db) {
   const { rows } = await db.query(
     `WITH sources AS (${storedSources}),
-          matched AS (SELECT s.*, (SELECT count(*)::int FROM notifications.notifications n WHERE ${sameSource}) AS n FROM sources s)
+          matched AS (SELECT s.*, (SELECT count(*)::int FROM notifications.notifications n WHERE ${sameSource}) AS n FROM sources s WHERE s.live)
      SELECT (SELECT count(*)::int FROM matched) AS sources,
             (SELECT count(*)::int FROM matched WHERE n = 0) AS missing,
             (SELECT count(*)::int FROM matched WHERE n > 1) AS doubled,
-            (SELECT count(*)::int FROM notifications.notifications) AS notifications,
-            (SELECT count(*)::int FROM notifications.notifications n WHERE NOT EXISTS (SELECT 1 FROM sources s WHERE ${sameSource})) AS orphans`,
+            (SELECT count(*)::int FROM notifications.notifications WHERE retracted_at IS NULL) AS notifications,
+            (SELECT count(*)::int FROM notifications.notifications WHERE retracted_at IS NOT NULL) AS retracted,
+            (SELECT count(*)::int FROM notifications.notifications n
+              WHERE n.retracted_at IS NULL AND NOT EXISTS (SELECT 1 FROM sources s WHERE s.live AND ${sameSource})) AS orphans`,
   );
   const r = rows[0];
   return row(
     'stored mentions and tags ↔ notifications',
     r.missing + r.doubled + r.orphans,
-    `${r.sources} stored, ${r.notifications} notifications: ${r.missing} missing, ${r.doubled} doubled, ${r.orphans} without a source`,
+    `${r.sources} live, ${r.notifications} notifications (${r.retracted} more retracted): ${r.missing} missing, ${r.doubled} doubled, ${r.orphans} without a live source`,
   );
 }
 
@@ -186,11 +214,12 @@ async function savedContentLive(db) {
   return row('saved items are of live content', n, `${n} of ${total} saved items are of deleted or unknown content`);
 }
 
+/** A recipient's counts are of their notifications not retracted (a retracted one stays, marked). */
 async function notificationCounts(db) {
   const n = await count(
     db,
     `WITH truth AS (SELECT recipient_id, count(*)::int AS total, count(*) FILTER (WHERE NOT is_read)::int AS unread
-                      FROM notifications.notifications GROUP BY 1)
+                      FROM notifications.notifications WHERE retracted_at IS NULL GROUP BY 1)
      SELECT count(*)::int AS n FROM truth t FULL JOIN notifications.notification_counts c USING (recipient_id)
       WHERE coalesce(t.total, 0) <> coalesce(c.total, 0) OR coalesce(t.unread, 0) <> coalesce(c.unread, 0)`,
   );

@@ -30,6 +30,23 @@ export function workloadSummary(requests) {
     }));
 }
 
+/** Per call of the hostile user's: how many, and what they were told. */
+export function hostileSummary(requests) {
+  const byAction = new Map();
+  for (const { action, status } of requests) {
+    const statuses = byAction.get(action) ?? new Map();
+    statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    byAction.set(action, statuses);
+  }
+  return [...byAction]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([action, statuses]) => ({
+      action,
+      requests: [...statuses.values()].reduce((sum, n) => sum + n, 0),
+      statuses: [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status || 'none'}×${n}`).join(' '),
+    }));
+}
+
 /**
  * Per minute of the fault phase (by when each answer came): requests, 2xx, 201s and unavailable
  * answers, so that a campaign shows the system still made progress under its faults. Minute 0 is the
@@ -57,6 +74,9 @@ export function formatResult(result) {
   return [
     `Workload (${result.requests} requests, ${created} answered 201):`,
     table(result.workload),
+    '',
+    'The hostile user (its checks are among the invariants):',
+    table(result.hostile),
     '',
     'Per minute of faults (0: setup before them):',
     table(result.perMinute),
