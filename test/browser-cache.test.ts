@@ -1,11 +1,6 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOf, unlimited } from './faults/support.js';
+import { expectChromium, hasChromium, launchBrowser, servePage } from './support/browser.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
 
 /**
@@ -14,9 +9,6 @@ import { startTestSystem, type TestSystem } from './support/system.js';
  * revalidates what it kept of Ada's, unless the answer said it varies with the token. Whatever it does,
  * Bob must see his own notifications, never Ada's.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-
 /** The page: `window.read(url, token)` fetches as an app would, with the browser's default cache mode. */
 const PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><title>cache</title></head>
@@ -27,34 +19,26 @@ const PAGE = `<!doctype html>
   };
 </script></body></html>`;
 
-let pageServer: Server;
-let pageOrigin: string;
+let site: Awaited<ReturnType<typeof servePage>> | undefined;
 let system: TestSystem;
-let context: BrowserContext;
-let userDataDir: string | undefined;
+let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) return;
-  pageServer = createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(PAGE);
-  });
-  await new Promise<void>((done) => pageServer.listen(0, '127.0.0.1', done));
-  pageOrigin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
-  system = await startTestSystem({ name: 'recipes_browser_cache', portOffset: 4900, env: { ...unlimited, CORS_ORIGINS: pageOrigin } });
-  userDataDir = mkdtempSync(join(tmpdir(), 'recipes-chromium-'));
-  context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  if (!hasChromium()) return;
+  site = await servePage(PAGE);
+  system = await startTestSystem({ name: 'recipes_browser_cache', portOffset: 4900, env: { ...unlimited, CORS_ORIGINS: site.origin } });
+  browser = await launchBrowser();
 }, 120_000);
 
 afterAll(async () => {
-  await context?.close();
-  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
-  await new Promise((done) => (pageServer ? pageServer.close(done) : done(undefined)));
+  await browser?.close();
+  await site?.close();
   await system?.stop();
 }, 60_000);
 
 describe('a browser’s cache shared by two users', () => {
   it('never shows one user’s notifications or count to the next, and the page can read each answer’s ETag', async () => {
-    expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (npm test's setup does)`).toBe(true);
+    expectChromium();
     const api = apiOf(system);
     const gateway = system.urlOf('gateway');
     const [ada, bob, cy] = [await api.register('cache_ada'), await api.register('cache_bob'), await api.register('cache_cy')];
@@ -68,17 +52,17 @@ describe('a browser’s cache shared by two users', () => {
     }
     const own = async (account: typeof ada) => (await api.call('GET', '/notifications', undefined, account.token)).body;
 
-    const page = await context.newPage();
+    const tab = await browser!.context.newPage();
     // What went over the wire, as the browser sent it.
     const sent: Array<{ url: string; ifNoneMatch: string | undefined }> = [];
-    page.on('request', async (request) => {
+    tab.on('request', async (request) => {
       if (request.method() === 'GET' && request.url().startsWith(`${gateway}/api/`)) {
         sent.push({ url: request.url(), ifNoneMatch: (await request.allHeaders())['if-none-match'] });
       }
     });
-    await page.goto(pageOrigin);
+    await tab.goto(site!.origin);
     const read = (path: string, token: string) =>
-      page.evaluate(([url, bearer]) => (window as any).read(url, bearer), [`${gateway}/api${path}`, token] as const);
+      tab.evaluate(([url, bearer]) => (window as any).read(url, bearer), [`${gateway}/api${path}`, token] as const);
 
     for (const path of ['/notifications', '/notifications/unread-count']) {
       const first = await read(path, ada.token);

@@ -1,11 +1,7 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOf, unlimited } from './faults/support.js';
+import { expectChromium, hasChromium, launchBrowser, servePage } from './support/browser.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
 
 /**
@@ -15,8 +11,6 @@ import { startTestSystem, type TestSystem } from './support/system.js';
  * reconnect, which sends `Last-Event-ID` with the same (used) ticket, receives what was created while it
  * was away, once each, then the live ones.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const STREAM_PATH = '/api/notifications/stream';
 
 /**
@@ -52,40 +46,32 @@ interface StreamRequest {
   failure: string | undefined;
 }
 
-let pageServer: Server;
+let site: Awaited<ReturnType<typeof servePage>> | undefined;
 let pageOrigin: string;
 let system: TestSystem;
+let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
 let context: BrowserContext;
-let userDataDir: string | undefined;
 
 beforeAll(async () => {
   // Without the browser nothing is set up, and the test fails (it does not skip): see its first line.
-  if (!existsSync(CHROMIUM)) return;
-
-  pageServer = createServer((request, response) => {
-    if (new URL(request.url ?? '/', 'http://page').pathname !== '/') return response.writeHead(404).end();
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(PAGE);
-  });
-  await new Promise<void>((done) => pageServer.listen(0, '127.0.0.1', done));
-  pageOrigin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
-
+  if (!hasChromium()) return;
+  site = await servePage(PAGE);
+  pageOrigin = site.origin;
   // The page is of another origin than the gateway (another port): the gateway must allow it.
   system = await startTestSystem({ name: 'recipes_browser', portOffset: 4700, env: { ...unlimited, CORS_ORIGINS: pageOrigin } });
-
-  userDataDir = mkdtempSync(join(tmpdir(), 'recipes-chromium-'));
-  context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchBrowser();
+  context = browser.context;
 }, 120_000);
 
 afterAll(async () => {
-  await context?.close();
-  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
-  await new Promise((done) => (pageServer ? pageServer.close(done) : done(undefined)));
+  await browser?.close();
+  await site?.close();
   await system?.stop();
 }, 60_000);
 
 describe('the notification stream in a browser', () => {
   it('receives a mention, and after the server ends the stream, resumes by its own reconnect with what it missed, once each', async () => {
-    expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y --no-install-recommends chromium, as npm test's setup does)`).toBe(true);
+    expectChromium();
     const api = apiOf(system);
     const gateway = system.urlOf('gateway');
     const ada = await api.register('browser_ada');
