@@ -89,7 +89,18 @@ describe('metrics', () => {
 
   it('time requests by route pattern in every process, the gateway included', async () => {
     const gateway = await metricsOf('gateway');
-    expect(total(gateway, REQUESTS, { service: 'gateway', route: '/api/*', method: 'POST', status_code: '201' })).toBeGreaterThanOrEqual(5);
+    // The gateway's by upstream and the route table's pattern, as it forwarded them.
+    const forwarded: Array<[string, string]> = [
+      ['users', '/api/auth/*'],
+      ['content', '/api/recipes'],
+      ['collections', '/api/collections'],
+      ['comments', '/api/recipes/:id/comments'],
+    ];
+    for (const [upstream, route] of forwarded) {
+      expect(total(gateway, REQUESTS, { service: 'gateway', upstream, route, method: 'POST', status_code: '201' }), route).toBeGreaterThanOrEqual(1);
+    }
+    expect(total(gateway, REQUESTS, { upstream: 'notifications', route: '/api/notifications', method: 'GET', status_code: '200' })).toBeGreaterThanOrEqual(1);
+    expect(total(gateway, REQUESTS, { route: '/api/*' })).toBe(0);
     const routes: Record<string, [string, string, string]> = {
       users: ['POST', '/api/auth/register', '201'],
       content: ['POST', '/api/recipes', '201'],
@@ -124,6 +135,17 @@ describe('metrics', () => {
     }
     const dlq = samples(await metricsOf('notifications'), 'recipes_dead_letter_queue_messages');
     expect(dlq).toEqual([{ labels: { queue: 'recipes.recipes_metrics.notifications.dlq', service: 'notifications' }, value: 0 }]);
+  });
+
+  it('show each consumer’s queue depth, asked by the consumer and by its publishers, and time its handlers', async () => {
+    const queue = 'recipes.recipes_metrics.notifications';
+    for (const service of ['notifications', 'comments']) {
+      expect(samples(await metricsOf(service), 'recipes_event_queue_messages').filter((sample) => sample.labels.queue === queue), service).toEqual([
+        { labels: { queue, service }, value: 0 },
+      ]);
+    }
+    const handled = { queue, type: 'comment.mention.created', outcome: 'consumed' };
+    expect(total(await metricsOf('notifications'), 'recipes_event_handler_duration_seconds_count', handled)).toBeGreaterThanOrEqual(1);
   });
 
   it('count the event streams notifications holds and the gateway passes through, while they are open', async () => {

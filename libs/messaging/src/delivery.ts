@@ -43,12 +43,16 @@ export function deliverer(settings: DeliverySettings): (channel: Channel, messag
       await gate.whileDown();
       // Left unacknowledged: the broker hands it to another consumer once this channel closes.
       if (isClosing()) return;
+      const started = performance.now();
+      const took = () => (performance.now() - started) / 1_000;
       try {
         await handle(event, log);
+        metrics.handled(queue, type, 'consumed', took());
         settle(() => channel.ack(message));
         metrics.consumed(type);
         return;
       } catch (err) {
+        metrics.handled(queue, type, 'failed', took());
         metrics.consumeFailed(type);
         if (isTransient(err) || !(await gate.ready())) {
           log.warn({ err, queue }, 'event handler met an unavailable dependency: held until it is back, not counted as an attempt');

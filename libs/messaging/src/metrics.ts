@@ -5,6 +5,8 @@ export interface BrokerMetrics {
   consumed(type: string): void;
   consumeFailed(type: string): void;
   deadLettered(type: string): void;
+  /** One run of `queue`'s handler on an event of `type`, and how it ended (a dependency away counts as failed). */
+  handled(queue: string, type: string, outcome: 'consumed' | 'failed', seconds: number): void;
 }
 
 export const noMetrics: BrokerMetrics = {
@@ -13,4 +15,5 @@ export const noMetrics: BrokerMetrics = {
   consumed: () => undefined,
   consumeFailed: () => undefined,
   deadLettered: () => undefined,
+  handled: () => undefined,
 };

@@ -99,26 +99,52 @@ export function outboxMetrics(registry: Registry, backlog: () => Promise<OutboxB
   });
 }
 
+/** How many messages are ready in a queue, asked of the broker (structurally `Broker.queueDepth`). */
+export type QueueDepth = (queue: string) => Promise<number | undefined>;
+
+/** A gauge of the depth of each of `queues`, asked of the broker on each scrape; a queue is left out while it does not answer. */
+function queueDepthGauge(registry: Registry, name: string, help: string, queues: readonly string[], depth: QueueDepth, timeoutMs?: number): void {
+  const reads = queues.map((queue) => [queue, boundedRead(() => depth(queue), timeoutMs)] as const);
+  new Gauge({
+    name: `${METRIC_PREFIX}${name}`,
+    help,
+    labelNames: ['queue'] as const,
+    registers: [registry],
+    async collect() {
+      await Promise.all(
+        reads.map(async ([queue, read]) => {
+          const value = await read();
+          if (value === undefined) this.remove({ queue });
+          else this.set({ queue }, value);
+        }),
+      );
+    },
+  });
+}
+
 /**
  * Messages in the service's dead-letter queue, asked of the broker on each scrape. Left out while the
  * broker does not answer.
  */
-export function deadLetterQueueMetrics(
-  registry: Registry,
-  queue: string,
-  depth: (queue: string) => Promise<number | undefined>,
-  timeoutMs?: number,
-): void {
-  const read = boundedRead(() => depth(queue), timeoutMs);
-  new Gauge({
-    name: `${METRIC_PREFIX}dead_letter_queue_messages`,
-    help: 'Messages waiting in the dead-letter queue of this service’s event queue.',
-    labelNames: ['queue'] as const,
-    registers: [registry],
-    async collect() {
-      const value = await read();
-      if (value === undefined) this.remove({ queue });
-      else this.set({ queue }, value);
-    },
-  });
+export function deadLetterQueueMetrics(registry: Registry, queue: string, depth: QueueDepth, timeoutMs?: number): void {
+  queueDepthGauge(registry, 'dead_letter_queue_messages', 'Messages waiting in the dead-letter queue of this service’s event queue.', [queue], depth, timeoutMs);
+}
+
+/**
+ * Messages ready in event queues, asked of the broker on each scrape: a consumer asks about its own
+ * queue, and a publisher about the queues of its consumers, so a queue's depth is still reported while
+ * every consumer of it is down. The depth stands for the consumer's lag: over AMQP the broker tells a
+ * queue's count, never the age of its oldest message (reading that takes the message off the queue, or
+ * the management plugin's HTTP API); how long the backlog takes follows from the depth and the rate at
+ * which the handlers work it off (`recipes_event_handler_duration_seconds_count`).
+ */
+export function eventQueueMetrics(registry: Registry, queues: readonly string[], depth: QueueDepth, timeoutMs?: number): void {
+  queueDepthGauge(
+    registry,
+    'event_queue_messages',
+    'Messages ready in an event queue, asked of the broker by its consumer and by the services that publish to it.',
+    queues,
+    depth,
+    timeoutMs,
+  );
 }

@@ -4,12 +4,14 @@ export {
   boundedRead,
   deadLetterQueueMetrics,
   DEFAULT_READ_TIMEOUT_MS,
+  eventQueueMetrics,
   openStreamsMetric,
   type OutboxBacklog,
   outboxMetrics,
   type PoolCounts,
   poolMetrics,
+  type QueueDepth,
 } from './gauges.js';
-export { httpMetrics, UNMATCHED_ROUTE } from './http.js';
+export { httpMetrics, UNMATCHED_ROUTE, type UpstreamRoute } from './http.js';
 export { metricsListener, type MetricsListenerOptions } from './listener.js';
 export { METRIC_PREFIX, Registry } from './registry.js';

@@ -1,13 +1,15 @@
 import { Broker, type Consumer } from '@recipes/messaging';
 import { amqpUrl, brokerAdmin, eventually, removeExchangeFamily, uniqueName } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deadLetterQueueMetrics, eventMetrics, Registry } from '../src/index.js';
-import { logger, userEvent, valueOf } from './support.js';
+import { deadLetterQueueMetrics, eventMetrics, eventQueueMetrics, Registry } from '../src/index.js';
+import { logger, samples, userEvent, valueOf } from './support.js';
 
 describe('event metrics through a real broker', () => {
   const exchange = uniqueName('metrics');
   const queue = uniqueName('metrics.events');
   const registry = new Registry();
+  /** A queue nobody declared: the broker does not answer for it. */
+  const missingQueue = uniqueName('metrics.missing');
   let broker: Broker;
   let consumer: Consumer;
   let admin: Awaited<ReturnType<typeof brokerAdmin>>;
@@ -28,6 +30,7 @@ describe('event metrics through a real broker', () => {
       },
     });
     deadLetterQueueMetrics(registry, `${queue}.dlq`, (dlq) => broker.queueDepth(dlq));
+    eventQueueMetrics(registry, [queue, missingQueue], (name) => broker.queueDepth(name));
     admin = await brokerAdmin(amqpUrl());
   });
   afterAll(async () => {
@@ -62,6 +65,25 @@ describe('event metrics through a real broker', () => {
     expect(await current('recipes_events_consume_failures_total', { type: 'user.created' })).toBe(2);
     expect(await current('recipes_events_consumed_total', { type: 'user.created' })).toBe(3);
     await eventually(async () => ((await current('recipes_dead_letter_queue_messages', { queue: `${queue}.dlq` })) === 1 ? true : undefined));
+  });
+
+  it('times each handler run by queue, type and outcome', async () => {
+    const labels = { queue, type: 'user.created' };
+    const handled = await current('recipes_event_handler_duration_seconds_count', { ...labels, outcome: 'consumed' });
+    expect(handled).toBeGreaterThanOrEqual(3);
+    // The poisoned event's two attempts.
+    expect(await current('recipes_event_handler_duration_seconds_count', { ...labels, outcome: 'failed' })).toBe(2);
+    expect(await current('recipes_event_handler_duration_seconds_sum', { ...labels, outcome: 'consumed' })).toBeGreaterThan(0);
+  });
+
+  it('shows the depth of an event queue while its consumer is away, and leaves out a queue the broker does not know', async () => {
+    const depth = async () => current('recipes_event_queue_messages', { queue });
+    expect(await depth()).toBe(0);
+    await consumer.close();
+    const publisher = broker.createPublisher();
+    for (let i = 0; i < 4; i += 1) await publisher.publish(userEvent());
+    await eventually(async () => ((await depth()) === 4 ? true : undefined));
+    expect(samples(await registry.metrics(), 'recipes_event_queue_messages').map((sample) => sample.labels.queue)).toEqual([queue]);
   });
 
   it('counts a publish the broker did not confirm as a failure', async () => {

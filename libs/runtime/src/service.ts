@@ -4,7 +4,7 @@ import { type App, isDependencyUnavailable, listen } from '@recipes/http';
 import { KeyPurger } from '@recipes/idempotency';
 import { createLogger, type Logger } from '@recipes/logging';
 import { Broker, deadLetterQueueOf, dispatcher } from '@recipes/messaging';
-import { deadLetterQueueMetrics, eventMetrics, metricsListener, outboxMetrics, poolMetrics, Registry } from '@recipes/metrics';
+import { deadLetterQueueMetrics, eventMetrics, eventQueueMetrics, metricsListener, outboxMetrics, poolMetrics, Registry } from '@recipes/metrics';
 import { OutboxRelay, WRITER_WAKE_SETTINGS } from '@recipes/outbox';
 import type { BackendConfig } from './config.js';
 import { composeService, migrationSetsOf, type ServiceDefinition, type ServiceKeys } from './definition.js';
@@ -73,7 +73,8 @@ export async function startBackendService<C extends BackendConfig, P>(
   const metrics = new Registry();
   const broker = new Broker({ url: config.AMQP_URL, exchange: config.EVENTS_EXCHANGE, logger, name, metrics: eventMetrics(metrics) });
   // The queues of every consumer of what this service publishes exist before its first event goes out.
-  const publisher = broker.createPublisher({ consumers: consumerQueuesOf(name, config.EVENTS_EXCHANGE) });
+  const consumerQueues = consumerQueuesOf(name, config.EVENTS_EXCHANGE);
+  const publisher = broker.createPublisher({ consumers: consumerQueues });
   const relay = new OutboxRelay({ pool, schema: name, databaseUrl: config.DATABASE_URL, publisher, logger });
   relay.start();
   // Every service keeps Idempotency-Keys in its schema for 24 hours, and drops them after.
@@ -112,6 +113,9 @@ export async function startBackendService<C extends BackendConfig, P>(
   poolMetrics(metrics, pool);
   outboxMetrics(metrics, () => relay.backlog());
   if (consumer) deadLetterQueueMetrics(metrics, deadLetterQueueOf(queue), (dlq) => broker.queueDepth(dlq));
+  // Its own queue, and those it publishes to: a queue's depth shows while all its consumers are down.
+  const watchedQueues = new Set([...(consumer ? [queue] : []), ...consumerQueues.map((q) => q.queue)]);
+  eventQueueMetrics(metrics, [...watchedQueues], (watched) => broker.queueDepth(watched));
   await app.register(metricsListener, { labels: { service: name }, registries: [metrics, app.metricsRegistry] });
 
   app.addHook('onClose', async () => {

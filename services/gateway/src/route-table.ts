@@ -55,18 +55,23 @@ function compile(pattern: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
-const compiled = routeTable.map(([pattern, service]) => [compile(pattern), service] as const);
+const compiled = routeTable.map(([pattern, service]) => [compile(pattern), pattern, service] as const);
 
 /**
- * The service that owns `path` (no query string), or undefined when the gateway does not route it.
- * `path` is spelled as `readRequestPath` spells it (request-path.ts): segments decoded and re-encoded,
- * never a dot segment, so what matches here is what the service receives.
+ * The entry of the route table that owns `path` (no query string): its pattern and service, or undefined
+ * when the gateway does not route it. `path` is spelled as `readRequestPath` spells it (request-path.ts):
+ * segments decoded and re-encoded, never a dot segment, so what matches here is what the service receives.
  */
-export function serviceFor(path: string): Service | undefined {
-  for (const [pattern, service] of compiled) {
-    if (pattern.test(path)) return service;
+export function routeFor(path: string): { pattern: string; service: Service } | undefined {
+  for (const [regex, pattern, service] of compiled) {
+    if (regex.test(path)) return { pattern, service };
   }
   return undefined;
+}
+
+/** The service that owns `path` (see `routeFor`), or undefined when the gateway does not route it. */
+export function serviceFor(path: string): Service | undefined {
+  return routeFor(path)?.service;
 }
 
 /** The path part of a request URL. */

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { type Admission, requestClassOf } from '../admission/admission.js';
 import { readRequestPath } from '../request-path.js';
 import { recordResponses } from '../response-record.js';
-import { pathOf, serviceFor } from '../route-table.js';
+import { pathOf, routeFor, serviceFor } from '../route-table.js';
 import type { Upstreams } from '../upstreams.js';
 
 export interface ProxyOptions {
@@ -81,6 +81,17 @@ export function wasRefused(error: Error): boolean {
   return codeOf(error) === 'ECONNREFUSED' || codeOf(error.cause) === 'ECONNREFUSED';
 }
 
+/**
+ * Labels the request's metrics with the service the route table gives its path and the pattern that
+ * matched (`/api/recipes/:id/comments`), instead of the one catch-all route: the operator asks which
+ * upstream is slow or failing. A path the table does not route keeps the catch-all and no upstream.
+ */
+export function labelByUpstream(request: FastifyRequest): void {
+  const target = readRequestPath(request.url);
+  const owner = target && routeFor(target.path);
+  if (owner) request.upstreamRoute = { upstream: owner.service, route: owner.pattern };
+}
+
 /** Never forwarded: worded as the services' own 404 for an unknown route. */
 function notFound(request: FastifyRequest, reply: FastifyReply): void {
   sendProblem(request, reply, 404, `No route for ${request.method} ${pathOf(request.url)}`);
@@ -107,6 +118,11 @@ export default async function proxyPlugin(app: App, { upstreams, limit, admissio
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   await app.register(replyFrom, { undici: upstreams.agent, disableRequestLogging: true });
+  // First of the hooks, so a request the rate limit refuses is labelled too.
+  app.addHook('onRequest', (request, _reply, done) => {
+    labelByUpstream(request);
+    done();
+  });
 
   app.route({
     method: METHODS,

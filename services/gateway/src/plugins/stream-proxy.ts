@@ -7,7 +7,7 @@ import { readRequestPath } from '../request-path.js';
 import { serviceFor, streamRoutes } from '../route-table.js';
 import type { UpstreamStream } from '../stream-sessions.js';
 import type { Upstreams } from '../upstreams.js';
-import { forwardedRequestHeaders, forwardedResponseHeaders, wasRefused } from './proxy.js';
+import { forwardedRequestHeaders, forwardedResponseHeaders, labelByUpstream, wasRefused } from './proxy.js';
 
 /**
  * Streams (Server-Sent Events, docs/api.md §9.1) go through here rather than reply-from, multiplexed over
@@ -28,6 +28,10 @@ export default async function streamProxyPlugin(app: App, { upstreams, limit, st
   openStreamsMetric(app.metricsRegistry, () => open.size);
   onShutdown(app, () => {
     for (const stream of open) stream.close(constants.NGHTTP2_CANCEL);
+  });
+  app.addHook('onRequest', (request, _reply, done) => {
+    labelByUpstream(request);
+    done();
   });
 
   for (const path of streamRoutes) {
