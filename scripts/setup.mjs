@@ -1,5 +1,5 @@
 // Makes a fresh clone runnable: installs dependencies when the lock file changed, then builds
-// incrementally (tsc -b skips what is up to date); for a test run, also the browser. Uses nothing but Node itself.
+// incrementally (tsc -b skips what is up to date); for a test run, also the browser and Prometheus. Uses nothing but Node itself.
 import { execSync } from 'node:child_process';
 import { existsSync, rmSync, statSync } from 'node:fs';
 
@@ -13,16 +13,21 @@ execSync('npx tsc -b', { stdio: 'inherit' });
 // Pact files merge into what is there: a test run starts from none, so no stale interaction lingers.
 if (process.argv.includes('--fresh-pacts')) rmSync('pacts', { recursive: true, force: true });
 
-// The browser test (test/browser-stream.test.ts) drives Debian's Chromium. A test run installs it where it
-// is missing and the machine allows (apt-get, as root); elsewhere it says what to install, and that test fails.
-const CHROMIUM = '/usr/bin/chromium';
-if (process.argv.includes('--browser') && !existsSync(CHROMIUM)) {
+/** Installs Debian's `pkg` for `purpose` where `installed` is missing and the machine allows (apt-get, as root); elsewhere says what to install. */
+function installDebianPackage(installed, pkg, purpose) {
+  if (existsSync(installed)) return;
   if (process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
-    console.log('setup: installing Chromium for the browser test (apt-get)');
+    console.log(`setup: installing ${pkg} for ${purpose} (apt-get)`);
     const apt = { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } };
     execSync('apt-get update -qq', apt);
-    execSync('apt-get install -y -qq --no-install-recommends chromium', apt);
+    execSync(`apt-get install -y -qq --no-install-recommends ${pkg}`, apt);
   } else {
-    console.warn(`setup: ${CHROMIUM} is missing: install Debian's chromium (apt-get install --no-install-recommends chromium) for the browser test`);
+    console.warn(`setup: ${installed} is missing: install Debian's ${pkg} (apt-get install --no-install-recommends ${pkg}) for ${purpose}`);
   }
 }
+
+// The browser test (test/browser-stream.test.ts) drives Debian's Chromium; the rules tests
+// (deploy/test/prometheus-rules.test.ts, test/alerts.test.ts) run Debian's promtool and prometheus. A test
+// run installs them where they are missing and the machine allows; elsewhere those tests fail.
+if (process.argv.includes('--browser')) installDebianPackage('/usr/bin/chromium', 'chromium', 'the browser test');
+if (process.argv.includes('--prometheus')) installDebianPackage('/usr/bin/promtool', 'prometheus', 'the alert rule tests');
