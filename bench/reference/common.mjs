@@ -78,7 +78,10 @@ export async function registerAuth(app, publicKey) {
   });
   app.decorateRequest('caller', undefined);
   app.addHook('onRequest', async (request, reply) => {
+    // As the auth plugin: any answer may depend on the caller.
+    reply.header('vary', 'Authorization');
     if (request.headers.authorization === undefined) return;
+    reply.header('cache-control', 'private');
     // The claims as the plugin's zod schema has them: sub a UUID, a username.
     const claims = await request.jwtVerify().catch(() => undefined);
     if (!claims || typeof claims.sub !== 'string' || !UUID.test(claims.sub) || typeof claims.username !== 'string' || claims.username === '') {

@@ -1,6 +1,7 @@
 // The notifications service's reads (services/notifications/src/routes/notifications/index.ts), on its
-// pool: the caller's only, with the ETag of their version (libs/http `answeredNotModified`). The bench
-// sends no If-None-Match, so the 304 is left out; the tag is read and sent as the service does.
+// pool: the caller's only, with an ETag bound to the caller (libs/http `callerTag`, `answeredNotModified`).
+// The bench sends no If-None-Match, so the 304 is left out; the tag is made and sent as the service does.
+import { hash } from 'node:crypto';
 import { author, boolean, integer, object, pageOf, pageQuery, pageRows, pageStatement, pagination, paginationSchema, problem, sendProblem, statement, string, usersByIds } from './common.mjs';
 
 // repository/notifications.ts `findVersion`, `findPage` (the page and its total), `findCounts`.
@@ -24,10 +25,10 @@ const notification = object(
 const secured = (response) => ({ schema: { querystring: pageQuery, response: { 200: response, 401: problem } } });
 
 export function registerNotifications(app, pool) {
-  /** The route's `etagOf` on `notifications.version` (0 before anything), sent with `Cache-Control: private, no-cache`. */
-  async function sendTag(reply, recipientId, variant) {
-    const { rows } = await pool.query(findVersion(recipientId));
-    reply.header('etag', `"${rows[0] ? Number(rows[0].version) : 0}${variant}"`).header('cache-control', 'private, no-cache');
+  /** `callerTag` of what the body is made of, sent with `Cache-Control: private, no-cache`. */
+  function sendTag(reply, callerId, representation) {
+    const tag = `"${hash('sha256', `${callerId} ${representation}`, 'base64url').slice(0, 22)}"`;
+    reply.header('etag', tag).header('cache-control', 'private, no-cache');
   }
 
   // GET /api/notifications — the tag, then notifications.ts `list`: the page and its total in one statement, then
@@ -36,7 +37,9 @@ export function registerNotifications(app, pool) {
     if (!request.caller) return sendProblem(reply, 401, 'A bearer token is required');
     const { id } = request.caller;
     const page = pageOf(request.query, 20);
-    await sendTag(reply, id, `.${page.page}.${page.limit}`);
+    // The tag of the caller's version (`notifications.version`, 0 before anything), read before the page.
+    const { rows: versions } = await pool.query(findVersion(id));
+    sendTag(reply, id, `list ${versions[0] ? Number(versions[0].version) : 0} ${page.page} ${page.limit}`);
     const { rows, total } = pageRows(await pool.query(findPage(id, page.limit, page.offset)));
     const actors = await usersByIds(pool, [...new Set(rows.map((record) => record.actorId))]);
     const data = rows.map(({ actorId, commentId, createdAt, ...record }) => {
@@ -46,10 +49,11 @@ export function registerNotifications(app, pool) {
     return { data, pagination: pagination(page, total) };
   });
 
-  // GET /api/notifications/unread-count — the tag, then notifications.ts `unreadCount` (`findCounts`).
+  // GET /api/notifications/unread-count — notifications.ts `unreadCount` (`findCounts`), the count being its own tag.
   app.get('/api/notifications/unread-count', { schema: { response: { 200: object({ count: integer }), 401: problem } } }, async (request, reply) => {
     if (!request.caller) return sendProblem(reply, 401, 'A bearer token is required');
-    await sendTag(reply, request.caller.id, '');
-    return { count: countsOf(await pool.query(findCounts(request.caller.id))).unread };
+    const count = countsOf(await pool.query(findCounts(request.caller.id))).unread;
+    sendTag(reply, request.caller.id, `unread ${count}`);
+    return { count };
   });
 }
