@@ -66,6 +66,36 @@ describe('docker-compose.yml', () => {
     expect(defined.gateway!.environment?.TRUST_PROXY).toBeUndefined();
   });
 
+  /** The container path each of `service`'s bind mounts puts the repository file `file` at. */
+  const mountOf = (service: string, file: string) =>
+    defined[service]?.volumes?.map((volume) => volume.split(':')).find(([source]) => source === `./${file}`)?.[1];
+  const repoFile = (file: string) => parse(readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8'));
+
+  it('runs Prometheus with the alert rules, scraping every service’s metrics port', () => {
+    const config = repoFile('deploy/prometheus/prometheus.yml') as {
+      rule_files: string[];
+      scrape_configs: Array<{ honor_labels?: boolean; static_configs: Array<{ targets: string[]; labels: { service: string } }> }>;
+    };
+    expect(mountOf('prometheus', 'deploy/prometheus/prometheus.yml')).toBe('/etc/prometheus/prometheus.yml');
+    expect(config.rule_files).toEqual([mountOf('prometheus', 'deploy/prometheus/rules.yml')]);
+    const [job] = config.scrape_configs;
+    // The processes' own `service` label is kept.
+    expect(job?.honor_labels).toBe(true);
+    const scraped = Object.fromEntries(job!.static_configs.map(({ targets, labels }) => [labels.service, targets]));
+    expect(scraped).toEqual(Object.fromEntries(services.map(({ name }) => [name, [`${name}:${defined[name]!.environment?.METRICS_PORT}`]])));
+    expect(restartPolicies).toContain(defined.prometheus?.restart);
+  });
+
+  it('runs Grafana with the Prometheus data source and the dashboard where its provisioning looks', () => {
+    const datasources = repoFile('deploy/grafana/provisioning/datasources.yml') as { datasources: Array<{ type: string; url: string }> };
+    expect(datasources.datasources).toEqual([expect.objectContaining({ type: 'prometheus', url: 'http://prometheus:9090' })]);
+    const providers = repoFile('deploy/grafana/provisioning/dashboards.yml') as { providers: Array<{ options: { path: string } }> };
+    const dashboard = mountOf('grafana', 'deploy/grafana/dashboard.json');
+    expect(dashboard?.startsWith(`${providers.providers[0]!.options.path}/`)).toBe(true);
+    expect(mountOf('grafana', 'deploy/grafana/provisioning/datasources.yml')).toMatch(/^\/etc\/grafana\/provisioning\/datasources\//);
+    expect(mountOf('grafana', 'deploy/grafana/provisioning/dashboards.yml')).toMatch(/^\/etc\/grafana\/provisioning\/dashboards\//);
+  });
+
   it('gives the signing key to users only', () => {
     const holders = Object.entries(defined).filter(([name, service]) =>
       name !== 'keys' && ((service.volumes ?? []).some((volume) => volume.startsWith('keys-private')) || service.environment?.JWT_PRIVATE_KEY_FILE !== undefined),
