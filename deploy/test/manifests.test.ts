@@ -1,8 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { services } from '../../scripts/services.mjs';
 import { type Manifest, renderKustomization, UnsupportedKustomizationError } from './kustomize.js';
 
@@ -165,6 +166,24 @@ describe('the kustomize base', () => {
       expect(policy.spec.ingress.filter((rule) => rule.from === undefined), policy.metadata.name).toEqual([]);
       expect(admitting(policy, 'metrics').map((rule) => rule.from), policy.metadata.name).toEqual([fromNamespace('monitoring')]);
     }
+  });
+
+  it('has the Prometheus Operator scrape the metrics port of every pod of the system', () => {
+    const monitor = find('PodMonitor', 'recipes') as unknown as { spec: { selector: { matchLabels: Record<string, string> }; podMetricsEndpoints: Array<{ port: string; path: string; honorLabels?: boolean }> } };
+    expect(monitor, 'PodMonitor recipes').toBeDefined();
+    expect(monitor.spec.podMetricsEndpoints).toEqual([expect.objectContaining({ port: 'metrics', path: '/metrics', honorLabels: true })]);
+    for (const { name } of services) {
+      const pod = podOf(find('Deployment', name)!);
+      expect(pod.metadata.labels, name).toMatchObject(monitor.spec.selector.matchLabels);
+      expect(pod.spec.containers[0]!.ports, name).toContainEqual({ name: 'metrics', containerPort: METRICS_PORT });
+    }
+  });
+
+  it('holds the alert rules of deploy/prometheus/rules.yml, unchanged, as a PrometheusRule', () => {
+    const rule = find('PrometheusRule', 'recipes') as unknown as { spec: { groups: unknown[] } } | undefined;
+    expect(rule, 'PrometheusRule recipes').toBeDefined();
+    const source = parse(readFileSync(new URL('../prometheus/rules.yml', import.meta.url), 'utf8')) as { groups: unknown[] };
+    expect(rule!.spec.groups).toEqual(source.groups);
   });
 
   it('keeps secrets out of the ConfigMaps', () => {
