@@ -1,4 +1,4 @@
-// Overload (issue 32, docs/architecture.md §10): a workload's capacity through the gateway, measured on
+// Overload (docs/architecture.md §10): a workload's capacity through the gateway, measured on
 // the machine it runs on (the highest open-loop rate whose p99 stays under 250 ms with every answer 2xx),
 // then open loop at multiples of it. Past capacity the gateway should refuse the excess at once with 503
 // and keep serving the rest about as fast as unloaded; once the load drops, latency should come back
@@ -18,7 +18,9 @@ const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * The two workloads: `next(i)` gives request i. `mentions` posts comments on the viewer's recipe, comment i
  * mentioning seeded person i % 20; `reads` takes every public GET in turn, as the open-loop part does.
  */
-export async function overloadWorkloads({ urlOf }, pools, fixture, scenarios) {
+export async function overloadWorkloads(system, pools, fixture, scenarios) {
+  const { urlOf } = system;
+  const { metricsUrl } = system.process('gateway');
   const { rows: people } = await pools.public.query('SELECT k, id FROM bench_people ORDER BY k LIMIT $1', [MENTIONED_USERS]);
   const url = `${urlOf('gateway')}/api/recipes/${fixture.recipeId}/comments`;
   const headers = { authorization: `Bearer ${fixture.viewer.token}`, 'content-type': 'application/json' };
@@ -27,11 +29,12 @@ export async function overloadWorkloads({ urlOf }, pools, fixture, scenarios) {
     {
       name: `POST /api/recipes/{id}/comments, each mentioning one of ${people.length} users`,
       short: 'mentions',
+      metricsUrl,
       start: 20,
       next: (i) => ({ method: 'POST', url, headers, keepBody: true, body: JSON.stringify({ content: `Overload ${i} for @bench_user_${people[i % people.length].k}` }) }),
       recipients: people.map((p) => p.id),
     },
-    { name: `every GET in turn (${reads.length})`, short: 'reads', start: 100, next: (i) => reads[i % reads.length] },
+    { name: `every GET in turn (${reads.length})`, short: 'reads', metricsUrl, start: 100, next: (i) => reads[i % reads.length] },
   ];
 }
 
@@ -62,11 +65,41 @@ async function notifiedOnce(pools, recipients, answers, timeoutMs = 60_000) {
   };
 }
 
+/**
+ * Samples the gateway's admission gauges (recipes_admission_limit and _inflight, by service and class)
+ * twice a second until the returned stop, which gives each lane's lowest and highest limit and highest
+ * in flight, e.g. `comments write: limit 16–40, in flight ≤ 40`: where the limits stood while it ran.
+ */
+function sampleAdmission(metricsUrl) {
+  const lanes = new Map();
+  const read = async () => {
+    const text = await fetch(`${metricsUrl}/metrics`).then((r) => r.text(), () => '');
+    for (const [, gauge, service, requestClass, value] of text.matchAll(/^recipes_admission_(limit|inflight)\{service="([^"]+)",class="([^"]+)"\} (\S+)$/gm)) {
+      const key = `${service} ${requestClass}`;
+      const lane = lanes.get(key) ?? { low: Infinity, high: 0, inflight: 0 };
+      if (gauge === 'limit') [lane.low, lane.high] = [Math.min(lane.low, +value), Math.max(lane.high, +value)];
+      else lane.inflight = Math.max(lane.inflight, +value);
+      lanes.set(key, lane);
+    }
+  };
+  const timer = setInterval(read, 500);
+  return async () => {
+    clearInterval(timer);
+    await read();
+    return [...lanes.entries()]
+      .filter(([, lane]) => lane.inflight > 0)
+      .map(([key, { low, high, inflight }]) => `${key}: limit ${low === high ? low : `${low}–${high}`}, in flight ≤ ${inflight}`)
+      .join('; ');
+  };
+}
+
 /** Runs `segments` of `workload` with an agent of its own (closed after: the gateway would hold its sockets). */
 async function run(workload, segments) {
   const agent = new Agent({ keepAlive: true });
+  const stopSampling = sampleAdmission(workload.metricsUrl);
   try {
-    return await schedule(workload.next, segments, { agent });
+    const result = await schedule(workload.next, segments, { agent });
+    return { ...result, admission: await stopSampling() };
   } finally {
     agent.destroy();
   }
@@ -131,9 +164,9 @@ export async function overloadPhases(workload, pools, { capacity, levels, second
     const last = index === levels.length - 1;
     const recoveryRate = Math.round(recoveryLevel * capacity);
     const segments = [{ rate, seconds }, ...(last ? [{ rate: recoveryRate, seconds: recoverySeconds }] : [])];
-    const { sentPerSecond, answers } = await run(workload, segments);
+    const { sentPerSecond, answers, admission } = await run(workload, segments);
     const inSegment = (segment) => answers.filter((a) => a.segment === segment);
-    const figures = await phaseFigures(workload, pools, { level, rate, seconds, sentPerSecond: sentPerSecond[0], answers: inSegment(0) });
+    const figures = { ...(await phaseFigures(workload, pools, { level, rate, seconds, sentPerSecond: sentPerSecond[0], answers: inSegment(0) })), admission };
     console.log(`    ${workload.short} at ${level}× (${rate}/s): ${JSON.stringify(figures)}`);
     phases.push(figures);
     if (last) {

@@ -207,6 +207,7 @@ try {
           ...(p.late ? { p99FromFiveSecondsMs: p.late.admitted.p99 } : {}),
           ...(p.notified ? { notifiedMissing: p.notified.missing, notifiedTwice: p.notified.doubled } : {}),
           ...(p.otherKinds ? { errorKinds: p.otherKinds } : {}),
+          ...(p.admission ? { admission: p.admission } : {}),
         });
         // The targets hold past capacity; a phase whose rate the load generator could not hold measured less than asked.
         const held = p.sentPerSecond >= 0.9 * p.offeredPerSecond;
