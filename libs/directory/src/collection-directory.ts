@@ -3,6 +3,7 @@ import type { Pool, Queryable } from '@recipes/db';
 import { handleOnce } from '@recipes/outbox';
 import { z } from 'zod';
 import { InternalClient } from './internal-client.js';
+import { OwnerLookups, type OwnerLookupsSettings } from './owner-lookups.js';
 
 async function upsertCollection(db: Queryable, collection: CollectionSnapshot): Promise<void> {
   await db.query(
@@ -17,7 +18,7 @@ async function upsertCollection(db: Queryable, collection: CollectionSnapshot): 
 
 const oneCollection = z.object({ collection: collectionSnapshotSchema });
 
-export interface CollectionDirectorySettings {
+export interface CollectionDirectorySettings extends OwnerLookupsSettings {
   pool: Pool;
   /** The collections service, for collections the events have not brought yet (read-your-writes). */
   collectionsUrl: string;
@@ -26,15 +27,18 @@ export interface CollectionDirectorySettings {
 
 /**
  * This service's knowledge of collections. Events keep it current; a collection it has not heard of yet
- * (created a moment ago) is asked of the collections service once and remembered.
+ * (created a moment ago) is asked of the collections service once and remembered, and one that service
+ * says does not exist is not asked about again for a few seconds (owner-lookups.ts).
  */
 export class CollectionDirectory {
   private readonly pool: Pool;
   private readonly collections: InternalClient;
+  private readonly lookups: OwnerLookups<CollectionSnapshot>;
 
-  constructor({ pool, collectionsUrl, timeoutMs = 2_000 }: CollectionDirectorySettings) {
+  constructor({ pool, collectionsUrl, timeoutMs = 2_000, ...lookups }: CollectionDirectorySettings) {
     this.pool = pool;
     this.collections = new InternalClient('collections', collectionsUrl, timeoutMs);
+    this.lookups = new OwnerLookups(lookups);
   }
 
   /** Takes in a snapshot an event brought, once per event; an older one than held changes nothing. */
@@ -51,10 +55,12 @@ export class CollectionDirectory {
       [id],
     );
     if (rows[0]) return rows[0];
-    const body = await this.collections.get(`/internal/collections/${id}`);
-    if (body === undefined) return undefined;
-    const collection = oneCollection.parse(body).collection;
-    await upsertCollection(this.pool, collection);
-    return collection;
+    return this.lookups.find(id, async () => {
+      const body = await this.collections.get(`/internal/collections/${id}`);
+      if (body === undefined) return undefined;
+      const collection = oneCollection.parse(body).collection;
+      await upsertCollection(this.pool, collection);
+      return collection;
+    });
   }
 }

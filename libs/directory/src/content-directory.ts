@@ -3,6 +3,7 @@ import type { Pool, Queryable } from '@recipes/db';
 import { handleOnce } from '@recipes/outbox';
 import { z } from 'zod';
 import { InternalClient } from './internal-client.js';
+import { OwnerLookups, type OwnerLookupsSettings } from './owner-lookups.js';
 
 export interface ContentItem extends ContentSnapshot {
   contentType: ContentType;
@@ -23,7 +24,7 @@ async function upsertContent(db: Queryable, item: ContentItem): Promise<void> {
 const internalPath: Record<ContentType, string> = { recipe: 'recipes', post: 'posts' };
 const oneContent = z.object({ content: contentSnapshotSchema });
 
-export interface ContentDirectorySettings {
+export interface ContentDirectorySettings extends OwnerLookupsSettings {
   pool: Pool;
   /** The content service, for content the events have not brought yet (read-your-writes). */
   contentUrl: string;
@@ -32,15 +33,18 @@ export interface ContentDirectorySettings {
 
 /**
  * This service's knowledge of recipes and posts. Events keep it current; content it has not heard of yet
- * (created a moment ago) is asked of the content service once and remembered.
+ * (created a moment ago) is asked of the content service once and remembered, and content that service
+ * says does not exist is not asked about again for a few seconds (owner-lookups.ts).
  */
 export class ContentDirectory {
   private readonly pool: Pool;
   private readonly content: InternalClient;
+  private readonly lookups: OwnerLookups<ContentItem>;
 
-  constructor({ pool, contentUrl, timeoutMs = 2_000 }: ContentDirectorySettings) {
+  constructor({ pool, contentUrl, timeoutMs = 2_000, ...lookups }: ContentDirectorySettings) {
     this.pool = pool;
     this.content = new InternalClient('content', contentUrl, timeoutMs);
+    this.lookups = new OwnerLookups(lookups);
   }
 
   /** Takes in a snapshot an event brought, once per event; an older one than held changes nothing. */
@@ -57,10 +61,12 @@ export class ContentDirectory {
       [id, contentType],
     );
     if (rows[0]) return rows[0];
-    const body = await this.content.get(`/internal/content/${internalPath[contentType]}/${id}`);
-    if (body === undefined) return undefined;
-    const item = { ...oneContent.parse(body).content, contentType };
-    await upsertContent(this.pool, item);
-    return item;
+    return this.lookups.find(`${contentType}:${id}`, async () => {
+      const body = await this.content.get(`/internal/content/${internalPath[contentType]}/${id}`);
+      if (body === undefined) return undefined;
+      const item = { ...oneContent.parse(body).content, contentType };
+      await upsertContent(this.pool, item);
+      return item;
+    });
   }
 }

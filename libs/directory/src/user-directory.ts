@@ -1,10 +1,11 @@
 import { unknownCaller, type UserSnapshot } from '@recipes/contracts';
 import type { Pool } from '@recipes/db';
 import { handleOnce } from '@recipes/outbox';
+import { OwnerLookups, type OwnerLookupsSettings } from './owner-lookups.js';
 import { findUsersByIds, findUsersByUsernames, upsertUsers } from './repository.js';
 import { UsersClient } from './users-client.js';
 
-export interface UserDirectorySettings {
+export interface UserDirectorySettings extends OwnerLookupsSettings {
   pool: Pool;
   /** The users service, for users the events have not brought yet (read-your-writes). */
   usersUrl: string;
@@ -13,15 +14,18 @@ export interface UserDirectorySettings {
 
 /**
  * This service's knowledge of users. Events keep it current; a user it has not heard of yet (registered
- * a moment ago) is asked of the users service once and remembered.
+ * a moment ago) is asked of the users service once and remembered, and an id that service says nobody has
+ * is not asked about again for a few seconds (owner-lookups.ts; names are asked about every time).
  */
 export class UserDirectory {
   private readonly pool: Pool;
   private readonly users: UsersClient;
+  private readonly lookups: OwnerLookups<UserSnapshot>;
 
-  constructor({ pool, usersUrl, timeoutMs = 2_000 }: UserDirectorySettings) {
+  constructor({ pool, usersUrl, timeoutMs = 2_000, ...lookups }: UserDirectorySettings) {
     this.pool = pool;
     this.users = new UsersClient(usersUrl, timeoutMs);
+    this.lookups = new OwnerLookups(lookups);
   }
 
   /** Takes in a snapshot an event brought, once per event; an older one than held changes nothing. */
@@ -45,7 +49,7 @@ export class UserDirectory {
     const known = await findUsersByIds(this.pool, ids);
     const found = new Map(known.map((user) => [user.id, user]));
     const missing = [...new Set(ids)].filter((id) => !found.has(id));
-    const fetched = (await Promise.all(missing.map((id) => this.users.find(id)))).filter((user) => user !== undefined);
+    const fetched = (await Promise.all(missing.map((id) => this.lookups.find(id, () => this.users.find(id))))).filter((user) => user !== undefined);
     await upsertUsers(this.pool, fetched);
     for (const user of fetched) found.set(user.id, user);
     return found;

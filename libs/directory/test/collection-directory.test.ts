@@ -59,4 +59,15 @@ describe('CollectionDirectory', () => {
     expect(lookups()).toBe(1);
     expect(await directory.find(newId())).toBeUndefined();
   });
+
+  it('asks the collections service once about a collection it says does not exist, however many ask, until an event brings it', async () => {
+    const unknown = snapshot('Not announced');
+    const before = lookups();
+    await Promise.all(Array.from({ length: 10 }, () => directory.find(unknown.id)));
+    for (let n = 0; n < 10; n += 1) expect(await directory.find(unknown.id)).toBeUndefined();
+    expect(lookups()).toBe(before + 1);
+    await dispatcher(collectionDirectoryHandlers(directory))(createEvent(collectionCreated, unknown, context), log);
+    expect(await directory.find(unknown.id)).toEqual(unknown);
+    expect(lookups()).toBe(before + 1);
+  });
 });

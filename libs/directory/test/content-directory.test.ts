@@ -73,6 +73,30 @@ describe('ContentDirectory', () => {
     expect(lookups()).toBe(1);
   });
 
+  it('asks the content service once about content it says does not exist, however many ask, until an event brings it', async () => {
+    const unknown = snapshot('Not announced');
+    await Promise.all(Array.from({ length: 10 }, () => directory.find('recipe', unknown.id)));
+    for (let n = 0; n < 10; n += 1) expect(await directory.find('recipe', unknown.id)).toBeUndefined();
+    expect(lookups()).toBe(1);
+    // The same id as a post is another question.
+    expect(await directory.find('post', unknown.id)).toBeUndefined();
+    expect(lookups()).toBe(2);
+    // Only a forged or guessed id is asked about before it exists; whatever was believed, an event wins.
+    await dispatcher(contentDirectoryHandlers(directory))(createEvent(recipeCreated, unknown, context), log);
+    expect(await directory.find('recipe', unknown.id)).toEqual({ ...unknown, contentType: 'recipe' });
+    expect(lookups()).toBe(2);
+  });
+
+  it('believes a bounded number of misses, the least recently asked going first', async () => {
+    const forgetful = new ContentDirectory({ pool, contentUrl: contentService.url, missesKept: 3, missTtlMs: 60_000 });
+    const ids = Array.from({ length: 4 }, () => newId());
+    for (const id of [...ids, ...ids.slice(1)]) await forgetful.find('post', id);
+    expect(lookups()).toBe(4);
+    // The fourth pushed out the first.
+    await forgetful.find('post', ids[0]!);
+    expect(lookups()).toBe(5);
+  });
+
   it('answers undefined for content that never existed, and "unavailable" when the content service is unreachable', async () => {
     expect(await directory.find('recipe', newId())).toBeUndefined();
     const offline = new ContentDirectory({ pool, contentUrl: 'http://127.0.0.1:1', timeoutMs: 500 });

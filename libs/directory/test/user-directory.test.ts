@@ -91,6 +91,21 @@ describe('UserDirectory look-ups', () => {
     expect((await directory.findByUsernames(['ghost_user'])).size).toBe(0);
   });
 
+  it('asks the users service once about an id it says nobody has, however many ask, until an event brings them; a name every time', async () => {
+    const unknown = user('not_announced');
+    await Promise.all(Array.from({ length: 10 }, () => directory.findById(unknown.id)));
+    for (let n = 0; n < 10; n += 1) expect(await directory.findByIds([unknown.id, unknown.id])).toEqual(new Map());
+    expect(lookups()).toBe(1);
+    await dispatcher(userDirectoryHandlers(directory))(createEvent(userCreated, unknown, { producer: 'users', correlationId: 'c' }), log);
+    expect(await directory.findById(unknown.id)).toEqual(unknown);
+    expect(lookups()).toBe(1);
+    // A name may be taken a moment after nobody had it: it is asked about each time.
+    expect((await directory.findByUsernames(['taken_later'])).size).toBe(0);
+    const later = usersService.register('taken_later');
+    expect((await directory.findByUsernames(['taken_later'])).get('taken_later')).toEqual(later);
+    expect(lookups()).toBe(3);
+  });
+
   it('says the users service is unavailable, not "no such user", when it cannot be reached', async () => {
     const offline = new UserDirectory({ pool, usersUrl: 'http://127.0.0.1:1', timeoutMs: 500 });
     await expect(offline.findById(newId())).rejects.toSatisfy(isUnavailable);
