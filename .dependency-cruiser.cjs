@@ -5,7 +5,7 @@
 /**
  * The libraries' layers, as their package.json `dependencies` declare them (the test holds the two equal,
  * and the graph free of cycles): each library's src may import the libraries listed here, and no other.
- *   bottom:  contracts, config, logging, db, metrics (none of ours)
+ *   bottom:  tracing, contracts, config, metrics (none of ours); logging, db (tracing)
  *   above:   messaging, http
  *   above:   auth (http), outbox (messaging, db)
  *   above:   idempotency (auth), directory (outbox); no HTTP, no runtime in the directory
@@ -14,15 +14,16 @@
  * A library never imports a service. Tests (libs/x/test) may import what they need.
  */
 const allowedLibraryImports = {
+  tracing: [],
   contracts: [],
   config: [],
-  logging: [],
-  db: [],
+  logging: ['tracing'],
+  db: ['tracing'],
   metrics: [],
-  messaging: ['contracts', 'logging'],
+  messaging: ['contracts', 'logging', 'tracing'],
   http: ['contracts', 'logging', 'metrics'],
   auth: ['http'],
-  outbox: ['contracts', 'db', 'logging', 'messaging'],
+  outbox: ['contracts', 'db', 'logging', 'messaging', 'tracing'],
   idempotency: ['auth', 'db', 'http'],
   directory: ['contracts', 'db', 'logging', 'messaging', 'outbox'],
   runtime: ['auth', 'config', 'contracts', 'db', 'http', 'idempotency', 'logging', 'messaging', 'metrics', 'outbox'],

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { currentTraceparent, tracingOn } from '@recipes/tracing';
 
 const statementNames = new Map<string, string>();
 
@@ -21,11 +22,34 @@ function statementName(text: string): string {
  * prepares stay few. Not for a pooler in transaction mode (PgBouncer), which would mix the connections.
  */
 export class PreparingClient extends pg.Client {
+  /** What this connection's outbox.traceparent holds; undefined when not known (after a rollback). */
+  #traceparent: string | undefined = '';
+
   // pg's query() has a dozen overloads: this adds a name to the (text, values, …) form and passes on the rest.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(...args: any[]): any {
     const [text, values] = args;
-    if (typeof text === 'string' && Array.isArray(values) && values.length > 0) args[0] = { name: statementName(text), text };
+    if (typeof text === 'string' && Array.isArray(values) && values.length > 0) {
+      args[0] = { name: statementName(text), text };
+      if (tracingOn()) this.#carryTraceparent();
+    } else if (text === 'ROLLBACK') this.#traceparent = undefined;
     return super.query(...(args as Parameters<pg.Client['query']>));
   }
+
+  /**
+   * While tracing is on, the connection's outbox.traceparent names the active span before each statement
+   * that may write to the outbox, whose rows take it (libs/outbox/migrations/003_outbox_traceparent.sql):
+   * triggers too. Set only when it changes, queued ahead of the statement (pg runs a client's queries in
+   * order); a session setting, since a statement may run outside a transaction, which a rollback undoes.
+   */
+  #carryTraceparent(): void {
+    const traceparent = currentTraceparent() ?? '';
+    if (traceparent === this.#traceparent) return;
+    this.#traceparent = traceparent;
+    void super.query({ name: statementName(SET_TRACEPARENT), text: SET_TRACEPARENT }, [traceparent]).catch(() => {
+      this.#traceparent = undefined;
+    });
+  }
 }
+
+const SET_TRACEPARENT = "SELECT set_config('outbox.traceparent', $1, false)";

@@ -1,4 +1,5 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { traceFields, tracingOn } from '@recipes/tracing';
 import { REDACTED, urlForLog } from './url.js';
 
 export type { Logger } from 'pino';
@@ -37,6 +38,8 @@ export function loggerOptions({ service, level = 'info' }: LoggerSettings): Logg
     formatters: { level: (label) => ({ level: label }) },
     serializers: { req: requestForLog },
     redact: { paths: redactedPaths, censor: REDACTED },
+    // trace_id and span_id of the active span on each line, so logs and traces join; no mixin with tracing off.
+    ...(tracingOn() ? { mixin: traceFields } : {}),
   };
 }
 

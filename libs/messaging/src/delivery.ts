@@ -1,6 +1,7 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
 import type { EventEnvelope } from '@recipes/contracts';
 import { eventLogger, type Logger } from '@recipes/logging';
+import { inSpan } from '@recipes/tracing';
 import { type DependencyGate, sleep } from './dependency-gate.js';
 import type { BrokerMetrics } from './metrics.js';
 import { failedAttemptsOf, parseEnvelope, typeOf } from './message.js';
@@ -46,7 +47,8 @@ export function deliverer(settings: DeliverySettings): (channel: Channel, messag
       const started = performance.now();
       const took = () => (performance.now() - started) / 1_000;
       try {
-        await handle(event, log);
+        // Under the consume span, or the publisher's traceparent in the headers: the trace goes on.
+        await inSpan(`${queue} handle ${type}`, () => handle(event, log), message.properties.headers);
         metrics.handled(queue, type, 'consumed', took());
         settle(() => channel.ack(message));
         metrics.consumed(type);

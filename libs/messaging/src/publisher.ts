@@ -7,6 +7,8 @@ import { declareConsumerQueue } from './topology.js';
 export interface PublishOptions {
   /** Reject when the broker has not confirmed within this time. */
   timeoutMs?: number;
+  /** The W3C trace context the event was written in (its outbox row's), sent as the `traceparent` header. */
+  traceparent?: string | null;
 }
 
 /** A queue that must exist before anything is published to it: a consumer's, with the types it takes from this publisher. */
@@ -44,7 +46,7 @@ export function createPublisher(host: PublisherHost, { timeoutMs: defaultTimeout
     for (const { queue, bindings } of consumers) await declareConsumerQueue(raw, exchange, queue, bindings);
   });
   return {
-    async publish(event, { timeoutMs = defaultTimeoutMs } = {}) {
+    async publish(event, { timeoutMs = defaultTimeoutMs, traceparent } = {}) {
       try {
         // The timeout matters: while the broker is down the channel would otherwise hold the message
         // until it comes back, and the outbox relay needs a rejection to schedule its retry.
@@ -56,6 +58,7 @@ export function createPublisher(host: PublisherHost, { timeoutMs: defaultTimeout
           correlationId: event.correlationId,
           timestamp: Math.floor(Date.parse(event.occurredAt) / 1_000),
           timeout: timeoutMs,
+          ...(traceparent ? { headers: { traceparent } } : {}),
         });
         metrics.published(event.type);
       } catch (error) {

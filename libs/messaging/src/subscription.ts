@@ -2,6 +2,7 @@ import type { ChannelWrapper } from 'amqp-connection-manager';
 import type { Channel } from 'amqplib';
 import type { EventEnvelope } from '@recipes/contracts';
 import { eventLogger, type Logger } from '@recipes/logging';
+import { inSpan } from '@recipes/tracing';
 import { parseEnvelope } from './message.js';
 
 export interface SubscriptionSpec {
@@ -52,7 +53,8 @@ export async function startSubscription(host: SubscriptionHost, { bindings, hand
         const log = eventLogger(host.logger, parsed);
         const failed = (err: unknown) => log.error({ err }, 'subscription handler failed');
         try {
-          handle(parsed, log).catch(failed);
+          // In the trace of the event's producer, as a consumer's handler is (delivery.ts).
+          inSpan(`subscription handle ${parsed.type}`, () => handle(parsed, log), message.properties.headers).catch(failed);
         } catch (err) {
           failed(err); // thrown before it returned a promise: escaping, it would make amqplib close the channel
         }

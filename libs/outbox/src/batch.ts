@@ -2,6 +2,7 @@ import type { EventEnvelope } from '@recipes/contracts';
 import { type Pool, withTransaction } from '@recipes/db';
 import type { Logger } from '@recipes/logging';
 import type { Publisher } from '@recipes/messaging';
+import { withTraceparent } from '@recipes/tracing';
 import { MAX_BACKOFF_MS } from './backoff.js';
 
 // Rows are claimed by deleting them, in the batch's transaction: one the broker confirms stays deleted at
@@ -18,19 +19,19 @@ const CLAIM = `
        ORDER BY created_at, id
        LIMIT $1
        FOR UPDATE SKIP LOCKED)
-    RETURNING id, type, payload, created_at, attempts
+    RETURNING id, type, payload, created_at, attempts, traceparent
   )
-  SELECT id, type, payload, created_at::text AS "createdAt", attempts
+  SELECT id, type, payload, created_at::text AS "createdAt", attempts, traceparent
     FROM claimed, (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed
    ORDER BY created_at, id`;
 
 // A row that failed is put back, to be tried again later, each time a little later (the same curve as backoffMs).
 const RESCHEDULE = `
-  INSERT INTO outbox (id, type, payload, created_at, attempts, last_error, available_at)
+  INSERT INTO outbox (id, type, payload, created_at, attempts, last_error, available_at, traceparent)
   SELECT id, type, payload, created_at, attempts + 1, error,
-         clock_timestamp() + least($7::float8, 500 * power(2, attempts)) * interval '1 millisecond'
-    FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::int[], $6::text[])
-      AS failed(id, type, payload, created_at, attempts, error)`;
+         clock_timestamp() + least($7::float8, 500 * power(2, attempts)) * interval '1 millisecond', traceparent
+    FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::int[], $6::text[], $8::text[])
+      AS failed(id, type, payload, created_at, attempts, error, traceparent)`;
 
 interface ClaimedRow {
   id: string;
@@ -38,6 +39,8 @@ interface ClaimedRow {
   payload: EventEnvelope;
   createdAt: string;
   attempts: number;
+  /** The trace context the row was written in (migrations/003_outbox_traceparent.sql), or null. */
+  traceparent: string | null;
 }
 
 export interface BatchSettings {
@@ -55,8 +58,11 @@ export async function relayBatch({ pool, publisher, logger, batchSize }: BatchSe
   return withTransaction(pool, async (client) => {
     const { rows } = await client.query<ClaimedRow>(CLAIM, [batchSize]);
     if (rows.length === 0) return 0;
-    // All at once: the confirms come back together instead of one round trip per event.
-    const results = await Promise.allSettled(rows.map(async (row) => publisher.publish(row.payload)));
+    // All at once: the confirms come back together instead of one round trip per event. Each is sent in
+    // the trace its row was written in, which goes on in the consumers.
+    const results = await Promise.allSettled(
+      rows.map(async (row) => withTraceparent(row.traceparent, () => publisher.publish(row.payload, { traceparent: row.traceparent }))),
+    );
     const failed = rows.flatMap((row, index) => {
       const result = results[index]!;
       if (result.status === 'fulfilled') return [];
@@ -71,6 +77,7 @@ export async function relayBatch({ pool, publisher, logger, batchSize }: BatchSe
         failed.map(({ row }) => row.attempts),
         failed.map(({ error }) => error),
         MAX_BACKOFF_MS,
+        failed.map(({ row }) => row.traceparent),
       ]);
       logger.warn({ failed: failed.length, published: rows.length - failed.length, firstError: failed[0]!.error }, 'outbox events not published; retrying later');
     }

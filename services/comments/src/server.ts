@@ -1,4 +1,7 @@
-import { runService } from '@recipes/runtime';
-import { commentsService } from './service.js';
+import { startTracing } from '@recipes/tracing';
 
+// Traces, when OTEL_EXPORTER_OTLP_ENDPOINT asks for them, start before the modules they instrument load.
+await startTracing('comments');
+const { runService } = await import('@recipes/runtime');
+const { commentsService } = await import('./service.js');
 await runService(commentsService);

@@ -1,12 +1,5 @@
-import { loadConfig } from '@recipes/config';
-import { listen } from '@recipes/http';
-import { createLogger } from '@recipes/logging';
-import { metricsListener } from '@recipes/metrics';
-import { buildApp } from './app.js';
-import { gatewayConfigSchema } from './config.js';
+import { startTracing } from '@recipes/tracing';
 
-const config = loadConfig(gatewayConfigSchema);
-const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
-const app = await buildApp({ config, logger });
-await app.register(metricsListener, { labels: { service: 'gateway' }, registries: [app.metricsRegistry] });
-await listen(app, { host: config.HOST, port: config.PORT, metricsPort: config.METRICS_PORT, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
+// Traces, when OTEL_EXPORTER_OTLP_ENDPOINT asks for them, start before the modules they instrument load.
+await startTracing('gateway');
+await import('./main.js');

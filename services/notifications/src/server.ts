@@ -1,4 +1,7 @@
-import { runService } from '@recipes/runtime';
-import { notificationsService } from './service.js';
+import { startTracing } from '@recipes/tracing';
 
+// Traces, when OTEL_EXPORTER_OTLP_ENDPOINT asks for them, start before the modules they instrument load.
+await startTracing('notifications');
+const { runService } = await import('@recipes/runtime');
+const { notificationsService } = await import('./service.js');
 await runService(notificationsService);

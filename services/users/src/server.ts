@@ -1,4 +1,7 @@
-import { runService } from '@recipes/runtime';
-import { usersService } from './service.js';
+import { startTracing } from '@recipes/tracing';
 
+// Traces, when OTEL_EXPORTER_OTLP_ENDPOINT asks for them, start before the modules they instrument load.
+await startTracing('users');
+const { runService } = await import('@recipes/runtime');
+const { usersService } = await import('./service.js');
 await runService(usersService);

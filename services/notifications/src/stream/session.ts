@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '@recipes/logging';
+import { inSpan } from '@recipes/tracing';
 import { sse } from './sse.js';
 import type { StreamPosition } from '../repository/streams.js';
 
@@ -75,7 +76,8 @@ export class StreamSession {
     this.#refreshWaiting = true;
     void this.#enqueue(async () => {
       this.#refreshWaiting = false;
-      await this.#catchUp();
+      // In the trace of the event that prompted it (when tracing is on): the frames it writes end that trace.
+      await inSpan('notification stream write', () => this.#catchUp());
     });
   }
 
