@@ -70,6 +70,11 @@ export const serviceEnv = {
   SHUTDOWN_TIMEOUT_MS: env.positiveInt(10_000),
   /** Check every response against its schema before sending it: on in the tests, off in production (see @recipes/http). */
   RESPONSE_VALIDATION: env.flag(false),
+  /**
+   * How long a readiness answer (a service's `/health/ready`, the gateway's `/health`) is reused, so that
+   * a flood of probes costs the dependencies one check per period; 0 only shares the checks under way.
+   */
+  HEALTH_CACHE_MS: z.coerce.number().int().min(0).default(1_000),
 };
 
 /** Variables of a service that owns a schema and talks over RabbitMQ. */

@@ -26,6 +26,8 @@ export interface AppSettings {
   description?: string;
   logger: Logger;
   readiness?: ReadinessChecks;
+  /** How long an answer of `/health/ready` is reused (HEALTH_CACHE_MS); by default only probes at the same time share one. */
+  readinessCacheMs?: number;
   bodyLimit?: number;
   /** Check every response against its zod schema before it is sent (tests); otherwise it is only serialized by it. */
   validateResponses?: boolean;
@@ -113,7 +115,7 @@ export async function createApp(settings: AppSettings): Promise<App> {
   // Before any route, so its timing hook covers them all: the gateway's proxy and 404s included.
   await app.register(httpMetrics);
   await app.register(errorsPlugin);
-  await app.register(healthPlugin, { checks: settings.readiness ?? {} });
+  await app.register(healthPlugin, { checks: settings.readiness ?? {}, cacheMs: settings.readinessCacheMs ?? 0 });
   await app.register(openApiPlugin, { title: settings.title, description: settings.description ?? settings.title });
   return app;
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
+import { sharedAnswer } from './shared-answer.js';
 
 /** A named dependency the service cannot serve without, e.g. the database or the broker. */
 export type ReadinessChecks = Record<string, () => Promise<boolean> | boolean>;
@@ -12,25 +13,32 @@ const readinessSchema = z.object({
 
 /**
  * `/health/live`: the process answers. `/health/ready`: every dependency answers, so traffic may come.
- * Both stay off the public API (the gateway routes `/api` only) and out of the OpenAPI document.
+ * Both stay off the public API (the gateway routes `/api` only) and out of the OpenAPI document. The
+ * checks run once per `cacheMs` at most, shared by every probe meanwhile: a flood of probes costs the
+ * database and broker no more than one.
  */
-async function healthPlugin(app: FastifyInstance, { checks }: { checks: ReadinessChecks }) {
+async function healthPlugin(app: FastifyInstance, { checks, cacheMs }: { checks: ReadinessChecks; cacheMs: number }) {
   app.get('/health/live', { schema: { hide: true }, logLevel: 'warn' }, async () => ({ status: 'ok' }));
+
+  const readiness = sharedAnswer(async () => {
+    const entries = await Promise.all(
+      Object.entries(checks).map(async ([name, check]) => {
+        const up = await Promise.resolve()
+          .then(check)
+          .catch(() => false);
+        return [name, up ? 'up' : 'down'] as const;
+      }),
+    );
+    const ready = entries.every(([, state]) => state === 'up');
+    return { status: ready ? ('ready' as const) : ('not ready' as const), checks: Object.fromEntries(entries) };
+  }, cacheMs);
 
   app.get(
     '/health/ready',
     { schema: { hide: true, response: { 200: readinessSchema, 503: readinessSchema } }, logLevel: 'warn' },
     async (_request, reply) => {
-      const entries = await Promise.all(
-        Object.entries(checks).map(async ([name, check]) => {
-          const up = await Promise.resolve()
-            .then(check)
-            .catch(() => false);
-          return [name, up ? 'up' : 'down'] as const;
-        }),
-      );
-      const ready = entries.every(([, state]) => state === 'up');
-      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks: Object.fromEntries(entries) });
+      const answer = await readiness();
+      return reply.code(answer.status === 'ready' ? 200 : 503).send(answer);
     },
   );
 }

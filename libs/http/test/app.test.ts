@@ -235,6 +235,46 @@ describe('health and docs', () => {
     expect(notReady.json()).toEqual({ status: 'not ready', checks: { database: 'down', broker: 'up' } });
   });
 
+  it('runs the checks once for any number of probes at once and once a period after, and shows a dependency going down within a period', async () => {
+    const periodMs = 300;
+    let checks = 0;
+    let up = true;
+    const probed = await createApp({
+      title: 'probed service',
+      logger: createLogger({ service: 'test', level: 'silent' }),
+      readiness: {
+        database: async () => {
+          checks += 1;
+          await new Promise((resolve) => setImmediate(resolve));
+          return up;
+        },
+      },
+      readinessCacheMs: periodMs,
+    });
+    try {
+      const ready = () => probed.inject({ method: 'GET', url: '/health/ready' });
+      expect((await Promise.all(Array.from({ length: 50 }, ready))).map((response) => response.statusCode)).toEqual(Array(50).fill(200));
+      expect(checks).toBe(1);
+
+      up = false;
+      const wentDown = Date.now();
+      let probes = 0;
+      let notReady = await ready();
+      for (probes = 1; notReady.statusCode === 200 && Date.now() - wentDown < 5_000; probes += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        notReady = await ready();
+      }
+      const tookMs = Date.now() - wentDown;
+      expect(notReady.json()).toEqual({ status: 'not ready', checks: { database: 'down' } });
+      expect(tookMs).toBeLessThan(periodMs + 500);
+      // Probed every 10 ms meanwhile, the database was checked once a period.
+      expect(probes).toBeGreaterThan(5);
+      expect(checks).toBeLessThanOrEqual(1 + Math.ceil(tookMs / periodMs) + 1);
+    } finally {
+      await probed.close();
+    }
+  });
+
   it('documents /api routes only, from their zod schemas', async () => {
     const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
     expect(Object.keys(document.paths).sort()).toEqual(['/api/boom', '/api/missing', '/api/things/{id}']);

@@ -20,6 +20,7 @@ export interface BackendConfig {
   MIGRATE_ON_START: boolean;
   TRUST_PROXY: string | false;
   RESPONSE_VALIDATION: boolean;
+  HEALTH_CACHE_MS: number;
   JWT_PUBLIC_KEY_FILE: string;
   JWT_ISSUER: string;
   JWT_AUDIENCE: string;

@@ -105,12 +105,19 @@ export async function composeService<C extends BackendConfig, P>(
     trustProxy: config.TRUST_PROXY,
     validateResponses: config.RESPONSE_VALIDATION,
     acceptH2c: true,
+    readinessCacheMs: config.HEALTH_CACHE_MS,
     ...(readiness ? { readiness } : {}),
   });
   await app.register(authPlugin, { publicKey: context.keys.publicKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
   await definition.routes(app, parts, config);
   if (definition.internalRoutes) {
-    const internal = await internalApp(app, { title: definition.name, logger, validateResponses: config.RESPONSE_VALIDATION, ...(readiness ? { readiness } : {}) });
+    const internal = await internalApp(app, {
+      title: definition.name,
+      logger,
+      validateResponses: config.RESPONSE_VALIDATION,
+      readinessCacheMs: config.HEALTH_CACHE_MS,
+      ...(readiness ? { readiness } : {}),
+    });
     await definition.internalRoutes(internal, parts);
   }
   const instanceSubscription = definition.instanceSubscription?.(parts);

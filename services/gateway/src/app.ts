@@ -24,6 +24,7 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
     logger,
     trustProxy: config.TRUST_PROXY,
     validateResponses: config.RESPONSE_VALIDATION,
+    readinessCacheMs: config.HEALTH_CACHE_MS,
   });
 
   const upstreams = new Upstreams(upstreamUrls(config), { timeoutMs: config.UPSTREAM_TIMEOUT_MS });
@@ -58,7 +59,7 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
   }
 
   // Then the gateway's own routes.
-  await app.register(systemHealthPlugin, { upstreams, timeoutMs: config.HEALTH_TIMEOUT_MS });
+  await app.register(systemHealthPlugin, { upstreams, timeoutMs: config.HEALTH_TIMEOUT_MS, cacheMs: config.HEALTH_CACHE_MS });
   await app.register(docsPlugin, { upstreams, timeoutMs: config.HEALTH_TIMEOUT_MS, cacheMs: config.DOCS_CACHE_MS });
   await app.register(eventDocsPlugin, { exchange: config.EVENTS_EXCHANGE });
   await app.register(streamProxyPlugin, { upstreams, limit, stallTimeoutMs: config.STREAM_STALL_TIMEOUT_MS });

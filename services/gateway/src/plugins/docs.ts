@@ -1,5 +1,5 @@
 import swaggerUi from '@fastify/swagger-ui';
-import type { App } from '@recipes/http';
+import { type App, sharedAnswer } from '@recipes/http';
 import { type MergedDocument, mergeOpenApi } from '../openapi-merge.js';
 import { services } from '../route-table.js';
 import type { Upstreams } from '../upstreams.js';
@@ -25,32 +25,12 @@ async function documentOf(upstreams: Upstreams, urls: readonly string[], timeout
   return undefined;
 }
 
-/** Memoizes `load` for `ttlMs`; callers during a load share it, so a burst of requests asks once. */
-function cached<T>(load: () => Promise<T>, ttlMs: number): () => Promise<T> {
-  let value: T | undefined;
-  let expires = 0;
-  let pending: Promise<T> | undefined;
-  return () => {
-    if (value !== undefined && Date.now() < expires) return Promise.resolve(value);
-    pending ??= load()
-      .then((loaded) => {
-        value = loaded;
-        expires = Date.now() + ttlMs;
-        return loaded;
-      })
-      .finally(() => {
-        pending = undefined;
-      });
-    return pending;
-  };
-}
-
 /**
  * Swagger UI at `/docs` over one document merged from every service's `/openapi.json`, also served
  * at `/docs/json` and `/docs/yaml`.
  */
 export default async function docsPlugin(app: App, { upstreams, timeoutMs, cacheMs }: DocsOptions) {
-  const mergedDocument = cached(
+  const mergedDocument = sharedAnswer(
     async () =>
       mergeOpenApi(
         await Promise.all(

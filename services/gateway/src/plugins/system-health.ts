@@ -1,4 +1,4 @@
-import type { App } from '@recipes/http';
+import { type App, sharedAnswer } from '@recipes/http';
 import { z } from 'zod';
 import { type Service, services } from '../route-table.js';
 import type { Upstreams } from '../upstreams.js';
@@ -11,14 +11,18 @@ const systemHealthSchema = z.object({
 export interface SystemHealthOptions {
   upstreams: Upstreams;
   timeoutMs: number;
+  /** How long an answer is reused (HEALTH_CACHE_MS). */
+  cacheMs: number;
 }
 
 /**
  * `/health`: the readiness of the whole system. A service is up when every one of its addresses answers
  * its own `/health/ready` with 200 in time: with round-robin, any address that is down fails requests.
- * The gateway's own probes stay at `/health/live` and `/health/ready`.
+ * The gateway's own probes stay at `/health/live` and `/health/ready`. The services are asked once per
+ * `cacheMs` at most, in one round shared by every caller meanwhile: `/health` is public and never rate
+ * limited, and a flood of it must not become a flood of readiness checks behind it.
  */
-export default async function systemHealthPlugin(app: App, { upstreams, timeoutMs }: SystemHealthOptions) {
+export default async function systemHealthPlugin(app: App, { upstreams, timeoutMs, cacheMs }: SystemHealthOptions) {
   const ready = async (url: string) => {
     try {
       return (await upstreams.get(url, '/health/ready', timeoutMs)).status === 200;
@@ -27,19 +31,23 @@ export default async function systemHealthPlugin(app: App, { upstreams, timeoutM
     }
   };
 
+  const systemHealth = sharedAnswer(async () => {
+    const states = await Promise.all(
+      services.map(async (service) => {
+        const up = (await Promise.all(upstreams.urls[service].map(ready))).every(Boolean);
+        return [service, up ? 'up' : 'down'] as const;
+      }),
+    );
+    const allUp = states.every(([, state]) => state === 'up');
+    return { status: allUp ? 'ready' : 'not ready', services: Object.fromEntries(states) as Record<Service, 'up' | 'down'> } as const;
+  }, cacheMs);
+
   app.get(
     '/health',
     { schema: { hide: true, response: { 200: systemHealthSchema, 503: systemHealthSchema } }, logLevel: 'warn' },
     async (_request, reply) => {
-      const states = await Promise.all(
-        services.map(async (service) => {
-          const up = (await Promise.all(upstreams.urls[service].map(ready))).every(Boolean);
-          return [service, up ? 'up' : 'down'] as const;
-        }),
-      );
-      const allUp = states.every(([, state]) => state === 'up');
-      const body = { status: allUp ? 'ready' : 'not ready', services: Object.fromEntries(states) as Record<Service, 'up' | 'down'> } as const;
-      return reply.code(allUp ? 200 : 503).send(body);
+      const body = await systemHealth();
+      return reply.code(body.status === 'ready' ? 200 : 503).send(body);
     },
   );
 }

@@ -21,6 +21,10 @@ export interface Upstream {
   url: string;
   /** Requests that reached the echo route (not health or docs). */
   hits: number;
+  /** Requests for its own `/health/ready`. */
+  readinessChecks: number;
+  /** While false, its `/health/ready` answers 503, as a service whose database is away does. */
+  setReady(ready: boolean): void;
   close(): Promise<void>;
 }
 
@@ -44,9 +48,11 @@ export async function startUpstream(name: string, { delayMs = 0, healthDelayMs =
   const server = Fastify({ forceCloseConnections: true, serverFactory: dualProtocolServer });
   server.removeAllContentTypeParsers();
   server.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  server.get('/health/ready', async () => {
+  let ready = true;
+  server.get('/health/ready', async (_request, reply) => {
+    upstream.readinessChecks += 1;
     if (healthDelayMs > 0) await sleep(healthDelayMs);
-    return { status: 'ready', checks: {} };
+    return ready ? { status: 'ready', checks: {} } : reply.code(503).send({ status: 'not ready', checks: { database: 'down' } });
   });
   server.get('/openapi.json', async () => ({
     openapi: '3.1.0',
@@ -54,7 +60,16 @@ export async function startUpstream(name: string, { delayMs = 0, healthDelayMs =
     paths: Object.fromEntries(paths.map((path) => [path, { get: { summary: `${name} ${path}` } }])),
     components: { schemas: { [`${name}Thing`]: { type: 'object' } }, securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
   }));
-  const upstream: Upstream = { name, url: '', hits: 0, close: () => server.close() };
+  const upstream: Upstream = {
+    name,
+    url: '',
+    hits: 0,
+    readinessChecks: 0,
+    setReady: (value) => {
+      ready = value;
+    },
+    close: () => server.close(),
+  };
   server.all('*', async (request, reply) => {
     upstream.hits += 1;
     if (delayMs > 0) await sleep(delayMs);
