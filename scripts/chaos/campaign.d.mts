@@ -94,8 +94,27 @@ export interface CampaignResult {
   workload: WorkloadRow[];
   /** The hostile user's calls (scripts/chaos/hostile.mjs), by kind, with the statuses they got. */
   hostile: HostileRow[];
+  /** The bursts above capacity (scripts/chaos/overload.mjs), one row each. */
+  bursts: BurstRow[];
   /** Per minute of the fault phase (0: the setup before it), by when each answer came. */
   perMinute: MinuteRow[];
+}
+
+export interface BurstRow {
+  burst: number;
+  requests: number;
+  /** 2xx. */
+  ok: number;
+  /** 503 with Retry-After: refused by the gateway's admission control. */
+  'at capacity': number;
+  /** Any other 503, a 504, or no answer. */
+  unavailable: number;
+  /** 404 or 409. */
+  refused: number;
+  unexpected: number;
+  /** The answers' time, those refused at capacity aside, and theirs. */
+  'ms p50 / max': string;
+  'at capacity ms p50 / max': string;
 }
 
 export interface MinuteRow {

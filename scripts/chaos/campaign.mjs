@@ -8,10 +8,11 @@ import { FAULT_KINDS, restoreEverything } from './faults.mjs';
 import { HOSTILE_LIMITS, startHostile } from './hostile.mjs';
 import { checkInvariants, runChecks } from './invariants.mjs';
 import { laneSchedule, LANES, pause, PER_KIND_PER_MINUTE, quotaFor, runLane } from './lanes.mjs';
+import { startOverload } from './overload.mjs';
 import { guardProcesses } from './processes.mjs';
 import { createFaultProxy } from './proxy.mjs';
 import { random, randomSeed } from './random.mjs';
-import { formatResult, hostileSummary, perMinute, workloadSummary } from './report.mjs';
+import { burstSummary, formatResult, hostileSummary, perMinute, workloadSummary } from './report.mjs';
 import { serverControl } from './servers.mjs';
 import { settle } from './settle.mjs';
 import { deleteTopology, dropDatabase } from './topology.mjs';
@@ -104,7 +105,7 @@ export async function runCampaign({
   const tally = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, { injected: 0, busyMs: 0 }]));
   const errors = [];
   let proxies = new Map();
-  let system, db, guard, workload, hostile;
+  let system, db, guard, workload, hostile, overload;
   const context = () => ({ system, proxies, servers, state, say, signal });
 
   try {
@@ -131,14 +132,15 @@ export async function runCampaign({
     guard = guardProcesses({ system, state, signal, log: say });
     workload = await startWorkload({ apiUrl: `${system.urlOf('gateway')}/api`, rng: rng.fork('workload'), clients });
     hostile = await startHostile({ apiUrl: `${system.urlOf('gateway')}/api`, system, world: workload.world, rng: rng.fork('hostile') });
-    say(`${workload.world.users.length} users registered; ${clients} clients and a hostile user at work; faults for ${minutes} min, at least ${quota} of each kind`);
+    overload = startOverload({ apiUrl: `${system.urlOf('gateway')}/api`, world: workload.world, rng: rng.fork('overload') });
+    say(`${workload.world.users.length} users registered; ${clients} clients, a hostile user and bursts above capacity at work; faults for ${minutes} min, at least ${quota} of each kind`);
 
     const faultsStarted = Date.now();
     const deadline = faultsStarted + minutes * 60_000;
     await injectFaults({ rng: rng.fork('faults'), instances, quota, minutes, deadline, signal, context: context(), say, tally, errors });
     const faultsEnded = Date.now();
-    say(`stopping the workload after ${workload.requests.length} requests, and the hostile user after ${hostile.requests.length}`);
-    await Promise.all([workload.stop(), hostile.stop()]);
+    say(`stopping the workload after ${workload.requests.length} requests, the hostile user after ${hostile.requests.length}, the bursts after ${overload.requests.length}`);
+    await Promise.all([workload.stop(), hostile.stop(), overload.stop()]);
     await guard.stop();
     if (signal?.aborted) throw new Error('the campaign was interrupted');
     errors.push(...(await restoreEverything(context())));
@@ -152,6 +154,7 @@ export async function runCampaign({
       ...runChecks({ settled, requests: workload.requests, exits: guard.exits, faults, quota, errors }),
       ...(await checkInvariants({ db, amqpUrl, exchange, world: workload.world })),
       ...(await hostile.checks(db)),
+      ...(await overload.checks(db)),
     ];
     return {
       seed,
@@ -169,11 +172,13 @@ export async function runCampaign({
       requests: workload.requests.length,
       workload: workloadSummary(workload.requests),
       hostile: hostileSummary(hostile.requests),
+      bursts: burstSummary(overload.requests),
       perMinute: perMinute(workload.requests, faultsStarted),
     };
   } finally {
     await workload?.stop();
     await hostile?.stop();
+    await overload?.stop();
     await guard?.stop();
     const late = await restoreEverything(context(), { processes: false });
     if (late.length > 0) say(`restoring at the end: ${late.join('; ')}`);

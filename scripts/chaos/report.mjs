@@ -48,6 +48,33 @@ export function hostileSummary(requests) {
 }
 
 /**
+ * Per burst above capacity (scripts/chaos/overload.mjs): how many requests, what they were told (503 at
+ * capacity: the gateway's refusal, with Retry-After; unavailable: any other 503, 504 or none), and how
+ * long the answers took, the refusals apart.
+ */
+export function burstSummary(requests) {
+  const byBurst = new Map();
+  for (const r of requests) byBurst.set(r.burst, [...(byBurst.get(r.burst) ?? []), r]);
+  const median = (values) => (values.length === 0 ? '' : String(values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]));
+  const max = (values) => (values.length === 0 ? '' : String(Math.max(...values)));
+  return [...byBurst].map(([burst, answers]) => {
+    const refused = answers.filter((r) => r.atCapacity).map((r) => r.ms);
+    const others = answers.filter((r) => !r.atCapacity);
+    return {
+      burst,
+      requests: answers.length,
+      ok: others.filter((r) => outcomeOf(r.status) === 'ok').length,
+      'at capacity': refused.length,
+      unavailable: others.filter((r) => outcomeOf(r.status) === 'unavailable').length,
+      refused: others.filter((r) => outcomeOf(r.status) === 'refused').length,
+      unexpected: others.filter((r) => outcomeOf(r.status) === 'unexpected').length,
+      'ms p50 / max': `${median(others.map((r) => r.ms))} / ${max(others.map((r) => r.ms))}`,
+      'at capacity ms p50 / max': refused.length === 0 ? '' : `${median(refused)} / ${max(refused)}`,
+    };
+  });
+}
+
+/**
  * Per minute of the fault phase (by when each answer came): requests, 2xx, 201s and unavailable
  * answers, so that a campaign shows the system still made progress under its faults. Minute 0 is the
  * setup before the faults; a last partial minute is the lanes finishing their quota and last faults.
@@ -77,6 +104,9 @@ export function formatResult(result) {
     '',
     'The hostile user (its checks are among the invariants):',
     table(result.hostile),
+    '',
+    'Bursts above capacity (their checks are among the invariants):',
+    table(result.bursts),
     '',
     'Per minute of faults (0: setup before them):',
     table(result.perMinute),

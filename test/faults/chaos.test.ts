@@ -4,9 +4,11 @@ import { type CampaignResult, FAULT_KINDS, formatResult, runCampaign } from '../
 /**
  * A short seeded fault campaign (scripts/chaos): two instances of every backend service under a
  * workload through the gateway while, all at once, PostgreSQL and RabbitMQ stop and start, connections
- * drop, stall or are cut, and instances are killed (at least five faults of each kind in 45 s), and a
- * hostile user pushes at the limits meanwhile (scripts/chaos/hostile.mjs); afterwards every invariant of
- * the stored data holds, and the hostile user never got a 500 nor got past a limit. Stops the shared servers again and again for a
+ * drop, stall or are cut, and instances are killed (at least five faults of each kind in 45 s), a
+ * hostile user pushes at the limits meanwhile (scripts/chaos/hostile.mjs), and bursts of a few hundred
+ * requests in a second go past the system's capacity (scripts/chaos/overload.mjs); afterwards every
+ * invariant of the stored data holds, the hostile user never got a 500 nor got past a limit, and the
+ * bursts were refused in part at capacity, with nothing stored of what was refused. Stops the shared servers again and again for a
  * minute: other test files lose them too. Replay a failure with
  * `npm run chaos -- --seed <seed> --minutes 0.75`.
  */
