@@ -31,7 +31,7 @@ export class PreparingClient extends pg.Client {
     const [text, values] = args;
     if (typeof text === 'string' && Array.isArray(values) && values.length > 0) {
       args[0] = { name: statementName(text), text };
-      if (tracingOn()) this.#carryTraceparent();
+      if (tracingOn() && writes(text)) this.#carryTraceparent();
     } else if (text === 'ROLLBACK') this.#traceparent = undefined;
     return super.query(...(args as Parameters<pg.Client['query']>));
   }
@@ -39,7 +39,7 @@ export class PreparingClient extends pg.Client {
   /**
    * While tracing is on, the connection's outbox.traceparent names the active span before each statement
    * that may write to the outbox, whose rows take it (libs/outbox/migrations/003_outbox_traceparent.sql):
-   * triggers too. Set only when it changes, queued ahead of the statement (pg runs a client's queries in
+   * triggers too. A read costs no round trip for it. Set only when it changes, queued ahead of the statement (pg runs a client's queries in
    * order); a session setting, since a statement may run outside a transaction, which a rollback undoes.
    */
   #carryTraceparent(): void {
@@ -53,3 +53,15 @@ export class PreparingClient extends pg.Client {
 }
 
 const SET_TRACEPARENT = "SELECT set_config('outbox.traceparent', $1, false)";
+
+const writing = new Map<string, boolean>();
+
+/** Whether a statement may write a row (an outbox row, or one whose trigger writes one): it says INSERT, UPDATE or DELETE. */
+function writes(text: string): boolean {
+  let found = writing.get(text);
+  if (found === undefined) {
+    found = /\b(INSERT|UPDATE|DELETE)\b/i.test(text);
+    writing.set(text, found);
+  }
+  return found;
+}
