@@ -25,6 +25,7 @@ import { openLoop, TIMEOUT_MS } from './open-loop.mjs';
 import { CAPACITY_P99_MS, findCapacity, overloadPhases, overloadWorkloads } from './overload.mjs';
 import { referenceComparison } from './reference-phase.mjs';
 import { supervisorCost } from './supervisor.mjs';
+import { tracingCost } from './tracing.mjs';
 import { commentPostScenario, getScenarios, publicGets } from './scenarios.mjs';
 import { growOthers, OWNED, openPools, seedFixture, tableSizes } from './seed.mjs';
 import { startSystem } from '../scripts/system.mjs';
@@ -60,10 +61,10 @@ const config = {
 };
 /**
  * BENCH_ONLY: a comma-separated list of the parts to run alone, after the seed: `reference` (the same-work
- * comparison), `open-loop`, `overload`, `supervisor`, `streams`. The rest (scale, ceiling, every GET, mentions, memory,
+ * comparison), `open-loop`, `overload`, `supervisor`, `tracing`, `streams`. The rest (scale, ceiling, every GET, mentions, memory,
  * outbox) runs only in the whole bench.
  */
-const PARTS = ['reference', 'open-loop', 'overload', 'supervisor', 'streams'];
+const PARTS = ['reference', 'open-loop', 'overload', 'supervisor', 'tracing', 'streams'];
 const BENCH_ONLY = process.env.BENCH_ONLY?.split(',');
 const unknownParts = BENCH_ONLY?.filter((part) => !PARTS.includes(part)) ?? [];
 if (unknownParts.length > 0) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY}: the parts that run alone are ${PARTS.join(', ')}`);
@@ -133,6 +134,7 @@ let notModifiedCpu;
 let cpuPerStreamedMention;
 let reference;
 let supervisorCpu;
+let tracingFigures;
 const overload = [];
 const idleStreams = [];
 let failure;
@@ -264,6 +266,10 @@ try {
       `${cpu.supervisor} ms per request (gateway ${cpu.gateway}, users ${cpu.users}), ${figures.requestsPerSecond} req/s, ${figures.errors} errors`,
       cpu.supervisor <= 0.02 && figures.errors === 0,
     );
+  }
+  if (runs('tracing')) {
+    // Systems of their own (bench/tracing.mjs), tracing off then on, every span sampled: the worst case.
+    tracingFigures = await phase('tracing off and on: one read, one mentioned comment and its stream frame, one at a time', () => tracingCost());
   }
   if (BENCH_ONLY === undefined) {
     const listings = scenarios.filter((s) => s.listing);
@@ -565,6 +571,10 @@ if (reference) {
     console.table(byVia);
   }
 }
+if (tracingFigures) {
+  console.log('\nTracing off and on (every span sampled and exported over OTLP http/protobuf), one request at a time, latency in ms');
+  console.table(tracingFigures);
+}
 if (supervisorCpu) {
   console.log(`\nCPU ms per GET /api/users/{id} through the gateway of the system npm start runs (scripts/start.mjs), by process; the supervisor is concurrently in raw mode`);
   console.table(supervisorCpu.cpu);
@@ -578,7 +588,7 @@ if (idleStreams.length > 0) {
 console.log('\nPhases');
 console.table([...phases, { phase: 'whole bench', seconds: elapsedSeconds }]);
 const file = `bench/results/${new Date().toISOString().replaceAll(':', '-')}.json`;
-writeFileSync(file, JSON.stringify({ failure: failure?.stack, config, only: BENCH_ONLY, tableRows, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, reference, supervisorCpu, overload, rows, targets, phases, elapsedSeconds }, null, 2));
+writeFileSync(file, JSON.stringify({ failure: failure?.stack, config, only: BENCH_ONLY, tableRows, tracingFigures, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, reference, supervisorCpu, overload, rows, targets, phases, elapsedSeconds }, null, 2));
 console.log(`written to ${file}`);
 if (failure) {
   console.error(failure);

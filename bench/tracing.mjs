@@ -1,5 +1,5 @@
-// `node --experimental-websocket bench/tracing.mjs` (after `npm run build`): the cost of tracing
-// (libs/tracing). The system starts twice on spare ports (offset 1700), with tracing off (the default) and
+// The cost of tracing (libs/tracing), the bench's `tracing` part (`BENCH_ONLY=tracing npm run bench`).
+// The system starts twice on spare ports (offset 1700), with tracing off (the default) and
 // then on, every span sampled and exported over OTLP http/protobuf to a receiver here that only counts
 // them: the worst case. Each time, one read (GET /api/recipes/{id}) and one mentioned comment (its POST,
 // and the `notification` frame it causes on the mentioned user's stream) are timed one at a time.
@@ -100,12 +100,12 @@ async function run(tracing) {
   }
 }
 
-const results = [await run(false), await run(true)];
-console.table(
-  results.flatMap(({ tracing, read, mention }) => [
-    { tracing, what: 'GET /api/recipes/{id}', p50Ms: read.p50Ms, p99Ms: read.p99Ms, meanMs: read.meanMs, perSecond: read.requestsPerSecond },
+/** The same read and mentioned comments with tracing off, then on: their figures, as rows of the bench's table. */
+export async function tracingCost() {
+  const results = [await run(false), await run(true)];
+  return results.flatMap(({ tracing, read, mention }) => [
+    { tracing, what: 'GET /api/recipes/{id}', p50Ms: read.p50Ms, p99Ms: read.p99Ms, meanMs: read.meanMs },
     { tracing, what: 'POST mentioned comment', ...mention.post },
     { tracing, what: 'POST → stream frame', ...mention.toFrame },
-  ]),
-);
-console.log(JSON.stringify(results));
+  ]);
+}
