@@ -35,9 +35,12 @@ describe('event catalogue', () => {
     expect(eventsConsumedBy('notifications').map((event) => event.type)).toEqual([
       'user.created',
       'user.updated',
+      'recipe.deleted',
+      'post.deleted',
       'content.user.tagged',
       'comment.mention.created',
       'comment.mention.deleted',
+      'collection.deleted',
     ]);
     expect(eventsConsumedBy('users')).toEqual([]);
   });

@@ -1,13 +1,16 @@
 import { MatchersV3 } from '@pact-foundation/pact';
-import { userTagged } from '@recipes/contracts';
+import { createEvent, postDeleted, recipeDeleted, userTagged } from '@recipes/contracts';
 import { eventMessage } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NotificationsHarness, notificationsHarness } from '../support.js';
 import { consumedBy, delivery, eventsPact, isoMillis } from './support.js';
 
-/** What notifications needs of `content.user.tagged`: one interaction per kind of content. */
+/**
+ * What notifications needs of `content.user.tagged` and of `recipe.deleted` and `post.deleted`: one
+ * interaction per kind of content.
+ */
 const pact = eventsPact('content');
-const { equal, uuid } = MatchersV3;
+const { equal, like, uuid } = MatchersV3;
 let harness: NotificationsHarness;
 beforeAll(async () => {
   harness = await notificationsHarness();
@@ -37,5 +40,31 @@ describe.each([
       [TAGGED, type],
     );
     expect(rows).toEqual([{ actor_id: ACTOR, content_type: contentType, content_id: CONTENT, comment_id: null }]);
+  });
+});
+
+describe.each([
+  { definition: recipeDeleted, contentType: 'recipe', DELETED: '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a66', eventId: '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a67' },
+  { definition: postDeleted, contentType: 'post', DELETED: '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a68', eventId: '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a69' },
+] as const)('$definition.type', ({ definition, contentType, DELETED, eventId }) => {
+  it(`retracts the tag in the deleted ${contentType}`, async () => {
+    const tag = { contentType, contentId: DELETED, actorId: ACTOR, taggedUserId: TAGGED, createdAt: '2026-11-22T10:00:00.000Z' };
+    await harness.deliver(createEvent(userTagged, tag, { producer: 'content', correlationId: 'tagged' }));
+    const message = eventMessage(definition, {
+      id: uuid(DELETED),
+      authorId: uuid(ACTOR),
+      title: like('Kodachrome 64'),
+      coverImageUrl: null,
+      deleted: equal(true),
+      revision: like(1),
+      createdAt: isoMillis(tag.createdAt),
+    });
+    await delivery(pact, `a ${definition.type} for a ${contentType} a user was tagged in`, eventId, message).verify(consumedBy(harness));
+
+    const { rows } = await harness.pool.query('SELECT retracted_at IS NOT NULL AS retracted FROM notifications WHERE recipient_id = $1 AND content_id = $2', [
+      TAGGED,
+      DELETED,
+    ]);
+    expect(rows).toEqual([{ retracted: true }]);
   });
 });
