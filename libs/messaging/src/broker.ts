@@ -130,8 +130,10 @@ export class Broker {
       setup: async (channel: Channel) => {
         // An 'error' event nobody listens to would crash the process (e.g. the broker refusing a declaration).
         channel.on('error', (err: Error) => this.logger.error({ err, channel: label }, 'broker channel error'));
-        await declare(channel);
+        // Before declaring: a channel closed while it declares (the broker shutting down, a declaration it
+        // refuses) is given up by amqp-connection-manager, silently, until the next reconnect.
         channel.once('close', () => this.healLater(channel, label, isClosing));
+        await declare(channel);
       },
     });
     wrapper.on('error', (err: Error) => this.logger.error({ err, channel: label }, 'broker channel setup failed'));
@@ -140,7 +142,8 @@ export class Broker {
 
   /**
    * amqp-connection-manager re-creates channels only when it reconnects, so a channel the broker closed on
-   * its own (a consumer timeout, a deleted queue) while the connection stays up would stay dead. Reconnect.
+   * its own (a consumer timeout, a deleted queue, a declaration refused or cut short) while the connection
+   * stays up would stay dead, and every publish on it time out. Reconnect.
    */
   private healLater(channel: Channel, label: string, isClosing: () => boolean): void {
     if (this.closed || isClosing()) return;
