@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { eventually } from '@recipes/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { StartedSystem } from '../scripts/system.mjs';
+import { type JsonCall, jsonClient } from './support/http.js';
 import { startTestSystem } from './support/system.js';
 
 /**
@@ -23,6 +24,7 @@ const queue = `recipes.${name}.notifications`;
 
 let system: StartedSystem;
 let api: string;
+let call: JsonCall;
 let prometheus: ChildProcess | undefined;
 let prometheusUrl: string;
 let dataDir: string;
@@ -97,19 +99,10 @@ async function query(expression: string): Promise<number | undefined> {
   return sample === undefined ? undefined : Number(sample.value[1]);
 }
 
-async function call(method: string, path: string, body?: unknown, token?: string) {
-  const response = await fetch(`${api}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
-
 beforeAll(async () => {
   system = await startTestSystem({ name, portOffset: 5500 });
   api = `${system.urlOf('gateway')}/api`;
+  call = jsonClient(api);
   await startPrometheus();
 }, 60_000);
 afterAll(async () => {

@@ -3,6 +3,7 @@ import { eventually } from '@recipes/testing';
 import { openEventStream } from '@recipes/testing/sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedSystem } from '../scripts/system.mjs';
+import { type JsonCall, jsonClient } from './support/http.js';
 import { startTestSystem } from './support/system.js';
 
 /**
@@ -11,6 +12,7 @@ import { startTestSystem } from './support/system.js';
  */
 let system: StartedSystem;
 let api: string;
+let call: JsonCall;
 
 beforeAll(async () => {
   system = await startTestSystem({
@@ -18,18 +20,9 @@ beforeAll(async () => {
     portOffset: 3400,
   });
   api = `${system.urlOf('gateway')}/api`;
+  call = jsonClient(api);
 }, 60_000);
 afterAll(() => system?.stop());
-
-async function call(method: string, path: string, body?: unknown, token?: string) {
-  const response = await fetch(`${api}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
 
 interface Sample {
   labels: Record<string, string>;

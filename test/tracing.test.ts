@@ -4,6 +4,7 @@ import { eventually } from '@recipes/testing';
 import { type EventStreamClient, openEventStream } from '@recipes/testing/sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedSystem } from '../scripts/system.mjs';
+import { type JsonCall, jsonClient } from './support/http.js';
 import { startTestSystem } from './support/system.js';
 
 /**
@@ -40,6 +41,7 @@ const spans: ReceivedSpan[] = [];
 let receiver: Server;
 let system: StartedSystem;
 let api: string;
+let call: JsonCall;
 const streams: EventStreamClient[] = [];
 
 /** An OTLP/HTTP receiver: every span POSTed to /v1/traces as JSON, kept in `spans`. */
@@ -85,6 +87,7 @@ beforeAll(async () => {
     },
   });
   api = `${system.urlOf('gateway')}/api`;
+  call = jsonClient(api);
 }, 60_000);
 
 afterAll(async () => {
@@ -92,16 +95,6 @@ afterAll(async () => {
   await system?.stop();
   await new Promise((closed) => receiver?.close(closed));
 });
-
-async function call(method: string, path: string, body?: unknown, token?: string) {
-  const response = await fetch(`${api}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
 
 describe('tracing', () => {
   it('follows a mentioned comment in one trace from the gateway to the frame on the stream', async () => {
