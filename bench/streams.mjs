@@ -1,4 +1,4 @@
-// The notification stream (docs/api.md §9.1) under load, and what a 304 on the unread count saves:
+// The notification stream (docs/api.md §9) under load, and what a 304 on the unread count saves:
 // - mention → `event: notification` with many streams open through the gateway: comments posted at a
 //   steady rate, each mentioning one of the streams' users, timed from the POST's start until the
 //   notification arrives on that user's stream;

@@ -5,7 +5,7 @@ import { expectChromium, hasChromium, launchBrowser, servePage } from './support
 import { startTestSystem, type TestSystem } from './support/system.js';
 
 /**
- * The notification stream (docs/api.md §9.1, issue 17 point 6) in a real browser: headless Chromium opens
+ * The notification stream (docs/api.md §9, issue 17 point 6) in a real browser: headless Chromium opens
  * an `EventSource` with a ticket on a page of another origin, receives a mention, has its connection ended
  * by the server (the notifications service shuts down and comes back), and by the browser's own
  * reconnect, which sends `Last-Event-ID` with the same (used) ticket, receives what was created while it

@@ -6,7 +6,7 @@ import { jsonClient } from './support/http.js';
 import { startTestSystem } from './support/system.js';
 
 /**
- * The notification stream (docs/api.md §9.1) as clients meet it: two gateways, two instances of every
+ * The notification stream (docs/api.md §9) as clients meet it: two gateways, two instances of every
  * service, events through the real broker. A stream held by one notifications instance gets what the
  * other created; a stream resumed through the other gateway gets exactly what it missed; a gateway
  * shutting down ends its streams cleanly.
@@ -95,7 +95,7 @@ describe('the notification stream through the gateways', () => {
     await second.next(isUnread(10));
     expect(ids(first)).toEqual(created);
     expect(ids(second)).toEqual(created);
-    // Within one second of the comment that caused it (docs/api.md §9.1).
+    // Within one second of the comment that caused it (docs/api.md §9).
     expect(Math.max(...latencies)).toBeLessThan(1_000);
     first.close();
   });

@@ -1,7 +1,7 @@
 -- Up Migration
 
 -- A notification's place among its recipient's notifications, in the order they were stored: a stream
--- resumes after the last one it sent (docs/api.md §9.1). Taken from the recipient's counts row, whose lock
+-- resumes after the last one it sent (docs/api.md §9). Taken from the recipient's counts row, whose lock
 -- the storing transaction holds until it commits, so that a recipient's notifications commit in sequence
 -- order: whoever has read sequence n has every one before it. A retraction's tombstone has none.
 ALTER TABLE notifications ADD COLUMN sequence bigint;
@@ -11,7 +11,7 @@ UPDATE notifications n SET sequence = ordered.sequence
 CREATE UNIQUE INDEX notifications_sequence_idx ON notifications (recipient_id, sequence);
 
 -- `version` changes whenever anything the recipient's listing or unread count shows changes: it is their
--- ETag (docs/api.md §9.2), answered with one primary-key read.
+-- ETag (docs/api.md §7), answered with one primary-key read.
 ALTER TABLE notification_counts
   ADD COLUMN last_sequence bigint NOT NULL DEFAULT 0,
   ADD COLUMN version bigint NOT NULL DEFAULT 0;
@@ -34,7 +34,7 @@ CREATE TRIGGER actor_changed AFTER UPDATE ON users FOR EACH ROW
 
 -- Single-use tickets that open a stream where a browser cannot send a header: only a hash is kept. A
 -- browser's EventSource reconnects by itself to the same URL, sending the id of the last event it got: a
--- used ticket opens a stream again only with such an id of its user's (`used_at`, docs/api.md §9.1).
+-- used ticket opens a stream again only with such an id of its user's (`used_at`, docs/api.md §9).
 CREATE TABLE stream_tickets (
   ticket_hash bytea PRIMARY KEY,
   recipient_id uuid NOT NULL,

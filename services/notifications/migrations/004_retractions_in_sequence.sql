@@ -3,7 +3,7 @@
 -- A retraction takes a place in its recipient's sequence, from the same counter as their notifications
 -- (`notification_counts.last_sequence`, under the same lock), so that a stream learns of it as it learns
 -- of a new notification: by reading what changed after the last place it sent, live or on resume
--- (docs/api.md §9.1). Retractions from before this migration, and tombstones, have none.
+-- (docs/api.md §9). Retractions from before this migration, and tombstones, have none.
 ALTER TABLE notifications ADD COLUMN retraction_sequence bigint;
 CREATE UNIQUE INDEX notifications_retraction_sequence_idx ON notifications (recipient_id, retraction_sequence)
   WHERE retraction_sequence IS NOT NULL;

@@ -9,9 +9,9 @@ export const notificationsConfigSchema = z.object({
   METRICS_PORT: env.port(9105),
   /** The users service's internal look-ups, for actors the events have not brought yet. */
   USERS_INTERNAL_URL: env.url('http://127.0.0.1:3101'),
-  /** How often an idle notification stream sends a comment line, so that proxies keep it open (docs/api.md §9.1). */
+  /** How often an idle notification stream sends a comment line, so that proxies keep it open (docs/api.md §9). */
   STREAM_KEEP_ALIVE_MS: env.positiveInt(15_000),
-  /** Unused stream tickets one user may hold; one more revokes the oldest (docs/api.md §9.1). */
+  /** Unused stream tickets one user may hold; one more revokes the oldest (docs/api.md §9). */
   STREAM_TICKETS_PER_USER: env.positiveInt(10),
 });
 

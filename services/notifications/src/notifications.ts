@@ -82,7 +82,7 @@ export function toNotification(record: NotificationRecord, actor: Author): Notif
 const PRODUCER = 'notifications';
 
 /**
- * Tells every instance's streams that the recipient's unread count changed (docs/api.md §9.1); nothing
+ * Tells every instance's streams that the recipient's unread count changed (docs/api.md §9); nothing
  * when nothing did, or when no stream of theirs is open (the recipient's lock, taken before the change,
  * orders this against a stream opening: see `openStream`).
  */
@@ -92,7 +92,7 @@ async function announceRead(tx: Queryable, recipientId: string, { updated, unrea
 }
 
 /**
- * Tells every instance's streams of each notification `retracted` took back (docs/api.md §9.1), in the
+ * Tells every instance's streams of each notification `retracted` took back (docs/api.md §9), in the
  * transaction that retracted them, under the recipient's lock; nothing when no stream of theirs is open.
  */
 async function announceRetracted(tx: Queryable, recipientId: string, retracted: retractions.Retracted | undefined, correlationId: string): Promise<void> {

@@ -27,7 +27,7 @@ export const notificationCreated = defineEvent({
   producer: 'notifications',
   consumers: [],
   description:
-    'A user with a notification stream open has a new notification (for a user with none, nothing is published: a stream reads what it missed from the table). Each notifications instance hears it on a queue of its own and sends it to the streams of that user it holds (docs/api.md §9.1).',
+    'A user with a notification stream open has a new notification (for a user with none, nothing is published: a stream reads what it missed from the table). Each notifications instance hears it on a queue of its own and sends it to the streams of that user it holds (docs/api.md §9).',
 });
 
 export const notificationsRead = defineEvent({
@@ -59,7 +59,7 @@ export const notificationRetracted = defineEvent({
   producer: 'notifications',
   consumers: [],
   description:
-    'A notification of a user with a notification stream open was retracted. Each notifications instance has that user’s streams it holds send `event: retracted` and the new unread count (docs/api.md §9.1).',
+    'A notification of a user with a notification stream open was retracted. Each notifications instance has that user’s streams it holds send `event: retracted` and the new unread count (docs/api.md §9).',
 });
 
 export const notificationsStreamsReplaced = defineEvent({
@@ -72,5 +72,5 @@ export const notificationsStreamsReplaced = defineEvent({
   }),
   producer: 'notifications',
   consumers: [],
-  description: 'A user opened a sixth notification stream: the instance holding the oldest ends it (docs/api.md §9.1).',
+  description: 'A user opened a sixth notification stream: the instance holding the oldest ends it (docs/api.md §9).',
 });

@@ -10,7 +10,7 @@ import type { Upstreams } from '../upstreams.js';
 import { forwardedRequestHeaders, forwardedResponseHeaders, labelByUpstream, wasRefused } from './proxy.js';
 
 /**
- * Streams (Server-Sent Events, docs/api.md §9.1) go through here rather than reply-from, multiplexed over
+ * Streams (Server-Sent Events, docs/api.md §9) go through here rather than reply-from, multiplexed over
  * one HTTP/2 connection per instance (stream-sessions.ts): each byte is written as it comes (no buffering),
  * no timeout applies once the stream has begun (but to a client that stops reading: see `relay`), the
  * client's disconnect cancels the upstream stream at once, and on shutdown each stream ends cleanly, so

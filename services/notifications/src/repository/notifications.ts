@@ -122,7 +122,7 @@ export async function findPage(db: Queryable, recipientId: string, limit: number
   return { records: rows, total };
 }
 
-/** What changes whenever the recipient's listing or unread count would (their ETag, docs/api.md §9.2); 0 before anything. */
+/** What changes whenever the recipient's listing or unread count would (their ETag, docs/api.md §7); 0 before anything. */
 export async function findVersion(db: Queryable, recipientId: string): Promise<number> {
   const { rows } = await db.query<{ version: string }>('SELECT version FROM notification_counts WHERE recipient_id = $1', [recipientId]);
   return rows[0] ? Number(rows[0].version) : 0;

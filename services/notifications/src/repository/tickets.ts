@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '@recipes/db';
 
 /**
- * Stream tickets (docs/api.md §9.1, migrations/003_streams.sql and 005): single use, and a used one reopens
+ * Stream tickets (docs/api.md §9, migrations/003_streams.sql and 005): single use, and a used one reopens
  * its stream only to resume it. Only a hash of a ticket is kept.
  */
 const hashOf = (ticket: string) => createHash('sha256').update(ticket).digest();

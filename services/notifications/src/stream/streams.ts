@@ -22,7 +22,7 @@ export interface StreamSettings {
   ticketsPerUser: number;
 }
 
-/** The real-time side of notifications (docs/api.md §9.1): tickets, and the streams this instance holds. */
+/** The real-time side of notifications (docs/api.md §9): tickets, and the streams this instance holds. */
 export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs, ticketsPerUser }: StreamSettings) {
   const hub = new StreamHub();
 

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, mentionEvent, type NotificationsHarness, notificationsHarnessWith, tagEvent, type TestUser } from '../support.js';
 
 /**
- * Retractions reach open streams (docs/api.md §9.1): an edit or deletion of a mention, or the deletion of
+ * Retractions reach open streams (docs/api.md §9): an edit or deletion of a mention, or the deletion of
  * what a notification is about, is sent as `event: retracted` and the new unread count, live and on resume.
  * Prompts reach the stream as this instance's own queue would bring them (`hear`).
  */

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, expectProblem, mentionEvent, type NotificationsHarness, notificationsHarnessWith, type TestUser } from '../support.js';
 
 /**
- * The stream of docs/api.md §9.1 on one instance, listening for real: prompts reach it as its own queue
+ * The stream of docs/api.md §9 on one instance, listening for real: prompts reach it as its own queue
  * would bring them (`hear`), taken from what the service wrote to its outbox.
  */
 let harness: NotificationsHarness, ada: TestUser;

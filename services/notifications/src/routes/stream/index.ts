@@ -16,7 +16,7 @@ const ticketResponse = z.object({ ticket: z.string(), expiresIn: z.number().int(
 
 const uuid = z.uuid();
 
-/** The caller's real-time notifications: `/api/notifications/stream` and its tickets (docs/api.md §9.1). */
+/** The caller's real-time notifications: `/api/notifications/stream` and its tickets (docs/api.md §9). */
 export default async function streamRoutes(app: App, { streams }: { streams: Streams }) {
   app.post(
     '/stream-tickets',
