@@ -22,7 +22,9 @@ export async function overloadWorkloads(system, pools, fixture, scenarios) {
   const { urlOf } = system;
   const { metricsUrl } = system.process('gateway');
   const { rows: people } = await pools.public.query('SELECT k, id FROM bench_people ORDER BY k LIMIT $1', [MENTIONED_USERS]);
-  const url = `${urlOf('gateway')}/api/recipes/${fixture.recipeId}/comments`;
+  const path = `/api/recipes/${fixture.recipeId}/comments`;
+  const url = `${urlOf('gateway')}${path}`;
+  const mention = (i) => JSON.stringify({ content: `Overload ${i} for @bench_user_${people[i % people.length].k}` });
   const headers = { authorization: `Bearer ${fixture.viewer.token}`, 'content-type': 'application/json' };
   const reads = scenarios.map((s) => ({ url: `${urlOf('gateway')}${s.path}`, headers: s.headers }));
   return [
@@ -31,10 +33,22 @@ export async function overloadWorkloads(system, pools, fixture, scenarios) {
       short: 'mentions',
       metricsUrl,
       start: 20,
-      next: (i) => ({ method: 'POST', url, headers, keepBody: true, body: JSON.stringify({ content: `Overload ${i} for @bench_user_${people[i % people.length].k}` }) }),
+      next: (i) => ({ method: 'POST', url, headers, keepBody: true, body: mention(i) }),
+      // The same request through the admitting proxy (bench/reference/admitting-proxy.mjs).
+      nextViaFloor: (floorUrl) => (i) => ({ method: 'POST', url: `${floorUrl}/comments${path}`, headers, keepBody: true, body: mention(i) }),
       recipients: people.map((p) => p.id),
     },
-    { name: `every GET in turn (${reads.length})`, short: 'reads', metricsUrl, start: 100, next: (i) => reads[i % reads.length] },
+    {
+      name: `every GET in turn (${reads.length})`,
+      short: 'reads',
+      metricsUrl,
+      start: 100,
+      next: (i) => reads[i % reads.length],
+      nextViaFloor: (floorUrl) => (i) => {
+        const s = scenarios[i % scenarios.length];
+        return { url: `${floorUrl}/${s.service}${s.path}`, headers: s.headers };
+      },
+    },
   ];
 }
 
@@ -93,12 +107,15 @@ function sampleAdmission(metricsUrl) {
   };
 }
 
-/** Runs `segments` of `workload` with an agent of its own (closed after: the gateway would hold its sockets). */
-async function run(workload, segments) {
+/**
+ * Runs `segments` of `workload` with an agent of its own (closed after: the gateway would hold its
+ * sockets), its requests from `next` (the workload's own: through the gateway).
+ */
+async function run(workload, segments, next = workload.next) {
   const agent = new Agent({ keepAlive: true });
   const stopSampling = sampleAdmission(workload.metricsUrl);
   try {
-    const result = await schedule(workload.next, segments, { agent });
+    const result = await schedule(next, segments, { agent });
     return { ...result, admission: await stopSampling() };
   } finally {
     agent.destroy();
@@ -176,6 +193,23 @@ export async function overloadPhases(workload, pools, { capacity, levels, second
       phases.push({ ...recoveryFigures, recovery: true, fromSeconds: RECOVERY_AFTER_SECONDS, late });
       console.log(`    ${workload.short} recovery at ${recoveryLevel}× (${recoveryRate}/s), from ${RECOVERY_AFTER_SECONDS} s on: ${JSON.stringify(late)}`);
     }
+  }
+  return phases;
+}
+
+/**
+ * The floor: open loop at each of `levels` × `capacity` for `seconds` through the admitting proxy at
+ * `floorUrl` instead of the gateway, to the same services, the same requests. What refusing the excess
+ * and proxying the rest costs at the least on this machine, under the same load as the gateway had.
+ */
+export async function floorPhases(workload, pools, floorUrl, { capacity, levels, seconds }) {
+  const phases = [];
+  for (const level of levels) {
+    const rate = Math.round(level * capacity);
+    const { sentPerSecond, answers } = await run(workload, [{ rate, seconds }], workload.nextViaFloor(floorUrl));
+    const figures = await phaseFigures(workload, pools, { level, rate, seconds, sentPerSecond: sentPerSecond[0], answers });
+    console.log(`    ${workload.short} at ${level}× (${rate}/s) through the admitting proxy: ${JSON.stringify(figures)}`);
+    phases.push(figures);
   }
   return phases;
 }

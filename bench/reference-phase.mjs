@@ -22,7 +22,7 @@ const pause = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds 
 const ratio = (a, b) => +(a / b).toFixed(3);
 
 /** Spawns `script` with `env` (and the services' allocator settings) and resolves once it answers on `port`. */
-async function startProcess(script, port, env) {
+export async function startProcess(script, port, env) {
   const child = spawn(process.execPath, [script], { env: { ...process.env, ...allocatorSettings, PORT: String(port), ...env }, stdio: 'inherit' });
   const url = `http://127.0.0.1:${port}`;
   for (let answered = false; !answered; ) {

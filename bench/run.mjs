@@ -22,8 +22,8 @@ import { mentionLatency } from './mentions.mjs';
 import { outboxDrain } from './outbox.mjs';
 import { idleStreamMemory, notModifiedCost, STREAM_PATH, streamedMentionLatency, tokenSigner } from './streams.mjs';
 import { openLoop, TIMEOUT_MS } from './open-loop.mjs';
-import { CAPACITY_P99_MS, findCapacity, overloadPhases, overloadWorkloads } from './overload.mjs';
-import { referenceComparison } from './reference-phase.mjs';
+import { CAPACITY_P99_MS, findCapacity, floorPhases, overloadPhases, overloadWorkloads } from './overload.mjs';
+import { referenceComparison, startProcess } from './reference-phase.mjs';
 import { supervisorCost } from './supervisor.mjs';
 import { tracingCost } from './tracing.mjs';
 import { commentPostScenario, getScenarios, publicGets } from './scenarios.mjs';
@@ -73,6 +73,7 @@ const NAME = 'recipes_bench';
 const PORT_OFFSET = 1100;
 const CEILING_PORT = 3099 + PORT_OFFSET;
 const REFERENCE_PORTS = { reference: 3098 + PORT_OFFSET, proxy: 3097 + PORT_OFFSET };
+const ADMITTING_PROXY_PORT = 3096 + PORT_OFFSET;
 /** `npm start`'s system, for the supervisor's cost: its own ports, database and exchange. */
 const SUPERVISED = { name: 'recipes_bench_start', portOffset: 1300 };
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -102,6 +103,60 @@ async function withCeiling(run) {
     return await run(url);
   } finally {
     child.kill('SIGTERM');
+  }
+}
+
+/** How many times the floor's figure the gateway's may be, past capacity, on a machine the load saturates. */
+const FLOOR_RATIO = 2;
+
+/**
+ * The floor of a workload past capacity (bench/reference/admitting-proxy.mjs: plain Fastify with a fixed
+ * limit, the same services, the same requests at the same rates, 2× and 4×, right after the gateway's
+ * phases), printed beside the gateway's, with the targets that hold on a machine the load generator and
+ * the system saturate between them: the gateway's refused and admitted p99 within FLOOR_RATIO × the floor's.
+ */
+async function overloadFloor(workload, capacity, phases, scenarios) {
+  const services = [...new Set(['comments', ...scenarios.map((s) => s.service)])];
+  const proxy = await startProcess('bench/reference/admitting-proxy.mjs', ADMITTING_PROXY_PORT, {
+    UPSTREAMS: JSON.stringify(Object.fromEntries(services.map((service) => [service, urlOf(service)]))),
+  });
+  try {
+    const levels = [2, 4];
+    const floor = await phase(`overload floor: ${workload.name} through a plain Fastify proxy with a fixed limit, at ${levels.join('×, ')}× ${capacity} req/s, ${config.overloadSeconds} s each`, () =>
+      floorPhases(workload, pools, proxy.url, { capacity, levels, seconds: config.overloadSeconds }),
+    );
+    for (const f of floor) {
+      const gateway = phases.find((p) => !p.recovery && p.level === f.level);
+      const at = `${workload.short} at ${f.level}× capacity (${f.offeredPerSecond} req/s)`;
+      rows.push({
+        scenario: `${workload.name}: ${f.level}× capacity, open loop at ${f.offeredPerSecond} req/s (floor)`,
+        via: 'admitting proxy',
+        connections: null,
+        requestsPerSecond: f.sentPerSecond,
+        goodputPerSecond: f.goodputPerSecond,
+        ok: f.ok,
+        refused: f.refused,
+        other: f.other,
+        timeouts: f.timeouts,
+        p50Ms: f.admitted.p50,
+        p99Ms: f.admitted.p99,
+        refusedP99Ms: f.refusedMs.p99,
+      });
+      const within = (ours, floorMs) => ours === null || (floorMs !== null && ours <= FLOOR_RATIO * floorMs);
+      target(
+        `overload vs floor: ${at}: p99 of refused ≤ ${FLOOR_RATIO} × the admitting proxy's`,
+        `gateway ${gateway.refusedMs.p99 ?? 'none refused'} ms, floor ${f.refusedMs.p99 ?? 'none refused'} ms (${f.refused} refused, ${f.goodputPerSecond} 2xx/s)`,
+        within(gateway.refusedMs.p99, f.refusedMs.p99 ?? f.admitted.p99),
+      );
+      target(
+        `overload vs floor: ${at}: p99 of admitted ≤ ${FLOOR_RATIO} × the admitting proxy's`,
+        `gateway ${gateway.admitted.p99} ms, floor ${f.admitted.p99} ms (${f.timeouts} timeouts at the floor, ${gateway.timeouts} at the gateway)`,
+        within(gateway.admitted.p99, f.admitted.p99),
+      );
+    }
+    return floor;
+  } finally {
+    proxy.stop();
   }
 }
 
@@ -245,6 +300,7 @@ try {
           );
         }
       }
+      overload.at(-1).floor = await overloadFloor(workload, capacity, phases, scenarios);
     }
   }
   if (runs('supervisor')) {
