@@ -2,6 +2,8 @@ import swagger, { type SwaggerTransform } from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { listPaginationSchema } from '@recipes/contracts';
+import { listLinkHeader } from './links.js';
 import type { ErrorStatus } from './problem.js';
 import { problemResponses } from './schemas.js';
 
@@ -25,6 +27,18 @@ export function frameworkStatuses(methods: readonly string[], url: string, schem
   return [...statuses].sort((a, b) => a - b);
 }
 
+/** A list answer (docs/api.md §10.1): its pagination pages by cursor too, and it sends a `Link` header. */
+function isListAnswer(answer: unknown): boolean {
+  const shape = (answer as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return shape?.pagination === listPaginationSchema;
+}
+
+/** Declares the `Link` header on the 200 of a transformed route (@fastify/swagger reads a response's `headers`). */
+function withLinkHeader(transformed: ReturnType<typeof jsonSchemaTransform>): ReturnType<typeof jsonSchemaTransform> {
+  const responses = (transformed.schema as { response: Record<string, object> }).response;
+  return { ...transformed, schema: { ...transformed.schema, response: { ...responses, 200: { ...responses['200'], headers: listLinkHeader } } } };
+}
+
 /**
  * OpenAPI generated from the routes' zod schemas, served at `/openapi.json` for the gateway to merge.
  * Only `/api` routes are public; internal and health routes stay out of the document. Each route names its
@@ -39,7 +53,8 @@ async function openApiPlugin(app: FastifyInstance, { title, description }: { tit
     const statuses = frameworkStatuses(methods, input.url, schema, app.hasDecorator('auth'));
     const response = { ...problemResponses(...statuses), ...(schema.response as object | undefined) };
     // A copy: the route's own schema also serializes its replies.
-    return jsonSchemaTransform({ ...input, schema: { ...schema, response } } as Parameters<typeof jsonSchemaTransform>[0]);
+    const transformed = jsonSchemaTransform({ ...input, schema: { ...schema, response } } as Parameters<typeof jsonSchemaTransform>[0]);
+    return isListAnswer((response as Record<number, unknown>)[200]) ? withLinkHeader(transformed) : transformed;
   };
 
   await app.register(swagger, {
