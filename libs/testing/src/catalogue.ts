@@ -34,28 +34,45 @@ export interface ServiceEvents {
 
 const key = (event: { type: string; version: number }) => `${event.type}@${event.version}`;
 
+/** The function a migration may define to build every envelope its triggers write (`write_event(type, version, …)`). */
+const ENVELOPE_FUNCTION = 'write_event';
+
 /**
- * The events each `INSERT INTO outbox` of the `.sql` files in `dir` writes, read from the envelope it
- * builds (`'type', '…'`, `'version', n`, `'producer', '…'`). A statement whose envelope cannot be read
- * that way comes back with undefined fields, so a check over it fails rather than passing it by.
+ * The events the `.sql` files in `dir` write into the outbox: each `INSERT INTO outbox` read from the
+ * envelope it builds (`'type', '…'`, `'version', n`, `'producer', '…'`), and each call of an envelope
+ * function (`write_event('comment.mention.created', 1, …)`) with the producer its own INSERT names. A
+ * write whose envelope cannot be read that way comes back with undefined fields, so a check over it
+ * fails rather than passing it by.
  */
 export function sqlOutboxWrites(dir: string): SqlOutboxWrite[] {
-  return readdirSync(dir)
+  const files = readdirSync(dir)
     .filter((file) => file.endsWith('.sql'))
     .sort()
-    .flatMap((file) => {
-      const sql = readFileSync(join(dir, file), 'utf8').replace(/--.*$/gm, '');
-      return sql
-        .split(/\binsert\s+into\s+outbox\b/i)
-        .slice(1)
-        .map((statement) => statement.slice(0, statement.indexOf(';') + 1 || undefined))
-        .map((statement) => ({
-          file: join(dir, file),
-          type: /'type'\s*,\s*'([^']+)'/.exec(statement)?.[1],
-          version: Number(/'version'\s*,\s*(\d+)/.exec(statement)?.[1]) || undefined,
-          producer: /'producer'\s*,\s*'([^']+)'/.exec(statement)?.[1],
-        }));
-    });
+    .map((file) => ({ file: join(dir, file), sql: readFileSync(join(dir, file), 'utf8').replace(/--.*$/gm, '') }));
+  const inserts = files.flatMap(({ file, sql }) =>
+    sql
+      .split(/\binsert\s+into\s+outbox\b/i)
+      .slice(1)
+      .map((statement) => statement.slice(0, statement.indexOf(';') + 1 || undefined))
+      .map((statement) => ({
+        file,
+        builder: /'type'\s*,\s*event_type\b/.test(statement),
+        type: /'type'\s*,\s*'([^']+)'/.exec(statement)?.[1],
+        version: Number(/'version'\s*,\s*(\d+)/.exec(statement)?.[1]) || undefined,
+        producer: /'producer'\s*,\s*'([^']+)'/.exec(statement)?.[1],
+      })),
+  );
+  const builderProducer = inserts.find((insert) => insert.builder)?.producer;
+  const calls = files.flatMap(({ file, sql }) =>
+    // Its definition and its DROP name it after FUNCTION; a call does not.
+    [...sql.matchAll(new RegExp(`(?<!function\\s+)\\b${ENVELOPE_FUNCTION}\\s*\\(\\s*('([^']+)'|[^,]*)\\s*,\\s*(\\d+)?`, 'gi'))].map((call) => ({
+      file,
+      type: call[2],
+      version: Number(call[3]) || undefined,
+      producer: builderProducer,
+    })),
+  );
+  return [...inserts.filter((insert) => !insert.builder).map(({ builder: _, ...write }) => write), ...calls];
 }
 
 /**

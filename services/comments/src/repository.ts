@@ -26,8 +26,8 @@ const mentionStores: Record<MentionKind, string> = {
   post_comment: 'post_comment_mentions',
 };
 
-/** The SQL that sets this transaction's correlation id to `parameter`, read by the mention trigger (migrations/002). */
-const setCorrelation = (parameter: string) => `set_config('comments.correlation_id', ${parameter}, true)`;
+/** The SQL that sets this transaction's correlation id to `parameter`, read by the mention triggers (`write_event`, migrations/007). */
+const setCorrelation = (parameter: string) => `set_correlation_id(${parameter})`;
 
 /** Names the request behind this transaction's changes, for the events the mention trigger writes. */
 export async function setCorrelationId(db: Queryable, correlationId: string): Promise<void> {

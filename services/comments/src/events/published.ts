@@ -6,6 +6,6 @@ export const published: PublishedEvent[] = [
   { event: commentCreated, from: '`add` in src/comments.ts' },
   { event: commentUpdated, from: '`edit` in src/comments.ts' },
   { event: commentDeleted, from: '`remove` in src/comments.ts, `removeCommentsOn` in src/deleted-targets.ts' },
-  { event: commentMentionCreated, from: 'trigger `announce_mention` on each mention store, migrations/002_mention_stores.sql' },
-  { event: commentMentionDeleted, from: 'trigger `announce_mention_removal` on each mention store, migrations/003_edits_and_deletions.sql' },
+  { event: commentMentionCreated, from: 'trigger `announce_mention` on each mention store (migrations/002_mention_stores.sql), through `write_event` (migrations/007_event_envelope.sql)' },
+  { event: commentMentionDeleted, from: 'trigger `announce_mention_removal` on each mention store (migrations/003_edits_and_deletions.sql), through `write_event` (migrations/007_event_envelope.sql)' },
 ];
