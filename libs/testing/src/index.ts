@@ -7,7 +7,7 @@ export { brokerAdmin } from './broker-admin.js';
 export { dropDatabase, exchangeFamily, type ExchangeFamilyOptions, queueFamily, removeExchangeFamily, serviceNames } from './cleanup.js';
 export { createTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { explainQuery, type PlanNode, planNodes } from './explain.js';
-export { pagesAtOdds, readWhileWriting } from './pages.js';
+export { type CursorPage, pagesAtOdds, readWhileWriting, walkFaults, walkWhileChanging } from './pages.js';
 export { type ContainerIds, LOCAL_AMQP_URL, LOCAL_DATABASE_URL, resolveTestInfrastructure } from './infrastructure.js';
 export { type SharedServer, type SharedServerName, sharedServer } from './servers.js';
 

@@ -9,10 +9,8 @@ import {
   notificationCreated,
   notificationRetracted,
   notificationsRead,
-  type PageQuery,
-  pageOffset,
-  pagination,
-  type Pagination,
+  type ListPosition,
+  type ListRequest,
   type userTagged,
 } from '@recipes/contracts';
 import { type Pool, type Queryable, withTransaction } from '@recipes/db';
@@ -144,9 +142,9 @@ export function notifications(pool: Pool, directory: UserDirectory) {
       });
     },
 
-    /** Newest first. Actors come from the users read model now, so they show their current avatar. */
-    async list(recipientId: string, page: PageQuery, log: Pick<Logger, 'warn'>): Promise<{ data: Notification[]; pagination: Pagination }> {
-      const { records, total } = await repository.findPage(pool, recipientId, page.limit, pageOffset(page));
+    /** Newest first, by page or after a position. Actors come from the users read model now, so they show their current avatar. */
+    async list(recipientId: string, request: ListRequest, log: Pick<Logger, 'warn'>): Promise<{ data: Notification[]; total: number; next: ListPosition | null }> {
+      const { rows: records, total, next } = await repository.findPage(pool, recipientId, request);
       // An actor the events have not brought yet (registered a moment ago) is asked of the users service.
       const actors = await directory.findByIds([...new Set(records.map((record) => record.actorId))]);
       const data = records.flatMap((record) => {
@@ -156,7 +154,7 @@ export function notifications(pool: Pool, directory: UserDirectory) {
         log.warn({ notificationId: record.id, actorId: record.actorId }, 'notification of an unknown actor left out');
         return [];
       });
-      return { data, pagination: pagination(page, total) };
+      return { data, total, next };
     },
 
     async unreadCount(recipientId: string): Promise<number> {

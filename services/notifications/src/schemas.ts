@@ -1,4 +1,4 @@
-import { authorSchema, paginationSchema, timestampSchema } from '@recipes/contracts';
+import { authorSchema, listCursor, listPaginationSchema, listQuery, timestampSchema } from '@recipes/contracts';
 import { z } from 'zod';
 import { notificationTypes, targetTypes } from './repository/rows.js';
 
@@ -14,7 +14,11 @@ export const notificationSchema = z.object({
   createdAt: timestampSchema,
 });
 
-export const notificationListResponse = z.object({ data: z.array(notificationSchema), pagination: paginationSchema });
+export const notificationListResponse = z.object({ data: z.array(notificationSchema), pagination: listPaginationSchema });
+
+/** Where a walk through the caller's notifications stands (docs/api.md §10.1). */
+export const notificationCursor = listCursor('notifications');
+export const notificationListQuery = listQuery(20, notificationCursor);
 export const unreadCountResponse = z.object({ count: z.number().int() });
 
 export const markReadBody = z.object({ notificationIds: z.array(z.uuid()).min(1).max(100) });

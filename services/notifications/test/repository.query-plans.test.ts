@@ -41,6 +41,7 @@ interface PlanNode {
   'Index Name'?: string;
   'Relation Name'?: string;
   'Actual Rows': number;
+  'Index Cond'?: string;
   'Shared Hit Blocks': number;
   'Shared Read Blocks': number;
   Plans?: PlanNode[];
@@ -76,19 +77,41 @@ async function someIdsOf(recipientId: string, count: number): Promise<string[]> 
 
 describe('query plans', () => {
   it('reads page 1 straight off the listing index, the same few entries for 200,000 notifications as for 10, and its total by primary key', async () => {
-    const plans = await Promise.all([heavy, light].map((user) => planOf((db) => repository.findPage(db, user, 20, 0))));
+    const plans = await Promise.all([heavy, light].map((user) => planOf((db) => repository.findPage(db, user, { limit: 20, offset: 0 }))));
     for (const nodes of plans) {
       expect(nodes.map((node) => node['Node Type'])).not.toContain('Sort');
       const [scan, ...others] = scans(nodes).filter((node) => node['Relation Name'] === 'notifications');
       expect(others).toEqual([]);
       expect(scan).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'notifications_listing_idx' });
-      expect(scan!['Actual Rows']).toBeLessThanOrEqual(20);
+      // The page and one more, which says whether another page follows.
+      expect(scan!['Actual Rows']).toBeLessThanOrEqual(21);
       expect(scans(nodes).filter((node) => node['Relation Name'] !== 'notifications')).toEqual([
         expect.objectContaining({ 'Node Type': 'Index Scan', 'Index Name': 'notification_counts_pkey', 'Actual Rows': 1 }),
       ]);
     }
     const [heavyPage, lightPage] = plans.map(blocksOf);
     expect(heavyPage).toBeLessThanOrEqual(lightPage! + 15);
+  });
+
+  it('reads a page deep in the listing by cursor as it reads page 1: a range of the listing index from the position, no OFFSET', async () => {
+    const { rows } = await pool.query<{ at: string; id: string }>(
+      `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at, id FROM notifications
+        WHERE recipient_id = $1 ORDER BY created_at DESC, id DESC OFFSET 150000 LIMIT 1`,
+      [heavy],
+    );
+    const texts: string[] = [];
+    const nodes = await planOf((db) =>
+      repository.findPage({ query: (text: string, values: unknown[]) => (texts.push(text), db.query(text, values)) } as Queryable, heavy, { limit: 20, after: rows[0]! }),
+    );
+    expect(texts.join('\n')).not.toMatch(/OFFSET/i);
+    expect(nodes.map((node) => node['Node Type'])).not.toContain('Sort');
+    const [scan, ...others] = scans(nodes).filter((node) => node['Relation Name'] === 'notifications');
+    expect(others).toEqual([]);
+    expect(scan).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'notifications_listing_idx' });
+    expect(scan!['Index Cond']).toMatch(/ROW\(created_at, id\) < ROW/);
+    expect(scan!['Actual Rows']).toBeLessThanOrEqual(21);
+    const firstPage = blocksOf(await planOf((db) => repository.findPage(db, heavy, { limit: 20, offset: 0 })));
+    expect(blocksOf(nodes)).toBeLessThanOrEqual(firstPage + 15);
   });
 
   it('answers the unread count and the total with one primary-key look-up, scanning no notification', async () => {

@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@recipes/contracts';
-import { type Queryable, readPage } from '@recipes/db';
+import { type ListingPage, type ListingRequest, type Queryable, readListing } from '@recipes/db';
 import { firstDelivery, outboxRow } from '@recipes/outbox';
 import type { NewNotification, NotificationRecord } from './rows.js';
 
@@ -102,24 +102,23 @@ export async function insertNotification(
 }
 
 /**
- * One page of the recipient's notifications, newest first, and their total from their counts row: one
- * statement, so the page and its total agree (`readPage`).
+ * One page of the recipient's notifications, newest first (by number, or after a position: a keyset seek
+ * on `notifications_listing_idx`), and their total from their counts row: one statement, so the page and
+ * its total agree (`readListing`).
  */
-export async function findPage(db: Queryable, recipientId: string, limit: number, offset: number): Promise<{ records: NotificationRecord[]; total: number }> {
-  const { rows, total } = await readPage<NotificationRecord>(
+export async function findPage(db: Queryable, recipientId: string, request: ListingRequest): Promise<ListingPage<NotificationRecord>> {
+  return readListing<NotificationRecord>(
     db,
     {
       count: 'SELECT coalesce((SELECT total FROM notification_counts WHERE recipient_id = $1), 0) AS total',
-      page: `SELECT id, type, actor_id AS "actorId", content_type AS "contentType", content_id AS "contentId",
-                    comment_id AS "commentId", is_read AS "isRead", created_at AS "createdAt"
-               FROM notifications
-              WHERE recipient_id = $1 AND retracted_at IS NULL
-              ORDER BY created_at DESC, id DESC
-              LIMIT $2 OFFSET $3`,
+      columns: `id, type, actor_id AS "actorId", content_type AS "contentType", content_id AS "contentId",
+                comment_id AS "commentId", is_read AS "isRead", created_at AS "createdAt"`,
+      from: 'FROM notifications WHERE recipient_id = $1 AND retracted_at IS NULL',
+      order: { at: 'created_at', id: 'id', idType: 'uuid', direction: 'desc' },
     },
-    [recipientId, limit, offset],
+    [recipientId],
+    request,
   );
-  return { records: rows, total };
 }
 
 /** What changes whenever the recipient's listing or unread count would (their ETag, docs/api.md §7); 0 before anything. */

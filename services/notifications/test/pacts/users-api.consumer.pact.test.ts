@@ -22,7 +22,7 @@ afterAll(() => harness.close());
 // Every listing starts from a read model that knows nobody, so that it has to ask.
 beforeEach(() => harness.pool.query('TRUNCATE users, notifications, notification_counts'));
 
-const page = { page: 1, limit: 20 };
+const page = { limit: 20, offset: 0 };
 const actorId = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a81';
 
 /** The recipient's first page, listed with a directory that asks `usersUrl` about unknown actors. */

@@ -1,7 +1,8 @@
-import { commentMentionDeleted, createEvent, newId, userUpdated } from '@recipes/contracts';
+import { commentMentionDeleted, createEvent, listCursor, newId, userUpdated } from '@recipes/contracts';
 import { pagesAtOdds, readWhileWriting } from '@recipes/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { notificationCursor } from '../../src/schemas.js';
 import { bearer, expectProblem, mentionEvent, type NotificationsHarness, notificationsHarness, snapshotOf, tagEvent, type TestUser } from '../support.js';
 
 let harness: NotificationsHarness;
@@ -57,7 +58,7 @@ describe('GET /api/notifications', () => {
           createdAt: '2026-03-01T10:00:00.000Z',
         },
       ],
-      pagination: { page: 1, limit: 20, total: 2, totalPages: 1 },
+      pagination: { page: 1, limit: 20, total: 2, totalPages: 1, nextCursor: null },
     });
     expect(Object.keys(body.data[0])).not.toContain('commentId');
     for (const notification of body.data) {
@@ -71,13 +72,13 @@ describe('GET /api/notifications', () => {
     await mentioned(bob, 105);
     const first = (await list(bob)).json();
     expect(first.data).toHaveLength(20);
-    expect(first.pagination).toEqual({ page: 1, limit: 20, total: 105, totalPages: 6 });
+    expect(first.pagination).toEqual({ page: 1, limit: 20, total: 105, totalPages: 6, nextCursor: expect.any(String) });
     const clamped = (await list(bob, '?limit=1000')).json();
     expect(clamped.data).toHaveLength(100);
-    expect(clamped.pagination).toEqual({ page: 1, limit: 100, total: 105, totalPages: 2 });
+    expect(clamped.pagination).toEqual({ page: 1, limit: 100, total: 105, totalPages: 2, nextCursor: expect.any(String) });
     const last = (await list(bob, '?page=2&limit=100')).json();
     expect(last.data).toHaveLength(5);
-    expect((await list(bob, '?page=9')).json()).toEqual({ data: [], pagination: { page: 9, limit: 20, total: 105, totalPages: 6 } });
+    expect((await list(bob, '?page=9')).json()).toEqual({ data: [], pagination: { page: 9, limit: 20, total: 105, totalPages: 6, nextCursor: null } });
   });
 
   it('answers each page from one snapshot while notifications arrive and are retracted', async () => {
@@ -111,10 +112,57 @@ describe('GET /api/notifications', () => {
     expect(new Set([...paged, ...rest]).size).toBe(35);
   });
 
+  it('walks by cursor through ties at the same millisecond, each once, following nextCursor and the Link header to the last page', async () => {
+    const bob = await harness.knownUser('Bob_Cursor');
+    await mentioned(bob, 12, { msApart: 0 });
+    await mentioned(bob, 5, { start: Date.parse('2025-01-01T00:00:00.000Z') });
+    const { rows } = await harness.pool.query<{ id: string }>('SELECT id FROM notifications WHERE recipient_id = $1 ORDER BY created_at DESC, id DESC', [bob.id]);
+    const walked: string[] = [];
+    let url = '/api/notifications?limit=4&unknown=kept';
+    for (;;) {
+      const response = await harness.app.inject({ method: 'GET', url, headers: bearer(bob) });
+      expect(response.statusCode).toBe(200);
+      const { data, pagination } = response.json();
+      walked.push(...data.map((n: { id: string }) => n.id));
+      const next = /<([^>]+)>; rel="next"/.exec(String(response.headers.link ?? ''))?.[1];
+      if (pagination.nextCursor === null) {
+        expect(next).toBeUndefined();
+        break;
+      }
+      expect(next).toBe(`/api/notifications?limit=4&unknown=kept&cursor=${pagination.nextCursor}`);
+      if (url.includes('cursor=')) expect(pagination).toMatchObject({ page: null, limit: 4, total: 17, totalPages: 5 });
+      url = next!;
+    }
+    expect(walked).toEqual(rows.map((row) => row.id));
+  });
+
+  it('answers a page request with Link first, prev, next and last', async () => {
+    const bob = await harness.knownUser('Bob_Links');
+    await mentioned(bob, 9);
+    const response = await list(bob, '?page=2&limit=3');
+    const { pagination } = response.json();
+    expect(response.headers.link).toBe(
+      `</api/notifications?limit=3&cursor=${pagination.nextCursor}>; rel="next", </api/notifications?limit=3&page=1>; rel="first", ` +
+        '</api/notifications?limit=3&page=1>; rel="prev", </api/notifications?limit=3&page=3>; rel="last"',
+    );
+  });
+
+  it.each([
+    ['garbage', 'not-a-cursor'],
+    ['empty', ''],
+    ['another list’s', listCursor('comments').encode({ at: '2026-01-01T00:00:00.000000Z', id: newId() })],
+    ['changed', `${notificationCursor.encode({ at: '2026-01-01T00:00:00.000000Z', id: newId() }).slice(0, -2)}AA`],
+  ])('answers a %s cursor with 400 VALIDATION_ERROR', async (_, cursor) => {
+    const bob = await harness.knownUser(`Bob_C${newId().slice(-6)}`);
+    const problem = expectProblem(await list(bob, `?cursor=${encodeURIComponent(cursor)}`), 400);
+    expect(problem.code).toBe('VALIDATION_ERROR');
+    expect(problem.errors).toEqual([expect.objectContaining({ path: 'cursor' })]);
+  });
+
   it('shows the caller their own notifications only', async () => {
     const [bob, eve] = await Promise.all([harness.knownUser('Bob_Own'), harness.knownUser('Eve_Own')]);
     await mentioned(bob, 3);
-    expect((await list(eve)).json()).toEqual({ data: [], pagination: { page: 1, limit: 20, total: 0, totalPages: 0 } });
+    expect((await list(eve)).json()).toEqual({ data: [], pagination: { page: 1, limit: 20, total: 0, totalPages: 0, nextCursor: null } });
     expect(await unreadCount(eve)).toBe(0);
   });
 
@@ -332,6 +380,20 @@ describe('ETag and If-None-Match', () => {
     const afterAvatar = await tags();
     expect(afterAvatar[1]).not.toBe(current[1]);
     expect((await get(hana, urls[1]!, current[1])).statusCode).toBe(200);
+  });
+
+  it('gives each page its own tag, cursor pages included: one page’s tag never earns another page a 304', async () => {
+    const ivy = await harness.knownUser('Ivy_ETag');
+    await mentioned(ivy, 7);
+    const first = await get(ivy, '/api/notifications?limit=2');
+    const second = await get(ivy, `/api/notifications?limit=2&cursor=${first.json().pagination.nextCursor}`);
+    const third = await get(ivy, `/api/notifications?limit=2&cursor=${second.json().pagination.nextCursor}`);
+    const byPage = await get(ivy, '/api/notifications?limit=2&page=2');
+    const tags = [first, second, third, byPage].map((response) => response.headers.etag as string);
+    expect(new Set(tags).size).toBe(4);
+    const secondUrl = `/api/notifications?limit=2&cursor=${first.json().pagination.nextCursor}`;
+    expect((await get(ivy, secondUrl, tags[1])).statusCode).toBe(304);
+    for (const other of [tags[0], tags[2], tags[3]]) expect((await get(ivy, secondUrl, other)).statusCode).toBe(200);
   });
 
   it('keeps the tags of one user apart from another’s', async () => {

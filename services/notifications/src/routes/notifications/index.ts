@@ -1,8 +1,17 @@
 import { callerOf } from '@recipes/auth';
-import { pageQuery } from '@recipes/contracts';
-import { answeredNotModified, type App, callerTag, problemResponses } from '@recipes/http';
+import { listPagination, listRequest } from '@recipes/contracts';
+import { answeredNotModified, type App, callerTag, problemResponses, withListLinks } from '@recipes/http';
 import type { Notifications } from '../../notifications.js';
-import { markAllReadBody, markReadBody, markReadResponse, notificationListResponse, notModified, unreadCountResponse } from '../../schemas.js';
+import {
+  markAllReadBody,
+  markReadBody,
+  markReadResponse,
+  notificationCursor,
+  notificationListQuery,
+  notificationListResponse,
+  notModified,
+  unreadCountResponse,
+} from '../../schemas.js';
 
 /** The caller's notifications: `/api/notifications/...`. Nobody ever sees or changes another's. */
 export default async function notificationRoutes(app: App, { notifications }: { notifications: Notifications }) {
@@ -15,18 +24,21 @@ export default async function notificationRoutes(app: App, { notifications }: { 
         operationId: 'listNotifications',
         tags: ['notifications'],
         security: [{ bearerAuth: [] }],
-        querystring: pageQuery(20),
+        querystring: notificationListQuery,
         response: { 200: notificationListResponse, 304: notModified, ...problemResponses(400, 401, 503) },
       },
     },
     async (request, reply) => {
       const { id } = callerOf(request);
-      const { page, limit } = request.query;
+      const { page, limit, cursor } = request.query;
       // The caller's version, read before the page: a change in between gives an older tag with a newer
-      // body, which costs the client one more 200, never a stale 304.
+      // body, which costs the client one more 200, never a stale 304. The place is in the tag, so that
+      // one page's tag never earns another page a 304.
       const version = await notifications.version(id);
-      if (await answeredNotModified(request, reply, callerTag(id, `list ${version} ${page} ${limit}`))) return reply;
-      return notifications.list(id, request.query, request.log);
+      const place = cursor ? `after ${cursor.at} ${cursor.id}` : `page ${page}`;
+      if (await answeredNotModified(request, reply, callerTag(id, `list ${version} ${place} ${limit}`))) return reply;
+      const { data, total, next } = await notifications.list(id, listRequest(request.query), request.log);
+      return withListLinks(request, reply, { data, pagination: listPagination(request.query, total, next, notificationCursor) });
     },
   );
 
