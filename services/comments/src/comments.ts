@@ -9,8 +9,8 @@ import {
   type MentionKind,
   newId,
   notFound,
-  pageOffset,
-  type PageQuery,
+  type ListPosition,
+  type ListRequest,
   type UserSnapshot,
 } from '@recipes/contracts';
 import { type Pool, type Queryable, withStatement, withTransaction } from '@recipes/db';
@@ -98,10 +98,10 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
   }
 
   return {
-    /** A page of the target's comments, oldest first, and how many it has in all. */
-    async list(target: CommentTarget, page: PageQuery): Promise<{ comments: Comment[]; total: number }> {
+    /** A page of the target's comments, oldest first, by number or after a position, how many it has in all, and where the next page starts. */
+    async list(target: CommentTarget, request: ListRequest): Promise<{ comments: Comment[]; total: number; next: ListPosition | null }> {
       await ownerOf(target);
-      const { comments: records, total } = await repository.findCommentPage(pool, target, { limit: page.limit, offset: pageOffset(page) });
+      const { comments: records, total, next } = await repository.findCommentPage(pool, target, request);
       // Every author was in the directory when they commented, and the directory forgets no one: a look-up
       // is left only for a read model that lost a row, and costs nothing otherwise.
       const unknown = records.filter((record) => record.author === null).map((record) => record.authorId);
@@ -111,7 +111,7 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
         if (!known) throw new Error(`author ${authorId} of comment ${record.id} is unknown`);
         return { ...record, author: toAuthor(known) };
       };
-      return { comments: records.map(withAuthor), total };
+      return { comments: records.map(withAuthor), total, next };
     },
 
     /**

@@ -1,5 +1,5 @@
 import type { CommentTargetType, EventEnvelope, MentionKind } from '@recipes/contracts';
-import { type Queryable, readPage } from '@recipes/db';
+import { type ListingRequest, type Position, type Queryable, readListing } from '@recipes/db';
 import { outboxRow } from '@recipes/outbox';
 
 /** What a comment is on. */
@@ -99,32 +99,34 @@ export interface CommentWithAuthor extends CommentRecord {
 }
 
 /**
- * One page of the target's comments, oldest first (comments of the same millisecond by id), each with its
- * author from the users read model (a table `directoryTables` declares), and how many the target has in
- * all: one statement, so the page and its total agree (`readPage`).
+ * One page of the target's comments, oldest first (comments of the same instant by id), by number or after
+ * a position (a keyset seek on `comments_page_idx`), each with its author from the users read model (a
+ * table `directoryTables` declares), and how many the target has in all: one statement, so the page and
+ * its total agree (`readListing`).
  */
 export async function findCommentPage(
   db: Queryable,
   target: CommentTarget,
-  { limit, offset }: { limit: number; offset: number },
-): Promise<{ comments: CommentWithAuthor[]; total: number }> {
-  const { rows, total } = await readPage<CommentRecord & { username: string | null; avatarUrl: string | null }>(
+  request: ListingRequest,
+): Promise<{ comments: CommentWithAuthor[]; total: number; next: Position | null }> {
+  const { rows, total, next } = await readListing<CommentRecord & { username: string | null; avatarUrl: string | null }>(
     db,
     {
       count: 'SELECT count(*)::int AS total FROM comments WHERE target_type = $1 AND target_id = $2 AND deleted_at IS NULL',
-      page: `SELECT c.id, c.author_id AS "authorId", c.content, iso_timestamp(c.created_at) AS "createdAt",
-                    iso_timestamp(c.edited_at) AS "editedAt", u.username, u.avatar_url AS "avatarUrl"
-               FROM comments c LEFT JOIN users u ON u.id = c.author_id
-              WHERE c.target_type = $1 AND c.target_id = $2 AND c.deleted_at IS NULL
-              ORDER BY c.created_at, c.id LIMIT $3 OFFSET $4`,
+      columns: `c.id, c.author_id AS "authorId", c.content, iso_timestamp(c.created_at) AS "createdAt",
+                iso_timestamp(c.edited_at) AS "editedAt", u.username, u.avatar_url AS "avatarUrl"`,
+      from: `FROM comments c LEFT JOIN users u ON u.id = c.author_id
+            WHERE c.target_type = $1 AND c.target_id = $2 AND c.deleted_at IS NULL`,
+      order: { at: 'c.created_at', id: 'c.id', idType: 'uuid', direction: 'asc' },
     },
-    [target.type, target.id, limit, offset],
+    [target.type, target.id],
+    request,
   );
   const comments = rows.map(({ username, avatarUrl, ...record }) => ({
     ...record,
     author: username === null ? null : { id: record.authorId, username, avatarUrl },
   }));
-  return { comments, total };
+  return { comments, total, next };
 }
 
 /** The live comment `id` on `target`, locked until the transaction ends; undefined when there is none. */

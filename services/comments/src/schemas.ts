@@ -1,4 +1,4 @@
-import { authorSchema, pageQuery, paginationSchema, timestampSchema } from '@recipes/contracts';
+import { authorSchema, listCursor, listPaginationSchema, listQuery, timestampSchema } from '@recipes/contracts';
 import { z } from 'zod';
 
 const codePoints = (value: string) => [...value].length;
@@ -27,7 +27,9 @@ export const targetParams = z.object({ id: z.string().meta({ description: 'The t
 /** A comment on its target: both any string, for the same reason as `targetParams`. */
 export const commentParams = targetParams.extend({ commentId: z.string().meta({ description: 'The comment’s id, a UUID' }) });
 
-export const commentsPageQuery = pageQuery(50);
+/** Where a walk through a target's comments stands (docs/api.md §10.1). */
+export const commentCursor = listCursor('comments');
+export const commentsPageQuery = listQuery(50, commentCursor);
 
 export const commentSchema = z.object({
   id: z.uuid(),
@@ -41,7 +43,7 @@ export const commentSchema = z.object({
 export const commentListResponse = z.object({
   comments: z.array(commentSchema),
   total: z.number().int(),
-  pagination: paginationSchema,
+  pagination: listPaginationSchema,
 });
 
 export const commentAddedResponse = z.object({ message: z.literal('Comment added successfully'), comment: commentSchema });

@@ -47,7 +47,25 @@ describe('the comment listing’s query plan', () => {
     const [scan, ...others] = scansAs(plan, 'c');
     expect(others).toEqual([]);
     expect(scan).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'comments_page_idx' });
-    expect(scan!['Actual Rows']).toBeLessThanOrEqual(20);
+    // The page and one more, which says whether another page follows.
+    expect(scan!['Actual Rows']).toBeLessThanOrEqual(21);
+    expect(plan.some((node) => node['Node Type'] === 'Sort')).toBe(false);
+  });
+
+  it('reads a page deep in the 50,000 by cursor as a range of the page index from the position: no OFFSET, no sort, 21 entries', async () => {
+    const { rows } = await pool.query<{ at: string; id: string }>(
+      `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at, id FROM comments
+        WHERE target_type = 'recipe' AND target_id = $1 ORDER BY created_at, id OFFSET 40000 LIMIT 1`,
+      [heavy],
+    );
+    const texts: string[] = [];
+    const plan = await explain((db) =>
+      findCommentPage({ query: (text: string, values: unknown[]) => (texts.push(text), db.query(text, values)) } as Queryable, { type: 'recipe', id: heavy }, { limit: 20, after: rows[0]! }),
+    );
+    expect(texts.join('\n')).not.toMatch(/OFFSET/i);
+    const [scan, ...others] = scansAs(plan, 'c');
+    expect(others).toEqual([]);
+    expect(scan).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'comments_page_idx', 'Actual Rows': 21 });
     expect(plan.some((node) => node['Node Type'] === 'Sort')).toBe(false);
   });
 

@@ -1,7 +1,7 @@
 import { callerOf } from '@recipes/auth';
-import { type CommentTargetType, pagination } from '@recipes/contracts';
+import { type CommentTargetType, listPagination, listRequest } from '@recipes/contracts';
 import { spendBudget } from '@recipes/db';
-import { answerSpending, type App, type LimitHook, type LimitPolicy, problemResponses } from '@recipes/http';
+import { answerSpending, type App, type LimitHook, type LimitPolicy, problemResponses, withListLinks } from '@recipes/http';
 import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
 import type { FastifyReply } from 'fastify';
 import type { Comments } from '../comments.js';
@@ -12,6 +12,7 @@ import {
   commentDeletedResponse,
   commentEditedResponse,
   commentListResponse,
+  commentCursor,
   commentParams,
   commentsPageQuery,
   targetParams,
@@ -54,9 +55,9 @@ export function commentRoutes(type: CommentTargetType) {
           response: { 200: commentListResponse, ...problemResponses(400, 404, 503) },
         },
       },
-      async (request) => {
-        const page = await comments.list({ type, id: request.params.id }, request.query);
-        return { ...page, pagination: pagination(request.query, page.total) };
+      async (request, reply) => {
+        const { comments: found, total, next } = await comments.list({ type, id: request.params.id }, listRequest(request.query));
+        return withListLinks(request, reply, { comments: found, total, pagination: listPagination(request.query, total, next, commentCursor) });
       },
     );
 

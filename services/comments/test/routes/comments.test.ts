@@ -42,7 +42,7 @@ describe.each(kinds)('comments on a %s', (kind) => {
   it('lists nothing for a target without comments', async () => {
     const response = await get(kind, harness.target(kind));
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ comments: [], total: 0, pagination: { page: 1, limit: 50, total: 0, totalPages: 0 } });
+    expect(response.json()).toEqual({ comments: [], total: 0, pagination: { page: 1, limit: 50, total: 0, totalPages: 0, nextCursor: null } });
   });
 
   it('adds a comment by the caller, trimmed, as soon as target and caller exist, and lists it', async () => {
@@ -62,7 +62,7 @@ describe.each(kinds)('comments on a %s', (kind) => {
       },
     });
     const listed = await get(kind, target);
-    expect(listed.json()).toEqual({ comments: [body.comment], total: 1, pagination: { page: 1, limit: 50, total: 1, totalPages: 1 } });
+    expect(listed.json()).toEqual({ comments: [body.comment], total: 1, pagination: { page: 1, limit: 50, total: 1, totalPages: 1, nextCursor: null } });
   });
 
   it('writes comment.created in the same statement, and no mention for a comment without one', async () => {
@@ -184,12 +184,12 @@ describe('listing', () => {
 
     expect((await get('recipe', target)).json().comments.map((c: { id: string }) => c.id)).toEqual([first.id, second.id, third.id]);
     const page2 = (await get('recipe', target, '?page=2&limit=2')).json();
-    expect(page2).toEqual({ comments: [third], total: 3, pagination: { page: 2, limit: 2, total: 3, totalPages: 2 } });
-    expect((await get('recipe', target, '?limit=1000')).json().pagination).toEqual({ page: 1, limit: 100, total: 3, totalPages: 1 });
+    expect(page2).toEqual({ comments: [third], total: 3, pagination: { page: 2, limit: 2, total: 3, totalPages: 2, nextCursor: null } });
+    expect((await get('recipe', target, '?limit=1000')).json().pagination).toEqual({ page: 1, limit: 100, total: 3, totalPages: 1, nextCursor: null });
     expect((await get('recipe', target, '?page=9&limit=2')).json()).toEqual({
       comments: [],
       total: 3,
-      pagination: { page: 9, limit: 2, total: 3, totalPages: 2 },
+      pagination: { page: 9, limit: 2, total: 3, totalPages: 2, nextCursor: null },
     });
   });
 
