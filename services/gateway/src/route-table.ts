@@ -9,6 +9,10 @@ export type Service = (typeof services)[number];
 export const routeTable: ReadonlyArray<readonly [pattern: string, service: Service]> = [
   ['/api/auth/*', 'users'],
   ['/api/users/me', 'users'],
+  ['/api/users/me/mutes', 'users'],
+  ['/api/users/me/blocks', 'users'],
+  ['/api/users/:id/mute', 'users'],
+  ['/api/users/:id/block', 'users'],
   ['/api/users/:id/recipes', 'content'],
   ['/api/users/:id/saved-items', 'collections'],
   ['/api/users/:id/collections', 'collections'],

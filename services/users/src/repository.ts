@@ -1,4 +1,4 @@
-import type { Queryable } from '@recipes/db';
+import { type ListingRequest, type Queryable, readListing } from '@recipes/db';
 
 /** A row of `users`, as the domain sees it. */
 export interface UserRecord {
@@ -51,4 +51,65 @@ export async function updateAvatar(db: Queryable, id: string, avatarUrl: string 
     [id, avatarUrl],
   );
   return rows[0];
+}
+
+/** One user's mute or block of another (docs/api.md §10): the two columns that say since when, if at all. */
+export type RelationKind = 'mute' | 'block';
+const sinceColumn: Record<RelationKind, string> = { mute: 'muted_at', block: 'blocked_at' };
+
+/** A row of `user_relations`, as the events carry it. */
+export interface RelationRecord {
+  userId: string;
+  targetId: string;
+  muted: boolean;
+  blocked: boolean;
+  revision: number;
+  changedAt: Date;
+  lastUnblockedAt: Date | null;
+}
+
+const relationColumns = `user_id AS "userId", target_id AS "targetId", muted_at IS NOT NULL AS muted, blocked_at IS NOT NULL AS blocked,
+  revision, changed_at AS "changedAt", last_unblocked_at AS "lastUnblockedAt"`;
+
+/**
+ * Starts `userId`'s mute or block of `targetId`, or ends it (`on` false), growing the pair's revision.
+ * Undefined when it was so already: nothing changed, so there is nothing to tell.
+ */
+export async function setRelation(db: Queryable, userId: string, targetId: string, kind: RelationKind, on: boolean): Promise<RelationRecord | undefined> {
+  const since = sinceColumn[kind];
+  const { rows } = on
+    ? await db.query<RelationRecord>(
+        `INSERT INTO user_relations AS r (user_id, target_id, ${since}) VALUES ($1, $2, now())
+         ON CONFLICT (user_id, target_id) DO UPDATE SET ${since} = now(), revision = r.revision + 1, changed_at = now()
+          WHERE r.${since} IS NULL
+         RETURNING ${relationColumns}`,
+        [userId, targetId],
+      )
+    : await db.query<RelationRecord>(
+        `UPDATE user_relations SET ${since} = NULL, revision = revision + 1, changed_at = now()
+                ${kind === 'block' ? ', last_unblocked_at = now()' : ''}
+          WHERE user_id = $1 AND target_id = $2 AND ${since} IS NOT NULL
+         RETURNING ${relationColumns}`,
+        [userId, targetId],
+      );
+  return rows[0];
+}
+
+/**
+ * One page of the users `userId` mutes or blocks, most recent first, by number or after a position, and
+ * how many in all: one statement (`readListing`).
+ */
+export async function findRelatedPage(db: Queryable, userId: string, kind: RelationKind, request: ListingRequest) {
+  const since = sinceColumn[kind];
+  return readListing<{ id: string; username: string; avatarUrl: string | null }>(
+    db,
+    {
+      count: `SELECT count(*)::int AS total FROM user_relations WHERE user_id = $1 AND ${since} IS NOT NULL`,
+      columns: `u.id, u.username, u.avatar_url AS "avatarUrl"`,
+      from: `FROM user_relations r JOIN users u ON u.id = r.target_id WHERE r.user_id = $1 AND r.${since} IS NOT NULL`,
+      order: { at: `r.${since}`, id: 'r.target_id', idType: 'uuid', direction: 'desc' },
+    },
+    [userId],
+    request,
+  );
 }

@@ -1,4 +1,4 @@
-import { authorSchema, httpUrlSchema, userSnapshotSchema, usernameSchema } from '@recipes/contracts';
+import { authorSchema, httpUrlSchema, type ListCursor, listPaginationSchema, listQuery, userSnapshotSchema, usernameSchema } from '@recipes/contracts';
 import { z } from 'zod';
 
 const codePoints = (value: string) => [...value].length;
@@ -23,3 +23,10 @@ export const userResponse = z.object({ user: authorSchema });
 
 export const internalUserResponse = z.object({ user: userSnapshotSchema });
 export const internalUsersResponse = z.object({ users: z.array(userSnapshotSchema) });
+
+export const mutedResponse = z.object({ muted: z.boolean() });
+export const blockedResponse = z.object({ blocked: z.boolean() });
+
+/** The caller's mutes or blocks (docs/api.md §10): 20 a page unless asked otherwise, by page or by cursor. */
+export const relatedUsersQuery = (cursor: ListCursor) => listQuery(20, cursor);
+export const relatedUsersResponse = z.object({ users: z.array(authorSchema), pagination: listPaginationSchema });

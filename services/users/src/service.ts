@@ -3,6 +3,7 @@ import { defineService, type PartsContext } from '@recipes/runtime';
 import { accounts } from './accounts.js';
 import { type UsersConfig, usersConfigSchema } from './config.js';
 import { published } from './events/published.js';
+import { relations } from './relations.js';
 import authRoutes from './routes/auth/index.js';
 import internalRoutes from './routes/internal/index.js';
 import userRoutes from './routes/users/index.js';
@@ -14,6 +15,7 @@ function parts({ config, pool, keys }: PartsContext<UsersConfig>) {
   }
   return {
     accounts: accounts(pool),
+    relations: relations(pool),
     issueToken: tokenIssuer({
       privateKey: keys.privateKey,
       issuer: config.JWT_ISSUER,
@@ -32,7 +34,7 @@ export const usersService = defineService({
   migrations: new URL('../migrations', import.meta.url),
   publishes: published,
   parts,
-  async routes(app, { accounts, issueToken }, config) {
+  async routes(app, { accounts, relations, issueToken }, config) {
     await app.register(authRoutes, {
       prefix: '/api/auth',
       accounts,
@@ -47,7 +49,7 @@ export const usersService = defineService({
         register: { perAddress: config.REGISTER_LIMIT_PER_ADDRESS },
       },
     });
-    await app.register(userRoutes, { prefix: '/api/users', accounts });
+    await app.register(userRoutes, { prefix: '/api/users', accounts, relations });
   },
   async internalRoutes(internal, { accounts }) {
     await internal.register(internalRoutes, { prefix: '/internal/users', accounts });

@@ -24,8 +24,15 @@ describe('the users service definition', () => {
     expect(sqlOutboxWrites(migrationsDir)).toEqual([]);
   });
 
-  it('is the producer of the user events, which its accounts enqueue', () => {
-    expect(eventsProducedBy('users').map((event) => event.type)).toEqual(['user.created', 'user.updated']);
+  it('is the producer of the user events, which its accounts and relations enqueue', () => {
+    expect(eventsProducedBy('users').map((event) => event.type)).toEqual([
+      'user.created',
+      'user.updated',
+      'user.muted',
+      'user.unmuted',
+      'user.blocked',
+      'user.unblocked',
+    ]);
   });
 
   it('refuses to be built without the private key, which its tokens are signed with', () => {

@@ -31,3 +31,59 @@ export const userUpdated = defineEvent({
   consumers: ['content', 'comments', 'collections', 'notifications'],
   description: 'A user changed their profile (avatar).',
 });
+
+/**
+ * What one user (`userId`) holds against another (`targetId`): a mute, a block, both or neither
+ * (docs/api.md §10). Every change of the pair grows `revision`, so a consumer keeps the newest whatever
+ * order the events come in. A block stays a mute's superset: consumers read `blocked` as muted too.
+ * `lastUnblockedAt` is when the pair's latest block ended (null while blocked or if never blocked), so
+ * that a mention or tag made before a block ended is known as made during or before it, in any order.
+ */
+export const userRelationSchema = z.object({
+  userId: z.uuid(),
+  targetId: z.uuid(),
+  muted: z.boolean(),
+  blocked: z.boolean(),
+  revision: z.number().int().nonnegative(),
+  changedAt: z.iso.datetime(),
+  lastUnblockedAt: z.iso.datetime().nullable(),
+});
+
+export type UserRelation = z.infer<typeof userRelationSchema>;
+
+export const userMuted = defineEvent({
+  type: 'user.muted',
+  version: 1,
+  data: userRelationSchema,
+  producer: 'users',
+  consumers: [],
+  description: 'A user muted another: nothing the muted user does notifies them from now on.',
+});
+
+export const userUnmuted = defineEvent({
+  type: 'user.unmuted',
+  version: 1,
+  data: userRelationSchema,
+  producer: 'users',
+  consumers: [],
+  description: 'A user unmuted another.',
+});
+
+export const userBlocked = defineEvent({
+  type: 'user.blocked',
+  version: 1,
+  data: userRelationSchema,
+  producer: 'users',
+  consumers: [],
+  description:
+    'A user blocked another: the blocked user can no longer comment on their content, mention or tag them, and the notifications they caused them are retracted.',
+});
+
+export const userUnblocked = defineEvent({
+  type: 'user.unblocked',
+  version: 1,
+  data: userRelationSchema,
+  producer: 'users',
+  consumers: [],
+  description: 'A user unblocked another; nothing retracted comes back.',
+});

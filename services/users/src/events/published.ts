@@ -1,8 +1,12 @@
-import { userCreated, userUpdated } from '@recipes/contracts';
+import { userBlocked, userCreated, userMuted, userUnblocked, userUnmuted, userUpdated } from '@recipes/contracts';
 import type { PublishedEvent } from '@recipes/runtime';
 
 /** Every event this service writes to its outbox, and where. */
 export const published: PublishedEvent[] = [
   { event: userCreated, from: '`register` in src/accounts.ts' },
   { event: userUpdated, from: '`changeAvatar` in src/accounts.ts' },
+  { event: userMuted, from: '`set` in src/relations.ts' },
+  { event: userUnmuted, from: '`set` in src/relations.ts' },
+  { event: userBlocked, from: '`set` in src/relations.ts' },
+  { event: userUnblocked, from: '`set` in src/relations.ts' },
 ];

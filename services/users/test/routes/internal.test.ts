@@ -36,7 +36,11 @@ describe('/internal/users', () => {
       '/api/auth/login',
       '/api/auth/register',
       '/api/users/me',
+      '/api/users/me/blocks',
+      '/api/users/me/mutes',
       '/api/users/{id}',
+      '/api/users/{id}/block',
+      '/api/users/{id}/mute',
     ]);
   });
 });
