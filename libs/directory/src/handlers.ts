@@ -6,12 +6,17 @@ import {
   recipeCreated,
   recipeDeleted,
   recipeUpdated,
+  userBlocked,
   userCreated,
+  userMuted,
+  userUnblocked,
+  userUnmuted,
   userUpdated,
 } from '@recipes/contracts';
 import { type EventHandler, on } from '@recipes/messaging';
 import type { CollectionDirectory } from './collection-directory.js';
 import type { ContentDirectory } from './content-directory.js';
+import type { RelationDirectory } from './relation-directory.js';
 import type { UserDirectory } from './user-directory.js';
 
 /*
@@ -35,6 +40,12 @@ export const collectionCreatedHandler = (collections: CollectionDirectory): Even
   on(collectionCreated, (collection, event) => collections.remember(collection, event));
 export const collectionDeletedHandler = (collections: CollectionDirectory): EventHandler =>
   on(collectionDeleted, (collection, event) => collections.remember(collection, event));
+
+export const userMutedHandler = (relations: RelationDirectory): EventHandler => on(userMuted, (relation, event) => relations.remember(relation, event));
+export const userUnmutedHandler = (relations: RelationDirectory): EventHandler => on(userUnmuted, (relation, event) => relations.remember(relation, event));
+export const userBlockedHandler = (relations: RelationDirectory): EventHandler => on(userBlocked, (relation, event) => relations.remember(relation, event));
+export const userUnblockedHandler = (relations: RelationDirectory): EventHandler =>
+  on(userUnblocked, (relation, event) => relations.remember(relation, event));
 
 /** Every handler of one directory, for its own tests and pacts. */
 export const userDirectoryHandlers = (users: UserDirectory) => [userCreatedHandler(users), userUpdatedHandler(users)];

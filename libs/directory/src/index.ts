@@ -5,6 +5,7 @@ export { CollectionDirectory, type CollectionDirectorySettings } from './collect
 export { ContentDirectory, type ContentDirectorySettings, type ContentItem } from './content-directory.js';
 export * from './handlers.js';
 export { InternalClient } from './internal-client.js';
+export { RelationDirectory } from './relation-directory.js';
 export { directoryTables } from './tables.js';
 export { UserDirectory, type UserDirectorySettings } from './user-directory.js';
 
@@ -22,4 +23,9 @@ export const contentDirectoryMigrations: MigrationSet = {
 export const collectionDirectoryMigrations: MigrationSet = {
   dir: fileURLToPath(new URL('../collection-migrations', import.meta.url)),
   table: 'collection_directory_migrations',
+};
+
+export const relationDirectoryMigrations: MigrationSet = {
+  dir: fileURLToPath(new URL('../relation-migrations', import.meta.url)),
+  table: 'relation_directory_migrations',
 };

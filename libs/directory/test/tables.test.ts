@@ -2,7 +2,7 @@ import { createPool, migrate, type Pool } from '@recipes/db';
 import { createLogger } from '@recipes/logging';
 import { createTestDatabase, type TestDatabase } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectionDirectoryMigrations, contentDirectoryMigrations, directoryTables, userDirectoryMigrations } from '../src/index.js';
+import { collectionDirectoryMigrations, contentDirectoryMigrations, directoryTables, relationDirectoryMigrations, userDirectoryMigrations } from '../src/index.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 let database: TestDatabase;
@@ -10,7 +10,7 @@ let pool: Pool;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  const sets = [userDirectoryMigrations, contentDirectoryMigrations, collectionDirectoryMigrations];
+  const sets = [userDirectoryMigrations, contentDirectoryMigrations, collectionDirectoryMigrations, relationDirectoryMigrations];
   await migrate({ databaseUrl: database.url, schema: 'svc', sets, logger: log });
   pool = createPool({ connectionString: database.url, schema: 'svc', applicationName: 'directory-test', logger: log });
 });
