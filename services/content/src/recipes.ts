@@ -3,10 +3,8 @@ import {
   forbidden,
   newId,
   notFound,
-  type PageQuery,
-  type Pagination,
-  pageOffset,
-  pagination,
+  type ListPosition,
+  type ListRequest,
   recipeCreated,
   recipeDeleted,
 } from '@recipes/contracts';
@@ -71,19 +69,15 @@ export function recipes(pool: Pool, directory: UserDirectory) {
       return count;
     },
 
-    /** A page of a user's recipes, newest first, as `viewerId` sees them. */
+    /** A page of a user's recipes, newest first (by number or after a position), as `viewerId` sees them. */
     async listByAuthor(
       idOrUsername: string,
-      page: PageQuery,
+      request: ListRequest,
       viewerId: string | undefined,
-    ): Promise<{ recipes: RecipeSummary[]; pagination: Pagination }> {
+    ): Promise<{ recipes: RecipeSummary[]; total: number; next: ListPosition | null }> {
       const author = await findUser(directory, idOrUsername);
       if (!author) throw notFound('User not found');
-      const { recipes: list, total } = await repository.findAuthorRecipePage(pool, author.id, viewerId ?? null, {
-        limit: page.limit,
-        offset: pageOffset(page),
-      });
-      return { recipes: list, pagination: pagination(page, total) };
+      return repository.findAuthorRecipePage(pool, author.id, viewerId ?? null, request);
     },
 
     /** What other services keep of a recipe; deleted ones too, marked so. */

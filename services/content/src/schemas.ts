@@ -1,4 +1,4 @@
-import { authorSchema, contentSnapshotSchema, httpUrlSchema, paginationSchema, timestampSchema } from '@recipes/contracts';
+import { authorSchema, contentSnapshotSchema, httpUrlSchema, listCursor, listPaginationSchema, listQuery, timestampSchema } from '@recipes/contracts';
 import { z } from 'zod';
 
 const codePoints = (value: string) => [...value].length;
@@ -60,7 +60,11 @@ export const postSchema = z.object({
 });
 
 export const recipeResponse = z.object({ recipe: recipeSummarySchema });
-export const recipeListResponse = z.object({ recipes: z.array(recipeSummarySchema), pagination: paginationSchema });
+export const recipeListResponse = z.object({ recipes: z.array(recipeSummarySchema), pagination: listPaginationSchema });
+
+/** Where a walk through a user's recipes stands (docs/api.md §10.1). */
+export const recipeCursor = listCursor('recipes');
+export const recipeListQuery = listQuery(12, recipeCursor);
 export const favoriteResponse = z.object({ favorited: z.boolean(), favoriteCount: z.number().int() });
 export const repostResponse = z.object({ reposted: z.boolean(), repostCount: z.number().int() });
 export const postResponse = z.object({ post: postSchema });

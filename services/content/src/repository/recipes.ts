@@ -1,5 +1,5 @@
 import type { ContentSnapshot } from '@recipes/contracts';
-import { type Queryable, readPage } from '@recipes/db';
+import { type ListingRequest, type Position, type Queryable, readListing } from '@recipes/db';
 import { type AuthorRow, type Stored, withIsoTimestamp } from './rows.js';
 
 export interface NewRecipe {
@@ -76,27 +76,28 @@ export async function findRecipeSummary(db: Queryable, id: string, viewerId: str
 }
 
 /**
- * One page of an author's recipes, newest first, and how many they have in all, both from
- * `recipes_by_author` in one statement, so the page and its total agree (`readPage`).
+ * One page of an author's recipes, newest first, by number or after a position (a keyset seek on
+ * `recipes_by_author`), and how many they have in all, both from `recipes_by_author` in one statement, so
+ * the page and its total agree (`readListing`).
  */
 export async function findAuthorRecipePage(
   db: Queryable,
   authorId: string,
   viewerId: string | null,
-  { limit, offset }: { limit: number; offset: number },
-): Promise<{ recipes: RecipeSummary[]; total: number }> {
-  const { rows, total } = await readPage<Stored<RecipeSummary>>(
+  request: ListingRequest,
+): Promise<{ recipes: RecipeSummary[]; total: number; next: Position | null }> {
+  const { rows, total, next } = await readListing<Stored<RecipeSummary>>(
     db,
     {
       count: 'SELECT count(*)::int AS total FROM recipes WHERE author_id = $2 AND deleted_at IS NULL',
-      page: `SELECT ${summaryColumns} FROM recipes r JOIN users u ON u.id = r.author_id
-              WHERE r.author_id = $2 AND r.deleted_at IS NULL
-              ORDER BY r.created_at DESC, r.id DESC
-              LIMIT $3 OFFSET $4`,
+      columns: summaryColumns,
+      from: 'FROM recipes r JOIN users u ON u.id = r.author_id WHERE r.author_id = $2 AND r.deleted_at IS NULL',
+      order: { at: 'r.created_at', id: 'r.id', idType: 'uuid', direction: 'desc' },
     },
-    [viewerId, authorId, limit, offset],
+    [viewerId, authorId],
+    request,
   );
-  return { recipes: rows.map(withIsoTimestamp), total };
+  return { recipes: rows.map(withIsoTimestamp), total, next };
 }
 
 /** What other services keep of a recipe, deleted or not. */

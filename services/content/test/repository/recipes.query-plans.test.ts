@@ -37,6 +37,7 @@ interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  'Index Cond'?: string;
   Plans?: PlanNode[];
 }
 
@@ -69,12 +70,25 @@ describe('the recipe listing’s query plan', () => {
     expect(scanned).not.toContain('recipe_images');
   });
 
+  it('reads a page after a cursor’s position as a range of recipes_by_author: no OFFSET, no sort', async () => {
+    const { next } = await findAuthorRecipePage(db.pool, author, viewer, { limit: 40, offset: 0 });
+    const texts: string[] = [];
+    const [plan, ...more] = await plansOf((recorder) =>
+      findAuthorRecipePage({ query: (text: string, values: unknown[]) => (texts.push(text), recorder.query(text, values)) } as Queryable, author, viewer, { limit: 12, after: next! }),
+    );
+    expect(more).toEqual([]);
+    expect(texts.join('\n')).not.toMatch(/OFFSET/i);
+    expect(plan!.map((node) => node['Node Type'])).not.toContain('Sort');
+    const page = plan!.filter((node) => node['Index Name'] === 'recipes_by_author' && node['Index Cond']?.includes('ROW(created_at, id) < ROW'));
+    expect(page).toHaveLength(1);
+  });
+
   it('still answers what the route expects', async () => {
     const { recipes: page, total } = await findAuthorRecipePage(db.pool, author, viewer, { limit: 12, offset: 0 });
     expect(page).toHaveLength(12);
     expect(page.map((recipe) => recipe.title)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13].map((n) => `Recipe ${n}`));
     expect(page.every((recipe) => recipe.isFavorited && !recipe.isReposted && recipe.coverImageUrl?.startsWith('https://'))).toBe(true);
     expect(total).toBe(90);
-    expect(await findAuthorRecipePage(db.pool, author, viewer, { limit: 12, offset: 1200 })).toEqual({ recipes: [], total: 90 });
+    expect(await findAuthorRecipePage(db.pool, author, viewer, { limit: 12, offset: 1200 })).toEqual({ recipes: [], total: 90, next: null });
   });
 });

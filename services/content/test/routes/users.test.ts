@@ -40,7 +40,7 @@ async function listed(path: string, user?: { token: string }) {
 describe('GET /api/users/{id}/recipes', () => {
   it('finds the user by id or by username in any case, newest first, 12 at a time', async () => {
     const byId = await listed(`${ada.id}/recipes`);
-    expect(byId.pagination).toEqual({ page: 1, limit: 12, total: 15, totalPages: 2 });
+    expect(byId.pagination).toEqual({ page: 1, limit: 12, total: 15, totalPages: 2, nextCursor: expect.any(String) });
     expect(byId.recipes.map((r: { id: string }) => r.id)).toEqual(adas.slice(0, 12).map((r) => r.id));
     expect(await listed('ada_lists/recipes')).toEqual(byId);
     expect(await listed('ADA_LISTS/recipes')).toEqual(byId);
@@ -68,9 +68,9 @@ describe('GET /api/users/{id}/recipes', () => {
   it('pages: a later page, a page past the end, and a limit above 100 clamped', async () => {
     const second = await listed(`${ada.id}/recipes?page=2`);
     expect(second.recipes.map((r: { id: string }) => r.id)).toEqual(adas.slice(12).map((r) => r.id));
-    expect(await listed(`${ada.id}/recipes?page=9&limit=5`)).toEqual({ recipes: [], pagination: { page: 9, limit: 5, total: 15, totalPages: 3 } });
-    expect((await listed(`${ada.id}/recipes?limit=1000`)).pagination).toEqual({ page: 1, limit: 100, total: 15, totalPages: 1 });
-    expect(await listed(`${bob.id}/recipes`)).toEqual({ recipes: [], pagination: { page: 1, limit: 12, total: 0, totalPages: 0 } });
+    expect(await listed(`${ada.id}/recipes?page=9&limit=5`)).toEqual({ recipes: [], pagination: { page: 9, limit: 5, total: 15, totalPages: 3, nextCursor: null } });
+    expect((await listed(`${ada.id}/recipes?limit=1000`)).pagination).toEqual({ page: 1, limit: 100, total: 15, totalPages: 1, nextCursor: null });
+    expect(await listed(`${bob.id}/recipes`)).toEqual({ recipes: [], pagination: { page: 1, limit: 12, total: 0, totalPages: 0, nextCursor: null } });
   });
 
   it('orders recipes created in the same millisecond by id, descending', async () => {
@@ -152,7 +152,7 @@ describe('GET /api/users/{id}/recipes', () => {
 
   it('finds a user registered a moment ago through the users service', async () => {
     harness.newUser('Fresh_Lister');
-    expect(await listed('fresh_lister/recipes')).toEqual({ recipes: [], pagination: { page: 1, limit: 12, total: 0, totalPages: 0 } });
+    expect(await listed('fresh_lister/recipes')).toEqual({ recipes: [], pagination: { page: 1, limit: 12, total: 0, totalPages: 0, nextCursor: null } });
   });
 
   it.each(['page=0', 'limit=-1', 'limit=abc', 'page=1.5', 'limit=0', 'page=', 'limit=1e3', 'page=99999999999'])(
