@@ -49,7 +49,7 @@ export async function walkWhileChanging(read: (cursor: string | null) => Promise
   let cursor: string | null = null;
   for (let step = 0; ; step += 1) {
     if (step >= maxPages) throw new Error(`the walk did not end within ${maxPages} pages`);
-    const [page] = await Promise.all([read(cursor), change(step)]);
+    const [page]: [CursorPage, void] = await Promise.all([read(cursor), change(step)]);
     seen.push(...page.ids);
     if (page.nextCursor === null) return seen;
     cursor = page.nextCursor;
