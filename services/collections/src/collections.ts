@@ -7,7 +7,8 @@ import {
   forbidden,
   newId,
   notFound,
-  type PageQuery,
+  type ListPosition,
+  type ListRequest,
 } from '@recipes/contracts';
 import { type Pool, type Queryable, withTransaction } from '@recipes/db';
 import type { UserDirectory } from '@recipes/directory';
@@ -74,16 +75,16 @@ export function collections({ pool, users }: { pool: Pool; users: UserDirectory 
       });
     },
 
-    async listOwnedBy(ownerId: string, page: PageQuery): Promise<{ collections: CollectionRecord[]; total: number }> {
+    async listOwnedBy(ownerId: string, request: ListRequest): Promise<{ collections: CollectionRecord[]; total: number; next: ListPosition | null }> {
       await requireUser(users, ownerId);
-      const { rows, total } = await repository.findCollectionPage(pool, ownerId, page);
-      return { collections: rows, total };
+      const { rows, total, next } = await repository.findCollectionPage(pool, ownerId, request);
+      return { collections: rows, total, next };
     },
 
-    async items(id: string, page: PageQuery): Promise<{ rows: SavedItemRow[]; total: number }> {
+    async items(id: string, request: ListRequest): Promise<{ rows: SavedItemRow[]; total: number; next: ListPosition | null }> {
       await find(id);
       // The count kept with the collection, read with the page: one deleted since is empty, with a total of 0.
-      return savedItemsRepository.findCollectionItemPage(pool, id, page);
+      return savedItemsRepository.findCollectionItemPage(pool, id, request);
     },
 
     /** Adds one of the owner's saved items; 404 for someone else's, 409 when it is in the collection already. */

@@ -1,4 +1,4 @@
-import { type ContentType, forbidden, newId, notFound, type PageQuery } from '@recipes/contracts';
+import { type ContentType, forbidden, type ListPosition, type ListRequest, newId, notFound } from '@recipes/contracts';
 import { type Pool, withTransaction } from '@recipes/db';
 import type { ContentDirectory, UserDirectory } from '@recipes/directory';
 import * as repository from './repository/saved-items.js';
@@ -39,10 +39,10 @@ export function savedItems({ pool, users, content, visibility }: SavedItemsDepen
     },
 
     /** A user's saved items; `caller` is who asks (undefined without a token), for the owner-only policy. */
-    async list(filter: SavedItemFilter, page: PageQuery, caller: string | undefined): Promise<{ rows: SavedItemRow[]; total: number }> {
+    async list(filter: SavedItemFilter, request: ListRequest, caller: string | undefined): Promise<{ rows: SavedItemRow[]; total: number; next: ListPosition | null }> {
       await requireUser(users, filter.userId);
       if (visibility === 'owner' && caller !== filter.userId) throw forbidden('Only the owner can see these saved items');
-      return repository.findSavedItemPage(pool, filter, page);
+      return repository.findSavedItemPage(pool, filter, request);
     },
   };
 }

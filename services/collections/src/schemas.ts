@@ -1,4 +1,4 @@
-import { authorSchema, collectionSnapshotSchema, contentTypeSchema, pageQuery, paginationSchema, timestampSchema } from '@recipes/contracts';
+import { authorSchema, collectionSnapshotSchema, contentTypeSchema, listCursor, listPaginationSchema, listQuery, timestampSchema } from '@recipes/contracts';
 import { z } from 'zod';
 
 const codePoints = (value: string) => [...value].length;
@@ -26,7 +26,14 @@ export const collectionBody = z.object({
 
 export const collectionItemBody = z.object({ savedItemId: z.uuid() });
 
-export const savedItemsQuery = pageQuery(12).extend({
+/** Where a walk through each kind of list stands (docs/api.md §10.1); a cursor of one is refused by another. */
+export const savedItemCursor = listCursor('saved-items');
+export const collectionItemCursor = listCursor('collection-items');
+export const collectionCursor = listCursor('collections');
+export const collectionItemsQuery = listQuery(12, collectionItemCursor);
+export const collectionsQuery = listQuery(12, collectionCursor);
+
+export const savedItemsQuery = listQuery(12, savedItemCursor).extend({
   // Only `true` filters; any other value, repeated or not, keeps every item (docs/api.md §6).
   standalone: z
     .union([z.string(), z.array(z.string())])
@@ -56,9 +63,9 @@ export const collectionSchema = z.object({
 export type Collection = z.infer<typeof collectionSchema>;
 
 export const savedItemResponse = z.object({ savedItem: savedItemSchema });
-export const savedItemsResponse = z.object({ savedItems: z.array(savedItemSchema), pagination: paginationSchema });
+export const savedItemsResponse = z.object({ savedItems: z.array(savedItemSchema), pagination: listPaginationSchema });
 export const collectionResponse = z.object({ collection: collectionSchema });
-export const collectionsResponse = z.object({ collections: z.array(collectionSchema), pagination: paginationSchema });
+export const collectionsResponse = z.object({ collections: z.array(collectionSchema), pagination: listPaginationSchema });
 export const messageResponse = z.object({ message: z.string() });
 
 export const internalCollectionResponse = z.object({ collection: collectionSnapshotSchema });

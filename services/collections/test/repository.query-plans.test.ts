@@ -51,7 +51,9 @@ beforeAll(async () => {
 const explain = (run: (db: Queryable) => Promise<unknown>) => explainQuery(pool, run);
 
 const scansOf = (plan: PlanNode[], relation: string) => plan.filter((node) => node['Relation Name'] === relation);
-const firstPage = { page: 1, limit: 12 };
+const firstPage = { limit: 12, offset: 0 };
+/** The entries a page reads: its own and one more, which says whether another page follows. */
+const ENTRIES = firstPage.limit + 1;
 
 describe('listing queries', () => {
   it.each([
@@ -65,7 +67,7 @@ describe('listing queries', () => {
       const [scan, ...others] = scansOf(plan, 'saved_items');
       expect(others).toEqual([]);
       expect(scan).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': index });
-      expect(scan!['Actual Rows']).toBeLessThanOrEqual(firstPage.limit);
+      expect(scan!['Actual Rows']).toBeLessThanOrEqual(ENTRIES);
       expect(plan.some((node) => node['Node Type'] === 'Sort')).toBe(false);
       expect(scansOf(plan, 'content_items').map((node) => node['Node Type'])).toEqual(['Index Scan']);
       const [totals, ...more] = scansOf(plan, 'saved_item_totals');
@@ -75,11 +77,30 @@ describe('listing queries', () => {
     }
   });
 
+  it.each([
+    ['every item', {}, 'saved_items_listing_idx'],
+    ['standalone items', { standaloneOnly: true }, 'saved_items_standalone_idx'],
+    ['recipes', { contentType: 'recipe' as const }, 'saved_items_type_listing_idx'],
+    ['standalone posts', { contentType: 'post' as const, standaloneOnly: true }, 'saved_items_type_standalone_idx'],
+  ])('read a page of %s 10,000 deep by cursor as a range of the same index from the position: no OFFSET, no sort', async (_case, filter, index) => {
+    const listing = { userId: heavy, standaloneOnly: false, ...filter };
+    const { next } = await savedItems.findSavedItemPage(pool, listing, { limit: 1, offset: 10_000 });
+    const texts: string[] = [];
+    const plan = await explain((db) =>
+      savedItems.findSavedItemPage({ query: (text: string, values: unknown[]) => (texts.push(text), db.query(text, values)) } as Queryable, listing, { limit: 12, after: next! }),
+    );
+    expect(texts.join('\n')).not.toMatch(/OFFSET/i);
+    const [scan, ...others] = scansOf(plan, 'saved_items');
+    expect(others).toEqual([]);
+    expect(scan).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': index, 'Actual Rows': ENTRIES });
+    expect(plan.some((node) => node['Node Type'] === 'Sort')).toBe(false);
+  });
+
   it('read a collection’s items and a user’s collections from their indexes, with their totals', async () => {
     const { rows } = await pool.query('SELECT id FROM collections WHERE owner_id = $1 LIMIT 1', [heavy]);
     const collectionItems = await explain((db) => savedItems.findCollectionItemPage(db, rows[0].id, firstPage));
     expect(scansOf(collectionItems, 'collection_items')[0]).toMatchObject({ 'Index Name': 'collection_items_listing_idx' });
-    expect(scansOf(collectionItems, 'collection_items')[0]!['Actual Rows']).toBeLessThanOrEqual(firstPage.limit);
+    expect(scansOf(collectionItems, 'collection_items')[0]!['Actual Rows']).toBeLessThanOrEqual(ENTRIES);
     // The total is the collection's kept count: one row by its key.
     expect(scansOf(collectionItems, 'collections')).toEqual([expect.objectContaining({ 'Index Name': 'collections_pkey', 'Actual Rows': 1 })]);
 

@@ -1,5 +1,4 @@
-import { pageOffset, type PageQuery } from '@recipes/contracts';
-import { type Queryable, readPage } from '@recipes/db';
+import { type ListingPage, type ListingRequest, type Queryable, readListing } from '@recipes/db';
 
 /** A row of `collections`, as the domain sees it. */
 export interface CollectionRecord {
@@ -48,18 +47,21 @@ export async function markCollectionDeleted(db: Queryable, id: string): Promise<
 }
 
 /**
- * One page of a user's live collections, newest first, and how many they have (a handful, not thousands:
- * counting them is cheap): one statement, so the page and its total agree (`readPage`).
+ * One page of a user's live collections, newest first (by number or after a position), and how many they
+ * have (a handful, not thousands: counting them is cheap): one statement, so the page and its total agree
+ * (`readListing`).
  */
-export async function findCollectionPage(db: Queryable, ownerId: string, page: PageQuery): Promise<{ rows: CollectionRecord[]; total: number }> {
-  return readPage<CollectionRecord>(
+export async function findCollectionPage(db: Queryable, ownerId: string, request: ListingRequest): Promise<ListingPage<CollectionRecord>> {
+  return readListing<CollectionRecord>(
     db,
     {
       count: 'SELECT count(*)::int AS total FROM collections WHERE owner_id = $1 AND NOT deleted',
-      page: `SELECT ${columns} FROM collections WHERE owner_id = $1 AND NOT deleted
-              ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+      columns,
+      from: 'FROM collections WHERE owner_id = $1 AND NOT deleted',
+      order: { at: 'created_at', id: 'id', idType: 'uuid', direction: 'desc' },
     },
-    [ownerId, page.limit, pageOffset(page)],
+    [ownerId],
+    request,
   );
 }
 

@@ -1,5 +1,5 @@
-import { type ContentType, pageOffset, type PageQuery } from '@recipes/contracts';
-import { type Queryable, readPage } from '@recipes/db';
+import type { ContentType } from '@recipes/contracts';
+import { type ListingPage, type ListingRequest, type Queryable, readListing } from '@recipes/db';
 
 /** A row of `saved_items`, as the domain sees it. */
 export interface SavedItemRecord {
@@ -93,17 +93,18 @@ export async function findSavedItemRow(db: Queryable, id: string): Promise<Saved
 }
 
 /**
- * One page of a user's listing, and how many items it holds in all, from the counts the triggers of
- * migrations/002 keep: one statement, so the page and its total agree (`readPage`). The filters are
- * written into the SQL rather than passed as parameters that may be null, so that the planner sees which
- * partial index (migrations/001) matches them.
+ * One page of a user's listing, by number or after a position (a keyset seek on the partial index the
+ * filters match), and how many items it holds in all, from the counts the triggers of migrations/002
+ * keep: one statement, so the page and its total agree (`readListing`). The filters are written into the
+ * SQL rather than passed as parameters that may be null, so that the planner sees which partial index
+ * (migrations/001) matches them.
  */
 export async function findSavedItemPage(
   db: Queryable,
   { userId, contentType, standaloneOnly }: SavedItemFilter,
-  page: PageQuery,
-): Promise<{ rows: SavedItemRow[]; total: number }> {
-  const values: unknown[] = [userId, page.limit, pageOffset(page)];
+  request: ListingRequest,
+): Promise<ListingPage<SavedItemRow>> {
+  const values: unknown[] = [userId];
   const [items, totals] = [['s.user_id = $1'], ['user_id = $1']];
   if (contentType) {
     const parameter = `$${values.push(contentType)}`;
@@ -114,28 +115,33 @@ export async function findSavedItemPage(
     items.push('s.collection_count = 0');
     totals.push('standalone');
   }
-  return readPage<SavedItemRow>(
+  return readListing<SavedItemRow>(
     db,
     {
       count: `SELECT coalesce(sum(count), 0)::int AS total FROM saved_item_totals WHERE ${totals.join(' AND ')}`,
-      page: `SELECT ${rowColumns} FROM saved_items s ${withContent}
-              WHERE ${items.join(' AND ')}
-              ORDER BY s.created_at DESC, s.id DESC LIMIT $2 OFFSET $3`,
+      columns: rowColumns,
+      from: `FROM saved_items s ${withContent} WHERE ${items.join(' AND ')}`,
+      order: { at: 's.created_at', id: 's.id', idType: 'uuid', direction: 'desc' },
     },
     values,
+    request,
   );
 }
 
-/** One page of a collection, most recently added first, and how many items it holds (its kept count): one statement (`readPage`). */
-export async function findCollectionItemPage(db: Queryable, collectionId: string, page: PageQuery): Promise<{ rows: SavedItemRow[]; total: number }> {
-  return readPage<SavedItemRow>(
+/**
+ * One page of a collection, most recently added first (by number or after a position), and how many items
+ * it holds (its kept count): one statement (`readListing`).
+ */
+export async function findCollectionItemPage(db: Queryable, collectionId: string, request: ListingRequest): Promise<ListingPage<SavedItemRow>> {
+  return readListing<SavedItemRow>(
     db,
     {
       count: 'SELECT item_count AS total FROM collections WHERE id = $1',
-      page: `SELECT ${rowColumns} FROM collection_items ci JOIN saved_items s ON s.id = ci.saved_item_id ${withContent}
-              WHERE ci.collection_id = $1
-              ORDER BY ci.added_at DESC, ci.saved_item_id DESC LIMIT $2 OFFSET $3`,
+      columns: rowColumns,
+      from: `FROM collection_items ci JOIN saved_items s ON s.id = ci.saved_item_id ${withContent} WHERE ci.collection_id = $1`,
+      order: { at: 'ci.added_at', id: 'ci.saved_item_id', idType: 'uuid', direction: 'desc' },
     },
-    [collectionId, page.limit, pageOffset(page)],
+    [collectionId],
+    request,
   );
 }

@@ -258,7 +258,7 @@ describe('GET /api/collections/{id}/items', () => {
 
     const first = (await harness.call('GET', `/api/collections/${collection.id}/items?limit=2`)).json();
     expect(first.savedItems.map((i: { id: string }) => i.id)).toEqual([items[1], items[0]]);
-    expect(first.pagination).toEqual({ page: 1, limit: 2, total: 3, totalPages: 2 });
+    expect(first.pagination).toEqual({ page: 1, limit: 2, total: 3, totalPages: 2, nextCursor: expect.any(String) });
     expect(first.savedItems[0]).toMatchObject({ userId: ada.user.id, contentType: 'recipe', content: { author: { username: 'bob' } } });
     const second = (await harness.call('GET', `/api/collections/${collection.id}/items?limit=2&page=2`)).json();
     expect(second.savedItems.map((i: { id: string }) => i.id)).toEqual([items[2]]);

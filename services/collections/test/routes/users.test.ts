@@ -9,7 +9,7 @@ afterAll(() => harness.close());
 
 interface Listed {
   savedItems: { id: string; contentType: string; content: { title: string; coverImageUrl: string | null; author: { avatarUrl: string | null } } }[];
-  pagination: { page: number; limit: number; total: number; totalPages: number };
+  pagination: { page: number; limit: number; total: number; totalPages: number; nextCursor: string | null };
 }
 
 const list = (userId: string, query = '', headers: Record<string, string> = {}) =>
@@ -72,7 +72,7 @@ async function allPages(userId: string, query: string, limit: number): Promise<{
 describe('GET /api/users/{id}/saved-items', () => {
   it('lists every item newest first, 12 to a page by default', async () => {
     const first = await listed(shelf.user.user.id);
-    expect(first.pagination).toEqual({ page: 1, limit: 12, total: 30, totalPages: 3 });
+    expect(first.pagination).toEqual({ page: 1, limit: 12, total: 30, totalPages: 3, nextCursor: expect.any(String) });
     expect(ids(first)).toEqual(shelf.newestFirst.slice(0, 12).map((item) => item.id));
     expect(first.savedItems[0]).toEqual({
       id: shelf.newestFirst[0]!.id,
@@ -118,10 +118,10 @@ describe('GET /api/users/{id}/saved-items', () => {
   });
 
   it('clamps the limit to 100, and answers a page past the end with no items and the true totals', async () => {
-    expect((await listed(shelf.user.user.id, '?limit=1000')).pagination).toEqual({ page: 1, limit: 100, total: 30, totalPages: 1 });
+    expect((await listed(shelf.user.user.id, '?limit=1000')).pagination).toEqual({ page: 1, limit: 100, total: 30, totalPages: 1, nextCursor: null });
     expect(await listed(shelf.user.user.id, '?page=50&standalone=true')).toEqual({
       savedItems: [],
-      pagination: { page: 50, limit: 12, total: 20, totalPages: 2 },
+      pagination: { page: 50, limit: 12, total: 20, totalPages: 2, nextCursor: null },
     });
   });
 
@@ -136,7 +136,7 @@ describe('GET /api/users/{id}/saved-items', () => {
     expectProblem(await list(newId()), 404);
     expectProblem(await list('author'), 404);
     const fresh = await harness.user('fresh_one', { quietly: true });
-    expect((await listed(fresh.user.id)).pagination).toEqual({ page: 1, limit: 12, total: 0, totalPages: 0 });
+    expect((await listed(fresh.user.id)).pagination).toEqual({ page: 1, limit: 12, total: 0, totalPages: 0, nextCursor: null });
   });
 
   it('is public by default, but an invalid token is still 401', async () => {
@@ -239,11 +239,11 @@ describe('GET /api/users/{id}/collections', () => {
 
     const first = (await harness.call('GET', `/api/users/${owner.user.id}/collections?limit=3`)).json();
     expect(first.collections.map((c: { name: string }) => c.name)).toEqual(['five', 'four', 'three']);
-    expect(first.pagination).toEqual({ page: 1, limit: 3, total: 4, totalPages: 2 });
+    expect(first.pagination).toEqual({ page: 1, limit: 3, total: 4, totalPages: 2, nextCursor: expect.any(String) });
     const second = (await harness.call('GET', `/api/users/${owner.user.id}/collections?limit=3&page=2`)).json();
     expect(second.collections.map((c: { name: string }) => c.name)).toEqual(['one']);
     const past = (await harness.call('GET', `/api/users/${owner.user.id}/collections?page=9`)).json();
-    expect(past).toEqual({ collections: [], pagination: { page: 9, limit: 12, total: 4, totalPages: 1 } });
+    expect(past).toEqual({ collections: [], pagination: { page: 9, limit: 12, total: 4, totalPages: 1, nextCursor: null } });
     expect((await harness.call('GET', `/api/users/${owner.user.id}/collections?limit=500`)).json().pagination.limit).toBe(100);
   });
 
@@ -271,7 +271,7 @@ describe('GET /api/users/{id}/collections', () => {
     const fresh = await harness.user('just_registered', { quietly: true });
     expect((await harness.call('GET', `/api/users/${fresh.user.id}/collections`)).json()).toEqual({
       collections: [],
-      pagination: { page: 1, limit: 12, total: 0, totalPages: 0 },
+      pagination: { page: 1, limit: 12, total: 0, totalPages: 0, nextCursor: null },
     });
   });
 });

@@ -1,12 +1,14 @@
 import { callerOf } from '@recipes/auth';
-import { pageQuery, pagination } from '@recipes/contracts';
-import { type App, problemResponses } from '@recipes/http';
+import { listPagination, listRequest } from '@recipes/contracts';
+import { type App, problemResponses, withListLinks } from '@recipes/http';
 import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
 import type { Collections } from '../../collections.js';
 import type { CollectionRecord } from '../../repository/collections.js';
 import {
   collectionBody,
   collectionItemBody,
+  collectionItemCursor,
+  collectionItemsQuery,
   collectionResponse,
   idParams,
   messageResponse,
@@ -88,13 +90,13 @@ export default async function collectionRoutes(
         tags: ['collections'],
         security: [{}, { bearerAuth: [] }],
         params: idParams,
-        querystring: pageQuery(12),
+        querystring: collectionItemsQuery,
         response: { 200: savedItemsResponse, ...problemResponses(400, 401, 404) },
       },
     },
-    async (request) => {
-      const { rows, total } = await collections.items(request.params.id, request.query);
-      return { savedItems: await views.savedItems(rows), pagination: pagination(request.query, total) };
+    async (request, reply) => {
+      const { rows, total, next } = await collections.items(request.params.id, listRequest(request.query));
+      return withListLinks(request, reply, { savedItems: await views.savedItems(rows), pagination: listPagination(request.query, total, next, collectionItemCursor) });
     },
   );
 

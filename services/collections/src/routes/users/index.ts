@@ -1,8 +1,8 @@
-import { pageQuery, pagination } from '@recipes/contracts';
-import { type App, problemResponses } from '@recipes/http';
+import { listPagination, listRequest } from '@recipes/contracts';
+import { type App, problemResponses, withListLinks } from '@recipes/http';
 import type { Collections } from '../../collections.js';
 import type { SavedItems } from '../../saved-items.js';
-import { collectionsResponse, idParams, savedItemsQuery, savedItemsResponse } from '../../schemas.js';
+import { collectionCursor, collectionsQuery, collectionsResponse, idParams, savedItemCursor, savedItemsQuery, savedItemsResponse } from '../../schemas.js';
 import type { Views } from '../../views.js';
 
 export interface UserRoutesOptions {
@@ -31,11 +31,11 @@ export default async function userRoutes(app: App, { savedItems, collections, vi
         response: { 200: savedItemsResponse, ...problemResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const { page, limit, standalone, content_type: contentType } = request.query;
+    async (request, reply) => {
+      const { standalone, content_type: contentType } = request.query;
       const filter = { userId: request.params.id, standaloneOnly: standalone, ...(contentType ? { contentType } : {}) };
-      const { rows, total } = await savedItems.list(filter, { page, limit }, request.caller?.id);
-      return { savedItems: await views.savedItems(rows), pagination: pagination({ page, limit }, total) };
+      const { rows, total, next } = await savedItems.list(filter, listRequest(request.query), request.caller?.id);
+      return withListLinks(request, reply, { savedItems: await views.savedItems(rows), pagination: listPagination(request.query, total, next, savedItemCursor) });
     },
   );
 
@@ -48,13 +48,13 @@ export default async function userRoutes(app: App, { savedItems, collections, vi
         tags: ['collections'],
         security: [{}, { bearerAuth: [] }],
         params: idParams,
-        querystring: pageQuery(12),
+        querystring: collectionsQuery,
         response: { 200: collectionsResponse, ...problemResponses(400, 401, 404) },
       },
     },
-    async (request) => {
-      const { collections: found, total } = await collections.listOwnedBy(request.params.id, request.query);
-      return { collections: await views.collections(found), pagination: pagination(request.query, total) };
+    async (request, reply) => {
+      const { collections: found, total, next } = await collections.listOwnedBy(request.params.id, listRequest(request.query));
+      return withListLinks(request, reply, { collections: await views.collections(found), pagination: listPagination(request.query, total, next, collectionCursor) });
     },
   );
 }
