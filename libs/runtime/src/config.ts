@@ -1,30 +1,15 @@
-/** The settings every backend service reads (see `backendEnv` in @recipes/config). */
-export interface BackendConfig {
-  HOST: string;
-  PORT: number;
-  /** Where `runBackendService` serves `/metrics` for Prometheus, apart from the API. */
-  METRICS_PORT?: number;
-  /** Where the routes for the other services listen, for a service that has them (see `internalApp` in @recipes/http). */
-  INTERNAL_PORT?: number;
-  LOG_LEVEL: string;
-  SHUTDOWN_TIMEOUT_MS: number;
-  DATABASE_URL: string;
-  DATABASE_POOL_MAX: number;
-  DATABASE_STATEMENT_TIMEOUT_MS: number;
-  DATABASE_LOCK_TIMEOUT_MS: number;
-  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: number;
-  AMQP_URL: string;
-  EVENTS_EXCHANGE: string;
-  EVENT_MAX_ATTEMPTS: number;
-  EVENT_RETRY_DELAYS_MS: readonly number[];
-  MIGRATE_ON_START: boolean;
-  TRUST_PROXY: string | false;
-  RESPONSE_VALIDATION: boolean;
-  HEALTH_CACHE_MS: number;
-  JWT_PUBLIC_KEY_FILE: string;
-  JWT_ISSUER: string;
-  JWT_AUDIENCE: string;
-  /** Only where tokens are issued. */
-  JWT_PRIVATE_KEY_FILE?: string;
-}
+import type { backendEnv, internalPortEnv, portsEnv, signingEnv, tokenEnv } from '@recipes/config';
+import type { z } from 'zod';
 
+type Settings<Shape extends z.ZodRawShape> = z.infer<z.ZodObject<Shape>>;
+type Ports = ReturnType<typeof portsEnv> & ReturnType<typeof internalPortEnv>;
+
+/**
+ * The settings libs/runtime reads, as @recipes/config's groups declare them: a service's schema
+ * (src/config.ts) holds `backendEnv`, `tokenEnv` and a `PORT`; the metrics and internal ports (where
+ * `startBackendService` serves `/metrics` and the routes for the other services) and the signing key
+ * (`signingEnv`, only where tokens are issued) where it has them.
+ */
+export type BackendConfig = Settings<typeof backendEnv & typeof tokenEnv> &
+  Pick<Settings<Ports>, 'PORT'> &
+  Partial<Settings<Omit<Ports, 'PORT'> & Pick<typeof signingEnv, 'JWT_PRIVATE_KEY_FILE'>>>;

@@ -1,4 +1,4 @@
-import { env, serviceEnv } from '@recipes/config';
+import { env, portsEnv, serviceEnv } from '@recipes/config';
 import { z } from 'zod';
 import type { Service } from './route-table.js';
 
@@ -15,6 +15,9 @@ const baseUrls = (fallback: string) =>
     )
     .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1, 'needs at least one http(s) URL'));
 
+/** Where the gateway sends the paths a service owns (`route-table.ts`). */
+const upstream = (service: string) => `the ${service} service: one address, or several comma-separated used in turn`;
+
 /** `*` for any origin, else the comma-separated origins allowed to call the API from a browser. */
 const corsOrigins = z
   .string()
@@ -26,46 +29,45 @@ const corsOrigins = z
 
 export const gatewayConfigSchema = z.object({
   ...serviceEnv,
-  /**
-   * The proxies in front of the gateway (an ingress, a load balancer), whose X-Forwarded-For names the
-   * client. None by default: any client that reaches the gateway, from this host too, could otherwise name
-   * its own address, and have a fresh rate-limit budget and failed-login count with each.
-   */
-  TRUST_PROXY: env.trustedProxies('none'),
-  PORT: env.port(3000),
-  /** Prometheus metrics, on a port of their own, never the public one. */
-  METRICS_PORT: env.port(9100),
-  USERS_URL: baseUrls('http://127.0.0.1:3001'),
-  CONTENT_URL: baseUrls('http://127.0.0.1:3002'),
-  COMMENTS_URL: baseUrls('http://127.0.0.1:3003'),
-  COLLECTIONS_URL: baseUrls('http://127.0.0.1:3004'),
-  NOTIFICATIONS_URL: baseUrls('http://127.0.0.1:3005'),
-  /** An upstream that has not answered (headers, or the next body chunk) by then gives 504. */
-  UPSTREAM_TIMEOUT_MS: env.positiveInt(10_000),
-  /**
-   * An event stream whose client takes nothing of what waits for it this long is cut off, so that a client
-   * that stops reading holds no memory here; it resumes where it was (`Last-Event-ID`) when it reconnects.
-   */
-  STREAM_STALL_TIMEOUT_MS: env.positiveInt(30_000),
-  /** Per address of a service, for `/health` and for fetching its OpenAPI document. */
-  HEALTH_TIMEOUT_MS: env.positiveInt(1_000),
-  DOCS_CACHE_MS: env.positiveInt(10_000),
-  /** Named in the event catalogue served at /docs/events.json; the gateway itself never connects to it. */
-  EVENTS_EXCHANGE: env.string('recipes.events'),
-  /**
-   * Admission control (docs/architecture.md, "Overload"): requests in flight to a service, reads and writes
-   * apart, within a limit that follows the latency measured, between these bounds; the excess is 503.
-   */
-  ADMISSION_ENABLED: env.flag(true),
-  ADMISSION_INITIAL_LIMIT: env.positiveInt(32),
-  ADMISSION_MIN_LIMIT: env.positiveInt(16),
-  ADMISSION_MAX_LIMIT: env.positiveInt(256),
-  RATE_LIMIT_ENABLED: env.flag(true),
-  RATE_LIMIT_MAX: env.positiveInt(300),
-  RATE_LIMIT_WINDOW_MS: env.positiveInt(60_000),
-  CORS_ORIGINS: corsOrigins,
-  /** Tests only: a file to which every proxied response is appended, for the conformance check (response-record.ts). */
-  GATEWAY_RECORD_RESPONSES_TO: z.string().min(1).optional(),
+  // None by default: any client that reaches the gateway, from this host too, could otherwise name its own
+  // address, and have a fresh rate-limit budget and failed-login count with each.
+  TRUST_PROXY: env
+    .trustedProxies('none')
+    .describe(
+      "at the gateway, the ingress or load balancer in front of it (none by default: a client on the gateway's own host is a client like any other)",
+    ),
+  ...portsEnv({ PORT: 3000, METRICS_PORT: 9100 }),
+  USERS_URL: baseUrls('http://127.0.0.1:3001').describe(upstream('users')),
+  CONTENT_URL: baseUrls('http://127.0.0.1:3002').describe(upstream('content')),
+  COMMENTS_URL: baseUrls('http://127.0.0.1:3003').describe(upstream('comments')),
+  COLLECTIONS_URL: baseUrls('http://127.0.0.1:3004').describe(upstream('collections')),
+  NOTIFICATIONS_URL: baseUrls('http://127.0.0.1:3005').describe(upstream('notifications')),
+  UPSTREAM_TIMEOUT_MS: env.positiveInt(10_000).describe('an upstream that has not answered (headers, or the next body chunk) by then gives `504`'),
+  STREAM_STALL_TIMEOUT_MS: env
+    .positiveInt(30_000)
+    .describe(
+      'a notification stream whose client takes nothing of what waits for it this long is cut off, so that it holds no memory here (it resumes where it was as it reconnects)',
+    ),
+  HEALTH_TIMEOUT_MS: env.positiveInt(1_000).describe('per address of a service, for `/health` and for fetching its OpenAPI document'),
+  DOCS_CACHE_MS: env.positiveInt(10_000).describe("how long the OpenAPI document merged from the services' at `/docs` is served before they are asked again"),
+  EVENTS_EXCHANGE: env.string('recipes.events').describe('named in the event catalogue served at `/docs/events.json`; the gateway itself never connects to it'),
+  ADMISSION_ENABLED: env
+    .flag(true)
+    .describe(
+      'admission control: requests in flight to one service, reads and writes apart, within a limit that follows latency; the excess is `503` with `Retry-After` (docs/architecture.md §10)',
+    ),
+  ADMISSION_INITIAL_LIMIT: env.positiveInt(32).describe("admission control's limit at start"),
+  ADMISSION_MIN_LIMIT: env.positiveInt(16).describe('the lowest the admission limit goes'),
+  ADMISSION_MAX_LIMIT: env.positiveInt(256).describe('the highest the admission limit goes'),
+  RATE_LIMIT_ENABLED: env.flag(true).describe('the per-address rate limit'),
+  RATE_LIMIT_MAX: env.positiveInt(300).describe('requests per client address per window'),
+  RATE_LIMIT_WINDOW_MS: env.positiveInt(60_000).describe("the rate limit's window"),
+  CORS_ORIGINS: corsOrigins.describe('allowed origins, comma-separated, or `*`'),
+  GATEWAY_RECORD_RESPONSES_TO: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('tests only: a file to which every proxied response is appended, for the conformance check (`response-record.ts`)'),
 }).refine((config) => config.ADMISSION_MIN_LIMIT <= config.ADMISSION_INITIAL_LIMIT && config.ADMISSION_INITIAL_LIMIT <= config.ADMISSION_MAX_LIMIT, {
   message: 'must lie between ADMISSION_MIN_LIMIT and ADMISSION_MAX_LIMIT',
   path: ['ADMISSION_INITIAL_LIMIT'],

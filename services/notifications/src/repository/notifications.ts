@@ -61,8 +61,12 @@ export async function insertNotification(
   n: NewNotification,
   announcement?: (sequence: number) => EventEnvelope,
 ): Promise<StoredNotification | undefined> {
-  // Each subquery is evaluated before the one around it (a volatile one is never pulled up): the inbox
-  // row, then the content's lock, the comment lock, then the recipient's.
+  // The lock order is the nesting, innermost first: the inbox row (none for an event handled before: no
+  // lock at all), the content's lock, the comment lock, the recipient's, then the counts row the INSERT
+  // locks. PostgreSQL holds to it whatever plan it picks: a subquery in FROM whose output calls a
+  // volatile function (pg_advisory_xact_lock is one) is never pulled up into the query around it, so each
+  // runs as its own scan that asks the one inside it for its row first. One round trip where four
+  // statements would take four; test/repository/streams.test.ts shows the waits it makes.
   const { rows: locked } = await db.query<{ lastSequence: string }>(
     `WITH ${firstDelivery('$3', '$4')}
      INSERT INTO notification_counts (recipient_id, total, unread)

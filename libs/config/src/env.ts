@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+/** Building blocks for service config schemas. */
+export const env = {
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  url: (fallback: string) => z.url().default(fallback),
+  string: (fallback: string) => z.string().min(1).default(fallback),
+  positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  /** Comma-separated positive integers, at least one. */
+  positiveInts: (fallback: string) =>
+    z
+      .string()
+      .default(fallback)
+      .transform((value) => value.split(',').map((item) => Number(item.trim())))
+      .pipe(z.array(z.number().int().positive()).min(1)),
+  /** Peers whose X-Forwarded-For is believed, in proxy-addr syntax (comma-separated); `none` believes nobody's. */
+  trustedProxies: (fallback: string) =>
+    z
+      .string()
+      .min(1)
+      .default(fallback)
+      .transform((value): string | false => (value.trim() === 'none' ? false : value)),
+  /** "true"/"false", "1"/"0", "yes"/"no", "on"/"off". */
+  flag: (fallback: boolean) => z.stringbool().default(fallback),
+  logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+};

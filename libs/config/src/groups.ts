@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { env } from './env.js';
+
+/*
+ * The setting groups the services share. Each setting's `.describe()` is its line in
+ * docs/configuration.md, which `npm run docs` writes from these schemas and `npm run lint` holds to them:
+ * a setting is written here (or in a service's src/config.ts) and nowhere else.
+ */
+
+/** Variables every process reads, the gateway's too. */
+export const serviceEnv = {
+  HOST: env.string('127.0.0.1').describe('address to listen on'),
+  TRUST_PROXY: env
+    .trustedProxies('loopback')
+    .describe(
+      "peers whose `X-Forwarded-For` is believed (proxy-addr syntax, or `none`), since the client's address decides rate limits: at a service, the gateway. Anyone else's header is replaced by their own address",
+    ),
+  LOG_LEVEL: env.logLevel().describe('`fatal` … `trace`, or `silent`'),
+  SHUTDOWN_TIMEOUT_MS: env.positiveInt(10_000).describe('time in-flight work gets on SIGTERM'),
+  RESPONSE_VALIDATION: env
+    .flag(false)
+    .describe(
+      'check every response against its zod schema before sending it (the tests turn it on); off, responses are only serialized from the schema (fast-json-stringify)',
+    ),
+  HEALTH_CACHE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(1_000)
+    .describe(
+      "how long a readiness answer is reused: a service's `/health/ready` (its database and broker checks) and the gateway's `/health` (its round of every service's `/health/ready`); callers meanwhile share one round, so a flood of probes costs the dependencies one round per period; `0` only shares the round under way",
+    ),
+};
+
+/** The ports a process listens on, with its own defaults. */
+export const portsEnv = (defaults: { PORT: number; METRICS_PORT: number }) => ({
+  PORT: env.port(defaults.PORT).describe('port of the public API'),
+  METRICS_PORT: env.port(defaults.METRICS_PORT).describe('port of `GET /metrics` for Prometheus; never the public one'),
+});
+
+/** The port of the routes only the other services call (`/internal/...`), for a service that has them. */
+export const internalPortEnv = (port: number) => ({
+  INTERNAL_PORT: env.port(port).describe('port of the routes only the other services call; never the public one, never a target of the gateway'),
+});
+
+/** Variables of a service that owns a schema and talks over RabbitMQ. */
+export const backendEnv = {
+  ...serviceEnv,
+  DATABASE_URL: env.url('postgres://postgres@127.0.0.1:5432/recipes').describe('PostgreSQL; each service uses only its own schema'),
+  DATABASE_POOL_MAX: env
+    .positiveInt(10)
+    .describe("connections per process; with many instances, keep their sum under PostgreSQL's `max_connections`"),
+  DATABASE_STATEMENT_TIMEOUT_MS: env
+    .positiveInt(5_000)
+    .describe(
+      "server-side limit of every statement: one that runs longer is cancelled and its request answered `503`, well before the gateway's `UPSTREAM_TIMEOUT_MS`",
+    ),
+  DATABASE_LOCK_TIMEOUT_MS: env
+    .positiveInt(2_000)
+    .describe('server-side limit of every wait for a lock: one that waits longer is cancelled and its request answered `503`'),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: env.positiveInt(30_000).describe('a transaction left idle this long is ended by the server'),
+  AMQP_URL: env.url('amqp://guest:guest@127.0.0.1:5672').describe('RabbitMQ'),
+  EVENTS_EXCHANGE: env.string('recipes.events').describe('the topic exchange events travel on'),
+  EVENT_MAX_ATTEMPTS: env
+    .positiveInt(5)
+    .describe(
+      'failed attempts of an event before it goes to the dead-letter queue; a database or service that is unavailable is waited for, and never counts',
+    ),
+  EVENT_RETRY_DELAYS_MS: env
+    .positiveInts('5000,30000,120000,600000')
+    .describe('how long a failed event waits before each next attempt, comma-separated (the last delay repeats)'),
+  MIGRATE_ON_START: env.flag(true).describe("migrate the service's schema at start"),
+};
+
+/** How every service verifies tokens; only the users service also holds the private key (`signingEnv`). */
+export const tokenEnv = {
+  JWT_PUBLIC_KEY_FILE: env.string('.keys/jwt-public.pem').describe('Ed25519 public key that verifies tokens'),
+  JWT_ISSUER: env.string('recipes-users').describe('required `iss` claim'),
+  JWT_AUDIENCE: env.string('recipes-api').describe('required `aud` claim'),
+};
+
+/** What the service that issues tokens reads besides `tokenEnv`. */
+export const signingEnv = {
+  JWT_PRIVATE_KEY_FILE: env.string('.keys/jwt-private.pem').describe('Ed25519 private key that signs tokens'),
+  TOKEN_TTL_SECONDS: env.positiveInt(3600).describe('token lifetime'),
+};
+
+/**
+ * The services whose requests notify other users (comments by mentions, content by tags), each counting
+ * what its own requests notify (docs/api.md §4 and §5). At least 20, the most one request can notify
+ * (20 tags), so that any request fits in a fresh hour.
+ */
+export const notificationEnv = {
+  NOTIFICATION_BUDGET_PER_HOUR: z.coerce
+    .number()
+    .int()
+    .min(20)
+    .default(100)
+    .describe(
+      'users one caller may notify per clock hour: by mentions, new or by edit (comments), and by tags (content), each service counting its own in its database, so across its instances; at least `20` (docs/api.md §4, §5)',
+    ),
+};
+
+/** The owners' internal look-ups (libs/directory), for what the events have not brought yet; each service takes those it needs. */
+export const lookupEnv = {
+  USERS_INTERNAL_URL: env.url('http://127.0.0.1:3101').describe("the users service's internal look-ups, for users the events have not brought yet"),
+  CONTENT_INTERNAL_URL: env.url('http://127.0.0.1:3102').describe('look-ups of recipes and posts the events have not brought yet'),
+  COLLECTIONS_INTERNAL_URL: env.url('http://127.0.0.1:3104').describe('look-ups of collections the events have not brought yet'),
+};

@@ -1,0 +1,38 @@
+// The parts of the documents that scripts write from their sources, and the check of every section
+// reference. It reads the built config schemas, as `npm start` runs them: build first (`tsc -b`).
+//
+//   node scripts/docs.mjs write   rewrites the generated parts: docs/configuration.md's settings (from the
+//                                 zod config schemas), docs/architecture.md's routes (from each service.ts
+//                                 and the imports of its route files), events (from the catalogue, the
+//                                 published.ts files and the handlers) and triggers (from the migrations)
+//   node scripts/docs.mjs check   fails (exit 1, one line each) when a generated part differs from what
+//                                 write would make, or a section reference names no section
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { configSchemas, configTable } from './docs/config-reference.mjs';
+import { updatePart } from './docs/generated-part.mjs';
+import { staleReferences } from './docs/section-references.mjs';
+import { eventTable } from './docs/event-map.mjs';
+import { routeTable } from './docs/route-map.mjs';
+import { triggerRows, triggerTable } from './docs/trigger-table.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const mode = process.argv[2];
+if (mode !== 'write' && mode !== 'check') {
+  console.error('usage: node scripts/docs.mjs write|check');
+  process.exit(2);
+}
+const check = mode === 'check';
+
+const architecture = resolve(root, 'docs/architecture.md');
+const triggers = triggerRows(root);
+const problems = [
+  updatePart(resolve(root, 'docs/configuration.md'), 'settings', configTable(await configSchemas()), { check }),
+  updatePart(architecture, 'routes', routeTable(root), { check }),
+  updatePart(architecture, 'events', await eventTable(root, triggers), { check }),
+  updatePart(architecture, 'triggers', triggerTable(triggers), { check }),
+  ...staleReferences(root),
+].filter((problem) => problem !== undefined);
+
+for (const problem of problems) console.error(problem);
+process.exit(problems.length === 0 ? 0 : 1);
