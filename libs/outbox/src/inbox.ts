@@ -2,11 +2,6 @@ import type { EventEnvelope } from '@recipes/contracts';
 import { type Pool, type PoolClient, withTransaction } from '@recipes/db';
 
 /**
- * Runs `effect` for an event at most once: the event id is recorded in `processed_events` in the same
- * transaction as the effect, so both commit or neither does. Returns false for an event already processed
- * (a redelivery), without running the effect. A concurrent redelivery waits on the first one's row lock.
- */
-/**
  * `handleOnce`'s inbox row as a CTE, `first_delivery`, for a handler that writes it in the first statement
  * of its own transaction (a round trip fewer): it has a row only on the event's first delivery, and the
  * statement must make its effect depend on that row.
@@ -16,6 +11,11 @@ export const firstDelivery = (eventIdParameter: string, eventTypeParameter: stri
      INSERT INTO processed_events (event_id, event_type) VALUES (${eventIdParameter}::uuid, ${eventTypeParameter})
      ON CONFLICT (event_id) DO NOTHING RETURNING event_id)`;
 
+/**
+ * Runs `effect` for an event at most once: the event id is recorded in `processed_events` in the same
+ * transaction as the effect, so both commit or neither does. Returns false for an event already processed
+ * (a redelivery), without running the effect. A concurrent redelivery waits on the first one's row lock.
+ */
 export async function handleOnce(
   pool: Pool,
   event: Pick<EventEnvelope, 'id' | 'type'>,
