@@ -1,25 +1,25 @@
-import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { currentTraceparent, tracingOn } from '@recipes/tracing';
 
 const statementNames = new Map<string, string>();
 
-/** The same name for the same text in every connection; a different text never shares it. */
+/** The same name for the same text on every connection of this process; a different text never shares it. */
 function statementName(text: string): string {
   let name = statementNames.get(text);
   if (name === undefined) {
-    name = `s${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`;
+    name = `s${statementNames.size + 1}`;
     statementNames.set(text, name);
   }
   return name;
 }
 
 /**
- * A client that runs every parameterised query as a prepared statement named after its text, so that
- * PostgreSQL parses and plans it once per connection instead of on every call (a fifth of the database's
- * CPU for a posted comment). Statements without parameters (BEGIN, COMMIT, migrations) go as they are.
- * Every query of a service has a fixed text and its values as parameters, so the statements a connection
- * prepares stay few. Not for a pooler in transaction mode (PgBouncer), which would mix the connections.
+ * A client that runs every parameterised query as a prepared statement named for its text, so that
+ * PostgreSQL parses and plans it once per connection instead of on every call: a fifth of the database's
+ * CPU for a posted comment; a comments page with its total took 0.25 - 0.29 ms a call prepared, 0.59 -
+ * 0.62 ms sent as text (bench/micro/prepared-statements.mjs). Statements without parameters (BEGIN,
+ * COMMIT, migrations) go as they are. Every query of a service has a fixed text and its values as
+ * parameters, so the statements a connection prepares stay few. Not for a pooler in transaction mode (PgBouncer), which would mix the connections.
  */
 export class PreparingClient extends pg.Client {
   /** What this connection's outbox.traceparent holds; undefined when not known (after a rollback). */
