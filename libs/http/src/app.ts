@@ -34,8 +34,9 @@ export interface AppSettings {
   /** Which proxies' `X-Forwarded-For` to believe (proxy-addr syntax), for rate limits per address; false for nobody's. */
   trustProxy?: string | false;
   /**
-   * Also speak HTTP/2 with prior knowledge (h2c) on the same port, as the backend services do: the gateway
-   * carries the event streams it proxies over one such connection (see cleartext-http2.ts).
+   * Also speak HTTP/2 with prior knowledge (h2c) on the same port, as a service that serves event streams
+   * does (`servesStreams` of its definition): the gateway carries the streams it proxies over one such
+   * connection (see cleartext-http2.ts).
    */
   acceptH2c?: boolean;
 }

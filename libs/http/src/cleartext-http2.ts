@@ -25,7 +25,8 @@ export interface DualProtocolServer extends Server {
  * Fastify's `serverFactory` for a port that speaks HTTP/1.1 and also HTTP/2 with prior knowledge (h2c):
  * the first bytes of each connection tell which. The gateway carries the event streams it proxies over
  * one such connection per instance instead of a socket each (see its stream proxy); everyone else
- * speaks HTTP/1.1 as before, on the same address, with the same timeouts Fastify would set.
+ * speaks HTTP/1.1 as before, on the same address, with the same timeouts Fastify would set. Only a
+ * service that serves streams uses it (`servesStreams` in libs/runtime's definition).
  *
  * Node has no h2c fallback to HTTP/1.1 (`allowHTTP1` needs TLS), so the HTTP/1.1 server's own connection
  * listener is taken and called for the connections that are not HTTP/2.

@@ -23,7 +23,7 @@ const ignoreError = () => {};
 const NOT_SENT = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
 
 /**
- * One HTTP/2 connection (h2c, which every backend service accepts: see @recipes/http's cleartext-http2.ts)
+ * One HTTP/2 connection (h2c, which a service that serves streams accepts: see @recipes/http's cleartext-http2.ts)
  * per service instance, carrying every event stream the gateway holds to that instance. A stream then costs
  * the gateway its client's socket only, not a second one upstream with a client of its own: about half
  * the memory, and half the open files, which bound how many streams one gateway can hold.

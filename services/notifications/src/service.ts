@@ -29,4 +29,5 @@ export const notificationsService = defineService({
   },
   handlers,
   instanceSubscription: streamSubscription,
+  servesStreams: true,
 });
