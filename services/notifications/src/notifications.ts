@@ -142,9 +142,17 @@ export function notifications(pool: Pool, directory: UserDirectory) {
       });
     },
 
-    /** Newest first, by page or after a position. Actors come from the users read model now, so they show their current avatar. */
-    async list(recipientId: string, request: ListRequest, log: Pick<Logger, 'warn'>): Promise<{ data: Notification[]; total: number; next: ListPosition | null }> {
-      const { rows: records, total, next } = await repository.findPage(pool, recipientId, request);
+    /**
+     * Those `filter` keeps, newest first, by page or after a position. Actors come from the users read
+     * model now, so they show their current avatar.
+     */
+    async list(
+      recipientId: string,
+      filter: repository.ListingFilter,
+      request: ListRequest,
+      log: Pick<Logger, 'warn'>,
+    ): Promise<{ data: Notification[]; total: number; next: ListPosition | null }> {
+      const { rows: records, total, next } = await repository.findPage(pool, recipientId, filter, request);
       // An actor the events have not brought yet (registered a moment ago) is asked of the users service.
       const actors = await directory.findByIds([...new Set(records.map((record) => record.actorId))]);
       const data = records.flatMap((record) => {

@@ -18,7 +18,25 @@ export const notificationListResponse = z.object({ data: z.array(notificationSch
 
 /** Where a walk through the caller's notifications stands (docs/api.md §10.1). */
 export const notificationCursor = listCursor('notifications');
-export const notificationListQuery = listQuery(20, notificationCursor);
+/**
+ * `types=a,b` (docs/api.md §10.2): one or more notification types, comma-separated or repeated; an
+ * empty or unknown one is 400.
+ */
+const typesParam = z
+  .union([z.string(), z.array(z.string())])
+  .transform((value) => [value].flat().flatMap((list) => list.split(',')))
+  .pipe(z.array(z.enum(notificationTypes)).min(1))
+  .optional()
+  .meta({ description: 'Only these types, comma-separated', example: 'mention_recipe_comment,tag_recipe' });
+
+/** `unread=true` keeps only the unread, `false` or none keeps all, anything else is 400. */
+const unreadParam = z
+  .enum(['true', 'false'])
+  .optional()
+  .transform((value) => value === 'true')
+  .meta({ description: 'Only the unread ones when `true`' });
+
+export const notificationListQuery = listQuery(20, notificationCursor).extend({ unread: unreadParam, types: typesParam });
 export const unreadCountResponse = z.object({ count: z.number().int() });
 
 export const markReadBody = z.object({ notificationIds: z.array(z.uuid()).min(1).max(100) });

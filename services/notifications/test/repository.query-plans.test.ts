@@ -64,6 +64,9 @@ async function planOf(query: (db: Queryable) => Promise<unknown>): Promise<PlanN
   return nodesOf(plan!);
 }
 
+/** No filter: the whole listing. */
+const all = { unreadOnly: false };
+
 const blocksOf = (nodes: PlanNode[]) => nodes[0]!['Shared Hit Blocks'] + nodes[0]!['Shared Read Blocks'];
 const scans = (nodes: PlanNode[]) => nodes.filter((node) => node['Node Type'].includes('Scan'));
 
@@ -77,7 +80,7 @@ async function someIdsOf(recipientId: string, count: number): Promise<string[]> 
 
 describe('query plans', () => {
   it('reads page 1 straight off the listing index, the same few entries for 200,000 notifications as for 10, and its total by primary key', async () => {
-    const plans = await Promise.all([heavy, light].map((user) => planOf((db) => repository.findPage(db, user, { limit: 20, offset: 0 }))));
+    const plans = await Promise.all([heavy, light].map((user) => planOf((db) => repository.findPage(db, user, all, { limit: 20, offset: 0 }))));
     for (const nodes of plans) {
       expect(nodes.map((node) => node['Node Type'])).not.toContain('Sort');
       const [scan, ...others] = scans(nodes).filter((node) => node['Relation Name'] === 'notifications');
@@ -101,7 +104,7 @@ describe('query plans', () => {
     );
     const texts: string[] = [];
     const nodes = await planOf((db) =>
-      repository.findPage({ query: (text: string, values: unknown[]) => (texts.push(text), db.query(text, values)) } as Queryable, heavy, { limit: 20, after: rows[0]! }),
+      repository.findPage({ query: (text: string, values: unknown[]) => (texts.push(text), db.query(text, values)) } as Queryable, heavy, all, { limit: 20, after: rows[0]! }),
     );
     expect(texts.join('\n')).not.toMatch(/OFFSET/i);
     expect(nodes.map((node) => node['Node Type'])).not.toContain('Sort');
@@ -110,8 +113,26 @@ describe('query plans', () => {
     expect(scan).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'notifications_listing_idx' });
     expect(scan!['Index Cond']).toMatch(/ROW\(created_at, id\) < ROW/);
     expect(scan!['Actual Rows']).toBeLessThanOrEqual(21);
-    const firstPage = blocksOf(await planOf((db) => repository.findPage(db, heavy, { limit: 20, offset: 0 })));
+    const firstPage = blocksOf(await planOf((db) => repository.findPage(db, heavy, all, { limit: 20, offset: 0 })));
     expect(blocksOf(nodes)).toBeLessThanOrEqual(firstPage + 15);
+  });
+
+  it('reads the unread, by page or by cursor, off the unread index: 21 entries however many are read, the total from the counts row', async () => {
+    const { rows } = await pool.query<{ at: string; id: string }>(
+      `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at, id FROM notifications
+        WHERE recipient_id = $1 AND NOT is_read ORDER BY created_at DESC, id DESC OFFSET 50000 LIMIT 1`,
+      [heavy],
+    );
+    for (const request of [{ limit: 20, offset: 0 }, { limit: 20, after: rows[0]! }]) {
+      const nodes = await planOf((db) => repository.findPage(db, heavy, { unreadOnly: true }, request));
+      expect(nodes.map((node) => node['Node Type'])).not.toContain('Sort');
+      const [scan, ...others] = scans(nodes).filter((node) => node['Relation Name'] === 'notifications');
+      expect(others).toEqual([]);
+      expect(scan).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'notifications_unread_listing_idx', 'Actual Rows': 21 });
+      expect(scans(nodes).filter((node) => node['Relation Name'] !== 'notifications')).toEqual([
+        expect.objectContaining({ 'Index Name': 'notification_counts_pkey', 'Actual Rows': 1 }),
+      ]);
+    }
   });
 
   it('answers the unread count and the total with one primary-key look-up, scanning no notification', async () => {

@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@recipes/contracts';
 import { type ListingPage, type ListingRequest, type Queryable, readListing } from '@recipes/db';
 import { firstDelivery, outboxRow } from '@recipes/outbox';
-import type { NewNotification, NotificationRecord } from './rows.js';
+import type { NewNotification, NotificationRecord, NotificationType } from './rows.js';
 
 export interface NotificationCounts {
   total: number;
@@ -105,22 +105,40 @@ export async function insertNotification(
   return rows[0] ? { sequence, ...rows[0] } : undefined;
 }
 
+/** What a listing keeps of the recipient's notifications (docs/api.md §10.2): all, the unread, some types. */
+export interface ListingFilter {
+  unreadOnly: boolean;
+  types?: NotificationType[] | undefined;
+}
+
+/** The count of what `filter` keeps: from the counts row unless types are picked, which are counted. */
+function filteredCount(filter: ListingFilter, where: string): string {
+  if (filter.types) return `SELECT count(*)::int AS total FROM notifications WHERE ${where}`;
+  return `SELECT coalesce((SELECT ${filter.unreadOnly ? 'unread' : 'total'} FROM notification_counts WHERE recipient_id = $1), 0) AS total`;
+}
+
 /**
- * One page of the recipient's notifications, newest first (by number, or after a position: a keyset seek
- * on `notifications_listing_idx`), and their total from their counts row: one statement, so the page and
- * its total agree (`readListing`).
+ * One page of the recipient's notifications that `filter` keeps, newest first (by number, or after a
+ * position: a keyset seek on `notifications_listing_idx`, or `notifications_unread_listing_idx` for the
+ * unread), and how many it keeps: from their counts row, or counted when types are picked (one index
+ * range of the recipient's, read in full). One statement, so the page and its total agree (`readListing`).
+ * The filters are written into the SQL, so that the planner sees which partial index matches.
  */
-export async function findPage(db: Queryable, recipientId: string, request: ListingRequest): Promise<ListingPage<NotificationRecord>> {
+export async function findPage(db: Queryable, recipientId: string, filter: ListingFilter, request: ListingRequest): Promise<ListingPage<NotificationRecord>> {
+  const values: unknown[] = [recipientId];
+  const where = ['recipient_id = $1', 'retracted_at IS NULL'];
+  if (filter.unreadOnly) where.push('NOT is_read');
+  if (filter.types) where.push(`type = ANY($${values.push(filter.types)}::text[])`);
   return readListing<NotificationRecord>(
     db,
     {
-      count: 'SELECT coalesce((SELECT total FROM notification_counts WHERE recipient_id = $1), 0) AS total',
+      count: filteredCount(filter, where.join(' AND ')),
       columns: `id, type, actor_id AS "actorId", content_type AS "contentType", content_id AS "contentId",
                 comment_id AS "commentId", is_read AS "isRead", created_at AS "createdAt"`,
-      from: 'FROM notifications WHERE recipient_id = $1 AND retracted_at IS NULL',
+      from: `FROM notifications WHERE ${where.join(' AND ')}`,
       order: { at: 'created_at', id: 'id', idType: 'uuid', direction: 'desc' },
     },
-    [recipientId],
+    values,
     request,
   );
 }

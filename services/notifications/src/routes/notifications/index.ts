@@ -20,7 +20,7 @@ export default async function notificationRoutes(app: App, { notifications }: { 
     {
       onRequest: app.auth.required,
       schema: {
-        summary: 'The caller’s notifications, newest first',
+        summary: 'The caller’s notifications, newest first; only the unread, or some types, when asked',
         operationId: 'listNotifications',
         tags: ['notifications'],
         security: [{ bearerAuth: [] }],
@@ -30,14 +30,16 @@ export default async function notificationRoutes(app: App, { notifications }: { 
     },
     async (request, reply) => {
       const { id } = callerOf(request);
-      const { page, limit, cursor } = request.query;
+      const { page, limit, cursor, unread, types } = request.query;
+      const filter = { unreadOnly: unread, types: types && [...new Set(types)].sort() };
       // The caller's version, read before the page: a change in between gives an older tag with a newer
-      // body, which costs the client one more 200, never a stale 304. The place is in the tag, so that
-      // one page's tag never earns another page a 304.
+      // body, which costs the client one more 200, never a stale 304. The place and the filter are in the
+      // tag, so that one page's tag never earns another page, or another filter's, a 304.
       const version = await notifications.version(id);
       const place = cursor ? `after ${cursor.at} ${cursor.id}` : `page ${page}`;
-      if (await answeredNotModified(request, reply, callerTag(id, `list ${version} ${place} ${limit}`))) return reply;
-      const { data, total, next } = await notifications.list(id, listRequest(request.query), request.log);
+      const kept = `${unread ? 'unread' : 'all'} ${filter.types?.join(',') ?? 'every type'}`;
+      if (await answeredNotModified(request, reply, callerTag(id, `list ${version} ${place} ${limit} ${kept}`))) return reply;
+      const { data, total, next } = await notifications.list(id, filter, listRequest(request.query), request.log);
       return withListLinks(request, reply, { data, pagination: listPagination(request.query, total, next, notificationCursor) });
     },
   );
