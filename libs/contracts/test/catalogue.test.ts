@@ -35,6 +35,10 @@ describe('event catalogue', () => {
     expect(eventsConsumedBy('notifications').map((event) => event.type)).toEqual([
       'user.created',
       'user.updated',
+      'user.muted',
+      'user.unmuted',
+      'user.blocked',
+      'user.unblocked',
       'recipe.deleted',
       'post.deleted',
       'content.user.tagged',

@@ -93,7 +93,7 @@ async function announceRead(tx: Queryable, recipientId: string, { updated, unrea
  * Tells every instance's streams of each notification `retracted` took back (docs/api.md §9), in the
  * transaction that retracted them, under the recipient's lock; nothing when no stream of theirs is open.
  */
-async function announceRetracted(tx: Queryable, recipientId: string, retracted: retractions.Retracted | undefined, correlationId: string): Promise<void> {
+export async function announceRetracted(tx: Queryable, recipientId: string, retracted: retractions.Retracted | undefined, correlationId: string): Promise<void> {
   if (!retracted?.streamOpen) return;
   for (const { id, sequence } of retracted.retractions) {
     await enqueue(tx, createEvent(notificationRetracted, { id, recipientId, sequence, unreadCount: retracted.unread }, { producer: PRODUCER, correlationId }));

@@ -1,14 +1,21 @@
-import { UserDirectory } from '@recipes/directory';
+import { RelationDirectory, UserDirectory } from '@recipes/directory';
 import type { PartsContext } from '@recipes/runtime';
 import type { NotificationsConfig } from './config.js';
+import { blocks } from './blocks.js';
 import { notifications } from './notifications.js';
+import { preferences } from './preferences.js';
 import { streams } from './stream/streams.js';
 
-/** The notifications domain, the streams this instance holds, and what it knows of users, the actors it shows (libs/directory). */
+/**
+ * The notifications domain, the streams this instance holds, what it knows of users (the actors it shows)
+ * and of who mutes or blocks whom (libs/directory), and its users' preferences.
+ */
 export function parts({ config, pool }: PartsContext<NotificationsConfig>) {
-  const directories = { users: new UserDirectory({ pool, usersUrl: config.USERS_INTERNAL_URL }) };
+  const directories = { users: new UserDirectory({ pool, usersUrl: config.USERS_INTERNAL_URL }), relations: new RelationDirectory(pool) };
   return {
     directories,
+    blocks: blocks(directories.relations),
+    preferences: preferences(pool),
     notifications: notifications(pool, directories.users),
     streams: streams(pool, directories.users, { keepAliveMs: config.STREAM_KEEP_ALIVE_MS, ticketsPerUser: config.STREAM_TICKETS_PER_USER }),
   };

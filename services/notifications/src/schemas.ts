@@ -1,6 +1,6 @@
 import { authorSchema, listCursor, listPaginationSchema, listQuery, timestampSchema } from '@recipes/contracts';
 import { z } from 'zod';
-import { notificationTypes, targetTypes } from './repository/rows.js';
+import { type NotificationType, notificationTypes, targetTypes } from './repository/rows.js';
 
 export const notificationSchema = z.object({
   id: z.uuid(),
@@ -47,3 +47,11 @@ export const markAllReadBody = z.object({ upTo: z.uuid().optional() }).optional(
 export const notModified = z.null().describe('Not Modified: the representation named by If-None-Match is current');
 
 export const markReadResponse = z.object({ message: z.string(), updated: z.number().int() });
+
+/** Every notification type, on or off (docs/api.md §10). */
+export const preferencesResponse = z.object({ types: z.object(Object.fromEntries(notificationTypes.map((type) => [type, z.boolean()])) as Record<NotificationType, z.ZodBoolean>) });
+
+/** Some types, each on or off: any other name, or a value that is not a boolean, is 400. */
+export const preferencesBody = z.object({
+  types: z.strictObject(Object.fromEntries(notificationTypes.map((type) => [type, z.boolean().optional()])) as Record<NotificationType, z.ZodOptional<z.ZodBoolean>>),
+});

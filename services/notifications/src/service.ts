@@ -1,4 +1,4 @@
-import { userDirectoryMigrations } from '@recipes/directory';
+import { relationDirectoryMigrations, userDirectoryMigrations } from '@recipes/directory';
 import { onShutdown } from '@recipes/http';
 import { openStreamsMetric } from '@recipes/metrics';
 import { defineService } from '@recipes/runtime';
@@ -8,6 +8,7 @@ import { published } from './events/published.js';
 import { streamSubscription } from './events/subscription.js';
 import { parts } from './parts.js';
 import notificationRoutes from './routes/notifications/index.js';
+import preferenceRoutes from './routes/preferences/index.js';
 import streamRoutes from './routes/stream/index.js';
 
 export type { NotificationsParts } from './parts.js';
@@ -17,11 +18,12 @@ export const notificationsService = defineService({
   description: 'Notifications from mentions and tags, listed and streamed',
   configSchema: notificationsConfigSchema,
   migrations: new URL('../migrations', import.meta.url),
-  sharedMigrations: [userDirectoryMigrations],
+  sharedMigrations: [userDirectoryMigrations, relationDirectoryMigrations],
   publishes: published,
   parts,
-  async routes(app, { notifications, streams }) {
+  async routes(app, { notifications, preferences, streams }) {
     await app.register(notificationRoutes, { prefix: '/api/notifications', notifications });
+    await app.register(preferenceRoutes, { prefix: '/api/notifications/preferences', preferences });
     await app.register(streamRoutes, { prefix: '/api/notifications', streams });
     openStreamsMetric(app.metricsRegistry, () => streams.hub.size);
     // Streams end as shutdown starts, so that their clients reconnect to another instance and resume.

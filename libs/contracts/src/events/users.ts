@@ -56,7 +56,7 @@ export const userMuted = defineEvent({
   version: 1,
   data: userRelationSchema,
   producer: 'users',
-  consumers: [],
+  consumers: ['notifications'],
   description: 'A user muted another: nothing the muted user does notifies them from now on.',
 });
 
@@ -65,7 +65,7 @@ export const userUnmuted = defineEvent({
   version: 1,
   data: userRelationSchema,
   producer: 'users',
-  consumers: [],
+  consumers: ['notifications'],
   description: 'A user unmuted another.',
 });
 
@@ -74,7 +74,7 @@ export const userBlocked = defineEvent({
   version: 1,
   data: userRelationSchema,
   producer: 'users',
-  consumers: [],
+  consumers: ['notifications'],
   description:
     'A user blocked another: the blocked user can no longer comment on their content, mention or tag them, and the notifications they caused them are retracted.',
 });
@@ -84,6 +84,6 @@ export const userUnblocked = defineEvent({
   version: 1,
   data: userRelationSchema,
   producer: 'users',
-  consumers: [],
+  consumers: ['notifications'],
   description: 'A user unblocked another; nothing retracted comes back.',
 });

@@ -2,6 +2,7 @@ import type { EventEnvelope } from '@recipes/contracts';
 import { type ListingPage, type ListingRequest, type Queryable, readListing } from '@recipes/db';
 import { firstDelivery, outboxRow } from '@recipes/outbox';
 import type { NewNotification, NotificationRecord, NotificationType } from './rows.js';
+import { silenced } from './silences.js';
 
 export interface NotificationCounts {
   total: number;
@@ -45,7 +46,7 @@ const commentLockKey = (recipientId: string, commentId: string) => `notification
  * nothing, counts included, and gives undefined.
  *
  * Nothing is stored about content deleted before (`deleted_content`, see `retractAboutContent`), whose
- * lock is the first one taken.
+ * lock is the first one taken, nor what the recipient silenced (`silenced`: a mute, a block, a type off).
  *
  * Two statements, the locks in the first, after the inbox row: the content's lock, a mention's comment
  * lock (`lockCommentNotifications`), the recipient's lock, then their counts row, all held to the commit, so
@@ -87,7 +88,7 @@ export async function insertNotification(
     `WITH inserted AS (
        INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, comment_id, created_at, source_event_id, sequence)
        SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
-        WHERE NOT EXISTS (SELECT 1 FROM deleted_content WHERE content_id = $6 AND content_type = $5)
+        WHERE NOT EXISTS (SELECT 1 FROM deleted_content WHERE content_id = $6 AND content_type = $5) AND NOT ${silenced('$2', '$4', '$3', '$8')}
        ON CONFLICT DO NOTHING
        RETURNING recipient_id
      ), counted AS (

@@ -99,3 +99,22 @@ export async function retractAboutContent(db: Queryable, content: ContentRef, re
   }
   return retracted;
 }
+
+/**
+ * Retracts the recipient's notifications caused by `actorId` that a block of theirs covers, by the pair's
+ * state in the read model (libs/directory's `user_relations`, just updated in this transaction): all of
+ * them while the block holds, and those made before the latest block ended once it has, so that a block
+ * and an unblock handled in either order retract the same (docs/api.md §10). Takes the recipient's lock;
+ * run in a transaction.
+ */
+export async function retractFromBlocked(db: Queryable, recipientId: string, actorId: string, retractedAt: string): Promise<Retracted | undefined> {
+  await lockRecipient(db, recipientId);
+  return retractWhere(
+    db,
+    recipientId,
+    retractedAt,
+    `actor_id = $3 AND EXISTS (SELECT 1 FROM user_relations r WHERE r.user_id = $1 AND r.target_id = $3
+                                  AND (r.blocked OR notifications.created_at <= r.last_unblocked_at))`,
+    [actorId],
+  );
+}

@@ -1,9 +1,9 @@
 import { MatchersV3 } from '@pact-foundation/pact';
-import { userCreated, userUpdated } from '@recipes/contracts';
+import { userBlocked, userCreated, userMuted, userUnblocked, userUnmuted, userUpdated } from '@recipes/contracts';
 import { eventMessage } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type NotificationsHarness, notificationsHarness } from '../support.js';
-import { consumedBy, delivery, eventsPact } from './support.js';
+import { mentionEvent, type NotificationsHarness, notificationsHarness } from '../support.js';
+import { consumedBy, delivery, eventsPact, isoMillis } from './support.js';
 
 /** What notifications needs of the user events: enough to show an actor, and the revision to order updates. */
 const pact = eventsPact('users');
@@ -37,5 +37,43 @@ describe('user events', () => {
     });
     await delivery(pact, 'a user.updated for a user who changed their avatar', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a73', message).verify(consumedBy(harness));
     expect(await known()).toEqual([{ username: 'Ada_Pact', avatar_url: 'https://cdn.example.com/ada.png', revision: 1 }]);
+  });
+});
+
+describe('mute and block events', () => {
+  const BLOCKER = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a81';
+  const BLOCKED = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a82';
+  /** The pair's state as the users service sends it; only the fields this service reads are matched by value. */
+  const relation = (state: { muted: boolean; blocked: boolean; revision: number; lastUnblockedAt: string | null }) => ({
+    userId: uuid(BLOCKER),
+    targetId: uuid(BLOCKED),
+    muted: state.muted,
+    blocked: state.blocked,
+    revision: integer(state.revision),
+    changedAt: isoMillis('2026-11-22T10:00:00.000Z'),
+    lastUnblockedAt: state.lastUnblockedAt === null ? null : isoMillis(state.lastUnblockedAt),
+  });
+  const held = async () => (await harness.pool.query('SELECT muted, blocked, revision FROM user_relations WHERE user_id = $1 AND target_id = $2', [BLOCKER, BLOCKED])).rows;
+  const shown = async () => (await harness.pool.query('SELECT count(*)::int AS n FROM notifications WHERE recipient_id = $1 AND retracted_at IS NULL', [BLOCKER])).rows[0].n;
+
+  it('keeps a mute from user.muted and its end from user.unmuted', async () => {
+    const muted = eventMessage(userMuted, relation({ muted: true, blocked: false, revision: 1, lastUnblockedAt: null }));
+    await delivery(pact, 'a user.muted for a first mute', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a83', muted).verify(consumedBy(harness));
+    expect(await held()).toEqual([{ muted: true, blocked: false, revision: 1 }]);
+    const unmuted = eventMessage(userUnmuted, relation({ muted: false, blocked: false, revision: 2, lastUnblockedAt: null }));
+    await delivery(pact, 'a user.unmuted ending that mute', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a84', unmuted).verify(consumedBy(harness));
+    expect(await held()).toEqual([{ muted: false, blocked: false, revision: 2 }]);
+  });
+
+  it('retracts what the blocked user caused on user.blocked, and brings nothing back on user.unblocked', async () => {
+    await harness.deliver(mentionEvent({ id: BLOCKED }, { id: BLOCKER }));
+    expect(await shown()).toBe(1);
+    const blocked = eventMessage(userBlocked, relation({ muted: false, blocked: true, revision: 3, lastUnblockedAt: null }));
+    await delivery(pact, 'a user.blocked for a first block', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a85', blocked).verify(consumedBy(harness));
+    expect(await shown()).toBe(0);
+    const unblocked = eventMessage(userUnblocked, relation({ muted: false, blocked: false, revision: 4, lastUnblockedAt: '2026-11-22T10:00:01.000Z' }));
+    await delivery(pact, 'a user.unblocked ending that block', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a86', unblocked).verify(consumedBy(harness));
+    expect(await held()).toEqual([{ muted: false, blocked: false, revision: 4 }]);
+    expect(await shown()).toBe(0);
   });
 });

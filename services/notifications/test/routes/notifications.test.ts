@@ -494,6 +494,7 @@ describe('the API document', () => {
     const document = (await harness.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     expect(Object.keys(document.paths).sort()).toEqual([
       '/api/notifications',
+      '/api/notifications/preferences',
       '/api/notifications/read',
       '/api/notifications/read-all',
       '/api/notifications/stream',

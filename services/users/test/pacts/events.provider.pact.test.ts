@@ -1,5 +1,5 @@
 import { MessageProviderPact } from '@pact-foundation/pact';
-import { userCreated, userUpdated } from '@recipes/contracts';
+import { userBlocked, userCreated, userMuted, userUnblocked, userUnmuted, userUpdated } from '@recipes/contracts';
 import { messageProvidersByType, pactNames, pactsForProvider } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type UsersHarness, usersHarness } from '../support.js';
@@ -45,6 +45,24 @@ async function fromOutbox(type: string, id: string): Promise<unknown> {
   return rows[0].payload;
 }
 
+/**
+ * The latest event of `type` about a pair of new users, after the first's `steps` (a mute or block of the
+ * second started or ended, through the API), as it waits in the outbox.
+ */
+async function relationEvent(type: string, steps: ['PUT' | 'DELETE', 'mute' | 'block'][]): Promise<unknown> {
+  const [user, target] = [await register(), await register()];
+  for (const [method, kind] of steps) {
+    const response = await harness.app.inject({ method, url: `/api/users/${target.id}/${kind}`, headers: { authorization: `Bearer ${user.token}` } });
+    expect(response.statusCode).toBe(200);
+  }
+  const { rows } = await harness.pool.query(
+    "SELECT payload FROM outbox WHERE type = $1 AND payload->'data'->>'userId' = $2 ORDER BY created_at DESC LIMIT 1",
+    [type, user.id],
+  );
+  expect(rows).toHaveLength(1);
+  return rows[0].payload;
+}
+
 describe('users-events', () => {
   it.skipIf(pactUrls.length === 0)('produces what every consumer’s pact expects', async () => {
     await new MessageProviderPact({
@@ -64,6 +82,10 @@ describe('users-events', () => {
           expect(changed.statusCode).toBe(200);
           return fromOutbox(userUpdated.type, id);
         },
+        [userMuted.type]: () => relationEvent(userMuted.type, [['PUT', 'mute']]),
+        [userUnmuted.type]: () => relationEvent(userUnmuted.type, [['PUT', 'mute'], ['DELETE', 'mute']]),
+        [userBlocked.type]: () => relationEvent(userBlocked.type, [['PUT', 'block']]),
+        [userUnblocked.type]: () => relationEvent(userUnblocked.type, [['PUT', 'block'], ['DELETE', 'block']]),
       }),
     }).verify();
   });

@@ -4,17 +4,24 @@ import { commentMentionCreatedHandler } from './comment-mention-created.js';
 import { commentMentionDeletedHandler } from './comment-mention-deleted.js';
 import { collectionDeletedHandler, postDeletedHandler, recipeDeletedHandler } from './content-deleted.js';
 import { userTaggedHandler } from './content-user-tagged.js';
+import { userBlockedHandler, userUnblockedHandler } from './user-blocked.js';
 import { userCreatedHandler } from './user-created.js';
+import { userMutedHandler, userUnmutedHandler } from './user-muted.js';
 import { userUpdatedHandler } from './user-updated.js';
 
 /**
  * Every event this service consumes: mentions and tags make and retract notifications, deleted content
- * retracts those about it, user events keep its directory current.
+ * retracts those about it, user events keep its directories current, and blocks also retract what the
+ * blocked user caused.
  */
-export function handlers({ directories: { users }, notifications }: NotificationsParts): EventHandler[] {
+export function handlers({ directories: { users, relations }, notifications, blocks }: NotificationsParts): EventHandler[] {
   return [
     userCreatedHandler(users),
     userUpdatedHandler(users),
+    userMutedHandler(relations),
+    userUnmutedHandler(relations),
+    userBlockedHandler(blocks),
+    userUnblockedHandler(blocks),
     commentMentionCreatedHandler(notifications),
     commentMentionDeletedHandler(notifications),
     userTaggedHandler(notifications),
