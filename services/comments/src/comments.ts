@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- one domain: posting, editing and deleting share the target, mention and block rules */
 import {
   type Author,
   commentCreated,
@@ -17,6 +18,7 @@ import { type Pool, type Queryable, withStatement, withTransaction } from '@reci
 import type { UserDirectory } from '@recipes/directory';
 import { enqueue } from '@recipes/outbox';
 import { z } from 'zod';
+import type { Blocks } from './blocks.js';
 import { MAX_MENTIONED_USERS, mentionedNames, type SpendNotifications, withinCap } from './mentions.js';
 import * as repository from './repository.js';
 import type { CommentRecord, CommentTarget, CommentWithAuthor } from './repository.js';
@@ -51,11 +53,12 @@ const isUuid = (value: string) => uuid.safeParse(value).success;
 export interface CommentsDependencies {
   pool: Pool;
   users: UserDirectory;
+  blocks: Blocks;
   targetOwner: TargetOwner;
 }
 
 /** The comments domain: comments on recipes, collections and posts, and the mentions they make. */
-export function comments({ pool, users, targetOwner }: CommentsDependencies) {
+export function comments({ pool, users, blocks, targetOwner }: CommentsDependencies) {
   /** The target's owner; 404 when it does not exist (any more). */
   async function ownerOf(target: CommentTarget): Promise<string> {
     const owner = await targetOwner(target);
@@ -91,7 +94,7 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
     for (let start = 0; start < names.length && ids.length < MAX_MENTIONED_USERS; start += NAMES_PER_LOOKUP) {
       const batch = names.slice(start, start + NAMES_PER_LOOKUP);
       const known = await users.findByUsernames(batch);
-      const found = batch.flatMap((name) => known.get(name)?.id ?? []).filter((id) => id !== authorId);
+      const found = await blocks.mentionable(authorId, batch.flatMap((name) => known.get(name)?.id ?? []).filter((id) => id !== authorId));
       ids = withinCap([...ids, ...found], before);
     }
     return ids;
@@ -122,7 +125,7 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
      */
     async add(target: CommentTarget, authorId: string, content: string, correlationId: string, spend: SpendNotifications): Promise<Comment> {
       const author = await users.caller(authorId);
-      await ownerOf(target);
+      await blocks.allowComment(await ownerOf(target), authorId, target.type);
       const mentioned = await mentionedUserIds(content, authorId);
       const id = newId();
       // `createdAt` is the stored row's: the statement writes it into the event.
@@ -151,7 +154,7 @@ export function comments({ pool, users, targetOwner }: CommentsDependencies) {
      */
     async edit(target: CommentTarget, commentId: string, callerId: string, content: string, correlationId: string, spend: SpendNotifications): Promise<Comment> {
       const caller = await users.caller(callerId);
-      await ownerOf(target);
+      await blocks.allowComment(await ownerOf(target), callerId, target.type);
       // Read without a lock to know which names to look up; checked again under the comment's lock.
       const mentionedBefore = isUuid(commentId) ? await repository.everMentioned(pool, commentId) : new Set<string>();
       const found = await mentionedUserIds(content, callerId, mentionedBefore);

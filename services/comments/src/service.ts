@@ -1,6 +1,6 @@
 import { callerOf } from '@recipes/auth';
 import { budgetMigrations } from '@recipes/db';
-import { collectionDirectoryMigrations, contentDirectoryMigrations, userDirectoryMigrations } from '@recipes/directory';
+import { collectionDirectoryMigrations, contentDirectoryMigrations, relationDirectoryMigrations, userDirectoryMigrations } from '@recipes/directory';
 import { rateLimits } from '@recipes/http';
 import { defineService } from '@recipes/runtime';
 import { commentsConfigSchema } from './config.js';
@@ -18,7 +18,7 @@ export const commentsService = defineService({
   description: 'Comments on recipes, collections and posts, and their @mentions',
   configSchema: commentsConfigSchema,
   migrations: new URL('../migrations', import.meta.url),
-  sharedMigrations: [userDirectoryMigrations, contentDirectoryMigrations, collectionDirectoryMigrations, budgetMigrations],
+  sharedMigrations: [userDirectoryMigrations, contentDirectoryMigrations, collectionDirectoryMigrations, relationDirectoryMigrations, budgetMigrations],
   publishes: published,
   parts,
   async routes(app, { comments, idempotency }, config) {

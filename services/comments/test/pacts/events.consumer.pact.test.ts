@@ -9,7 +9,9 @@ import {
   recipeCreated,
   recipeDeleted,
   recipeUpdated,
+  userBlocked,
   userCreated,
+  userUnblocked,
   userUpdated,
 } from '@recipes/contracts';
 import type { Pool } from '@recipes/db';
@@ -79,6 +81,21 @@ describe('from the users service', () => {
     const grace = { id: '0190f5a4-0000-7000-8000-000000000002', username: 'pact_grace', avatarUrl: 'https://cdn.example.com/grace.png', revision: 1 };
     await receive(pact, userUpdated, grace, async () => {
       expect(await directories.users.findById(grace.id)).toEqual(grace);
+    });
+  });
+
+  const [blocker, blocked] = ['0190f5a4-0000-7000-8000-000000000003', '0190f5a4-0000-7000-8000-000000000004'];
+  const relation = { userId: blocker, targetId: blocked, muted: false, changedAt: createdAt };
+
+  it('user.blocked: the blocked user may not comment on the blocker’s content nor mention them', async () => {
+    await receive(pact, userBlocked, { ...relation, blocked: true, revision: 1, lastUnblockedAt: null }, async () => {
+      expect(await directories.relations.blocks(blocker, blocked)).toBe(true);
+    });
+  });
+
+  it('user.unblocked: they may again', async () => {
+    await receive(pact, userUnblocked, { ...relation, blocked: false, revision: 2, lastUnblockedAt: createdAt }, async () => {
+      expect(await directories.relations.blocks(blocker, blocked)).toBe(false);
     });
   });
 });

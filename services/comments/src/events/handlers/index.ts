@@ -7,14 +7,17 @@ import { postDeletedHandler } from './post-deleted.js';
 import { recipeCreatedHandler } from './recipe-created.js';
 import { recipeDeletedHandler } from './recipe-deleted.js';
 import { recipeUpdatedHandler } from './recipe-updated.js';
+import { userBlockedHandler, userUnblockedHandler } from './user-blocked.js';
 import { userCreatedHandler } from './user-created.js';
 import { userUpdatedHandler } from './user-updated.js';
 
 /** Every event this service consumes: all of them keep its directories current; a deletion also removes the target's comments. */
-export function handlers({ directories: { users, content, collections }, deletedTargets }: CommentsParts): EventHandler[] {
+export function handlers({ directories: { users, content, collections, relations }, deletedTargets }: CommentsParts): EventHandler[] {
   return [
     userCreatedHandler(users),
     userUpdatedHandler(users),
+    userBlockedHandler(relations),
+    userUnblockedHandler(relations),
     recipeCreatedHandler(content),
     recipeUpdatedHandler(content),
     recipeDeletedHandler(content, deletedTargets),

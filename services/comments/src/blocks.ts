@@ -1,0 +1,24 @@
+import { type CommentTargetType, forbidden } from '@recipes/contracts';
+import type { RelationDirectory } from '@recipes/directory';
+
+/**
+ * What a block keeps the blocked user from here (docs/api.md §10), by the relation read model: commenting
+ * on the blocker's recipes, posts and collections, and mentioning the blocker. They are told no more than
+ * a 403: a mention of the blocker is left out of the store as an unknown name is.
+ */
+export function blocks(relations: RelationDirectory) {
+  return {
+    /** 403 when the owner of what `callerId` comments on blocks them. */
+    async allowComment(ownerId: string, callerId: string, targetType: CommentTargetType): Promise<void> {
+      if (await relations.blocks(ownerId, callerId)) throw forbidden(`You cannot comment on this ${targetType}`);
+    },
+
+    /** Those of `userIds` the author may mention: all but those who block them, in the same order. */
+    async mentionable(authorId: string, userIds: string[]): Promise<string[]> {
+      const blockers = await relations.blockersOf(authorId, userIds);
+      return userIds.filter((id) => !blockers.has(id));
+    },
+  };
+}
+
+export type Blocks = ReturnType<typeof blocks>;
