@@ -20,6 +20,7 @@ function pathsFor({ viewer, recipeId, postId, collectionId }) {
     '/api/users/{id}/collections': [me],
     '/api/notifications': [''],
     '/api/notifications/unread-count': [''],
+    '/api/notifications/groups': ['', { query: '?unread=true' }],
   };
 }
 

@@ -38,6 +38,8 @@ export const routeTable: ReadonlyArray<readonly [pattern: string, service: Servi
   ['/api/notifications/unread-count', 'notifications'],
   ['/api/notifications/read', 'notifications'],
   ['/api/notifications/read-all', 'notifications'],
+  ['/api/notifications/groups', 'notifications'],
+  ['/api/notifications/groups/:groupKey/read', 'notifications'],
   ['/api/notifications/preferences', 'notifications'],
   ['/api/notifications/stream', 'notifications'],
   ['/api/notifications/stream-tickets', 'notifications'],

@@ -24,10 +24,11 @@ import type { Marked } from './repository/reads.js';
 import { hasOpenStream } from './repository/streams.js';
 import type { NewNotification, NotificationRecord, NotificationType, TargetType } from './repository/rows.js';
 
-/** A notification as its recipient sees it (docs/api.md §7): `commentId` only on mentions. */
+/** A notification as its recipient sees it (docs/api.md §7): `commentId` only on mentions; its group (§10.5). */
 export interface Notification {
   id: string;
   type: NotificationType;
+  groupKey: string;
   actor: Author;
   contentType: TargetType;
   contentId: string;
@@ -35,6 +36,9 @@ export interface Notification {
   isRead: boolean;
   createdAt: string;
 }
+
+/** A page of a listing: its notifications, how many the listing holds, and where the next page starts. */
+export type NotificationPage = { data: Notification[]; total: number; next: ListPosition | null };
 
 /** The notification a mention causes; none when the author mentioned themself. */
 export function fromMention(mention: EventData<typeof commentMentionCreated>): NewNotification | undefined {
@@ -68,6 +72,7 @@ export function toNotification(record: NotificationRecord, actor: Author): Notif
   return {
     id: record.id,
     type: record.type,
+    groupKey: record.groupKey,
     actor,
     contentType: record.contentType,
     contentId: record.contentId,
@@ -84,7 +89,7 @@ const PRODUCER = 'notifications';
  * when nothing did, or when no stream of theirs is open (the recipient's lock, taken before the change,
  * orders this against a stream opening: see `openStream`).
  */
-async function announceRead(tx: Queryable, recipientId: string, { updated, unread }: Marked, correlationId: string): Promise<void> {
+export async function announceRead(tx: Queryable, recipientId: string, { updated, unread }: Marked, correlationId: string): Promise<void> {
   if (updated === 0 || unread === undefined || !(await hasOpenStream(tx, recipientId))) return;
   await enqueue(tx, createEvent(notificationsRead, { recipientId, updated, unreadCount: unread }, { producer: PRODUCER, correlationId }));
 }
@@ -146,12 +151,7 @@ export function notifications(pool: Pool, directory: UserDirectory) {
      * Those `filter` keeps, newest first, by page or after a position. Actors come from the users read
      * model now, so they show their current avatar.
      */
-    async list(
-      recipientId: string,
-      filter: repository.ListingFilter,
-      request: ListRequest,
-      log: Pick<Logger, 'warn'>,
-    ): Promise<{ data: Notification[]; total: number; next: ListPosition | null }> {
+    async list(recipientId: string, filter: repository.ListingFilter, request: ListRequest, log: Pick<Logger, 'warn'>): Promise<NotificationPage> {
       const { rows: records, total, next } = await repository.findPage(pool, recipientId, filter, request);
       // An actor the events have not brought yet (registered a moment ago) is asked of the users service.
       const actors = await directory.findByIds([...new Set(records.map((record) => record.actorId))]);

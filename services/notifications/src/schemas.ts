@@ -2,9 +2,15 @@ import { authorSchema, listCursor, listPaginationSchema, listQuery, timestampSch
 import { z } from 'zod';
 import { type NotificationType, notificationTypes, targetTypes } from './repository/rows.js';
 
+/** A group: the same type on the same content (docs/api.md §10.5), e.g. `tag_recipe:<recipe id>`. */
+export const groupKeySchema = z
+  .string()
+  .regex(new RegExp(`^(${notificationTypes.join('|')}):[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`), 'must be a group key');
+
 export const notificationSchema = z.object({
   id: z.uuid(),
   type: z.enum(notificationTypes),
+  groupKey: groupKeySchema,
   actor: authorSchema,
   contentType: z.enum(targetTypes),
   contentId: z.uuid(),
@@ -55,3 +61,28 @@ export const preferencesResponse = z.object({ types: z.object(Object.fromEntries
 export const preferencesBody = z.object({
   types: z.strictObject(Object.fromEntries(notificationTypes.map((type) => [type, z.boolean().optional()])) as Record<NotificationType, z.ZodOptional<z.ZodBoolean>>),
 });
+
+/** A group of the caller's notifications (docs/api.md §10.5). */
+export const notificationGroupSchema = z
+  .object({
+    groupKey: groupKeySchema,
+    type: z.enum(notificationTypes),
+    contentType: z.enum(targetTypes),
+    contentId: z.uuid(),
+    count: z.number().int().describe('Its notifications, retracted ones left out'),
+    unreadCount: z.number().int(),
+    actors: z.array(authorSchema).max(3).describe('Up to three distinct actors, the most recent first'),
+    actorCount: z.number().int().describe('Its distinct actors'),
+    latestNotificationId: z.uuid(),
+    latestAt: timestampSchema,
+  })
+  .meta({ id: 'NotificationGroup' });
+
+export const groupListResponse = z.object({ groups: z.array(notificationGroupSchema), pagination: listPaginationSchema });
+
+/** Where a walk through the caller's groups stands (docs/api.md §10.1): a group's latest time and its key. */
+export const groupCursor = listCursor('notification-groups', groupKeySchema);
+export const groupListQuery = listQuery(20, groupCursor).extend({ unread: unreadParam.meta({ description: 'Only the groups with an unread notification when `true`' }) });
+
+/** Any string: one that names no group of the caller's is a 404, as a path id that is not well-formed. */
+export const groupParams = z.object({ groupKey: z.string().meta({ description: 'A group key, `<type>:<content id>`' }) });

@@ -7,6 +7,7 @@ import { handlers } from './events/handlers/index.js';
 import { published } from './events/published.js';
 import { streamSubscription } from './events/subscription.js';
 import { parts } from './parts.js';
+import groupRoutes from './routes/groups/index.js';
 import notificationRoutes from './routes/notifications/index.js';
 import preferenceRoutes from './routes/preferences/index.js';
 import streamRoutes from './routes/stream/index.js';
@@ -21,8 +22,9 @@ export const notificationsService = defineService({
   sharedMigrations: [userDirectoryMigrations, relationDirectoryMigrations],
   publishes: published,
   parts,
-  async routes(app, { notifications, preferences, streams }) {
+  async routes(app, { notifications, groups, preferences, streams }) {
     await app.register(notificationRoutes, { prefix: '/api/notifications', notifications });
+    await app.register(groupRoutes, { prefix: '/api/notifications/groups', groups, notifications });
     await app.register(preferenceRoutes, { prefix: '/api/notifications/preferences', preferences });
     await app.register(streamRoutes, { prefix: '/api/notifications', streams });
     openStreamsMetric(app.metricsRegistry, () => streams.hub.size);

@@ -134,7 +134,7 @@ export async function findPage(db: Queryable, recipientId: string, filter: Listi
     db,
     {
       count: filteredCount(filter, where.join(' AND ')),
-      columns: `id, type, actor_id AS "actorId", content_type AS "contentType", content_id AS "contentId",
+      columns: `id, type, group_key AS "groupKey", actor_id AS "actorId", content_type AS "contentType", content_id AS "contentId",
                 comment_id AS "commentId", is_read AS "isRead", created_at AS "createdAt"`,
       from: `FROM notifications WHERE ${where.join(' AND ')}`,
       order: { at: 'created_at', id: 'id', idType: 'uuid', direction: 'desc' },

@@ -59,3 +59,16 @@ export async function markAllRead(db: Queryable, recipientId: string, upTo: List
   );
   return { updated: rows[0]!.updated, unread: rows[0]!.unread ?? undefined };
 }
+
+/** Marks read every unread notification of the recipient's group `groupKey` (docs/api.md §10.5). */
+export async function markGroupRead(db: Queryable, recipientId: string, groupKey: string): Promise<Marked> {
+  const { rows } = await db.query<{ updated: number; unread: number | null }>(
+    `WITH changed AS (
+       UPDATE notifications SET is_read = true
+        WHERE recipient_id = $1 AND group_key = $2 AND NOT is_read AND retracted_at IS NULL
+       RETURNING 1
+     ), ${uncount}`,
+    [recipientId, groupKey],
+  );
+  return { updated: rows[0]!.updated, unread: rows[0]!.unread ?? undefined };
+}

@@ -25,6 +25,8 @@ export interface NewNotification {
 export interface NotificationRecord {
   id: string;
   type: NotificationType;
+  /** Its group, the same type on the same content (migrations/009_filters_and_groups.sql). */
+  groupKey: string;
   actorId: string;
   contentType: TargetType;
   contentId: string;

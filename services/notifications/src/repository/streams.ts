@@ -38,7 +38,7 @@ export async function findSince(
   // Two index range scans, merged in order (migrations/003 and 004).
   const { rows } = await db.query(
     `SELECT c.last_sequence AS "lastSequence", c.unread, n.place, n.retracted, n.id, n.sequence, n.type, n.actor_id AS "actorId",
-            n.content_type AS "contentType", n.content_id AS "contentId", n.comment_id AS "commentId",
+            n.content_type AS "contentType", n.content_id AS "contentId", n.comment_id AS "commentId", n.group_key AS "groupKey",
             n.is_read AS "isRead", n.created_at AS "createdAt", u.username, u.avatar_url AS "avatarUrl"
        FROM notification_counts c
        LEFT JOIN LATERAL (

@@ -46,10 +46,20 @@ describe('GET /api/notifications', () => {
     const actor = { id: ada.id, username: 'Ada_Actor', avatarUrl: 'https://cdn.example.com/ada.png' };
     expect(body).toEqual({
       data: [
-        { id: expect.any(String), type: 'tag_post', actor, contentType: 'post', contentId: tag.data.contentId, isRead: false, createdAt: '2026-03-01T11:00:00.000Z' },
+        {
+          id: expect.any(String),
+          type: 'tag_post',
+          groupKey: `tag_post:${tag.data.contentId}`,
+          actor,
+          contentType: 'post',
+          contentId: tag.data.contentId,
+          isRead: false,
+          createdAt: '2026-03-01T11:00:00.000Z',
+        },
         {
           id: expect.any(String),
           type: 'mention_collection_comment',
+          groupKey: `mention_collection_comment:${mention.data.targetId}`,
           actor,
           contentType: 'collection',
           contentId: mention.data.targetId,
@@ -494,6 +504,8 @@ describe('the API document', () => {
     const document = (await harness.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     expect(Object.keys(document.paths).sort()).toEqual([
       '/api/notifications',
+      '/api/notifications/groups',
+      '/api/notifications/groups/{groupKey}/read',
       '/api/notifications/preferences',
       '/api/notifications/read',
       '/api/notifications/read-all',

@@ -82,6 +82,8 @@ describe('GET /api/notifications/stream', () => {
     const sent = await client.next((event) => event.event === 'notification');
     expect(sent.id).toBe(first);
     expect(JSON.parse(sent.data)).toEqual((await listed(bob))[0]);
+    // Its group too (docs/api.md §10.5), as the listing shows it.
+    expect(JSON.parse(sent.data).groupKey).toMatch(/^mention_recipe_comment:[0-9a-f-]{36}$/);
     await client.next(isUnread(1));
 
     // The same prompt again, then a second notification: the first is not sent again.
