@@ -1,4 +1,4 @@
-import { UserDirectory } from '@recipes/directory';
+import { RelationDirectory, UserDirectory } from '@recipes/directory';
 import { Idempotency } from '@recipes/idempotency';
 import { type PartsContext } from '@recipes/runtime';
 import { commentCounts } from './comment-counts.js';
@@ -6,13 +6,15 @@ import { type ContentConfig } from './config.js';
 import { posts } from './posts.js';
 import { recipes } from './recipes.js';
 
-/** Recipes and posts, what content knows of users (libs/directory), and recipes' comment counts. */
+/** Recipes and posts, what content knows of users and of who blocks whom (libs/directory), and recipes' comment counts. */
 export function parts({ config, pool }: PartsContext<ContentConfig>) {
   const users = new UserDirectory({ pool, usersUrl: config.USERS_INTERNAL_URL });
+  const relations = new RelationDirectory(pool);
   return {
     users,
-    recipes: recipes(pool, users),
-    posts: posts(pool, users),
+    relations,
+    recipes: recipes(pool, users, relations),
+    posts: posts(pool, users, relations),
     commentCounts: commentCounts(pool),
     idempotency: new Idempotency(pool),
   };

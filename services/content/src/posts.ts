@@ -1,6 +1,6 @@
 import { type ContentSnapshot, forbidden, newId, notFound, postCreated, postDeleted } from '@recipes/contracts';
 import { type Pool, withTransaction } from '@recipes/db';
-import type { UserDirectory } from '@recipes/directory';
+import type { RelationDirectory, UserDirectory } from '@recipes/directory';
 import { enqueue } from '@recipes/outbox';
 import { contentEvent } from './events/content-event.js';
 import * as repository from './repository/posts.js';
@@ -15,12 +15,12 @@ export interface PostDraft extends Omit<NewPost, 'id' | 'authorId'> {
 }
 
 /** Posts: every change is stored together with the events that tell the other services. */
-export function posts(pool: Pool, directory: UserDirectory) {
+export function posts(pool: Pool, directory: UserDirectory, relations: RelationDirectory) {
   return {
     /** Each user it tags is notified, and paid for first (`spend`): past the author's budget, nothing is published. */
     async publish(callerId: string, { taggedUsernames, ...draft }: PostDraft, correlationId: string, spend: SpendNotifications): Promise<Post> {
       const author = await directory.caller(callerId);
-      const tagged = await taggedUsers(directory, author, taggedUsernames);
+      const tagged = await taggedUsers(directory, relations, author, taggedUsernames);
       return withTransaction(pool, async (tx) => {
         if (tagged.length > 0) await spend(tx, author.id, tagged.length);
         const id = newId();

@@ -9,7 +9,7 @@ import {
   recipeDeleted,
 } from '@recipes/contracts';
 import { type Pool, withTransaction } from '@recipes/db';
-import type { UserDirectory } from '@recipes/directory';
+import type { RelationDirectory, UserDirectory } from '@recipes/directory';
 import { enqueue } from '@recipes/outbox';
 import { contentEvent } from './events/content-event.js';
 import { findUser } from './people.js';
@@ -26,13 +26,13 @@ export interface RecipeDraft extends Omit<NewRecipe, 'id' | 'authorId'> {
 }
 
 /** Recipes: every change is stored together with the events that tell the other services. */
-export function recipes(pool: Pool, directory: UserDirectory) {
+export function recipes(pool: Pool, directory: UserDirectory, relations: RelationDirectory) {
   return {
     /** Each user it tags is notified, and paid for first (`spend`): past the author's budget, nothing is published. */
     async publish(callerId: string, { taggedUsernames, ...draft }: RecipeDraft, correlationId: string, spend: SpendNotifications): Promise<RecipeSummary> {
       // Users are looked up (perhaps over HTTP) before the transaction, which then holds no lock while waiting.
       const author = await directory.caller(callerId);
-      const tagged = await taggedUsers(directory, author, taggedUsernames);
+      const tagged = await taggedUsers(directory, relations, author, taggedUsernames);
       return withTransaction(pool, async (tx) => {
         if (tagged.length > 0) await spend(tx, author.id, tagged.length);
         const id = newId();

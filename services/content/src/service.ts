@@ -1,5 +1,5 @@
 import { budgetMigrations } from '@recipes/db';
-import { userDirectoryMigrations } from '@recipes/directory';
+import { relationDirectoryMigrations, userDirectoryMigrations } from '@recipes/directory';
 import { defineService } from '@recipes/runtime';
 import { contentConfigSchema } from './config.js';
 import { handlers } from './events/handlers/index.js';
@@ -17,7 +17,7 @@ export const contentService = defineService({
   description: 'Recipes, posts, favorites, reposts and tags',
   configSchema: contentConfigSchema,
   migrations: new URL('../migrations', import.meta.url),
-  sharedMigrations: [userDirectoryMigrations, budgetMigrations],
+  sharedMigrations: [userDirectoryMigrations, relationDirectoryMigrations, budgetMigrations],
   publishes: published,
   parts,
   async routes(app, { recipes, posts, idempotency }, config) {

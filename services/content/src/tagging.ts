@@ -1,18 +1,20 @@
 import { type ContentSnapshot, type ContentType, type EventEnvelope, type UserSnapshot, userTagged } from '@recipes/contracts';
 import type { Queryable } from '@recipes/db';
-import type { UserDirectory } from '@recipes/directory';
+import type { RelationDirectory, UserDirectory } from '@recipes/directory';
 import { contentEvent } from './events/content-event.js';
 import { isUsername } from './people.js';
 
 /**
- * The users a list of names tags: those that exist, each once whatever the case, never the author.
- * A name that cannot be a username names nobody, and is not even looked up.
+ * The users a list of names tags: those that exist, each once whatever the case, never the author, and
+ * never a user who blocks the author (docs/api.md §10: their name is ignored as an unknown one is, and the
+ * author is told nothing). A name that cannot be a username names nobody, and is not even looked up.
  */
-export async function taggedUsers(directory: UserDirectory, author: UserSnapshot, usernames: string[]): Promise<UserSnapshot[]> {
+export async function taggedUsers(directory: UserDirectory, relations: RelationDirectory, author: UserSnapshot, usernames: string[]): Promise<UserSnapshot[]> {
   const names = usernames.filter(isUsername);
   if (names.length === 0) return [];
-  const found = await directory.findByUsernames(names);
-  return [...found.values()].filter((user) => user.id !== author.id);
+  const found = [...(await directory.findByUsernames(names)).values()].filter((user) => user.id !== author.id);
+  const blockers = await relations.blockersOf(author.id, found.map((user) => user.id));
+  return found.filter((user) => !blockers.has(user.id));
 }
 
 /**

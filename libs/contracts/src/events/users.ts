@@ -74,7 +74,7 @@ export const userBlocked = defineEvent({
   version: 1,
   data: userRelationSchema,
   producer: 'users',
-  consumers: ['comments', 'notifications'],
+  consumers: ['comments', 'content', 'notifications'],
   description:
     'A user blocked another: the blocked user can no longer comment on their content, mention or tag them, and the notifications they caused them are retracted.',
 });
@@ -84,6 +84,6 @@ export const userUnblocked = defineEvent({
   version: 1,
   data: userRelationSchema,
   producer: 'users',
-  consumers: ['comments', 'notifications'],
+  consumers: ['comments', 'content', 'notifications'],
   description: 'A user unblocked another; nothing retracted comes back.',
 });

@@ -1,6 +1,6 @@
 import { MatchersV3 } from '@pact-foundation/pact';
 import { DomainError } from '@recipes/contracts';
-import { UserDirectory } from '@recipes/directory';
+import { RelationDirectory, UserDirectory } from '@recipes/directory';
 import { freshHttpPact, pactNames } from '@recipes/testing/pact';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { findUser } from '../../src/people.js';
@@ -67,7 +67,7 @@ describe('content asking users-api', () => {
         body: { users: eachLike({ id: uuid(exampleId), ...adaSnapshot }) },
       })
       .executeTest(async (mockServer) => {
-        const tagged = await taggedUsers(directoryOn(mockServer.url), author, ['PACT_ADA', 'nobody_here', 'Pact_Ada']);
+        const tagged = await taggedUsers(directoryOn(mockServer.url), new RelationDirectory(db.pool), author, ['PACT_ADA', 'nobody_here', 'Pact_Ada']);
         expect(tagged.map((user) => user.username)).toEqual(['Pact_Ada']);
       }));
 

@@ -1,5 +1,5 @@
 import { asynchronousBodyHandler, MessageConsumerPact } from '@pact-foundation/pact';
-import { createEvent, type EventEnvelope, userCreated, userUpdated } from '@recipes/contracts';
+import { createEvent, type EventEnvelope, userBlocked, userCreated, userUnblocked, userUpdated } from '@recipes/contracts';
 import { eventMessage, pactNames, pactsDir } from '@recipes/testing/pact';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ContentHarness, contentHarness } from '../support.js';
@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 // Every example message carries the same event id: each starts from a read model that has seen nothing.
-beforeEach(() => harness.pool.query('TRUNCATE processed_events, users'));
+beforeEach(() => harness.pool.query('TRUNCATE processed_events, users, user_relations'));
 
 const pact = new MessageConsumerPact({
   consumer: 'content',
@@ -55,6 +55,31 @@ describe('content consuming users-events', () => {
           await harness.deliver(createEvent(userCreated, { id, username: 'pact_ada', avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: 'c' }));
           await harness.deliver(body as unknown as EventEnvelope);
           expect(await readModel()).toEqual({ id, username: 'pact_ada', avatarUrl: 'https://cdn.example.com/new.png', revision: 1 });
+        }),
+      ));
+
+  const blocker = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5c';
+  const relation = { userId: blocker, targetId: id, muted: false, changedAt: '2026-11-22T10:00:00.000Z' };
+
+  it('keeps a block, so the blocked user cannot tag the blocker', () =>
+    pact
+      .expectsToReceive(userBlocked.type)
+      .withContent(eventMessage(userBlocked, { ...relation, blocked: true, revision: 1, lastUnblockedAt: null }))
+      .verify(
+        asynchronousBodyHandler(async (body) => {
+          await harness.deliver(body as unknown as EventEnvelope);
+          expect(await harness.parts.relations.blockersOf(id, [blocker])).toEqual(new Set([blocker]));
+        }),
+      ));
+
+  it('ends it on an unblock', () =>
+    pact
+      .expectsToReceive(userUnblocked.type)
+      .withContent(eventMessage(userUnblocked, { ...relation, blocked: false, revision: 2, lastUnblockedAt: '2026-11-22T10:00:01.000Z' }))
+      .verify(
+        asynchronousBodyHandler(async (body) => {
+          await harness.deliver(body as unknown as EventEnvelope);
+          expect(await harness.parts.relations.blockersOf(id, [blocker])).toEqual(new Set());
         }),
       ));
 });
