@@ -1,5 +1,5 @@
 // Makes a fresh clone runnable: installs dependencies when the lock file changed, then builds
-// incrementally (tsc -b skips what is up to date); for a test run, also the browser and Prometheus. Uses nothing but Node itself.
+// incrementally (tsc -b skips what is up to date); for a test run, also the browser, Prometheus and Redis. Uses nothing but Node itself.
 import { execSync } from 'node:child_process';
 import { existsSync, rmSync, statSync } from 'node:fs';
 
@@ -31,3 +31,22 @@ function installDebianPackage(installed, pkg, purpose) {
 // run installs them where they are missing and the machine allows; elsewhere those tests fail.
 if (process.argv.includes('--browser')) installDebianPackage('/usr/bin/chromium', 'chromium', 'the browser test');
 if (process.argv.includes('--prometheus')) installDebianPackage('/usr/bin/promtool', 'prometheus', 'the alert rule tests');
+
+// The shared-limits tests (test/shared-limits.test.ts, the users service's login guard) count in a Redis:
+// REDIS_URL's, else one on 127.0.0.1:6379, started here (Debian's redis-server, installed where missing)
+// when none answers there.
+if (process.argv.includes('--redis') && !process.env.REDIS_URL) {
+  const answers = () => {
+    try {
+      return execSync('redis-cli -h 127.0.0.1 -p 6379 ping', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() === 'PONG';
+    } catch {
+      return false;
+    }
+  };
+  installDebianPackage('/usr/bin/redis-server', 'redis-server', 'the shared-limits tests');
+  if (!answers() && existsSync('/usr/bin/redis-server')) {
+    console.log('setup: starting redis-server on 127.0.0.1:6379');
+    execSync("redis-server --bind 127.0.0.1 --port 6379 --daemonize yes --save '' --appendonly no", { stdio: 'inherit' });
+    for (let tries = 0; tries < 50 && !answers(); tries++) execSync('sleep 0.1');
+  }
+}

@@ -37,6 +37,16 @@ describe('docker-compose.yml', () => {
     expect(Object.keys((compose as { volumes?: object }).volumes ?? {})).toContain(volume!.split(':')[0]);
   });
 
+  it.each(['gateway', 'users', 'comments'])('has %s count its limits in the shared Redis, started before it and healthy', (name) => {
+    const redisUrl = new URL(String(defined[name]?.environment?.REDIS_URL));
+    expect(redisUrl.protocol).toBe('redis:');
+    const redis = defined[redisUrl.hostname];
+    expect(redis, `the service ${redisUrl.hostname}`).toBeDefined();
+    expect(restartPolicies).toContain(redis!.restart);
+    expect(redis!.healthcheck?.test).toBeDefined();
+    expect((defined[name] as { depends_on?: Record<string, { condition: string }> }).depends_on?.[redisUrl.hostname]).toEqual({ condition: 'service_healthy' });
+  });
+
   it('runs current infrastructure: PostgreSQL 17 or later, RabbitMQ 4.x with its management plugin', () => {
     const postgres = /^postgres:(\d+)(?:[.-]|$)/.exec((defined.postgres as { image?: string }).image ?? '');
     expect(Number(postgres?.[1]), 'postgres image').toBeGreaterThanOrEqual(17);

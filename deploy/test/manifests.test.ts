@@ -48,6 +48,15 @@ interface NetworkPolicy {
   };
 }
 
+interface SpreadConstraint {
+  maxSkew: number;
+  topologyKey: string;
+  whenUnsatisfiable: string;
+  labelSelector: { matchLabels: Record<string, string> };
+}
+/** The processes that count rate limits or failed logins: the gateway, users (logins, registrations) and comments (per caller). */
+const COUNTING_LIMITS = ['gateway', 'users', 'comments'];
+
 const find = (kind: string, name: string) => manifests.find((manifest) => manifest.kind === kind && manifest.metadata.name === name);
 const workloads = manifests.filter((manifest) => ['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'].includes(manifest.kind));
 const podOf = (manifest: Manifest) => (manifest.spec as { template: PodTemplate }).template;
@@ -107,6 +116,25 @@ describe('the kustomize base', () => {
     expect(autoscaler!.spec.minReplicas).toBeLessThanOrEqual(autoscaler!.spec.maxReplicas);
     // The autoscaler owns the count: a replicas field would reset it on every apply.
     expect((find('Deployment', name)!.spec as { replicas?: number }).replicas).toBeUndefined();
+  });
+
+  it.each(services)('spreads the replicas of $name over nodes, and lets a drain take one of them at a time', ({ name }) => {
+    const pod = podOf(find('Deployment', name)!) as PodTemplate & { spec: { topologySpreadConstraints?: SpreadConstraint[] } };
+    const byNode = pod.spec.topologySpreadConstraints?.find((constraint) => constraint.topologyKey === 'kubernetes.io/hostname');
+    expect(byNode, `${name}: topologySpreadConstraints by kubernetes.io/hostname`).toMatchObject({ maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule' });
+    expect(pod.metadata.labels).toMatchObject(byNode!.labelSelector.matchLabels);
+    const budget = find('PodDisruptionBudget', name) as { apiVersion: string; spec: { maxUnavailable?: number; selector: { matchLabels: Record<string, string> } } } | undefined;
+    expect(budget, `PodDisruptionBudget ${name}`).toBeDefined();
+    expect(budget!.apiVersion).toBe('policy/v1');
+    expect(pod.metadata.labels).toMatchObject(budget!.spec.selector.matchLabels);
+    expect(budget!.spec.maxUnavailable).toBe(1);
+    // One down of at least two: one still serves.
+    expect((find('HorizontalPodAutoscaler', name) as { spec: { minReplicas: number } }).spec.minReplicas).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each(COUNTING_LIMITS)('hands %s the shared store where every instance counts its limits, from a Secret', (name) => {
+    const env = environment(podOf(find('Deployment', name)!).spec.containers[0]!);
+    expect(env.get('REDIS_URL')?.valueFrom?.secretKeyRef, `${name} REDIS_URL`).toEqual({ name: 'recipes-infrastructure', key: 'REDIS_URL' });
   });
 
   it.each(services)('serves metrics of $name on a named pod port, annotated for scraping', ({ name }) => {

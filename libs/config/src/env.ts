@@ -4,6 +4,19 @@ import { z } from 'zod';
 export const env = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   url: (fallback: string) => z.url().default(fallback),
+  /** One URL, or several comma-separated (the nodes of a cluster), each of one of `protocols`. */
+  urls: (fallback: string, protocols: RegExp) =>
+    z
+      .string()
+      .default(fallback)
+      .transform((value) =>
+        value
+          .split(',')
+          .map((url) => url.trim())
+          .filter((url) => url !== '')
+          .join(','),
+      )
+      .pipe(z.string().refine((value) => value !== '' && value.split(',').every((url) => z.url({ protocol: protocols }).safeParse(url).success), 'needs one or more URLs, comma-separated')),
   string: (fallback: string) => z.string().min(1).default(fallback),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
   /** Comma-separated positive integers, at least one. */

@@ -59,7 +59,9 @@ export const backendEnv = {
     .positiveInt(2_000)
     .describe('server-side limit of every wait for a lock: one that waits longer is cancelled and its request answered `503`'),
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: env.positiveInt(30_000).describe('a transaction left idle this long is ended by the server'),
-  AMQP_URL: env.url('amqp://guest:guest@127.0.0.1:5672').describe('RabbitMQ'),
+  AMQP_URL: env
+    .urls('amqp://guest:guest@127.0.0.1:5672', /^amqps?$/)
+    .describe("RabbitMQ: one node, or every node of a cluster comma-separated, taken in turn as each connection drops (docs/architecture.md §11)"),
   EVENTS_EXCHANGE: env.string('recipes.events').describe('the topic exchange events travel on'),
   EVENT_MAX_ATTEMPTS: env
     .positiveInt(5)
@@ -106,4 +108,18 @@ export const lookupEnv = {
   USERS_INTERNAL_URL: env.url('http://127.0.0.1:3101').describe("the users service's internal look-ups, for users the events have not brought yet"),
   CONTENT_INTERNAL_URL: env.url('http://127.0.0.1:3102').describe('look-ups of recipes and posts the events have not brought yet'),
   COLLECTIONS_INTERNAL_URL: env.url('http://127.0.0.1:3104').describe('look-ups of collections the events have not brought yet'),
+};
+
+/**
+ * Where the instances of a process that counts limits (the gateway, users, comments) count them together
+ * (docs/architecture.md §11).
+ */
+export const sharedStoreEnv = {
+  REDIS_URL: z
+    .url({ protocol: /^rediss?$/ })
+    .optional()
+    .describe(
+      'Redis, where every instance counts rate limits and failed logins; unset, each instance counts in its own memory (right for one instance, N budgets behind N)',
+    ),
+  REDIS_KEY_PREFIX: env.string('recipes:').describe("before every key this system writes in Redis, so that systems sharing one count apart"),
 };

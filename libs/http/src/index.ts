@@ -9,6 +9,7 @@ export * from './internal-app.js';
 export { isDependencyUnavailable } from './unavailable.js';
 export { answeredNotModified, callerTag } from './conditional.js';
 export * from './rate-limits.js';
+export { connectSharedStore, type SharedStore, type SharedStoreSettings, sharedStoreFor } from './shared-store.js';
 export { sharedAnswer } from './shared-answer.js';
 export { dualProtocolServer, HTTP2_MAX_SESSION_MEMORY_MB, HTTP2_SESSION_SETTINGS } from './cleartext-http2.js';
 export { JSON_DEPTH_LIMIT, nestsDeeperThan } from './json-body.js';

@@ -1,6 +1,7 @@
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from './problem.js';
+import type { SharedStore } from './shared-store.js';
 
 /**
  * One limit, announced on every response it applies to with the IETF RateLimit headers
@@ -54,15 +55,22 @@ export function refuseOverLimit(reply: FastifyReply, policy: LimitPolicy, retryA
 /**
  * Registers @fastify/rate-limit's counters on `app` (none of its own headers or hooks) and gives the
  * onRequest hook of each named limit: the request spends one from its key's budget, the limit is
- * announced, and past it the answer is 429.
+ * announced, and past it the answer is 429. With a `shared` store every instance counts in it; while it
+ * is away the limits admit (a rate limit guards capacity, which an outage of its store does not change).
  */
-export async function rateLimits(app: FastifyInstance): Promise<(policy: LimitPolicy) => LimitHook> {
-  await app.register(rateLimit, { global: false });
+export async function rateLimits(app: FastifyInstance, shared?: SharedStore): Promise<(policy: LimitPolicy) => LimitHook> {
+  await app.register(rateLimit, {
+    global: false,
+    ...(shared ? { redis: shared.redis, nameSpace: `${shared.prefix}limit:`, skipOnError: true } : {}),
+  });
   return (policy) => {
+    const keyOf = policy.keyGenerator ?? ((request: FastifyRequest) => normalizeIP(request.ip));
     const spend = app.createRateLimit({
       max: policy.max,
       timeWindow: policy.windowMs,
-      ...(policy.keyGenerator ? { keyGenerator: policy.keyGenerator } : {}),
+      // Every limit made here shares the store's keys (Redis's, or the memory of this instance): each
+      // counts under its own name.
+      keyGenerator: (request) => `${policy.name}:${keyOf(request)}`,
     });
     return async (request, reply) => {
       const limit = await spend(request);

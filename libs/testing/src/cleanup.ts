@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 
 /** Retry queues a consumer declares next to its queue: `<queue>.retry.1` to `<queue>.retry.4`. */
@@ -77,5 +78,24 @@ export async function dropDatabase(adminUrl: string, name: string): Promise<void
     await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
   } finally {
     await client.end();
+  }
+}
+
+/** The Redis the shared-limits tests count in (scripts/setup.mjs --redis starts one where none runs). */
+export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Deletes every key under `prefix` from the Redis at `url`: what a test's shared store left there. */
+export async function removeRedisKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    for (let cursor = '0'; ; ) {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      if (next === '0') break;
+      cursor = next;
+    }
+  } finally {
+    redis.disconnect();
   }
 }

@@ -1,8 +1,9 @@
-import { backendEnv, env, lookupEnv, notificationEnv, portsEnv, tokenEnv } from '@recipes/config';
+import { backendEnv, env, lookupEnv, notificationEnv, portsEnv, sharedStoreEnv, tokenEnv } from '@recipes/config';
 import { z } from 'zod';
 
 export const commentsConfigSchema = z.object({
   ...backendEnv,
+  ...sharedStoreEnv,
   ...tokenEnv,
   ...notificationEnv,
   ...portsEnv({ PORT: 3003, METRICS_PORT: 9103 }),

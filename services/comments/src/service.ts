@@ -1,7 +1,7 @@
 import { callerOf } from '@recipes/auth';
 import { budgetMigrations } from '@recipes/db';
 import { collectionDirectoryMigrations, contentDirectoryMigrations, relationDirectoryMigrations, userDirectoryMigrations } from '@recipes/directory';
-import { rateLimits } from '@recipes/http';
+import { rateLimits, sharedStoreFor } from '@recipes/http';
 import { defineService } from '@recipes/runtime';
 import { commentsConfigSchema } from './config.js';
 import { handlers } from './events/handlers/index.js';
@@ -24,7 +24,7 @@ export const commentsService = defineService({
   async routes(app, { comments, idempotency }, config) {
     // One limit per caller shared by every kind of target and by posting and editing, so it is made once
     // and handed to each.
-    const limitPerCaller = (await rateLimits(app))({
+    const limitPerCaller = (await rateLimits(app, await sharedStoreFor(app, { url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX })))({
       name: 'comments',
       max: config.COMMENT_LIMIT_PER_MINUTE,
       windowMs: 60_000,

@@ -1,5 +1,5 @@
 import cors from '@fastify/cors';
-import { type App, createApp, type LimitHook, rateLimits } from '@recipes/http';
+import { type App, createApp, type LimitHook, rateLimits, sharedStoreFor } from '@recipes/http';
 import type { Logger } from '@recipes/logging';
 import { Admission } from './admission/admission.js';
 import { type GatewayConfig, upstreamUrls } from './config.js';
@@ -54,7 +54,7 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
   // it: health probes and docs are never limited.
   let limit: LimitHook | undefined;
   if (config.RATE_LIMIT_ENABLED) {
-    const limitOf = await rateLimits(app);
+    const limitOf = await rateLimits(app, await sharedStoreFor(app, { url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX }));
     limit = limitOf({ name: 'gateway', max: config.RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
   }
 

@@ -1,4 +1,4 @@
-import { env, portsEnv, serviceEnv } from '@recipes/config';
+import { env, portsEnv, serviceEnv, sharedStoreEnv } from '@recipes/config';
 import { z } from 'zod';
 import type { Service } from './route-table.js';
 
@@ -29,6 +29,7 @@ const corsOrigins = z
 
 export const gatewayConfigSchema = z.object({
   ...serviceEnv,
+  ...sharedStoreEnv,
   // None by default: any client that reaches the gateway, from this host too, could otherwise name its own
   // address, and have a fresh rate-limit budget and failed-login count with each.
   TRUST_PROXY: env

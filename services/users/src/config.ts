@@ -1,8 +1,9 @@
-import { backendEnv, env, internalPortEnv, portsEnv, signingEnv, tokenEnv } from '@recipes/config';
+import { backendEnv, env, internalPortEnv, portsEnv, sharedStoreEnv, signingEnv, tokenEnv } from '@recipes/config';
 import { z } from 'zod';
 
 export const usersConfigSchema = z.object({
   ...backendEnv,
+  ...sharedStoreEnv,
   ...tokenEnv,
   ...signingEnv,
   ...portsEnv({ PORT: 3001, METRICS_PORT: 9101 }),

@@ -48,6 +48,7 @@ export const usersService = defineService({
         },
         register: { perAddress: config.REGISTER_LIMIT_PER_ADDRESS },
       },
+      sharedStore: { url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX },
     });
     await app.register(userRoutes, { prefix: '/api/users', accounts, relations });
   },

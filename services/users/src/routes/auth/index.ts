@@ -1,8 +1,9 @@
 import type { IssueToken } from '@recipes/auth';
-import { type App, problemResponses, rateLimits, refuseOverLimit, unauthorized } from '@recipes/http';
+import { type App, HttpError, problemResponses, rateLimits, refuseOverLimit, type SharedStoreSettings, sharedStoreFor, unauthorized } from '@recipes/http';
 import type { Accounts } from '../../accounts.js';
 import { toAuthor } from '../../accounts.js';
 import { loginGuard } from '../../login-guard.js';
+import { sharedFailureCounter } from '../../shared-failure-counter.js';
 import { loginBody, registrationBody, sessionResponse } from '../../schemas.js';
 
 export interface AuthRoutesOptions {
@@ -13,11 +14,14 @@ export interface AuthRoutesOptions {
     register: { perAddress: number };
     windowMs: number;
   };
+  /** Where every instance counts the limits and failed logins (its own memory when no URL is set). */
+  sharedStore: SharedStoreSettings;
 }
 
 /** Registration and login: `/api/auth/...`. */
-export default async function authRoutes(app: App, { accounts, issueToken, limits }: AuthRoutesOptions) {
-  const limitOf = await rateLimits(app);
+export default async function authRoutes(app: App, { accounts, issueToken, limits, sharedStore }: AuthRoutesOptions) {
+  const shared = await sharedStoreFor(app, sharedStore);
+  const limitOf = await rateLimits(app, shared);
   const perAddress = (name: string, max: number) => limitOf({ name, max, windowMs: limits.windowMs });
   // Announced only as it refuses: until then, how many failures remain would tell a guesser too much.
   const failedLoginLimit = {
@@ -30,6 +34,7 @@ export default async function authRoutes(app: App, { accounts, issueToken, limit
     failuresPerUsernameAndAddress: limits.login.failuresPerUsernameAndAddress,
     failuresPerAddress: limits.login.failuresPerAddress,
     windowMs: limits.windowMs,
+    ...(shared ? { counter: (name, limit) => sharedFailureCounter(shared, { name, limit, windowMs: limits.windowMs, logger: app.log }) } : {}),
   });
 
   app.post(
@@ -69,7 +74,12 @@ export default async function authRoutes(app: App, { accounts, issueToken, limit
     },
     async (request, reply) => {
       const { username, password } = request.body;
-      const attempt = failedLogins.begin(username, request.ip);
+      const attempt = await failedLogins.begin(username, request.ip).catch((err: unknown) => {
+        // Closed while the failures cannot be counted: a guesser must not get uncounted attempts.
+        request.log.warn({ err }, 'failed logins cannot be counted: login refused');
+        reply.header('retry-after', 1);
+        throw new HttpError(503, 'Logins are paused for a moment, try again');
+      });
       if (attempt.refused) refuseOverLimit(reply, failedLoginLimit, Math.ceil(attempt.retryAfterMs / 1000));
       const user = await accounts.authenticate(username, password).catch((error: unknown) => {
         attempt.abandoned();
