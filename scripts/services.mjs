@@ -15,7 +15,9 @@ export const services = [
  * wins). Two arenas rather than one for each thread that ever allocated (V8's GC helpers, libuv's pool), and
  * a fixed mmap threshold, so that blocks of 128 KiB and more always come from mmap and go back when freed
  * instead of raising the threshold and leaving holes in the heap. A process keeps about 10 MB less resident
- * after load (bench/README.md). deploy/Dockerfile sets the same.
+ * after the bench's load (bench/README.md); after a focused load of JSON bodies up to 256 KB with gzip and
+ * scrypt on libuv's threads, 215 - 236 MB against 311 - 351 MB without (bench/micro/allocator.mjs).
+ * deploy/Dockerfile sets the same.
  */
 export const allocatorSettings = {
   GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? 'glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=131072',

@@ -12,8 +12,7 @@ const STREAMS = 2000;
 const [role, mode, port] = process.argv.slice(2);
 
 if (role === 'server') {
-  const { dualProtocolServer, HTTP2_SESSION_SETTINGS } = await import('@recipes/http');
-  void HTTP2_SESSION_SETTINGS;
+  const { dualProtocolServer } = await import('@recipes/http');
   const { default: Fastify } = await import('fastify');
   const app = Fastify({ serverFactory: dualProtocolServer });
   app.get('/stream', (_request, reply) => {
