@@ -5,7 +5,8 @@
  * fetch: every path, parameter, body and answer is typed by the generated `paths`.
  *
  * `mentionFlow` registers two users; one publishes a recipe, the other comments on it mentioning the first,
- * who then reads the notification. test/system.test.ts runs it against the whole system.
+ * who then reads the notification; `muteFlow` has one user mute another and list their mutes. test/system.test.ts
+ * runs the first against the whole system, test/inbox-control.test.ts the second.
  */
 import type { components, paths } from '../../generated/api.js';
 
@@ -98,4 +99,22 @@ export async function mentionFlow(baseUrl: string, prefix: string, { timeoutMs =
     if (Date.now() > deadline) throw new Error(`no notification of comment ${comment.id} within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** Registers two users; the first mutes the second by username, then reads the users they mute. */
+export async function muteFlow(baseUrl: string, prefix: string) {
+  const call = apiClient(baseUrl);
+  const register = async (username: string) => {
+    const answer = await call('post', '/api/auth/register', { body: { username, password: 'correct horse battery' } });
+    if (answer.status !== 201) throw unexpected(`register ${username}`, answer);
+    return answer.body;
+  };
+  const ada = await register(`${prefix}_ada`);
+  const bob = await register(`${prefix}_bob`);
+
+  const muted = await call('put', '/api/users/{id}/mute', { token: ada.token, params: { id: bob.user.username } });
+  if (muted.status !== 200) throw unexpected('mute a user', muted);
+  const mutes = await call('get', '/api/users/me/mutes', { token: ada.token, query: { limit: '10' } });
+  if (mutes.status !== 200) throw unexpected('list the users one mutes', mutes);
+  return { ada: ada.user, bob: bob.user, muted: muted.body.muted, mutes: mutes.body.users, pagination: mutes.body.pagination };
 }

@@ -75,7 +75,7 @@ export function commentRoutes(type: CommentTargetType) {
           headers: idempotencyKeyHeaders,
           params: targetParams,
           body: commentBody,
-          response: { 201: commentAddedResponse, ...problemResponses(400, 401, 404, 409, 413, 415, 422, 429, 503) },
+          response: { 201: commentAddedResponse, ...problemResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 503) },
         },
       },
       async (request, reply) => {
