@@ -76,6 +76,33 @@ describe('catalogueDisagreements', () => {
     expect(catalogueDisagreements(catalogue, { service: 'watcher', handlers: [handler('thing.made')], published: seen, migrationsDirs: [dir] })).toHaveLength(1);
   });
 
+  it('reads each call of an envelope function as the event it writes, with the producer its INSERT names', () => {
+    const dir = migrations(`-- Up Migration
+CREATE FUNCTION write_event(event_type text, event_version integer, data jsonb) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO outbox (id, type, payload) VALUES (gen_random_uuid(), event_type, jsonb_build_object(
+    'type', event_type, 'version', event_version, 'producer', 'watcher', 'data', data));
+END;
+$$;
+CREATE FUNCTION announce() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM write_event('thing.seen', 1, jsonb_build_object('id', NEW.id));
+  PERFORM write_event('thing.lost', 1, jsonb_build_object('id', NEW.id));
+  PERFORM write_event(some_type, 1, '{}');
+  RETURN NULL;
+END;
+$$;
+-- Down Migration
+DROP FUNCTION write_event(text, integer, jsonb);
+`);
+    const file = join(dir, '001_things.sql');
+    expect(sqlOutboxWrites(dir)).toEqual([
+      { file, type: 'thing.seen', version: 1, producer: 'watcher' },
+      { file, type: 'thing.lost', version: 1, producer: 'watcher' },
+      { file, type: undefined, version: 1, producer: 'watcher' },
+    ]);
+  });
+
   it('ignores comments and SQL that does not write to the outbox', () => {
     expect(sqlOutboxWrites(migrations("-- INSERT INTO outbox is done by the app\nCREATE TABLE outbox_copy (id uuid);\nINSERT INTO outboxes VALUES (1);"))).toEqual([]);
   });
