@@ -11,6 +11,8 @@ CREATE TABLE user_relations (
   -- When the pair's latest block ended: what the target made before it was made during or before a block.
   last_unblocked_at timestamptz,
   revision integer NOT NULL,
+  -- When this service took in the state held: from then on it acts on it (the chaos campaign checks so).
+  applied_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (user_id, target_id)
 );
 

@@ -34,7 +34,8 @@ export async function upsertRelation(db: Queryable, relation: UserRelation): Pro
   await db.query(
     `INSERT INTO user_relations (user_id, target_id, muted, blocked, last_unblocked_at, revision) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (user_id, target_id) DO UPDATE
-       SET muted = EXCLUDED.muted, blocked = EXCLUDED.blocked, last_unblocked_at = EXCLUDED.last_unblocked_at, revision = EXCLUDED.revision
+       SET muted = EXCLUDED.muted, blocked = EXCLUDED.blocked, last_unblocked_at = EXCLUDED.last_unblocked_at, revision = EXCLUDED.revision,
+           applied_at = now()
        WHERE user_relations.revision < EXCLUDED.revision`,
     [relation.userId, relation.targetId, relation.muted, relation.blocked, relation.lastUnblockedAt, relation.revision],
   );

@@ -6,6 +6,8 @@ CREATE TABLE notification_preferences (
   recipient_id uuid NOT NULL,
   type text NOT NULL,
   enabled boolean NOT NULL,
+  -- When it was last set: from then on it decides (the chaos campaign checks so).
+  updated_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (recipient_id, type)
 );
 

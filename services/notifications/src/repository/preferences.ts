@@ -16,7 +16,7 @@ export async function setPreferences(db: Queryable, recipientId: string, types: 
   await db.query(
     `INSERT INTO notification_preferences (recipient_id, type, enabled)
      SELECT $1, type, enabled FROM unnest($2::text[], $3::boolean[]) AS t (type, enabled)
-     ON CONFLICT (recipient_id, type) DO UPDATE SET enabled = EXCLUDED.enabled`,
+     ON CONFLICT (recipient_id, type) DO UPDATE SET enabled = EXCLUDED.enabled, updated_at = now()`,
     [recipientId, types.map(([type]) => type), types.map(([, enabled]) => enabled)],
   );
 }
