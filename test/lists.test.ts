@@ -2,6 +2,7 @@ import { eventually, walkFaults, walkWhileChanging } from '@recipes/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedSystem } from '../scripts/system.mjs';
+import { notificationsByCursor } from './client/client.js';
 import { expectProblem, type JsonCall, jsonClient } from './support/http.js';
 import { unlimited } from './faults/support.js';
 import { startTestSystem } from './support/system.js';
@@ -92,6 +93,23 @@ describe('every list by cursor through the gateway', () => {
       expect(walked).toEqual(whole);
     },
   );
+
+  it('declares the Link header, the cursor and nextCursor on every list in the published OpenAPI document', async () => {
+    const document = await (await fetch(`${system.urlOf('gateway')}/docs/json`)).json();
+    const listed = Object.entries(document.paths as Record<string, { get?: { parameters?: Array<{ name: string }>; responses: Record<string, { headers?: object }> } }>)
+      .filter(([, operations]) => operations.get?.parameters?.some((parameter) => parameter.name === 'page'))
+      .map(([path, operations]) => [path, operations.get!] as const);
+    expect(listed.map(([path]) => path)).toEqual(expect.arrayContaining(['/api/notifications', '/api/notifications/groups', '/api/users/{id}/recipes', '/api/collections/{id}/items']));
+    for (const [path, operation] of listed) {
+      expect(operation.parameters!.map((parameter) => parameter.name), path).toContain('cursor');
+      expect(operation.responses['200']!.headers, path).toHaveProperty('link');
+    }
+  });
+
+  it('is walked by cursor by the client generated from the OpenAPI document', async () => {
+    const whole = (await call('GET', '/notifications?limit=100', undefined, ada.token)).body.data.map((n: { id: string }) => n.id);
+    expect(await notificationsByCursor(system.urlOf('gateway'), ada.token, { limit: 3 })).toEqual({ ids: whole, pages: 3 });
+  });
 
   it('answers a page request with first, prev, next (by cursor) and last, and a cursor request with next only', async () => {
     const { path, token } = lists.notifications!;

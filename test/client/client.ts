@@ -5,8 +5,9 @@
  * fetch: every path, parameter, body and answer is typed by the generated `paths`.
  *
  * `mentionFlow` registers two users; one publishes a recipe, the other comments on it mentioning the first,
- * who then reads the notification; `muteFlow` has one user mute another and list their mutes. test/system.test.ts
- * runs the first against the whole system, test/inbox-control.test.ts the second.
+ * who then reads the notification; `muteFlow` has one user mute another and list their mutes;
+ * `notificationsByCursor` reads a user's notifications page by page by cursor. test/system.test.ts runs the
+ * first against the whole system, test/inbox-control.test.ts the second, test/lists.test.ts the third.
  */
 import type { components, paths } from '../../generated/api.js';
 
@@ -117,4 +118,26 @@ export async function muteFlow(baseUrl: string, prefix: string) {
   const mutes = await call('get', '/api/users/me/mutes', { token: ada.token, query: { limit: '10' } });
   if (mutes.status !== 200) throw unexpected('list the users one mutes', mutes);
   return { ada: ada.user, bob: bob.user, muted: muted.body.muted, mutes: mutes.body.users, pagination: mutes.body.pagination };
+}
+
+/**
+ * Every notification of the token's user, newest first, read page by page by cursor (docs/api.md §10.1):
+ * the first page, then each `pagination.nextCursor` until it is null; with `unread`, the unread ones only.
+ */
+export async function notificationsByCursor(baseUrl: string, token: string, { limit = 20, unread = false } = {}) {
+  const call = apiClient(baseUrl);
+  const notifications: string[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const page = await call('get', '/api/notifications', {
+      token,
+      query: { limit: String(limit), ...(unread ? { unread: 'true' as const } : {}), ...(cursor === undefined ? {} : { cursor }) },
+    });
+    if (page.status !== 200) throw unexpected(`read notifications after ${cursor ?? 'the start'}`, page);
+    notifications.push(...page.body.data.map((notification) => notification.id));
+    cursor = page.body.pagination.nextCursor ?? undefined;
+    pages += 1;
+  } while (cursor !== undefined);
+  return { ids: notifications, pages };
 }

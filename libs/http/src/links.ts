@@ -52,6 +52,6 @@ export const listLinkHeader = {
   link: {
     description:
       'RFC 8288 links: `rel="next"` (by cursor) while more follows; for a request by `page` also `first`, `prev` and `last`. Root-relative, keeping the request’s other query parameters.',
-    schema: { type: 'string' },
+    type: 'string',
   },
 } as const;

@@ -39,6 +39,29 @@ function withLinkHeader(transformed: ReturnType<typeof jsonSchemaTransform>): Re
   return { ...transformed, schema: { ...transformed.schema, response: { ...responses, 200: { ...responses['200'], headers: listLinkHeader } } } };
 }
 
+type OpenApiObject = ReturnType<typeof jsonSchemaTransformObject>;
+
+/**
+ * The document without the `<Name>Input` copy of each named schema (`.meta({ id })`) that nothing refers
+ * to: fastify-type-provider-zod writes one beside every named schema, for requests, whether a request
+ * uses it or not, and an unused component is a lint warning.
+ */
+function withoutUnusedInputs(generated: OpenApiObject): OpenApiObject {
+  const document = generated as { components?: { schemas?: Record<string, unknown> } };
+  const schemas: Record<string, unknown> = { ...(document.components?.schemas ?? {}) };
+  for (let removed = true; removed; ) {
+    removed = false;
+    const text = JSON.stringify({ ...document, components: { ...document.components, schemas } });
+    for (const name of Object.keys(schemas)) {
+      if (name.endsWith('Input') && !text.includes(`"#/components/schemas/${name}"`)) {
+        delete schemas[name];
+        removed = true;
+      }
+    }
+  }
+  return { ...generated, components: { ...document.components, schemas } } as OpenApiObject;
+}
+
 /**
  * OpenAPI generated from the routes' zod schemas, served at `/openapi.json` for the gateway to merge.
  * Only `/api` routes are public; internal and health routes stay out of the document. Each route names its
@@ -66,7 +89,7 @@ async function openApiPlugin(app: FastifyInstance, { title, description }: { tit
       },
     },
     transform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (document) => withoutUnusedInputs(jsonSchemaTransformObject(document)),
   });
   app.get('/openapi.json', { schema: { hide: true }, logLevel: 'warn' }, async () => app.swagger());
 }
