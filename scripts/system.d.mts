@@ -50,4 +50,6 @@ export function startSystem(options: {
   logs?: 'ignore' | 'inherit' | 'pipe';
   /** Give each process an inspector port (opened on SIGUSR1). */
   inspect?: boolean;
+  /** How long each process may take to report ready (30 s): more for a system started beside other servers. */
+  readyWithinMs?: number;
 }): Promise<StartedSystem>;

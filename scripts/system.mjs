@@ -48,7 +48,7 @@ class ServiceProcess {
   #child;
   #exited;
 
-  constructor({ service, instance, port, env, logs, inspectPort }) {
+  constructor({ service, instance, port, env, logs, inspectPort, readyWithinMs }) {
     this.service = service;
     this.instance = instance;
     this.port = port;
@@ -57,6 +57,7 @@ class ServiceProcess {
     this.env = env;
     this.logs = logs;
     this.inspectPort = inspectPort;
+    this.readyWithinMs = readyWithinMs;
     /** With `logs: 'pipe'`, every line the process wrote to stdout, across restarts. */
     this.lines = [];
     /** With `logs: 'pipe'`, every line it wrote to stderr (shown as it comes, too), across restarts. */
@@ -87,7 +88,7 @@ class ServiceProcess {
     // 'close' rather than 'exit': by then every line the process wrote has been read.
     this.#exited = new Promise((done) => this.#child.once('close', (code, signal) => done({ code, signal })));
     await Promise.race([
-      waitUntilReady(this.url),
+      waitUntilReady(this.url, this.readyWithinMs),
       this.#exited.then(({ code, signal }) => {
         throw new Error(`${this.service}#${this.instance} exited (${signal ?? code}) before it was ready`);
       }),
@@ -115,7 +116,8 @@ class ServiceProcess {
  * process over all others, given the `env` it would get without them (e.g. its own DATABASE_URL through a
  * proxy, for the fault campaign); `logs` 'inherit' shows their output, 'pipe' keeps it in each process's
  * `lines`; `inspect` gives each process an inspector port, opened on SIGUSR1 (none is open until then),
- * e.g. for the benchmark to collect garbage before it reads their memory.
+ * e.g. for the benchmark to collect garbage before it reads their memory; `readyWithinMs` is how long each
+ * process may take to report ready.
  */
 export async function startSystem({
   name,
@@ -128,6 +130,7 @@ export async function startSystem({
   envFor = () => ({}),
   logs = 'ignore',
   inspect = false,
+  readyWithinMs = 30_000,
 }) {
   if (!(replicas >= 1 && replicas <= MAX_REPLICAS)) throw new Error(`replicas must be 1 to ${MAX_REPLICAS}, not ${replicas}`);
   if (!(gateways >= 1 && gateways <= MAX_REPLICAS)) throw new Error(`gateways must be 1 to ${MAX_REPLICAS}, not ${gateways}`);
@@ -176,6 +179,7 @@ export async function startSystem({
         port: portOf(service, instance),
         logs,
         inspectPort,
+        readyWithinMs,
         env: { ...base, ...envFor(service, instance, base) },
       });
     }),

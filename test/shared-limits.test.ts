@@ -31,6 +31,8 @@ beforeAll(async () => {
   system = await startTestSystem({
     name: 'recipes_shared_limits',
     portOffset: 5800,
+    // Twelve processes starting at once, on two cores.
+    readyWithinMs: 90_000,
     replicas: 2,
     gateways: 2,
     env: {

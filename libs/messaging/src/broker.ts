@@ -7,6 +7,7 @@ import { createPublisher, type Publisher, type PublisherSettings } from './publi
 import { startSubscription, type Subscription, type SubscriptionSpec } from './subscription.js';
 
 export interface BrokerSettings {
+  /** One node's URL, or a cluster's nodes' URLs comma-separated: each reconnect tries the next. */
   url: string;
   /** The durable topic exchange every event goes through, e.g. `recipes.events`. */
   exchange: string;
@@ -38,8 +39,9 @@ export class Broker {
     this.metrics = metrics;
     this.logger = logger;
     this.reconnectDelayMs = reconnectDelayMs;
-    // connect() keeps retrying in the background; events only report what happens.
-    this.manager = connect(url, {
+    // connect() keeps retrying in the background, taking a cluster's nodes in turn; events only report what happens.
+    const urls = url.split(',').map((nodeUrl) => nodeUrl.trim()).filter((nodeUrl) => nodeUrl !== '');
+    this.manager = connect(urls, {
       reconnectTimeInSeconds: reconnectDelayMs / 1_000,
       // Without TCP_NODELAY (amqplib leaves Nagle's algorithm on), a small frame written while an earlier
       // one is unacknowledged waits for the broker's delayed ACK: about 40 ms on a hop of every event.

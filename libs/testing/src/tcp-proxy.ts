@@ -12,9 +12,10 @@ export interface TcpProxy {
 
 /**
  * A TCP proxy in front of a real server (RabbitMQ, PostgreSQL), so a test can take that server away
- * from one client and give it back without stopping the server others share.
+ * from one client and give it back without stopping the server others share. It listens on `listenOn`
+ * (loopback unless given, e.g. an address that test hosts in network namespaces reach).
  */
-export async function createTcpProxy(target: string): Promise<TcpProxy> {
+export async function createTcpProxy(target: string, { listenOn = '127.0.0.1' }: { listenOn?: string } = {}): Promise<TcpProxy> {
   const targetUrl = new URL(target);
   const sockets = new Set<Socket>();
   let open = true;
@@ -31,10 +32,10 @@ export async function createTcpProxy(target: string): Promise<TcpProxy> {
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, listenOn, resolve));
   const { port } = server.address() as { port: number };
   const url = new URL(target);
-  url.hostname = '127.0.0.1';
+  url.hostname = listenOn;
   url.port = String(port);
 
   return {
