@@ -22,6 +22,14 @@ export const serviceEnv = {
     .describe(
       'check every response against its zod schema before sending it (the tests turn it on); off, responses are only serialized from the schema (fast-json-stringify)',
     ),
+  CLIENT_HEADERS_TIMEOUT_MS: env
+    .positiveInt(5_000)
+    .describe('a request whose headers have not all arrived this long after its first byte is answered `408` and its connection closed (at most `CLIENT_REQUEST_TIMEOUT_MS`)'),
+  CLIENT_REQUEST_TIMEOUT_MS: env
+    .positiveInt(10_000)
+    .describe(
+      'a request whose headers and body have not all arrived this long after its first byte is answered `408` and its connection closed, so that slow clients cannot hold the sockets; an event stream, whose request is whole at once, is never cut by it',
+    ),
   HEALTH_CACHE_MS: z.coerce
     .number()
     .int()

@@ -39,6 +39,28 @@ export interface AppSettings {
    * connection (see cleartext-http2.ts).
    */
   acceptH2c?: boolean;
+  /** How long a request's headers, and its headers and body, may take to arrive before it is answered 408. */
+  clientTimeouts?: ClientTimeouts;
+}
+
+export interface ClientTimeouts {
+  headersMs: number;
+  requestMs: number;
+}
+
+/** How often Node looks for requests past their time (its default, 30 s, would let one run 30 s over). */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+
+/**
+ * Node's HTTP server options for `timeouts`: a client that sends its request slowly (a body announced and
+ * never sent) is answered 408 (see client-errors.ts) and its connection closed, instead of holding a
+ * socket for as long as it likes (Fastify's default `requestTimeout` is none).
+ */
+function clientTimeoutOptions({ headersMs, requestMs }: ClientTimeouts) {
+  return {
+    requestTimeout: requestMs,
+    http: { headersTimeout: Math.min(headersMs, requestMs), requestTimeout: requestMs, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
+  };
 }
 
 /**
@@ -60,6 +82,7 @@ export async function createApp(settings: AppSettings): Promise<App> {
     },
     // And so are requests Node's HTTP parser refuses before Fastify sees them.
     clientErrorHandler: answerClientError,
+    ...(settings.clientTimeouts ? clientTimeoutOptions(settings.clientTimeouts) : {}),
     ...(settings.acceptH2c ? { serverFactory: dualProtocolServer } : {}),
   }).withTypeProvider<ZodTypeProvider>();
 

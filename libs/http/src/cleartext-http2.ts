@@ -1,4 +1,4 @@
-import { createServer as createHttp1Server, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttp1Server, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import { createServer as createHttp2Server, type Http2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { FastifyServerOptions } from 'fastify';
@@ -31,8 +31,8 @@ export interface DualProtocolServer extends Server {
  * Node has no h2c fallback to HTTP/1.1 (`allowHTTP1` needs TLS), so the HTTP/1.1 server's own connection
  * listener is taken and called for the connections that are not HTTP/2.
  */
-export function dualProtocolServer(handler: RequestHandler, options: FastifyServerOptions): DualProtocolServer {
-  const http1 = createHttp1Server(handler) as DualProtocolServer;
+export function dualProtocolServer(handler: RequestHandler, options: FastifyServerOptions & { http?: ServerOptions }): DualProtocolServer {
+  const http1 = createHttp1Server(options.http ?? {}, handler) as DualProtocolServer;
   http1.keepAliveTimeout = options.keepAliveTimeout ?? 72_000;
   http1.requestTimeout = options.requestTimeout ?? 0;
   http1.setTimeout(options.connectionTimeout ?? 0);

@@ -113,6 +113,7 @@ export async function composeService<C extends BackendConfig, P>(
     validateResponses: config.RESPONSE_VALIDATION,
     acceptH2c: definition.servesStreams === true,
     readinessCacheMs: config.HEALTH_CACHE_MS,
+    clientTimeouts: { headersMs: config.CLIENT_HEADERS_TIMEOUT_MS, requestMs: config.CLIENT_REQUEST_TIMEOUT_MS },
     ...(readiness ? { readiness } : {}),
   });
   await app.register(authPlugin, { publicKey: context.keys.publicKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });

@@ -25,6 +25,7 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
     trustProxy: config.TRUST_PROXY,
     validateResponses: config.RESPONSE_VALIDATION,
     readinessCacheMs: config.HEALTH_CACHE_MS,
+    clientTimeouts: { headersMs: config.CLIENT_HEADERS_TIMEOUT_MS, requestMs: config.CLIENT_REQUEST_TIMEOUT_MS },
   });
 
   const upstreams = new Upstreams(upstreamUrls(config), { timeoutMs: config.UPSTREAM_TIMEOUT_MS });
