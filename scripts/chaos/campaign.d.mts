@@ -44,6 +44,8 @@ export interface CampaignOptions {
   /** Leave the system's database in place for a look after the run (default); false drops it at the end. */
   keepDatabase?: boolean;
   /** Ends the fault phase early; the campaign then restores everything, stops, and rejects. */
+  /** How long each process may take to be ready, at the start and after a kill. Default 30,000. */
+  readyWithinMs?: number;
   signal?: AbortSignal;
 }
 

@@ -6,7 +6,7 @@ import { services } from '../services.mjs';
 import { startSystem } from '../system.mjs';
 import { FAULT_KINDS, restoreEverything } from './faults.mjs';
 import { HOSTILE_LIMITS, startHostile } from './hostile.mjs';
-import { checkInvariants, runChecks } from './invariants.mjs';
+import { checkInvariants, runChecks, sampleRetractions } from './invariants.mjs';
 import { laneSchedule, LANES, pause, PER_KIND_PER_MINUTE, quotaFor, runLane } from './lanes.mjs';
 import { startOverload } from './overload.mjs';
 import { guardProcesses } from './processes.mjs';
@@ -91,6 +91,8 @@ export async function runCampaign({
   settleTimeoutMs = 180_000,
   logs = 'ignore',
   keepDatabase = true,
+  // How long each process may take to be ready, at the start and after a kill: more on a busy machine.
+  readyWithinMs = 30_000,
   signal,
 } = {}) {
   refuseForeignServers({ databaseUrl, amqpUrl, containers });
@@ -105,7 +107,7 @@ export async function runCampaign({
   const tally = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, { injected: 0, busyMs: 0 }]));
   const errors = [];
   let proxies = new Map();
-  let system, db, guard, workload, hostile, overload;
+  let system, db, guard, workload, hostile, overload, retractions;
   const context = () => ({ system, proxies, servers, state, say, signal });
 
   try {
@@ -116,6 +118,7 @@ export async function runCampaign({
       name,
       portOffset,
       replicas: REPLICAS,
+      readyWithinMs,
       databaseUrl,
       amqpUrl,
       logs,
@@ -130,6 +133,7 @@ export async function runCampaign({
     db = new pg.Pool({ connectionString: system.databaseUrl, max: 3 });
     db.on('error', () => undefined); // a stopped server drops idle connections; the pool makes new ones
     guard = guardProcesses({ system, state, signal, log: say });
+    retractions = sampleRetractions(db);
     workload = await startWorkload({ apiUrl: `${system.urlOf('gateway')}/api`, rng: rng.fork('workload'), clients });
     hostile = await startHostile({ apiUrl: `${system.urlOf('gateway')}/api`, system, world: workload.world, rng: rng.fork('hostile') });
     overload = startOverload({ apiUrl: `${system.urlOf('gateway')}/api`, world: workload.world, rng: rng.fork('overload') });
@@ -150,9 +154,10 @@ export async function runCampaign({
     if (signal?.aborted) throw new Error('the campaign was interrupted');
     say(settled.settled ? `settled in ${(settled.ms / 1_000).toFixed(1)} s; checking` : 'did not settle; checking anyway');
     const faults = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, tally[kind].injected]));
+    const retractedSeen = await retractions.stop();
     const rows = [
       ...runChecks({ settled, requests: workload.requests, exits: guard.exits, faults, quota, errors }),
-      ...(await checkInvariants({ db, amqpUrl, exchange, world: workload.world })),
+      ...(await checkInvariants({ db, amqpUrl, exchange, world: workload.world, retractedSeen })),
       ...(await hostile.checks(db)),
       ...(await overload.checks(db)),
     ];
@@ -180,6 +185,7 @@ export async function runCampaign({
     await hostile?.stop();
     await overload?.stop();
     await guard?.stop();
+    await retractions?.stop();
     const late = await restoreEverything(context(), { processes: false });
     if (late.length > 0) say(`restoring at the end: ${late.join('; ')}`);
     await db?.end();

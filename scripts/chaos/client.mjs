@@ -42,11 +42,13 @@ export function apiClient(apiUrl, { dispatcher } = {}) {
   return { call, requests };
 }
 
-/** What a status means to a client in a fault campaign. */
-export function outcomeOf(status) {
+/** What a status means to a client in a fault campaign, for the request's `action` (e.g. `comment:recipe`). */
+export function outcomeOf(status, action = '') {
   if (status >= 200 && status < 300) return 'ok';
   // Another client deleted the target first, or the item is there already: races the workload makes.
   if (status === 404 || status === 409) return 'refused';
+  // The target's owner blocks the comment's author (docs/api.md §10.3); the checks hold each to a block.
+  if (status === 403 && /(^|:)comment(:|$)/.test(action)) return 'refused';
   // What the gateway and services answer while something they need is away.
   if (status === 503 || status === 504 || status === 0) return 'unavailable';
   return 'unexpected';

@@ -10,14 +10,22 @@ const count = async (db, sql, params = []) => (await db.query(sql, params)).rows
 /** `n` rows, and the first few ids of the bad ones, for a failing row. */
 const sample = (ids) => (ids.length === 0 ? '' : `; e.g. ${ids.slice(0, 3).join(', ')}`);
 
-/** Each 201 comment's mentions and each 201 recipe's or post's tags, as notifications should show them. */
+/** Each 201 comment's mentions and each 201 recipe's or post's tags, as notifications should show them: kind, source, recipient, actor, type. */
 function confirmedSources(world) {
   const sources = [];
-  for (const comment of world.comments) for (const user of comment.mentioned) sources.push(['mention', comment.id, user]);
-  for (const recipe of world.recipes) for (const user of recipe.tagged) sources.push(['tag_recipe', recipe.id, user]);
-  for (const post of world.posts) for (const user of post.tagged) sources.push(['tag_post', post.id, user]);
+  for (const c of world.comments) for (const user of c.mentioned) sources.push(['mention', c.id, user, c.authorId, `mention_${c.targetType}_comment`]);
+  for (const recipe of world.recipes) for (const user of recipe.tagged) sources.push(['tag_recipe', recipe.id, user, recipe.authorId, 'tag_recipe']);
+  for (const post of world.posts) for (const user of post.tagged) sources.push(['tag_post', post.id, user, post.authorId, 'tag_post']);
   return sources;
 }
+
+/**
+ * SQL true when a notification of `type` from `actor` to `recipient` may rightly be missing (docs/api.md
+ * §10): the recipient muted or blocked the actor at some time (the owner's rows: a pair's row stays once
+ * made), or set that type on or off. Such a source may have no notification, never two.
+ */
+const silenceable = (recipient, actor, type) => `(EXISTS (SELECT 1 FROM users.user_relations ur WHERE ur.user_id = ${recipient} AND ur.target_id = ${actor})
+  OR EXISTS (SELECT 1 FROM notifications.notification_preferences np WHERE np.recipient_id = ${recipient} AND np.type = ${type}))`;
 
 /** Whether the comment `c` (a row of comments.comments) is live: not deleted, nor its target. */
 export const liveComment = (c) => `${c}.deleted_at IS NULL
@@ -38,15 +46,15 @@ async function confirmedNotified(db, world) {
                      WHEN 'tag_recipe' THEN EXISTS (SELECT 1 FROM content.recipes r WHERE r.id = e.source AND r.deleted_at IS NULL)
                      ELSE EXISTS (SELECT 1 FROM content.posts p WHERE p.id = e.source AND p.deleted_at IS NULL)
                    END AS live
-         FROM unnest($1::text[], $2::uuid[], $3::uuid[]) AS e (kind, source, recipient))
+         FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[]) AS e (kind, source, recipient, actor, type))
      SELECT e.kind, e.source::text, e.live, count(n.id)::int AS n
        FROM confirmed e
        LEFT JOIN notifications.notifications n
          ON n.recipient_id = e.recipient
         AND CASE WHEN e.kind = 'mention' THEN n.comment_id = e.source ELSE n.type = e.kind AND n.content_id = e.source END
-      GROUP BY e.kind, e.source, e.recipient, e.live
-     HAVING count(n.id) > 1 OR (e.live AND count(n.id) = 0)`,
-    [sources.map((s) => s[0]), sources.map((s) => s[1]), sources.map((s) => s[2])],
+      GROUP BY e.kind, e.source, e.recipient, e.actor, e.type, e.live
+     HAVING count(n.id) > 1 OR (e.live AND count(n.id) = 0 AND NOT ${silenceable('e.recipient', 'e.actor', 'e.type')})`,
+    [0, 1, 2, 3, 4].map((i) => sources.map((s) => s[i])),
   );
   const missing = rows.filter((r) => r.n === 0);
   const doubled = rows.filter((r) => r.n > 1);
@@ -86,7 +94,8 @@ async function storedNotified(db) {
     `WITH sources AS (${storedSources}),
           matched AS (SELECT s.*, (SELECT count(*)::int FROM notifications.notifications n WHERE ${sameSource}) AS n FROM sources s WHERE s.live)
      SELECT (SELECT count(*)::int FROM matched) AS sources,
-            (SELECT count(*)::int FROM matched WHERE n = 0) AS missing,
+            (SELECT count(*)::int FROM matched WHERE n = 0 AND NOT ${silenceable('recipient', 'actor', 'type')}) AS missing,
+            (SELECT count(*)::int FROM matched WHERE n = 0 AND ${silenceable('recipient', 'actor', 'type')}) AS silenced,
             (SELECT count(*)::int FROM matched WHERE n > 1) AS doubled,
             (SELECT count(*)::int FROM notifications.notifications WHERE retracted_at IS NULL) AS notifications,
             (SELECT count(*)::int FROM notifications.notifications WHERE retracted_at IS NOT NULL) AS retracted,
@@ -97,8 +106,131 @@ async function storedNotified(db) {
   return row(
     'stored mentions and tags ↔ notifications',
     r.missing + r.doubled + r.orphans,
-    `${r.sources} live, ${r.notifications} notifications (${r.retracted} more retracted): ${r.missing} missing, ${r.doubled} doubled, ${r.orphans} without a live source`,
+    `${r.sources} live, ${r.notifications} notifications (${r.retracted} more retracted, ${r.silenced} silenced): ${r.missing} missing, ${r.doubled} doubled, ${r.orphans} without a live source`,
   );
+}
+
+/**
+ * docs/api.md §10.3, by the owner's rows of who blocks whom: no notification is shown from a user the
+ * recipient blocks now, nor one made before the recipient's latest block of its actor ended. This holds
+ * whatever order the events came in: a block retracts what it covers, and covers what comes later.
+ */
+async function blocksCover(db) {
+  const { rows } = await db.query(
+    `SELECT n.id::text FROM notifications.notifications n
+       JOIN users.user_relations r ON r.user_id = n.recipient_id AND r.target_id = n.actor_id
+      WHERE n.retracted_at IS NULL AND (r.blocked_at IS NOT NULL OR n.created_at <= r.last_unblocked_at)`,
+  );
+  const pairs = await count(db, 'SELECT count(*)::int AS n FROM users.user_relations WHERE blocked_at IS NOT NULL OR last_unblocked_at IS NOT NULL');
+  return row('blocks: nothing they cover shown', rows.length, `${pairs} pairs ever blocked; ${rows.length} notifications shown that a block covers${sample(rows.map((r) => r.id))}`);
+}
+
+/** How long a mute, block or preference may take, once taken in, to be seen by a notification's statement (a fault may hold its commit). */
+const SETTLE_MS = 5_000;
+
+/**
+ * docs/api.md §10.3 and §10.4, checkably: a mention or tag handled (its event's row in the notifications
+ * service's inbox) once the recipient's mute or block of its actor, or a type turned off, had been taken in
+ * by that service (its read model's times) and had settled, shows no notification. Each pair's and type's
+ * state held from when it was taken in to the end, so this reads their final state only.
+ */
+async function silencesHeld(db) {
+  const { rows } = await db.query(
+    `SELECT n.id::text, p.processed_at FROM notifications.notifications n
+       JOIN notifications.processed_events p ON p.event_id = n.source_event_id
+      WHERE n.retracted_at IS NULL
+        AND (EXISTS (SELECT 1 FROM notifications.user_relations r
+                      WHERE r.user_id = n.recipient_id AND r.target_id = n.actor_id AND (r.muted OR r.blocked)
+                        AND r.applied_at + $1 * interval '1 millisecond' < p.processed_at)
+          OR EXISTS (SELECT 1 FROM notifications.notification_preferences np
+                      WHERE np.recipient_id = n.recipient_id AND np.type = n.type AND NOT np.enabled
+                        AND np.updated_at + $1 * interval '1 millisecond' < p.processed_at))`,
+    [SETTLE_MS],
+  );
+  const silenced = await count(
+    db,
+    `SELECT (SELECT count(*) FROM notifications.user_relations WHERE muted OR blocked)
+          + (SELECT count(*) FROM notifications.notification_preferences WHERE NOT enabled) AS n`,
+  );
+  return row(
+    'mutes, blocks, types off: nothing notified once settled',
+    rows.length,
+    `${silenced} mutes, blocks and types off held; ${rows.length} notifications handled after one settled${sample(rows.map((r) => r.id))}`,
+  );
+}
+
+/** The pairs of relations: the users directories of who mutes or blocks whom equal the owner's rows. */
+const relationsDirectory = (db) =>
+  readModel(
+    db,
+    'relation directories = users.user_relations',
+    `SELECT user_id::text || ':' || target_id::text AS id, muted_at IS NOT NULL AS muted, blocked_at IS NOT NULL AS blocked, revision FROM users.user_relations`,
+    [['notifications', `SELECT user_id::text || ':' || target_id::text AS id, muted, blocked, revision FROM notifications.user_relations`]],
+    ['muted', 'blocked', 'revision'],
+  );
+
+/** Blocks as comments and content hold them equal the owner's (they hear only of blocks, so compare `blocked`). */
+const blockDirectories = (db) =>
+  readModel(
+    db,
+    'block directories = users.user_relations',
+    `SELECT user_id::text || ':' || target_id::text AS id, true AS blocked FROM users.user_relations WHERE blocked_at IS NOT NULL`,
+    ['comments', 'content'].map((schema) => [schema, `SELECT user_id::text || ':' || target_id::text AS id, blocked FROM ${schema}.user_relations WHERE blocked`]),
+    ['blocked'],
+  );
+
+/**
+ * The notifications seen retracted while the campaign ran (every few seconds, whatever the faults), for
+ * `retractedStayRetracted`; `stop()` gives them.
+ */
+export function sampleRetractions(db, everyMs = 3_000) {
+  const seen = new Set();
+  const sample = async () => {
+    const { rows } = await db.query('SELECT id::text FROM notifications.notifications WHERE retracted_at IS NOT NULL').catch(() => ({ rows: [] }));
+    for (const { id } of rows) seen.add(id);
+  };
+  const timer = setInterval(() => void sample(), everyMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await sample();
+      return seen;
+    },
+  };
+}
+
+/**
+ * Nothing retracted comes back: each notification seen retracted during the run is retracted still, and
+ * no source shows a notification beside a retracted one of the same source.
+ */
+async function retractedStayRetracted(db, retractedSeen) {
+  const ids = [...retractedSeen];
+  const back = await count(db, 'SELECT count(*)::int AS n FROM notifications.notifications WHERE id = ANY($1::uuid[]) AND retracted_at IS NULL', [ids]);
+  const again = await count(
+    db,
+    `SELECT count(*)::int AS n FROM notifications.notifications gone
+      WHERE gone.retracted_at IS NOT NULL
+        AND EXISTS (SELECT 1 FROM notifications.notifications n
+                     WHERE n.retracted_at IS NULL AND n.id <> gone.id AND n.recipient_id = gone.recipient_id AND n.type = gone.type
+                       AND n.content_id = gone.content_id AND n.comment_id IS NOT DISTINCT FROM gone.comment_id)`,
+  );
+  return row('nothing retracted comes back', back + again, `${ids.length} seen retracted during the run: ${back} shown again, ${again} shown again under another id`);
+}
+
+/** Each comment refused 403 was on a target whose owner blocked its author at some time. */
+async function refusalsJustified(db, world) {
+  const refused = world.refusedComments;
+  const { rows } = await db.query(
+    `SELECT e.author::text FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS e (author, target_type, target_id)
+      WHERE NOT EXISTS (
+        SELECT 1 FROM users.user_relations r
+         WHERE r.target_id = e.author AND (r.blocked_at IS NOT NULL OR r.last_unblocked_at IS NOT NULL)
+           AND r.user_id = (SELECT owner FROM (SELECT author_id AS owner FROM content.recipes WHERE e.target_type = 'recipe' AND id = e.target_id
+                                               UNION ALL SELECT author_id FROM content.posts WHERE e.target_type = 'post' AND id = e.target_id
+                                               UNION ALL SELECT owner_id FROM collections.collections WHERE e.target_type = 'collection' AND id = e.target_id) o))`,
+    [refused.map((r) => r.authorId), refused.map((r) => r.targetType), refused.map((r) => r.targetId)],
+  );
+  return row('comments refused 403: each by a block', rows.length, `${refused.length} refused, ${rows.length} without a block of the author by the owner`);
 }
 
 async function recipeCounts(db) {
@@ -253,7 +385,7 @@ async function outboxes(db) {
 
 /** The rows about the run itself: its faults, its processes, the answers its clients got, settling. */
 export function runChecks({ settled, requests, exits, faults, quota, errors }) {
-  const unexpected = requests.filter((r) => outcomeOf(r.status) === 'unexpected');
+  const unexpected = requests.filter((r) => outcomeOf(r.status, r.action) === 'unexpected');
   const short = FAULT_KINDS.filter((kind) => faults[kind] < quota);
   const injected = Object.values(faults).reduce((sum, n) => sum + n, 0);
   const seconds = (ms) => (ms / 1_000).toFixed(1);
@@ -278,10 +410,16 @@ export function runChecks({ settled, requests, exits, faults, quota, errors }) {
 }
 
 /** Every invariant, as rows of a table; a check that cannot run at all is a FAIL row of its own. */
-export async function checkInvariants({ db, amqpUrl, exchange, world }) {
+export async function checkInvariants({ db, amqpUrl, exchange, world, retractedSeen = new Set() }) {
   const checks = [
     ['201 mentions and tags: one notification each', () => confirmedNotified(db, world)],
     ['stored mentions and tags ↔ notifications', () => storedNotified(db)],
+    ['blocks: nothing they cover shown', () => blocksCover(db)],
+    ['mutes, blocks, types off: nothing notified once settled', () => silencesHeld(db)],
+    ['nothing retracted comes back', () => retractedStayRetracted(db, retractedSeen)],
+    ['comments refused 403: each by a block', () => refusalsJustified(db, world)],
+    ['relation directories = users.user_relations', () => relationsDirectory(db)],
+    ['block directories = users.user_relations', () => blockDirectories(db)],
     ['recipe commentCount, favoriteCount, repostCount', () => recipeCounts(db)],
     ['users directories = users.users', () => usersDirectory(db)],
     ['content directories = content recipes, posts', () => contentDirectory(db)],

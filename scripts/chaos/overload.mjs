@@ -110,7 +110,7 @@ const row = (check, failures, figures) => ({ check, result: failures === 0 ? 'PA
 
 /** Every answer one the clients may get (2xx, 404/409, 503/504/none), and some refused at capacity. */
 function answers(requests, bursts) {
-  const unexpected = requests.filter((r) => outcomeOf(r.status) === 'unexpected');
+  const unexpected = requests.filter((r) => outcomeOf(r.status, r.action) === 'unexpected');
   const atCapacity = requests.filter((r) => r.atCapacity).length;
   const ok = requests.filter((r) => outcomeOf(r.status) === 'ok').length;
   // Bursts the gateway never refused prove nothing about overload: the lane must have been refused too.

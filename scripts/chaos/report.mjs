@@ -18,7 +18,7 @@ export function workloadSummary(requests) {
   for (const { action, status } of requests) {
     const entry = byAction.get(action) ?? { action, requests: 0, ok: 0, refused: 0, unavailable: 0, unexpected: 0, statuses: new Map() };
     entry.requests += 1;
-    entry[outcomeOf(status)] += 1;
+    entry[outcomeOf(status, action)] += 1;
     entry.statuses.set(status, (entry.statuses.get(status) ?? 0) + 1);
     byAction.set(action, entry);
   }
@@ -63,11 +63,11 @@ export function burstSummary(requests) {
     return {
       burst,
       requests: answers.length,
-      ok: others.filter((r) => outcomeOf(r.status) === 'ok').length,
+      ok: others.filter((r) => outcomeOf(r.status, r.action) === 'ok').length,
       'at capacity': refused.length,
-      unavailable: others.filter((r) => outcomeOf(r.status) === 'unavailable').length,
-      refused: others.filter((r) => outcomeOf(r.status) === 'refused').length,
-      unexpected: others.filter((r) => outcomeOf(r.status) === 'unexpected').length,
+      unavailable: others.filter((r) => outcomeOf(r.status, r.action) === 'unavailable').length,
+      refused: others.filter((r) => outcomeOf(r.status, r.action) === 'refused').length,
+      unexpected: others.filter((r) => outcomeOf(r.status, r.action) === 'unexpected').length,
       'ms p50 / max': `${median(others.map((r) => r.ms))} / ${max(others.map((r) => r.ms))}`,
       'at capacity ms p50 / max': refused.length === 0 ? '' : `${median(refused)} / ${max(refused)}`,
     };

@@ -23,7 +23,12 @@ const weights = {
   deleteRecipe: 2,
   deletePost: 1,
   deleteCollection: 1,
+  mute: 2,
+  block: 2,
+  preferences: 1,
 };
+
+const NOTIFICATION_TYPES = ['mention_recipe_comment', 'mention_collection_comment', 'mention_post_comment', 'tag_recipe', 'tag_post'];
 
 function emptyWorld() {
   return {
@@ -40,6 +45,10 @@ function emptyWorld() {
     savedItems: [],
     /** Added (201): `{ collection, item }`, the world's own objects. */
     collectionItems: [],
+    /** Mutes, blocks and their ends answered 200: `{ kind, userId, targetId, on }` (docs/api.md §10.3). */
+    relations: [],
+    /** Comments refused 403: `{ authorId, targetType, targetId }`, each of a target whose owner blocked its author. */
+    refusedComments: [],
   };
 }
 
@@ -94,6 +103,18 @@ function actions(world, call, rng, label) {
       if (reply.status === 201) {
         world.comments.push({ id: reply.body.comment.id, targetType, targetId: target.id, authorId: user.id, mentioned: mentioned.map((u) => u.id) });
       }
+      if (reply.status === 403) world.refusedComments.push({ authorId: user.id, targetType, targetId: target.id });
+    },
+    // Mutes and blocks, mostly started, now and then ended; and a notification type turned on or off.
+    async mute(user) {
+      await relate(user, 'mute', rng.chance(0.7));
+    },
+    async block(user) {
+      await relate(user, 'block', rng.chance(0.6));
+    },
+    async preferences(user) {
+      const types = { [rng.pick(NOTIFICATION_TYPES)]: rng.chance(0.5) };
+      await call('preferences', 'PUT', '/notifications/preferences', { body: { types }, token: user.token });
     },
     async favorite(user) {
       if (world.recipes.length === 0) return;
@@ -151,6 +172,13 @@ function actions(world, call, rng, label) {
       await deleteOwn(user, world.collections, 'ownerId', 'collections', 'deleteCollection');
     },
   };
+
+  async function relate(user, kind, on) {
+    const [target] = others(rng, world.users, user, 1);
+    if (!target) return;
+    const { status } = await call(kind, on ? 'PUT' : 'DELETE', `/users/${target.id}/${kind}`, { token: user.token });
+    if (status === 200) world.relations.push({ kind, userId: user.id, targetId: target.id, on });
+  }
 
   async function deleteOwn(user, items, ownerKey, path, action) {
     const own = mine(items, user, ownerKey);
