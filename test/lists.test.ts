@@ -39,6 +39,12 @@ beforeAll(async () => {
     expect((await call('POST', `/collections/${collection.id}/items`, { savedItemId: saved.id }, ada.token)).status).toBe(201);
   }
   await eventually(async () => ((await call('GET', '/notifications', undefined, ada.token)).body.pagination.total === 7 ? true : undefined), 10_000, 50);
+  // Muted and blocked by ada, after the mentions (a mute would have silenced them).
+  for (let i = 0; i < 4; i++) {
+    const other = await register(call, `lists_other_${i}`);
+    expect((await call('PUT', `/users/${other.user.id}/mute`, undefined, ada.token)).status).toBe(200);
+    expect((await call('PUT', `/users/${other.user.id}/block`, undefined, ada.token)).status).toBe(200);
+  }
   Object.assign(lists, {
     notifications: { path: '/notifications', field: 'data', token: ada.token },
     'a recipe’s comments': { path: `/recipes/${recipe.id}/comments`, field: 'comments' },
@@ -48,6 +54,8 @@ beforeAll(async () => {
     'a user’s saved items': { path: `/users/${ada.user.id}/saved-items`, field: 'savedItems' },
     'a user’s collections': { path: `/users/${ada.user.id}/collections`, field: 'collections' },
     'a collection’s items': { path: `/collections/${collection.id}/items`, field: 'savedItems' },
+    'the caller’s mutes': { path: '/users/me/mutes', field: 'users', token: ada.token },
+    'the caller’s blocks': { path: '/users/me/blocks', field: 'users', token: ada.token },
   });
 }, 120_000);
 afterAll(() => system?.stop());
@@ -66,7 +74,7 @@ const follow = (url: string, token?: string) => {
 const names = () => Object.keys(lists);
 
 describe('every list by cursor through the gateway', () => {
-  it.each(['notifications', 'a recipe’s comments', 'a post’s comments', 'a collection’s comments', 'a user’s recipes', 'a user’s saved items', 'a user’s collections', 'a collection’s items'])(
+  it.each(['notifications', 'a recipe’s comments', 'a post’s comments', 'a collection’s comments', 'a user’s recipes', 'a user’s saved items', 'a user’s collections', 'a collection’s items', 'the caller’s mutes', 'the caller’s blocks'])(
     '%s: following rel="next" from page 1 gives every item once, in the list’s order, each link keeping the other parameters, to nextCursor null',
     async (name) => {
       expect(names()).toContain(name);
@@ -99,7 +107,9 @@ describe('every list by cursor through the gateway', () => {
     const listed = Object.entries(document.paths as Record<string, { get?: { parameters?: Array<{ name: string }>; responses: Record<string, { headers?: object }> } }>)
       .filter(([, operations]) => operations.get?.parameters?.some((parameter) => parameter.name === 'page'))
       .map(([path, operations]) => [path, operations.get!] as const);
-    expect(listed.map(([path]) => path)).toEqual(expect.arrayContaining(['/api/notifications', '/api/notifications/groups', '/api/users/{id}/recipes', '/api/collections/{id}/items']));
+    expect(listed.map(([path]) => path)).toEqual(
+      expect.arrayContaining(['/api/notifications', '/api/notifications/groups', '/api/users/{id}/recipes', '/api/collections/{id}/items', '/api/users/me/mutes', '/api/users/me/blocks']),
+    );
     for (const [path, operation] of listed) {
       expect(operation.parameters!.map((parameter) => parameter.name), path).toContain('cursor');
       expect(operation.responses['200']!.headers, path).toHaveProperty('link');
