@@ -26,6 +26,7 @@ import { CAPACITY_P99_MS, findCapacity, floorPhases, overloadPhases, overloadWor
 import { referenceComparison, startProcess } from './reference-phase.mjs';
 import { supervisorCost } from './supervisor.mjs';
 import { tracingCost } from './tracing.mjs';
+import { cursorPaging } from './cursor.mjs';
 import { commentPostScenario, getScenarios, publicGets } from './scenarios.mjs';
 import { growOthers, OWNED, openPools, seedFixture, tableSizes } from './seed.mjs';
 import { startSystem } from '../scripts/system.mjs';
@@ -58,13 +59,16 @@ const config = {
   capacityStepSeconds: setting('BENCH_CAPACITY_STEP_SECONDS', 5),
   capacityFactor: setting('BENCH_CAPACITY_FACTOR', 1.5),
   capacityRefineSteps: setting('BENCH_CAPACITY_REFINE_STEPS', 3),
+  cursorRows: setting('BENCH_CURSOR_ROWS', 1_000_000),
+  cursorSeconds: setting('BENCH_CURSOR_SECONDS', 5),
 };
 /**
  * BENCH_ONLY: a comma-separated list of the parts to run alone, after the seed: `reference` (the same-work
- * comparison), `open-loop`, `overload`, `supervisor`, `tracing`, `streams`. The rest (scale, ceiling, every GET, mentions, memory,
+ * comparison), `open-loop`, `overload`, `supervisor`, `tracing`, `streams`, `cursor` (page 1 and page 1,000 of a
+ * deep inbox, by cursor and by page number). The rest (scale, ceiling, every GET, mentions, memory,
  * outbox) runs only in the whole bench.
  */
-const PARTS = ['reference', 'open-loop', 'overload', 'supervisor', 'tracing', 'streams'];
+const PARTS = ['reference', 'open-loop', 'overload', 'supervisor', 'tracing', 'streams', 'cursor'];
 const BENCH_ONLY = process.env.BENCH_ONLY?.split(',');
 const unknownParts = BENCH_ONLY?.filter((part) => !PARTS.includes(part)) ?? [];
 if (unknownParts.length > 0) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY}: the parts that run alone are ${PARTS.join(', ')}`);
@@ -190,6 +194,7 @@ let cpuPerStreamedMention;
 let reference;
 let supervisorCpu;
 let tracingFigures;
+let cursorFigures;
 const overload = [];
 const idleStreams = [];
 let failure;
@@ -326,6 +331,20 @@ try {
   if (runs('tracing')) {
     // Systems of their own (bench/tracing.mjs), tracing off then on, every span sampled: the worst case.
     tracingFigures = await phase('tracing off and on: one read, one mentioned comment and its stream frame, one at a time', () => tracingCost());
+  }
+  if (runs('cursor')) {
+    cursorFigures = await phase(`cursor paging: ${config.cursorRows} notifications of one recipient, page 1 and page 1,000 of 20, ${config.cursorSeconds} s each`, () =>
+      cursorPaging(system, pools, { rows: config.cursorRows, seconds: config.cursorSeconds }),
+    );
+    for (const { name, ...figures } of cursorFigures.figures) {
+      rows.push({ scenario: `GET /api/notifications ${name}, ${config.cursorRows} notifications, one at a time`, via: 'gateway', connections: 1, ...figures });
+    }
+    const [first, byCursor, byPage] = cursorFigures.figures;
+    target(
+      `cursor paging: page 1,000 by cursor within 1.5× of page 1 (p50, ${config.cursorRows} notifications of one recipient)`,
+      `page 1 ${first.p50Ms} ms, page 1,000 by cursor ${byCursor.p50Ms} ms (${cursorFigures.ratio}×), by page number ${byPage.p50Ms} ms`,
+      cursorFigures.within,
+    );
   }
   if (BENCH_ONLY === undefined) {
     const listings = scenarios.filter((s) => s.listing);
@@ -644,7 +663,7 @@ if (idleStreams.length > 0) {
 console.log('\nPhases');
 console.table([...phases, { phase: 'whole bench', seconds: elapsedSeconds }]);
 const file = `bench/results/${new Date().toISOString().replaceAll(':', '-')}.json`;
-writeFileSync(file, JSON.stringify({ failure: failure?.stack, config, only: BENCH_ONLY, tableRows, tracingFigures, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, reference, supervisorCpu, overload, rows, targets, phases, elapsedSeconds }, null, 2));
+writeFileSync(file, JSON.stringify({ failure: failure?.stack, config, only: BENCH_ONLY, tableRows, tracingFigures, cursorFigures, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, reference, supervisorCpu, overload, rows, targets, phases, elapsedSeconds }, null, 2));
 console.log(`written to ${file}`);
 if (failure) {
   console.error(failure);

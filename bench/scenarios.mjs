@@ -21,6 +21,9 @@ function pathsFor({ viewer, recipeId, postId, collectionId }) {
     '/api/notifications': [''],
     '/api/notifications/unread-count': [''],
     '/api/notifications/groups': ['', { query: '?unread=true' }],
+    '/api/notifications/preferences': [''],
+    '/api/users/me/mutes': [''],
+    '/api/users/me/blocks': [''],
   };
 }
 
