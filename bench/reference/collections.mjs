@@ -1,29 +1,38 @@
 // The collections service's reads (services/collections/src/routes/{collections,users}/index.ts), on its pool.
-import { author, idParams, integer, nullableString, object, pageOf, pageQuery, pageRows, pageStatement, pagination, paginationSchema, problem, sendProblem, statement, string, usersByIds } from './common.mjs';
+import { author, idParams, integer, listingRows, listingStatement, listPagination, listPaginationSchema, nullableString, object, pageOf, pageQuery, problem, sendProblem, statement, string, usersByIds, withListLinks } from './common.mjs';
 
 // repository/collections.ts.
 const columns = `id, owner_id AS "ownerId", name, description, item_count AS "itemCount", deleted, revision, created_at AS "createdAt"`;
 const findCollection = statement('find-collection', `SELECT ${columns} FROM collections WHERE id = $1`);
-const findCollectionPage = pageStatement('find-collection-page', {
-  count: 'SELECT count(*)::int AS total FROM collections WHERE owner_id = $1 AND NOT deleted',
-  page: `SELECT ${columns} FROM collections WHERE owner_id = $1 AND NOT deleted
-          ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
-});
+const findCollectionPage = listingStatement(
+  'find-collection-page',
+  {
+    count: 'SELECT count(*)::int AS total FROM collections WHERE owner_id = $1 AND NOT deleted',
+    columns,
+    from: 'FROM collections WHERE owner_id = $1 AND NOT deleted',
+    order: { at: 'created_at', id: 'id', direction: 'desc' },
+  },
+  1,
+);
 
 // repository/saved-items.ts: the rows joined with the read models of content and users.
 const rowColumns = `s.id, s.user_id AS "userId", s.content_type AS "contentType", s.content_id AS "contentId",
   s.created_at AS "createdAt", c.title, c.cover_image_url AS "coverImageUrl", c.author_id AS "authorId",
   u.username AS "authorUsername", u.avatar_url AS "authorAvatarUrl"`;
 const withContent = `JOIN content_items c ON c.id = s.content_id LEFT JOIN users u ON u.id = c.author_id`;
-const findCollectionItemPage = pageStatement('find-collection-item-page', {
-  count: 'SELECT item_count AS total FROM collections WHERE id = $1',
-  page: `SELECT ${rowColumns} FROM collection_items ci JOIN saved_items s ON s.id = ci.saved_item_id ${withContent}
-          WHERE ci.collection_id = $1
-          ORDER BY ci.added_at DESC, ci.saved_item_id DESC LIMIT $2 OFFSET $3`,
-});
+const findCollectionItemPage = listingStatement(
+  'find-collection-item-page',
+  {
+    count: 'SELECT item_count AS total FROM collections WHERE id = $1',
+    columns: rowColumns,
+    from: `FROM collection_items ci JOIN saved_items s ON s.id = ci.saved_item_id ${withContent} WHERE ci.collection_id = $1`,
+    order: { at: 'ci.added_at', id: 'ci.saved_item_id', direction: 'desc' },
+  },
+  1,
+);
 /** `findSavedItemPage`: the filters written into the text, so one statement per combination of them. */
 function findSavedItemPage(userId, contentType, standaloneOnly, { limit, offset }) {
-  const values = [userId, limit, offset];
+  const values = [userId];
   const [items, totals] = [['s.user_id = $1'], ['user_id = $1']];
   if (contentType) {
     const parameter = `$${values.push(contentType)}`;
@@ -35,12 +44,16 @@ function findSavedItemPage(userId, contentType, standaloneOnly, { limit, offset 
     totals.push('standalone');
   }
   const name = `find-saved-item-page${contentType ? '-of-type' : ''}${standaloneOnly ? '-standalone' : ''}`;
-  return pageStatement(name, {
-    count: `SELECT coalesce(sum(count), 0)::int AS total FROM saved_item_totals WHERE ${totals.join(' AND ')}`,
-    page: `SELECT ${rowColumns} FROM saved_items s ${withContent}
-            WHERE ${items.join(' AND ')}
-            ORDER BY s.created_at DESC, s.id DESC LIMIT $2 OFFSET $3`,
-  })(...values);
+  return listingStatement(
+    name,
+    {
+      count: `SELECT coalesce(sum(count), 0)::int AS total FROM saved_item_totals WHERE ${totals.join(' AND ')}`,
+      columns: rowColumns,
+      from: `FROM saved_items s ${withContent} WHERE ${items.join(' AND ')}`,
+      order: { at: 's.created_at', id: 's.id', direction: 'desc' },
+    },
+    values.length,
+  )(...values, limit + 1, offset);
 }
 
 /** views.ts `collections`: the owners from the users read model. */
@@ -71,8 +84,8 @@ const savedItem = object({
   createdAt: string,
   content: object({ title: string, coverImageUrl: nullableString, author }),
 });
-const savedItemsResponse = object({ savedItems: { type: 'array', items: savedItem }, pagination: paginationSchema });
-const collectionsResponse = object({ collections: { type: 'array', items: collection }, pagination: paginationSchema });
+const savedItemsResponse = object({ savedItems: { type: 'array', items: savedItem }, pagination: listPaginationSchema });
+const collectionsResponse = object({ collections: { type: 'array', items: collection }, pagination: listPaginationSchema });
 const listing = (response) => ({ schema: { params: idParams, querystring: pageQuery, response: { 200: response, 404: problem } } });
 
 export function registerCollections(app, pool) {
@@ -94,8 +107,8 @@ export function registerCollections(app, pool) {
     const page = pageOf(request.query, 12);
     const record = await find(request.params.id);
     if (!record) return sendProblem(reply, 404, 'Collection not found');
-    const { rows, total } = pageRows(await pool.query(findCollectionItemPage(request.params.id, page.limit, page.offset)));
-    return { savedItems: savedItemViews(rows), pagination: pagination(page, total) };
+    const { rows, total, next } = listingRows(await pool.query(findCollectionItemPage(request.params.id, page.limit + 1, page.offset)), page.limit);
+    return withListLinks(request, reply, { savedItems: savedItemViews(rows), pagination: listPagination(page, total, next, 'collection-items') });
   });
 
   // GET /api/users/:id/saved-items — saved-items.ts `list`: the user from the read model (users.ts
@@ -110,23 +123,23 @@ export function registerCollections(app, pool) {
         response: { 200: savedItemsResponse, 404: problem },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { id } = request.params;
       const page = pageOf(request.query, 12);
       const [standalone, contentType] = [request.query.standalone === 'true', request.query.content_type];
       await usersByIds(pool, [id]);
-      const { rows, total } = pageRows(await pool.query(findSavedItemPage(id, contentType, standalone, page)));
-      return { savedItems: savedItemViews(rows), pagination: pagination(page, total) };
+      const { rows, total, next } = listingRows(await pool.query(findSavedItemPage(id, contentType, standalone, page)), page.limit);
+      return withListLinks(request, reply, { savedItems: savedItemViews(rows), pagination: listPagination(page, total, next, 'saved-items') });
     },
   );
 
   // GET /api/users/:id/collections — collections.ts `listOwnedBy`: the user from the read model, the page
   // and its count in one statement, then `views.collections`.
-  app.get('/api/users/:id/collections', listing(collectionsResponse), async (request) => {
+  app.get('/api/users/:id/collections', listing(collectionsResponse), async (request, reply) => {
     const { id } = request.params;
     const page = pageOf(request.query, 12);
     await usersByIds(pool, [id]);
-    const { rows, total } = pageRows(await pool.query(findCollectionPage(id, page.limit, page.offset)));
-    return { collections: await collectionViews(pool, rows), pagination: pagination(page, total) };
+    const { rows, total, next } = listingRows(await pool.query(findCollectionPage(id, page.limit + 1, page.offset)), page.limit);
+    return withListLinks(request, reply, { collections: await collectionViews(pool, rows), pagination: listPagination(page, total, next, 'collections') });
   });
 }

@@ -1,6 +1,8 @@
 // What the modules of the reference share: ids, pages, response schemas, the token check, and the read
 // model of users that content, comments, collections and notifications each keep (libs/directory).
 import fastifyJwt from '@fastify/jwt';
+import { listCursor } from '../../libs/contracts/dist/http/cursor.js';
+import { listLinks } from '../../libs/http/dist/links.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A username as registration accepts it (@recipes/contracts usernameSchema). */
@@ -37,6 +39,42 @@ export function pageOf({ page, limit }, defaultLimit) {
   return { page, limit: size, offset: (page - 1) * size };
 }
 export const pagination = ({ page, limit }, total) => ({ page, limit, total, totalPages: Math.ceil(total / limit) });
+
+/** The pagination of a list that pages by cursor too (@recipes/contracts `listPaginationSchema`). */
+export const listPaginationSchema = object({ page: integer, limit: integer, total: integer, totalPages: integer, nextCursor: nullableString });
+
+/**
+ * A listing's page by number and its total in one statement, as libs/db `readListing` sends it: the
+ * position of each row (its sort time to the microsecond, its tie-break) beside its columns, one row more
+ * than the limit (the two last values: `limit + 1`, the offset).
+ */
+export const listingStatement = (name, { count, columns, from, order: { at, id, direction } }, parameters) =>
+  statement(
+    name,
+    `SELECT listed.total AS "listingTotal", paged.* FROM (${count}) AS listed LEFT JOIN LATERAL (SELECT to_char(${at} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "positionAt", (${id})::text AS "positionId", ${columns}
+                  ${from}
+                 ORDER BY ${at} ${direction}, ${id} ${direction} LIMIT $${parameters + 1} OFFSET $${parameters + 2}) AS paged ON true`,
+  );
+/** `readListing`'s answer: the page's rows, the total, and the position of the last when more follow. */
+export function listingRows({ rows }, limit) {
+  const found = rows.filter((row) => row.positionId !== null);
+  const shown = found.slice(0, limit);
+  const last = shown.at(-1);
+  const next = found.length > limit && last ? { at: last.positionAt, id: last.positionId } : null;
+  return { total: rows[0]?.listingTotal ?? 0, next, rows: shown.map(({ listingTotal: _, positionAt: __, positionId: ___, ...row }) => row) };
+}
+const cursors = new Map();
+/** @recipes/contracts `listPagination` of an answer to a page number, with the cursor of `kind`'s listings. */
+export function listPagination({ page, limit }, total, next, kind) {
+  if (!cursors.has(kind)) cursors.set(kind, listCursor(kind));
+  return { page, limit, total, totalPages: Math.ceil(total / limit), nextCursor: next ? cursors.get(kind).encode(next) : null };
+}
+/** libs/http `withListLinks`: the Link header of a list answer, and the answer. */
+export function withListLinks(request, reply, answer) {
+  const links = listLinks(request.url, answer.pagination);
+  if (links !== undefined) reply.header('link', links);
+  return answer;
+}
 
 /** A listing's page and total in one statement, as libs/db `readPage` sends it: `count` gives `total`, `page` the rows. */
 export const pageStatement = (name, { count, page }) =>

@@ -1,5 +1,5 @@
 // The content service's reads (services/content/src/routes/{recipes,posts,users}/index.ts), on its pool.
-import { author, boolean, idParams, integer, nullableString, object, pageOf, pageQuery, pageRows, pageStatement, pagination, paginationSchema, problem, sendProblem, statement, string, usersByIds, UUID } from './common.mjs';
+import { author, boolean, idParams, integer, listingRows, listingStatement, listPagination, listPaginationSchema, nullableString, object, pageOf, pageQuery, problem, sendProblem, statement, string, usersByIds, UUID, withListLinks } from './common.mjs';
 
 // repository/recipes.ts, as written there: the cover, and the columns of a summary ($1 the viewer or null).
 const cover = `coalesce(r.cover_image_url, (SELECT i.url FROM recipe_images i WHERE i.recipe_id = r.id ORDER BY i.position LIMIT 1))`;
@@ -15,13 +15,16 @@ const findRecipeSummary = statement(
   'find-recipe-summary',
   `SELECT ${summaryColumns} FROM recipes r JOIN users u ON u.id = r.author_id WHERE r.id = $2 AND r.deleted_at IS NULL`,
 );
-const findAuthorRecipePage = pageStatement('find-author-recipe-page', {
-  count: 'SELECT count(*)::int AS total FROM recipes WHERE author_id = $2 AND deleted_at IS NULL',
-  page: `SELECT ${summaryColumns} FROM recipes r JOIN users u ON u.id = r.author_id
-          WHERE r.author_id = $2 AND r.deleted_at IS NULL
-          ORDER BY r.created_at DESC, r.id DESC
-          LIMIT $3 OFFSET $4`,
-});
+const findAuthorRecipePage = listingStatement(
+  'find-author-recipe-page',
+  {
+    count: 'SELECT count(*)::int AS total FROM recipes WHERE author_id = $2 AND deleted_at IS NULL',
+    columns: summaryColumns,
+    from: 'FROM recipes r JOIN users u ON u.id = r.author_id WHERE r.author_id = $2 AND r.deleted_at IS NULL',
+    order: { at: 'r.created_at', id: 'r.id', direction: 'desc' },
+  },
+  2,
+);
 // repository/posts.ts `findPost`.
 const findPost = statement(
   'find-post',
@@ -69,13 +72,13 @@ export function registerContent(app, pool) {
   // page and its count in one statement (`findAuthorRecipePage`), as the caller sees them.
   app.get(
     '/api/users/:id/recipes',
-    { schema: { querystring: pageQuery, response: { 200: object({ recipes: { type: 'array', items: recipeSummary }, pagination: paginationSchema }), 404: problem } } },
+    { schema: { querystring: pageQuery, response: { 200: object({ recipes: { type: 'array', items: recipeSummary }, pagination: listPaginationSchema }), 404: problem } } },
     async (request, reply) => {
       const page = pageOf(request.query, 12);
       if (!UUID.test(request.params.id)) return sendProblem(reply, 404, 'User not found');
       const authorId = (await usersByIds(pool, [request.params.id])).get(request.params.id).id;
-      const { rows, total } = pageRows(await pool.query(findAuthorRecipePage(request.caller?.id ?? null, authorId, page.limit, page.offset)));
-      return { recipes: rows.map(withIsoTimestamp), pagination: pagination(page, total) };
+      const { rows, total, next } = listingRows(await pool.query(findAuthorRecipePage(request.caller?.id ?? null, authorId, page.limit + 1, page.offset)), page.limit);
+      return withListLinks(request, reply, { recipes: rows.map(withIsoTimestamp), pagination: listPagination(page, total, next, 'recipes') });
     },
   );
 }

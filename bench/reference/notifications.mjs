@@ -2,26 +2,64 @@
 // pool: the caller's only, with an ETag bound to the caller (libs/http `callerTag`, `answeredNotModified`).
 // The bench sends no If-None-Match, so the 304 is left out; the tag is made and sent as the service does.
 import { hash } from 'node:crypto';
-import { author, boolean, integer, object, pageOf, pageQuery, pageRows, pageStatement, pagination, paginationSchema, problem, sendProblem, statement, string, usersByIds } from './common.mjs';
+import { author, boolean, integer, listingRows, listingStatement, listPagination, listPaginationSchema, object, pageOf, pageQuery, problem, sendProblem, statement, string, usersByIds, withListLinks } from './common.mjs';
 
-// repository/notifications.ts `findVersion`, `findPage` (the page and its total), `findCounts`.
+// repository/notifications.ts `findVersion`, `findPage` (the page and its total, unfiltered), `findCounts`.
 const findVersion = statement('find-version', 'SELECT version FROM notification_counts WHERE recipient_id = $1');
-const findPage = pageStatement('find-page', {
-  count: 'SELECT coalesce((SELECT total FROM notification_counts WHERE recipient_id = $1), 0) AS total',
-  page: `SELECT id, type, actor_id AS "actorId", content_type AS "contentType", content_id AS "contentId",
-                comment_id AS "commentId", is_read AS "isRead", created_at AS "createdAt"
-           FROM notifications
-          WHERE recipient_id = $1 AND retracted_at IS NULL
-          ORDER BY created_at DESC, id DESC
-          LIMIT $2 OFFSET $3`,
-});
+const findPage = listingStatement(
+  'find-page',
+  {
+    count: 'SELECT coalesce((SELECT total FROM notification_counts WHERE recipient_id = $1), 0) AS total',
+    columns: `id, type, group_key AS "groupKey", actor_id AS "actorId", content_type AS "contentType", content_id AS "contentId",
+              comment_id AS "commentId", is_read AS "isRead", created_at AS "createdAt"`,
+    from: 'FROM notifications WHERE recipient_id = $1 AND retracted_at IS NULL',
+    order: { at: 'created_at', id: 'id', direction: 'desc' },
+  },
+  1,
+);
+// repository/groups.ts `findGroupPage`, with and without `unreadOnly`.
+const ofGroup = 'n.recipient_id = $1 AND n.group_key = g.group_key AND n.retracted_at IS NULL';
+const findGroupPage = (unreadOnly) =>
+  listingStatement(
+    `find-group-page${unreadOnly ? '-unread' : ''}`,
+    {
+      count: `SELECT count(DISTINCT group_key)::int AS total FROM notifications
+               WHERE recipient_id = $1 AND retracted_at IS NULL${unreadOnly ? ' AND NOT is_read' : ''}`,
+      columns: `g.group_key AS "groupKey", g.type, g.content_type AS "contentType", g.content_id AS "contentId",
+                g.count, g.unread_count AS "unreadCount", g.actor_count AS "actorCount", g.latest_at AS "latestAt",
+                (SELECT n.id FROM notifications n WHERE ${ofGroup} ORDER BY n.created_at DESC, n.id DESC LIMIT 1) AS "latestNotificationId",
+                ARRAY(SELECT a.actor_id FROM (SELECT n.actor_id, max(n.created_at) AS latest FROM notifications n WHERE ${ofGroup} GROUP BY n.actor_id) AS a
+                       ORDER BY a.latest DESC, a.actor_id DESC LIMIT 3) AS "actorIds"`,
+      from: `FROM (SELECT group_key, min(type) AS type, min(content_type) AS content_type, min(content_id::text)::uuid AS content_id,
+                          count(*)::int AS count, (count(*) FILTER (WHERE NOT is_read))::int AS unread_count,
+                          count(DISTINCT actor_id)::int AS actor_count, max(created_at) AS latest_at
+                     FROM notifications WHERE recipient_id = $1 AND retracted_at IS NULL
+                    GROUP BY group_key${unreadOnly ? ' HAVING count(*) FILTER (WHERE NOT is_read) > 0' : ''}) AS g
+             WHERE true`,
+      order: { at: 'g.latest_at', id: 'g.group_key', direction: 'desc' },
+    },
+    1,
+  );
+const findGroups = { all: findGroupPage(false), unread: findGroupPage(true) };
 const findCounts = statement('find-counts', 'SELECT total, unread FROM notification_counts WHERE recipient_id = $1');
 const countsOf = (result) => result.rows[0] ?? { total: 0, unread: 0 };
 
 const notification = object(
-  { id: string, type: string, actor: author, contentType: string, contentId: string, commentId: string, isRead: boolean, createdAt: string },
+  { id: string, type: string, groupKey: string, actor: author, contentType: string, contentId: string, commentId: string, isRead: boolean, createdAt: string },
   ['commentId'],
 );
+const group = object({
+  groupKey: string,
+  type: string,
+  contentType: string,
+  contentId: string,
+  count: integer,
+  unreadCount: integer,
+  actors: { type: 'array', items: author },
+  actorCount: integer,
+  latestNotificationId: string,
+  latestAt: string,
+});
 const secured = (response) => ({ schema: { querystring: pageQuery, response: { 200: response, 401: problem } } });
 
 export function registerNotifications(app, pool) {
@@ -33,21 +71,53 @@ export function registerNotifications(app, pool) {
 
   // GET /api/notifications — the tag, then notifications.ts `list`: the page and its total in one statement, then
   // the actors from the users read model (`findByIds`), as `toNotification`.
-  app.get('/api/notifications', secured(object({ data: { type: 'array', items: notification }, pagination: paginationSchema })), async (request, reply) => {
+  app.get('/api/notifications', secured(object({ data: { type: 'array', items: notification }, pagination: listPaginationSchema })), async (request, reply) => {
     if (!request.caller) return sendProblem(reply, 401, 'A bearer token is required');
     const { id } = request.caller;
     const page = pageOf(request.query, 20);
-    // The tag of the caller's version (`notifications.version`, 0 before anything), read before the page.
+    // The tag of the caller's version (`notifications.version`, 0 before anything), read before the page,
+    // with the place and the filter (none here).
     const { rows: versions } = await pool.query(findVersion(id));
-    sendTag(reply, id, `list ${versions[0] ? Number(versions[0].version) : 0} ${page.page} ${page.limit}`);
-    const { rows, total } = pageRows(await pool.query(findPage(id, page.limit, page.offset)));
+    sendTag(reply, id, `list ${versions[0] ? Number(versions[0].version) : 0} page ${page.page} ${page.limit} all every type`);
+    const { rows, total, next } = listingRows(await pool.query(findPage(id, page.limit + 1, page.offset)), page.limit);
     const actors = await usersByIds(pool, [...new Set(rows.map((record) => record.actorId))]);
     const data = rows.map(({ actorId, commentId, createdAt, ...record }) => {
       const { username, avatarUrl } = actors.get(actorId);
       return { ...record, actor: { id: actorId, username, avatarUrl }, ...(commentId === null ? {} : { commentId }), createdAt: createdAt.toISOString() };
     });
-    return { data, pagination: pagination(page, total) };
+    return withListLinks(request, reply, { data, pagination: listPagination(page, total, next, 'notifications') });
   });
+
+  // GET /api/notifications/groups — routes/groups: the tag as the list's, then groups.ts `list`: the page of
+  // groups and their total in one statement, then their actors from the users read model.
+  app.get(
+    '/api/notifications/groups',
+    {
+      schema: {
+        querystring: { ...pageQuery, properties: { ...pageQuery.properties, unread: { enum: ['true', 'false'] } } },
+        response: { 200: object({ groups: { type: 'array', items: group }, pagination: listPaginationSchema }), 401: problem },
+      },
+    },
+    async (request, reply) => {
+      if (!request.caller) return sendProblem(reply, 401, 'A bearer token is required');
+      const { id } = request.caller;
+      const page = pageOf(request.query, 20);
+      const unread = request.query.unread === 'true';
+      const { rows: versions } = await pool.query(findVersion(id));
+      sendTag(reply, id, `groups ${versions[0] ? Number(versions[0].version) : 0} page ${page.page} ${page.limit} ${unread ? 'unread' : 'all'}`);
+      const { rows, total, next } = listingRows(await pool.query(findGroups[unread ? 'unread' : 'all'](id, page.limit + 1, page.offset)), page.limit);
+      const actors = await usersByIds(pool, [...new Set(rows.flatMap((row) => row.actorIds))]);
+      const groups = rows.map(({ actorIds, latestAt, ...row }) => ({
+        ...row,
+        actors: actorIds.map((actorId) => {
+          const { username, avatarUrl } = actors.get(actorId);
+          return { id: actorId, username, avatarUrl };
+        }),
+        latestAt: latestAt.toISOString(),
+      }));
+      return withListLinks(request, reply, { groups, pagination: listPagination(page, total, next, 'notification-groups') });
+    },
+  );
 
   // GET /api/notifications/unread-count — notifications.ts `unreadCount` (`findCounts`), the count being its own tag.
   app.get('/api/notifications/unread-count', { schema: { response: { 200: object({ count: integer }), 401: problem } } }, async (request, reply) => {
