@@ -2,6 +2,7 @@ import { newId } from '@recipes/contracts';
 import type { Queryable } from '@recipes/db';
 import { migratedPool } from '@recipes/testing/service';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { findGroupPage } from '../src/repository/groups.js';
 import * as repository from '../src/repository/notifications.js';
 import { markRead } from '../src/repository/reads.js';
 import { notificationsService } from '../src/service.js';
@@ -42,6 +43,7 @@ interface PlanNode {
   'Relation Name'?: string;
   'Actual Rows': number;
   'Index Cond'?: string;
+  'Actual Loops'?: number;
   'Shared Hit Blocks': number;
   'Shared Read Blocks': number;
   Plans?: PlanNode[];
@@ -133,6 +135,14 @@ describe('query plans', () => {
         expect.objectContaining({ 'Index Name': 'notification_counts_pkey', 'Actual Rows': 1 }),
       ]);
     }
+  });
+
+  it('looks up the latest notification and the actors of the groups on the page only, on the group index', async () => {
+    const nodes = await planOf((db) => findGroupPage(db, heavy, { unreadOnly: false }, { limit: 20, offset: 0 }));
+    const lookups = nodes.filter((node) => node['Index Name'] === 'notifications_group_idx');
+    expect(lookups.length).toBeGreaterThanOrEqual(2);
+    // Each runs once per group shown (and the one more): 21 loops, not one per group of the 200,000.
+    for (const lookup of lookups) expect(lookup['Actual Loops']).toBeLessThanOrEqual(21);
   });
 
   it('answers the unread count and the total with one primary-key look-up, scanning no notification', async () => {
