@@ -1,4 +1,4 @@
-// What grouped notifications (docs/api.md §10.5) and the unread filter (§10.2) cost the paths that do not
+// What grouped notifications (docs/api.md §10.5) and the unread filter (docs/api.md §10.2) cost the paths that do not
 // use them: migration 009 adds a generated `group_key` column, its index and the unread listing index,
 // which every stored notification now writes. Times the mention's write (the service's own storing
 // statements, `insertNotification`, in a transaction) and the flat list's page 1 (`findPage`), with

@@ -20,8 +20,8 @@ function confirmedSources(world) {
 }
 
 /**
- * SQL true when a notification of `type` from `actor` to `recipient` may rightly be missing (docs/api.md
- * §10): the recipient muted or blocked the actor at some time (the owner's rows: a pair's row stays once
+ * SQL true when a notification of `type` from `actor` to `recipient` may rightly be missing
+ * (docs/api.md §10): the recipient muted or blocked the actor at some time (the owner's rows: a pair's row stays once
  * made), or set that type on or off. Such a source may have no notification, never two.
  */
 const silenceable = (recipient, actor, type) => `(EXISTS (SELECT 1 FROM users.user_relations ur WHERE ur.user_id = ${recipient} AND ur.target_id = ${actor})

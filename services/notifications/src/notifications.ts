@@ -24,7 +24,7 @@ import type { Marked } from './repository/reads.js';
 import { hasOpenStream } from './repository/streams.js';
 import type { NewNotification, NotificationRecord, NotificationType, TargetType } from './repository/rows.js';
 
-/** A notification as its recipient sees it (docs/api.md §7): `commentId` only on mentions; its group (§10.5). */
+/** A notification as its recipient sees it (docs/api.md §7): `commentId` only on mentions; its group (docs/api.md §10.5). */
 export interface Notification {
   id: string;
   type: NotificationType;
