@@ -62,13 +62,17 @@ export function listCursor(kind: string, tieBreak: z.ZodType<string> = z.uuid())
       if (!position) context.addIssue({ code: 'custom', message: 'must be a cursor from a previous answer of this list' });
       return position;
     })
-    .meta({ description: 'An opaque cursor from `pagination.nextCursor` (or a `Link` header) of this list; in place of `page`' });
+    .meta({
+      pattern: '^[A-Za-z0-9_-]+$',
+      maxLength: MAX_CURSOR_LENGTH,
+      description: 'An opaque cursor from `pagination.nextCursor` (or a `Link` header) of this list; in place of `page`',
+    });
 
   return { encode, decode, schema };
 }
 export type ListCursor = ReturnType<typeof listCursor>;
 
-/** `page`, `limit` (docs/api.md §1) and `cursor` (§10.1): a cursor, when sent, takes the place of `page`. */
+/** `page`, `limit` (docs/api.md §1) and `cursor` (docs/api.md §10.1): a cursor, when sent, takes the place of `page`. */
 export function listQuery(defaultLimit: number, cursor: ListCursor) {
   return pageQuery(defaultLimit).extend({ cursor: cursor.schema });
 }
@@ -81,7 +85,7 @@ export type ListQuery = PageQuery & { cursor?: ListPosition | undefined };
 export const listPaginationSchema = paginationSchema.extend({
   page: z.number().int().nullable(),
   nextCursor: z.string().nullable(),
-});
+}).meta({ id: 'Pagination' });
 export type ListPagination = z.infer<typeof listPaginationSchema>;
 
 /** The pagination of `query`'s answer, which found `total` in all and, when more follows, `next`. */
