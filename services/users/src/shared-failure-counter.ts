@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SharedStore } from '@recipes/http';
+import type { Redis } from 'ioredis';
 import type { CountedFailure, FailureCounter } from './failure-counter.js';
 
 /**
@@ -41,7 +41,7 @@ interface Warn {
  * never let through uncounted.
  */
 export function sharedFailureCounter(
-  { redis, prefix }: SharedStore,
+  { redis, prefix }: { redis: Redis; prefix: string },
   { name, limit, windowMs, logger }: { name: string; limit: number; windowMs: number; logger: Warn },
 ): FailureCounter {
   const keyOf = (key: string) => `${prefix}failures:${name}:${key}`;
