@@ -13,6 +13,22 @@ import type { components, paths } from '../../generated/api.js';
 
 type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
 export type Problem = components['schemas']['Problem'];
+/** The resources by the names the document gives them (its `components.schemas`). */
+export type Author = components['schemas']['Author'];
+export type RecipeSummary = components['schemas']['RecipeSummary'];
+export type Comment = components['schemas']['Comment'];
+export type Notification = components['schemas']['Notification'];
+export type Pagination = components['schemas']['Pagination'];
+
+/** What `mentionFlow` ends with, in the named schemas. */
+export interface MentionFlowResult {
+  ada: Author;
+  bob: Author;
+  recipe: RecipeSummary;
+  comment: Comment;
+  notification: Notification;
+  unreadCount: number;
+}
 
 /** The operation the document has at `path` for `method`. */
 type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
@@ -60,7 +76,7 @@ function unexpected(what: string, answer: { status: unknown; body: unknown }): E
 }
 
 /** Registers two users, mentions one in a comment by the other, and returns the mentioned user's notification. */
-export async function mentionFlow(baseUrl: string, prefix: string, { timeoutMs = 10_000 } = {}) {
+export async function mentionFlow(baseUrl: string, prefix: string, { timeoutMs = 10_000 } = {}): Promise<MentionFlowResult> {
   const call = apiClient(baseUrl);
 
   const register = async (username: string) => {
@@ -117,7 +133,8 @@ export async function muteFlow(baseUrl: string, prefix: string) {
   if (muted.status !== 200) throw unexpected('mute a user', muted);
   const mutes = await call('get', '/api/users/me/mutes', { token: ada.token, query: { limit: '10' } });
   if (mutes.status !== 200) throw unexpected('list the users one mutes', mutes);
-  return { ada: ada.user, bob: bob.user, muted: muted.body.muted, mutes: mutes.body.users, pagination: mutes.body.pagination };
+  const pagination: Pagination = mutes.body.pagination;
+  return { ada: ada.user, bob: bob.user, muted: muted.body.muted, mutes: mutes.body.users, pagination };
 }
 
 /**

@@ -6,11 +6,12 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { paramsLast, refuseUnknownParams } from './check-order.js';
 import { dualProtocolServer } from './cleartext-http2.js';
-import { absentBodyAsUndefined, refuseNullBody } from './optional-body.js';
+import { absentBodyAsUndefined, BODY_METHODS, refuseNullBody, refuseUndeclaredBody } from './optional-body.js';
 import { answerClientError } from './client-errors.js';
 import errorsPlugin, { sendProblem } from './errors-plugin.js';
 import healthPlugin, { type ReadinessChecks } from './health.js';
 import { depthLimitedJsonParser } from './json-body.js';
+import { sendLocation } from './location.js';
 import openApiPlugin from './openapi.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
 import { responseSerializerCompiler } from './serializer.js';
@@ -93,6 +94,13 @@ export async function createApp(settings: AppSettings): Promise<App> {
   app.setValidatorCompiler(paramsLast(absentBodyAsUndefined(validatorCompiler)));
   app.addHook('preHandler', refuseUnknownParams);
   app.addHook('preValidation', refuseNullBody);
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat();
+    const takesBody = methods.some((method) => BODY_METHODS.has(method));
+    if (takesBody && route.url.startsWith('/api/') && route.schema && !route.schema.hide && route.schema.body === undefined) {
+      route.preValidation = [route.preValidation ?? []].flat().concat(refuseUndeclaredBody);
+    }
+  });
   app.setSerializerCompiler(responseSerializerCompiler(settings.validateResponses ?? false));
   // Hooks on every request take a callback rather than return a promise: one allocation and one
   // microtask fewer each, on the path every request takes.
@@ -118,6 +126,7 @@ export async function createApp(settings: AppSettings): Promise<App> {
     closing = true;
     for (const socket of connections) if (socket.bytesRead === 0) socket.destroy();
   });
+  app.addHook('onSend', sendLocation);
   app.addHook('onSend', (request, reply, payload, done) => {
     if (closing && request.raw.httpVersionMajor === 1) reply.header('connection', 'close');
     done(null, payload);

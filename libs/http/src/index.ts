@@ -14,3 +14,4 @@ export { sharedAnswer } from './shared-answer.js';
 export { dualProtocolServer, HTTP2_MAX_SESSION_MEMORY_MB, HTTP2_SESSION_SETTINGS } from './cleartext-http2.js';
 export { JSON_DEPTH_LIMIT, nestsDeeperThan } from './json-body.js';
 export { listLinkHeader, listLinks, withListLinks, withPlace } from './links.js';
+export type { LocationOf } from './location.js';

@@ -4,11 +4,10 @@ import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { listPaginationSchema } from '@recipes/contracts';
 import { listLinkHeader } from './links.js';
+import { BODY_METHODS } from './optional-body.js';
 import type { ErrorStatus } from './problem.js';
 import { problemResponses } from './schemas.js';
 
-/** Methods whose body Fastify reads whatever the route declares: on each, a body can be refused (415, 413, 400). */
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * The error statuses a route can answer whatever its handler does, from what the framework does around it
@@ -62,6 +61,22 @@ function withoutUnusedInputs(generated: OpenApiObject): OpenApiObject {
   return { ...generated, components: { ...document.components, schemas } } as OpenApiObject;
 }
 
+/** `requestBody.required: false` on each operation named in `optional`: @fastify/swagger writes `true` on every body. */
+function withOptionalBodies(document: OpenApiObject, optional: ReadonlySet<string>): OpenApiObject {
+  const paths = (document as { paths?: Record<string, Record<string, { operationId?: string; requestBody?: object }>> }).paths ?? {};
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item)) {
+      if (operation.operationId && optional.has(operation.operationId) && operation.requestBody) {
+        operation.requestBody = { ...operation.requestBody, required: false };
+      }
+    }
+  }
+  return document;
+}
+
+/** Whether a route's body schema takes a request without a body (see optional-body.ts). */
+const bodyIsOptional = (body: unknown) => typeof (body as { safeParse?: unknown })?.safeParse === 'function' && (body as { safeParse: (value: unknown) => { success: boolean } }).safeParse(undefined).success;
+
 /**
  * OpenAPI generated from the routes' zod schemas, served at `/openapi.json` for the gateway to merge.
  * Only `/api` routes are public; internal and health routes stay out of the document. Each route names its
@@ -69,9 +84,11 @@ function withoutUnusedInputs(generated: OpenApiObject): OpenApiObject {
  * declared as problem+json: those it lists itself (`problemResponses`) and those the framework adds.
  */
 async function openApiPlugin(app: FastifyInstance, { title, description }: { title: string; description: string }) {
+  const optionalBodies = new Set<string>();
   const transform: SwaggerTransform = (input) => {
     if (!input.url.startsWith('/api/')) return { schema: { ...input.schema, hide: true }, url: input.url };
-    const schema: FastifySchema = input.schema ?? {};
+    const schema: FastifySchema & { operationId?: string } = input.schema ?? {};
+    if (schema.operationId && bodyIsOptional(schema.body)) optionalBodies.add(schema.operationId);
     const methods = [input.route.method].flat();
     const statuses = frameworkStatuses(methods, input.url, schema, app.hasDecorator('auth'));
     const response = { ...problemResponses(...statuses), ...(schema.response as object | undefined) };
@@ -89,7 +106,7 @@ async function openApiPlugin(app: FastifyInstance, { title, description }: { tit
       },
     },
     transform,
-    transformObject: (document) => withoutUnusedInputs(jsonSchemaTransformObject(document)),
+    transformObject: (document) => withOptionalBodies(withoutUnusedInputs(jsonSchemaTransformObject(document)), optionalBodies),
   });
   app.get('/openapi.json', { schema: { hide: true }, logLevel: 'warn' }, async () => app.swagger());
 }

@@ -1,6 +1,9 @@
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler, HookHandlerDoneFunction } from 'fastify';
 import { badRequest } from './problem.js';
 
+/** Methods whose body Fastify reads whatever the route declares: on each, a body can be refused (415, 413, 400). */
+export const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 /**
  * Fastify hands a request that sent no body to its body validator as null, the same as a JSON `null` sent
  * as one. Every body of the API is a JSON object (docs/api.md §1): a sent `null` is refused first
@@ -15,8 +18,18 @@ export function absentBodyAsUndefined<T>(compile: FastifySchemaCompiler<T>): Fas
   };
 }
 
+/** Whether the request came with a body: a length above 0, or one sent in chunks. */
+const bodySent = (request: FastifyRequest) => Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
+
 /** preValidation: a body that was sent and reads as JSON `null` is no object. */
 export function refuseNullBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  const sent = request.body === null && (Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined);
-  done(sent ? badRequest('The request is not valid', [{ path: 'body', message: 'must be a JSON object' }]) : undefined);
+  done(request.body === null && bodySent(request) ? badRequest('The request is not valid', [{ path: 'body', message: 'must be a JSON object' }]) : undefined);
+}
+
+/**
+ * preValidation of a public route that declares no body (a favorite, a repost, a stream ticket): one sent
+ * is refused rather than ignored, as the OpenAPI document, which declares none, says.
+ */
+export function refuseUndeclaredBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  done(bodySent(request) ? badRequest('The request is not valid', [{ path: 'body', message: 'this operation takes no body' }]) : undefined);
 }

@@ -1,4 +1,4 @@
-import { authorSchema, listCursor, listPaginationSchema, listQuery, timestampSchema } from '@recipes/contracts';
+import { AUTHOR_EXAMPLE, authorSchema, C0_BUT_LINE_BREAKS, listCursor, listPaginationSchema, listQuery, timestampSchema, trimmedTextPattern } from '@recipes/contracts';
 import { z } from 'zod';
 
 const codePoints = (value: string) => [...value].length;
@@ -14,7 +14,11 @@ export const commentContent = z
   .refine((value) => value.length > 0, 'must not be empty')
   .refine((value) => codePoints(value) <= 2000, 'must be at most 2000 characters')
   .refine((value) => ![...value].some(isForbiddenControl), 'must not contain control characters')
-  .refine((value) => !LONE_SURROGATE.test(value), 'must be valid Unicode text');
+  .refine((value) => !LONE_SURROGATE.test(value), 'must be valid Unicode text')
+  .meta({
+    pattern: trimmedTextPattern({ min: 1, max: 2000, forbidden: C0_BUT_LINE_BREAKS }),
+    description: 'Trimmed, then 1-2000 characters, with no control characters but tab, line feed and carriage return',
+  });
 
 export const commentBody = z.object({ content: commentContent });
 
@@ -38,6 +42,9 @@ export const commentSchema = z.object({
   /** Null until its author edits it. */
   editedAt: timestampSchema.nullable(),
   author: authorSchema,
+}).meta({
+  id: 'Comment',
+  examples: [{ id: '019375a3-1b2c-7d4e-8f90-a1b2c3d4e5f6', content: 'What a light, @ada!', createdAt: '2026-11-22T10:00:00.000Z', editedAt: null, author: AUTHOR_EXAMPLE }],
 });
 
 export const commentListResponse = z.object({

@@ -1,4 +1,15 @@
-import { authorSchema, contentSnapshotSchema, httpUrlSchema, listCursor, listPaginationSchema, listQuery, timestampSchema } from '@recipes/contracts';
+import {
+  AUTHOR_EXAMPLE,
+  authorSchema,
+  CONTROL_CHARACTERS,
+  contentSnapshotSchema,
+  httpUrlSchema,
+  listCursor,
+  listPaginationSchema,
+  listQuery,
+  timestampSchema,
+  trimmedTextPattern,
+} from '@recipes/contracts';
 import { z } from 'zod';
 
 const codePoints = (value: string) => [...value].length;
@@ -8,12 +19,23 @@ const isControl = (character: string) => /\p{Cc}/u.test(character);
  * Text as a person types it: trimmed, then `min`–`max` characters (code points), with no control
  * characters but the `allowed` ones (NUL, for one, cannot even be stored).
  */
-function text({ min, max, allowed = '' }: { min: number; max: number; allowed?: string }) {
+function text({ min, max, allowed = '' }: { min: 0 | 1; max: number; allowed?: string }) {
   return z
     .string()
     .trim()
     .refine((value) => ![...value].some((character) => isControl(character) && !allowed.includes(character)), 'must not contain control characters')
-    .refine((value) => codePoints(value) >= min && codePoints(value) <= max, `must be ${min}-${max} characters`);
+    .refine((value) => codePoints(value) >= min && codePoints(value) <= max, `must be ${min}-${max} characters`)
+    .meta({
+      pattern: trimmedTextPattern({ min, max, forbidden: controlsBut(allowed) }),
+      description: `Trimmed, then ${min}-${max} characters, with no control characters${allowed === '' ? '' : ' but tab, line feed and carriage return'}`,
+    });
+}
+
+/** The control characters (`\p{Cc}`) but `allowed`, as a character class body for `trimmedTextPattern`. */
+function controlsBut(allowed: string): string {
+  if (allowed === '') return CONTROL_CHARACTERS;
+  if (allowed === '\t\n\r') return '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f';
+  throw new Error(`no pattern for control characters allowed: ${JSON.stringify(allowed)}`);
 }
 
 const title = text({ min: 1, max: 200 });
@@ -49,6 +71,25 @@ export const recipeSummarySchema = z.object({
   isReposted: z.boolean(),
   createdAt: timestampSchema,
   author: authorSchema,
+}).meta({
+  id: 'RecipeSummary',
+  examples: [
+    {
+      id: '019375a2-9d8e-7f6a-8b5c-4d3e2f1a0b9c',
+      title: 'Velvia at dusk',
+      description: 'Warm, saturated evenings',
+      coverImageUrl: 'https://images.example.com/velvia.jpg',
+      cameraModel: 'X-T5',
+      filmSimulation: 'Velvia',
+      favoriteCount: 12,
+      commentCount: 3,
+      repostCount: 1,
+      isFavorited: false,
+      isReposted: false,
+      createdAt: '2026-11-22T10:00:00.000Z',
+      author: AUTHOR_EXAMPLE,
+    },
+  ],
 });
 
 export const postSchema = z.object({
@@ -57,6 +98,9 @@ export const postSchema = z.object({
   coverImageUrl: z.string().nullable(),
   author: authorSchema,
   createdAt: timestampSchema,
+}).meta({
+  id: 'Post',
+  examples: [{ id: '019375a2-aa01-7b02-8c03-d4e5f6a7b8c9', title: 'A walk by the harbour', coverImageUrl: null, author: AUTHOR_EXAMPLE, createdAt: '2026-11-22T10:00:00.000Z' }],
 });
 
 export const recipeResponse = z.object({ recipe: recipeSummarySchema });

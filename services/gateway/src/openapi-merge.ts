@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { problemSchema } from '@recipes/contracts';
 import { codeFor, PROBLEM_CONTENT_TYPE } from '@recipes/http';
 import { z } from 'zod';
+import { withOperationExamples } from './openapi-examples.js';
 import { type Service, serviceFor } from './route-table.js';
 
 /** The parts of a service's OpenAPI document that the merge reads; the rest is kept as is. */
@@ -22,7 +23,7 @@ export interface MergedDocument {
   info: { title: string; version: string; description: string; license: { name: string; identifier: string } };
   servers: { url: string; description: string }[];
   paths: Record<string, unknown>;
-  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+  components: { schemas: Record<string, unknown>; headers: Record<string, unknown>; securitySchemes: Record<string, unknown> };
   tags: { name: string }[];
 }
 
@@ -48,6 +49,33 @@ const GATEWAY_STATUSES = {
   504: 'The service did not answer the gateway in time',
 } as const;
 
+/**
+ * The response headers the API sends (docs/api.md §1, §2, §7), each declared once as a component and
+ * referred to on the responses that carry it. None is required but `Location` on a `201`: an error the
+ * framework answers before a route (a request line too long) may come without the others.
+ */
+const RESPONSE_HEADERS = {
+  RequestId: { description: 'The request’s id, as sent in `x-request-id` or made by the gateway; it names the request in logs and problem details', schema: { type: 'string' } },
+  RateLimit: { description: 'The rate limits that apply, each as `"name";r=<remaining>;t=<seconds to reset>` (IETF RateLimit headers)', schema: { type: 'string' } },
+  RateLimitPolicy: { description: 'The policy of each rate limit that applies, as `"name";q=<quota>;w=<window in seconds>`', schema: { type: 'string' } },
+  RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  ETag: { description: 'The representation’s validator, for `If-None-Match`', schema: { type: 'string' } },
+  Location: { description: 'Where the resource this created is, root-relative', required: true, schema: { type: 'string', format: 'uri-reference' } },
+  IdempotentReplayed: { description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+} as const;
+
+const headerRef = (name: keyof typeof RESPONSE_HEADERS) => ({ $ref: `#/components/headers/${name}` });
+
+/** The headers of `status` on an operation that answers `statuses` and takes the `parameters` named. */
+function headersOf(status: string, statuses: readonly string[], parameters: readonly string[]): JsonObject {
+  const headers: JsonObject = { 'x-request-id': headerRef('RequestId'), RateLimit: headerRef('RateLimit'), 'RateLimit-Policy': headerRef('RateLimitPolicy') };
+  if (status === '201') headers.Location = headerRef('Location');
+  if (status === '429' || status === '503') headers['Retry-After'] = headerRef('RetryAfter');
+  if (statuses.includes('304') && (status === '200' || status === '304')) headers.ETag = headerRef('ETag');
+  if (parameters.includes('idempotency-key') && status.startsWith('2')) headers['Idempotent-Replayed'] = headerRef('IdempotentReplayed');
+  return headers;
+}
+
 type JsonObject = Record<string, unknown>;
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -72,6 +100,14 @@ function withGatewayResponses(operation: JsonObject, problem: unknown): JsonObje
       content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } },
     };
   }
+  const statuses = Object.keys(responses);
+  const parameters = (Array.isArray(operation.parameters) ? operation.parameters : []).flatMap((parameter) =>
+    isObject(parameter) && typeof parameter.name === 'string' ? [parameter.name.toLowerCase()] : [],
+  );
+  for (const [status, response] of Object.entries(responses)) {
+    const own = isObject(response) && isObject(response.headers) ? response.headers : {};
+    responses[status] = { ...(response as JsonObject), headers: { ...headersOf(status, statuses, parameters), ...own } };
+  }
   return { ...operation, responses };
 }
 
@@ -92,7 +128,7 @@ export function mergeOpenApi(documents: ReadonlyArray<{ service: Service; docume
     // Relative: the API is served by the same gateway as this document, whatever its address.
     servers: [{ url: '/', description: 'The gateway serving this document' }],
     paths: {},
-    components: { schemas: {}, securitySchemes: {} },
+    components: { schemas: {}, headers: { ...RESPONSE_HEADERS }, securitySchemes: {} },
     tags: [],
   };
   const missing: Service[] = [];
@@ -116,7 +152,10 @@ export function mergeOpenApi(documents: ReadonlyArray<{ service: Service; docume
   for (const [path, item] of Object.entries(merged.paths)) {
     if (!isObject(item)) continue;
     const operations = Object.fromEntries(
-      HTTP_METHODS.filter((method) => isObject(item[method])).map((method) => [method, withGatewayResponses(item[method] as JsonObject, problem)]),
+      HTTP_METHODS.filter((method) => isObject(item[method])).map((method) => [
+        method,
+        withOperationExamples(withGatewayResponses(item[method] as JsonObject, problem), merged.components.schemas),
+      ]),
     );
     merged.paths[path] = { ...item, ...operations };
   }

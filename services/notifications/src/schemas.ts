@@ -1,4 +1,4 @@
-import { authorSchema, listCursor, listPaginationSchema, listQuery, timestampSchema } from '@recipes/contracts';
+import { AUTHOR_EXAMPLE, authorSchema, listCursor, listPaginationSchema, listQuery, timestampSchema } from '@recipes/contracts';
 import { z } from 'zod';
 import { type NotificationType, notificationTypes, targetTypes } from './repository/rows.js';
 
@@ -18,6 +18,21 @@ export const notificationSchema = z.object({
   commentId: z.uuid().optional(),
   isRead: z.boolean(),
   createdAt: timestampSchema,
+}).meta({
+  id: 'Notification',
+  examples: [
+    {
+      id: '019375a5-2e3f-7a4b-8c5d-6e7f8a9b0c1d',
+      type: 'mention_recipe_comment',
+      groupKey: 'mention_recipe_comment:019375a2-9d8e-7f6a-8b5c-4d3e2f1a0b9c',
+      actor: AUTHOR_EXAMPLE,
+      contentType: 'recipe',
+      contentId: '019375a2-9d8e-7f6a-8b5c-4d3e2f1a0b9c',
+      commentId: '019375a3-1b2c-7d4e-8f90-a1b2c3d4e5f6',
+      isRead: false,
+      createdAt: '2026-11-22T10:00:00.000Z',
+    },
+  ],
 });
 
 export const notificationListResponse = z.object({ data: z.array(notificationSchema), pagination: listPaginationSchema });
@@ -76,7 +91,23 @@ export const notificationGroupSchema = z
     latestNotificationId: z.uuid(),
     latestAt: timestampSchema,
   })
-  .meta({ id: 'NotificationGroup' });
+  .meta({
+    id: 'NotificationGroup',
+    examples: [
+      {
+        groupKey: 'mention_recipe_comment:019375a2-9d8e-7f6a-8b5c-4d3e2f1a0b9c',
+        type: 'mention_recipe_comment',
+        contentType: 'recipe',
+        contentId: '019375a2-9d8e-7f6a-8b5c-4d3e2f1a0b9c',
+        count: 2,
+        unreadCount: 1,
+        actors: [AUTHOR_EXAMPLE],
+        actorCount: 1,
+        latestNotificationId: '019375a5-2e3f-7a4b-8c5d-6e7f8a9b0c1d',
+        latestAt: '2026-11-22T10:00:00.000Z',
+      },
+    ],
+  });
 
 export const groupListResponse = z.object({ groups: z.array(notificationGroupSchema), pagination: listPaginationSchema });
 

@@ -7,7 +7,8 @@ export const registrationBody = z.object({
   username: usernameSchema.refine((name) => name.toLowerCase() !== 'me', '"me" is reserved'),
   password: z
     .string()
-    .refine((value) => codePoints(value) >= 8 && codePoints(value) <= 128, 'must be 8-128 characters'),
+    .refine((value) => codePoints(value) >= 8 && codePoints(value) <= 128, 'must be 8-128 characters')
+    .meta({ minLength: 8, maxLength: 128, description: '8-128 characters' }),
   avatarUrl: httpUrlSchema.nullable().optional(),
 });
 

@@ -85,7 +85,7 @@ export type ListQuery = PageQuery & { cursor?: ListPosition | undefined };
 export const listPaginationSchema = paginationSchema.extend({
   page: z.number().int().nullable(),
   nextCursor: z.string().nullable(),
-}).meta({ id: 'Pagination' });
+}).meta({ id: 'Pagination', examples: [{ page: 1, limit: 20, total: 42, totalPages: 3, nextCursor: 'MjAyNi0xMS0yMlQxMDowMDowMC4wMDBaIDAxOTM' }] });
 export type ListPagination = z.infer<typeof listPaginationSchema>;
 
 /** The pagination of `query`'s answer, which found `total` in all and, when more follows, `next`. */

@@ -3,12 +3,15 @@ import { z } from 'zod';
 /** The request id every service answers with and passes on to the services it asks (docs/api.md §1). */
 export const REQUEST_ID_HEADER = 'x-request-id';
 
+/** The author of the OpenAPI document's examples. */
+export const AUTHOR_EXAMPLE = { id: '019375a2-7c1e-7d3a-9b8f-2c4d6e8f0a1b', username: 'ada', avatarUrl: 'https://images.example.com/ada.jpg' };
+
 /** Author summary embedded wherever a user is shown (docs/api.md §3). */
 export const authorSchema = z.object({
   id: z.uuid(),
   username: z.string(),
   avatarUrl: z.string().nullable(),
-});
+}).meta({ id: 'Author', examples: [AUTHOR_EXAMPLE] });
 export type Author = z.infer<typeof authorSchema>;
 
 /** RFC 9457 problem details as docs/api.md §1 describes them. */
@@ -26,6 +29,7 @@ export type Problem = z.infer<typeof problemSchema>;
 
 export * from './paging.js';
 export * from './cursor.js';
+export * from './text.js';
 
 /** A username as docs/api.md §3 allows it. */
 export const usernameSchema = z
@@ -47,7 +51,12 @@ export const httpUrlSchema = z
     } catch {
       return false;
     }
-  }, 'must be an http(s) URL');
+  }, 'must be an http(s) URL')
+  .meta({
+    pattern: '^[Hh][Tt][Tt][Pp][Ss]?:[^\\s\\u0000-\\u001f\\u007f-\\u009f]+$',
+    description: 'An absolute http(s) URL with a host, at most 2048 characters, without white space or control characters',
+    examples: ['https://images.example.com/velvia.jpg'],
+  });
 
 /** Timestamps as docs/api.md §1 writes them. */
 export const timestampSchema = z.iso.datetime();

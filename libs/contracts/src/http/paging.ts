@@ -5,7 +5,8 @@ const positiveIntParam = z
   .string()
   .regex(/^\d{1,9}$/, 'must be a positive integer')
   .transform(Number)
-  .refine((n) => n >= 1, 'must be a positive integer');
+  .refine((n) => n >= 1, 'must be a positive integer')
+  .meta({ pattern: '^0*[1-9][0-9]*$', maxLength: 9, description: 'A positive integer (1 or more), in at most 9 digits' });
 
 export const MAX_PAGE_SIZE = 100;
 

@@ -29,6 +29,7 @@ export default async function collectionRoutes(
     {
       onRequest: app.auth.required,
       ...idempotency.hooks,
+      config: { location: ({ collection }) => `/api/collections/${collection.id}` },
       schema: {
         summary: 'Create a collection',
         operationId: 'createCollection',
@@ -105,6 +106,7 @@ export default async function collectionRoutes(
     {
       onRequest: app.auth.required,
       ...idempotency.hooks,
+      config: { location: (_body, request) => request.url.split('?')[0]! },
       schema: {
         summary: 'Add one of the caller’s saved items to their collection',
         operationId: 'addCollectionItem',

@@ -16,6 +16,7 @@ export default async function savedItemRoutes(
     {
       onRequest: app.auth.required,
       ...idempotency.hooks,
+      config: { location: ({ savedItem }) => `/api/saved-items/${savedItem.id}` },
       schema: {
         summary: 'Save a post or recipe (200 with the existing item when it is saved already)',
         operationId: 'saveItem',

@@ -16,6 +16,7 @@ export default async function postRoutes(app: App, { posts, notificationBudget, 
     {
       onRequest: app.auth.required,
       ...idempotency.hooks,
+      config: { location: ({ post }) => `/api/posts/${post.id}` },
       schema: {
         summary: 'Publish a post',
         operationId: 'createPost',

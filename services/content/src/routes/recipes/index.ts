@@ -23,6 +23,7 @@ export default async function recipeRoutes(app: App, { recipes, notificationBudg
     {
       onRequest: app.auth.required,
       ...idempotency.hooks,
+      config: { location: ({ recipe }) => `/api/recipes/${recipe.id}` },
       schema: {
         summary: 'Publish a recipe',
         operationId: 'createRecipe',

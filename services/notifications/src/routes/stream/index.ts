@@ -22,6 +22,7 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
     '/stream-tickets',
     {
       onRequest: app.auth.required,
+      config: { location: ({ ticket }) => `/api/notifications/stream?ticket=${encodeURIComponent(ticket)}` },
       schema: {
         summary: 'A single-use ticket that opens the caller’s notification stream, valid 60 s',
         operationId: 'createNotificationStreamTicket',

@@ -41,6 +41,7 @@ export default async function authRoutes(app: App, { accounts, issueToken, limit
     '/register',
     {
       onRequest: perAddress('register', limits.register.perAddress),
+      config: { location: ({ user }) => `/api/users/${user.id}` },
       schema: {
         summary: 'Create an account',
         operationId: 'register',
