@@ -34,7 +34,8 @@ describe('users-api', () => {
       pactUrls,
       logLevel: 'warn',
       // Each interaction starts with no users; its states create the ones it needs.
-      beforeEach: () => harness.pool.query('TRUNCATE users'),
+      // CASCADE: the mutes and blocks between users (user_relations) go with them.
+      beforeEach: () => harness.pool.query('TRUNCATE users CASCADE'),
       stateHandlers: {
         // Returns the id, for requests whose path names the user by it.
         'a user exists': async (params: unknown) => {
