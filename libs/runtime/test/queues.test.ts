@@ -7,9 +7,17 @@ describe('consumerQueuesOf', () => {
       { queue: 'x.content', bindings: ['comment.created', 'comment.deleted'] },
       { queue: 'x.notifications', bindings: ['comment.mention.created', 'comment.mention.deleted'] },
     ]);
-    const ofUsers = consumerQueuesOf('users', 'x');
-    expect(ofUsers.map((consumer) => consumer.queue).sort()).toEqual(['x.collections', 'x.comments', 'x.content', 'x.notifications']);
-    for (const consumer of ofUsers) expect(consumer.bindings).toEqual(['user.created', 'user.updated']);
+    // Each consumer of the users service binds only the relations it keeps: blocks for comments and
+    // content, mutes and blocks for notifications, none for collections.
+    const ofUsers = Object.fromEntries(consumerQueuesOf('users', 'x').map(({ queue, bindings }) => [queue, [...bindings].sort()]));
+    const people = ['user.created', 'user.updated'];
+    const blocks = ['user.blocked', 'user.unblocked'];
+    expect(ofUsers).toEqual({
+      'x.collections': people.sort(),
+      'x.comments': [...people, ...blocks].sort(),
+      'x.content': [...people, ...blocks].sort(),
+      'x.notifications': [...people, ...blocks, 'user.muted', 'user.unmuted'].sort(),
+    });
   });
 
   it('names none for a service that publishes nothing', () => {
