@@ -7,6 +7,7 @@ import { type StartedSystem, startSystem } from '../../scripts/system.mjs';
 import { RECORD_VARIABLE } from '../../services/gateway/src/response-record.js';
 import { eventChecker, type OpenApiDocument, openApiChecker, parseRecords } from './conformance.js';
 import { eventTap } from './event-tap.js';
+import { prismChecker } from './prism.js';
 
 /** What a system named `name` makes on the servers: its database, and the exchange `recipes.<name>` with every service's queues. */
 async function removeSystemTopology(name: string): Promise<void> {
@@ -28,8 +29,10 @@ function idOf(content: string): string | undefined {
 export interface Conformance {
   /**
    * Each response the gateway sent that the OpenAPI document it published at the start does not describe
-   * (status, media type, body), and each event seen on the system's exchange that the AsyncAPI catalogue
-   * does not (type, version, payload); one line each. `stop` fails when any is left.
+   * (status, media type, body), by our checker and by Stoplight Prism's (which also reads each request:
+   * accepted though the document forbids it, or refused though it allows it, see prism.ts), and each event
+   * seen on the system's exchange that the AsyncAPI catalogue does not (type, version, payload); one line
+   * each. `stop` fails when any is left.
    */
   mismatches(): string[];
   /** Events a test publishes broken on purpose: their mismatches are kept apart, in `brokenEventsSeen`. */
@@ -78,12 +81,21 @@ export async function startTestSystem(options: Omit<Parameters<typeof startSyste
   const brokenSeen: string[] = [];
   let eventsSeen = 0;
   let responses: ReturnType<typeof openApiChecker>;
+  let prism: Awaited<ReturnType<typeof prismChecker>>;
   let tap: Awaited<ReturnType<typeof eventTap>>;
   try {
+    // Each service writes its document once, when first asked: asked here without the gateway's deadline
+    // (HEALTH_TIMEOUT_MS), which a busy machine can miss and leave the service out of the merge.
+    await Promise.all(
+      system.processes
+        .filter(({ service }) => service !== 'gateway')
+        .map(async ({ service, instance }) => (await fetch(`${system.urlOf(service, instance)}/openapi.json`)).arrayBuffer()),
+    );
     // As published now, with every service up: a test may stop one later.
     const document = (await (await fetch(`${system.urlOf('gateway')}/docs/json`)).json()) as OpenApiDocument & { info?: { description?: string } };
     if (document.info?.description?.includes('Not included')) throw new Error(`the gateway published an incomplete document: ${document.info.description}`);
     responses = openApiChecker(document);
+    prism = await prismChecker(document);
     tap = await eventTap(inject('amqpUrl'), `recipes.${options.name}`, (event) => {
       eventsSeen += 1;
       const mismatches = checkEvent(event);
@@ -98,7 +110,10 @@ export async function startTestSystem(options: Omit<Parameters<typeof startSyste
 
   const records = () => (existsSync(recordFile) ? parseRecords(readFileSync(recordFile, 'utf8')) : []);
   const conformance: Conformance = {
-    mismatches: () => [...responses.checkAll(records()), ...eventMismatches],
+    mismatches: () => {
+      const recorded = records();
+      return [...responses.checkAll(recorded), ...prism.checkAll(recorded), ...eventMismatches];
+    },
     expectBrokenEvents: (...ids) => ids.forEach((id) => brokenEvents.add(id)),
     brokenEventsSeen: () => [...brokenSeen],
     seen: () => ({ responses: records().length, events: eventsSeen }),

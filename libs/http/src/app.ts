@@ -6,7 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { paramsLast, refuseUnknownParams } from './check-order.js';
 import { dualProtocolServer } from './cleartext-http2.js';
-import { absentBodyAsUndefined, BODY_METHODS, refuseNullBody, refuseUndeclaredBody } from './optional-body.js';
+import { absentBodyAsUndefined, refuseNullBody, refuseUndeclaredBody } from './optional-body.js';
 import { answerClientError } from './client-errors.js';
 import errorsPlugin, { sendProblem } from './errors-plugin.js';
 import healthPlugin, { type ReadinessChecks } from './health.js';
@@ -95,9 +95,7 @@ export async function createApp(settings: AppSettings): Promise<App> {
   app.addHook('preHandler', refuseUnknownParams);
   app.addHook('preValidation', refuseNullBody);
   app.addHook('onRoute', (route) => {
-    const methods = [route.method].flat();
-    const takesBody = methods.some((method) => BODY_METHODS.has(method));
-    if (takesBody && route.url.startsWith('/api/') && route.schema && !route.schema.hide && route.schema.body === undefined) {
+    if (route.url.startsWith('/api/') && route.schema && !route.schema.hide && route.schema.body === undefined) {
       route.preValidation = [route.preValidation ?? []].flat().concat(refuseUndeclaredBody);
     }
   });

@@ -13,7 +13,8 @@ import { problemResponses } from './schemas.js';
  * The error statuses a route can answer whatever its handler does, from what the framework does around it
  * (docs/api.md §1): a bug (500); a database or service away (503); a request line or a path parameter over
  * the limit (414, see `answerClientError` and Fastify's `maxParamLength`); a path id that is not well-formed
- * (404); a body that is not JSON, too large or not valid (415, 413, 400); an invalid query or header (400);
+ * (404); a body that is not JSON, too large or not valid (415, 413, 400); an invalid query or header, or a
+ * body sent to a route that declares none (400, see optional-body.ts);
  * and, where @recipes/auth checks every token sent (docs/api.md §2), a bad token (401) even on public routes.
  */
 export function frameworkStatuses(methods: readonly string[], url: string, schema: FastifySchema, checksTokens: boolean): ErrorStatus[] {
@@ -22,7 +23,7 @@ export function frameworkStatuses(methods: readonly string[], url: string, schem
   if (url.includes(':')) statuses.add(404);
   if (methods.some((method) => BODY_METHODS.has(method))) for (const status of [400, 413, 415] as const) statuses.add(status);
   // Path parameters are not among them: one that is not valid names nothing (404, see check-order.ts).
-  if (schema.querystring || schema.headers || schema.body) statuses.add(400);
+  if (schema.querystring || schema.headers || schema.body || url.startsWith('/api/')) statuses.add(400);
   return [...statuses].sort((a, b) => a - b);
 }
 

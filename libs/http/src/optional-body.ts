@@ -19,7 +19,7 @@ export function absentBodyAsUndefined<T>(compile: FastifySchemaCompiler<T>): Fas
 }
 
 /** Whether the request came with a body: a length above 0, or one sent in chunks. */
-const bodySent = (request: FastifyRequest) => Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
+export const bodySent = (request: FastifyRequest) => Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
 
 /** preValidation: a body that was sent and reads as JSON `null` is no object. */
 export function refuseNullBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
@@ -27,8 +27,8 @@ export function refuseNullBody(request: FastifyRequest, _reply: FastifyReply, do
 }
 
 /**
- * preValidation of a public route that declares no body (a favorite, a repost, a stream ticket): one sent
- * is refused rather than ignored, as the OpenAPI document, which declares none, says.
+ * preValidation of a public route that declares no body (a favorite, a repost, a stream ticket, any read):
+ * one sent is refused rather than ignored, as the OpenAPI document, which declares none, says.
  */
 export function refuseUndeclaredBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   done(bodySent(request) ? badRequest('The request is not valid', [{ path: 'body', message: 'this operation takes no body' }]) : undefined);

@@ -14,6 +14,7 @@ beforeAll(async () => {
   app.put('/api/things/:id/favorite', { schema: { operationId: 'favoriteThing', response: { 200: z.object({ done: z.boolean() }) } } }, done);
   app.post('/api/tickets', { schema: { operationId: 'createTicket', response: { 200: z.object({ done: z.boolean() }) } } }, done);
   app.post('/api/read-all', { schema: { operationId: 'readAll', body: z.object({ upTo: z.string().optional() }).optional() } }, echo);
+  app.get('/api/things/:id', { schema: { operationId: 'getThing', response: { 200: z.object({ done: z.boolean() }) } } }, done);
   app.post('/internal/poke', { schema: { response: { 200: z.object({ done: z.boolean() }) } } }, done);
   await app.ready();
 });
@@ -56,6 +57,9 @@ describe('public operations that declare no body', () => {
       }
       expect((await send(method, url)).json()).toEqual({ done: true });
     }
+    const read = await app.inject({ method: 'GET', url: '/api/things/1', payload: '{}', headers: { 'content-type': 'application/json' } });
+    expect(read.statusCode, 'a read with a body').toBe(400);
+    expect((await app.inject({ method: 'GET', url: '/api/things/1' })).json()).toEqual({ done: true });
   });
 
   it('leaves routes outside the API as they were', async () => {

@@ -16,8 +16,9 @@ export const commentContent = z
   .refine((value) => ![...value].some(isForbiddenControl), 'must not contain control characters')
   .refine((value) => !LONE_SURROGATE.test(value), 'must be valid Unicode text')
   .meta({
-    pattern: trimmedTextPattern({ min: 1, max: 2000, forbidden: C0_BUT_LINE_BREAKS }),
-    description: 'Trimmed, then 1-2000 characters, with no control characters but tab, line feed and carriage return',
+    // A half of a surrogate pair alone is no character (with the `u` flag, a pair is one code point above them).
+    pattern: trimmedTextPattern({ min: 1, max: 2000, forbidden: `${C0_BUT_LINE_BREAKS}\\ud800-\\udfff` }),
+    description: 'Trimmed, then 1-2000 characters of valid Unicode, with no control characters but tab, line feed and carriage return',
   });
 
 export const commentBody = z.object({ content: commentContent });

@@ -24,6 +24,27 @@ export interface RecordedResponse {
   body: string;
   /** False when the body was cut short, or the response ended before its body did (a client gone, a stream). */
   complete: boolean;
+  /** The response's headers, as sent. */
+  headers?: Record<string, string>;
+  /** The request's headers (a token replaced by a placeholder) and body as UTF-8 text, for a check of the request too. */
+  request?: { headers: Record<string, string>; body: string; utf8: boolean };
+}
+
+/** Headers as one string each; a token is no one's business in a test's record, only that one was sent. */
+function flatHeaders(headers: Record<string, unknown>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    flat[name] = name === 'authorization' ? String(value).replace(/^(\S+)\s.*$/s, '$1 recorded') : [value].flat().join(', ');
+  }
+  return flat;
+}
+
+/** The request as recorded: its body as text, and whether its bytes were UTF-8 at all (JSON must be). */
+function requestRecord(headers: Record<string, unknown>, body: unknown): NonNullable<RecordedResponse['request']> {
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
+  const text = bytes.toString('utf8');
+  return { headers: flatHeaders(headers), body: text, utf8: Buffer.from(text, 'utf8').equals(bytes) };
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -46,6 +67,8 @@ export function recordResponses(app: App, file: string): void {
         requestId: request.id,
         body,
         complete,
+        headers: flatHeaders(reply.getHeaders()),
+        request: requestRecord(request.headers, request.body),
       };
       appendFileSync(file, `${JSON.stringify(line)}\n`);
     };
