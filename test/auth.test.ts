@@ -19,6 +19,8 @@ let call: JsonCall;
 let world: World;
 let tokens: SystemTokens;
 let operations: Operation[];
+/** A group of Ada's notifications, for the routes that name one. */
+let adaGroupKey: string;
 
 beforeAll(async () => {
   system = await startTestSystem({
@@ -41,12 +43,13 @@ beforeAll(async () => {
   operations = await publicOperations(gateway);
   // Ada's two mentions (bob's comments on her recipe and post) have become notifications.
   await eventually(async () => ((await notificationsOf(world.ada)).length === 2 ? true : undefined), 10_000);
+  adaGroupKey = (await notificationsOf(world.ada))[0]!.groupKey;
 }, 90_000);
 afterAll(() => system?.stop());
 
 const unchanged = () => withDatabase(system.databaseUrl, (db) => settledFingerprint(db));
 
-async function notificationsOf(account: Account): Promise<{ id: string; isRead: boolean }[]> {
+async function notificationsOf(account: Account): Promise<{ id: string; isRead: boolean; groupKey: string }[]> {
   const response = await call('GET', '/notifications?limit=100', undefined, account.token);
   expect(response.status).toBe(200);
   return response.body.data;
@@ -62,7 +65,7 @@ function concretePath(path: string): string {
     collections: world.ids.collection,
     'saved-items': world.ids.savedPost,
   };
-  return fillPath(path, { id: kind ? idFor[kind]! : '', commentId: world.ids.comment }).replace(/^\/api/, '');
+  return fillPath(path, { id: kind ? idFor[kind]! : '', commentId: world.ids.comment, groupKey: adaGroupKey }).replace(/^\/api/, '');
 }
 
 /** A body each operation would accept, so that only the token stands between the request and a change. */
@@ -85,6 +88,7 @@ function validBody(operation: Operation): unknown {
     'DELETE /api/collections/{id}/items': { savedItemId: world.ids.savedItem },
     'PATCH /api/notifications/read': { notificationIds: [world.ids.comment] },
     'POST /api/notifications/read-all': { upTo: world.ids.comment },
+    'PUT /api/notifications/preferences': { types: { mention_recipe_comment: false } },
   };
   if (!operation.body) return undefined;
   expect(bodies, `a valid body for ${operation.key}`).toHaveProperty([operation.key]);

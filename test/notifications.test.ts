@@ -117,6 +117,8 @@ describe('mentions in comments', () => {
       commentId: (acted as { id: string }).id,
       isRead: false,
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      // Its group: the same type on the same content (docs/api.md §10.5).
+      groupKey: `${type}:${target.id}`,
     });
   });
 
