@@ -3,24 +3,13 @@ import { createEvent, newId, userCreated } from '@recipes/contracts';
 import { createSigner } from 'fast-jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, type CommentsHarness, commentsHarness, commentsUrl, expectProblem, generousLimits, type Kind, kinds } from '../support.js';
+import { commentCalls } from './comment-calls.js';
 
 let harness: CommentsHarness;
 beforeAll(async () => (harness = await commentsHarness(generousLimits)));
 afterAll(() => harness.close());
 
-let counter = 0;
-/** A username no other test uses. */
-const unique = (prefix: string) => `${prefix}_${++counter}`;
-
-const post = (kind: Kind, id: string, payload: unknown, headers: Record<string, string> = {}) =>
-  harness.app.inject({ method: 'POST', url: commentsUrl(kind, id), payload: payload as object, headers });
-const get = (kind: Kind, id: string, query = '') => harness.app.inject({ method: 'GET', url: `${commentsUrl(kind, id)}${query}` });
-
-async function commented(kind: Kind, id: string, token: string, content: string, requestId = newId()) {
-  const response = await post(kind, id, { content }, { ...bearer(token), 'x-request-id': requestId });
-  expect(response.statusCode).toBe(201);
-  return response.json().comment as { id: string; content: string; createdAt: string; author: { id: string } };
-}
+const { unique, post, get, commented } = commentCalls(() => harness);
 
 describe('content rules', () => {
   it.each([

@@ -1,6 +1,7 @@
 import { collectionDeleted, commentCreated, commentMentionCreated, createEvent, eventEnvelopeSchema, newId, postDeleted, recipeDeleted } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, type CommentsHarness, commentsHarness, commentsUrl, expectProblem, generousLimits, type Kind, kinds } from '../support.js';
+import { commentCalls } from './comment-calls.js';
 
 let harness: CommentsHarness;
 beforeAll(async () => (harness = await commentsHarness(generousLimits)));
@@ -9,19 +10,7 @@ afterAll(() => harness.close());
 const mentionKinds = { recipe: 'recipe_comment', collection: 'collection_comment', post: 'post_comment' };
 const titles = { recipe: 'Recipe', collection: 'Collection', post: 'Post' };
 
-let counter = 0;
-/** A username no other test uses. */
-const unique = (prefix: string) => `${prefix}_${++counter}`;
-
-const post = (kind: Kind, id: string, payload: unknown, headers: Record<string, string> = {}) =>
-  harness.app.inject({ method: 'POST', url: commentsUrl(kind, id), payload: payload as object, headers });
-const get = (kind: Kind, id: string, query = '') => harness.app.inject({ method: 'GET', url: `${commentsUrl(kind, id)}${query}` });
-
-async function commented(kind: Kind, id: string, token: string, content: string, requestId = newId()) {
-  const response = await post(kind, id, { content }, { ...bearer(token), 'x-request-id': requestId });
-  expect(response.statusCode).toBe(201);
-  return response.json().comment as { id: string; content: string; createdAt: string; author: { id: string } };
-}
+const { unique, post, get, commented } = commentCalls(() => harness);
 
 describe.each(kinds)('comments on a %s', (kind) => {
   it('lists nothing for a target without comments', async () => {

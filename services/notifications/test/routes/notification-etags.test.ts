@@ -2,6 +2,7 @@ import { commentMentionDeleted, createEvent, userUpdated } from '@recipes/contra
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, mentionEvent, type NotificationsHarness, notificationsHarness, snapshotOf, type TestUser } from '../support.js';
+import { inboxCalls } from './inbox-calls.js';
 
 let harness: NotificationsHarness;
 let ada: TestUser;
@@ -11,22 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-const list = (user: TestUser, query = '') => harness.app.inject({ method: 'GET', url: `/api/notifications${query}`, headers: bearer(user) });
-const unreadCount = async (user: TestUser) =>
-  (await harness.app.inject({ method: 'GET', url: '/api/notifications/unread-count', headers: bearer(user) })).json().count as number;
-const markRead = (user: TestUser, payload: unknown) =>
-  harness.app.inject({ method: 'PATCH', url: '/api/notifications/read', payload: payload as object, headers: bearer(user) });
-
-/** `count` mentions of `user` by ada, `msApart` milliseconds apart; returns their events, oldest first. */
-async function mentioned(user: TestUser, count: number, { msApart = 1, start = Date.parse('2026-01-01T00:00:00.000Z') } = {}) {
-  const events = Array.from({ length: count }, (_, i) => mentionEvent(ada, user, 'recipe_comment', { createdAt: new Date(start + i * msApart).toISOString() }));
-  for (const event of events) await harness.deliver(event);
-  return events;
-}
-
-async function idsOf(user: TestUser, query = '?limit=100'): Promise<string[]> {
-  return (await list(user, query)).json().data.map((n: { id: string }) => n.id);
-}
+const { unreadCount, markRead, mentioned, idsOf } = inboxCalls(() => harness, () => ada);
 
 describe('ETag and If-None-Match', () => {
   const get = (user: TestUser, url: string, etag?: string) =>

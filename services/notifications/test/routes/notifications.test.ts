@@ -3,6 +3,7 @@ import { pagesAtOdds, readWhileWriting } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notificationCursor } from '../../src/schemas.js';
 import { bearer, expectProblem, mentionEvent, type NotificationsHarness, notificationsHarness, snapshotOf, tagEvent, type TestUser } from '../support.js';
+import { inboxCalls } from './inbox-calls.js';
 
 let harness: NotificationsHarness;
 let ada: TestUser;
@@ -14,22 +15,7 @@ afterAll(() => harness.close());
 
 const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-const list = (user: TestUser, query = '') => harness.app.inject({ method: 'GET', url: `/api/notifications${query}`, headers: bearer(user) });
-const unreadCount = async (user: TestUser) =>
-  (await harness.app.inject({ method: 'GET', url: '/api/notifications/unread-count', headers: bearer(user) })).json().count as number;
-const markRead = (user: TestUser, payload: unknown) =>
-  harness.app.inject({ method: 'PATCH', url: '/api/notifications/read', payload: payload as object, headers: bearer(user) });
-
-/** `count` mentions of `user` by ada, `msApart` milliseconds apart; returns their events, oldest first. */
-async function mentioned(user: TestUser, count: number, { msApart = 1, start = Date.parse('2026-01-01T00:00:00.000Z') } = {}) {
-  const events = Array.from({ length: count }, (_, i) => mentionEvent(ada, user, 'recipe_comment', { createdAt: new Date(start + i * msApart).toISOString() }));
-  for (const event of events) await harness.deliver(event);
-  return events;
-}
-
-async function idsOf(user: TestUser, query = '?limit=100'): Promise<string[]> {
-  return (await list(user, query)).json().data.map((n: { id: string }) => n.id);
-}
+const { list, unreadCount, markRead, mentioned, idsOf } = inboxCalls(() => harness, () => ada);
 
 describe('GET /api/notifications', () => {
   it('shows a mention and a tag in the shape of docs/api.md §7, newest first', async () => {
