@@ -26,8 +26,9 @@ const REFUSED_AS_INVALID = new Set([400, 415]);
 /**
  * Refusals the document states in words only, as no schema can: a cursor well-formed but not one the list
  * issued (docs/api.md §10.1); a body nested deeper than 32 levels, or read as no JSON object the API takes
- * (a `__proto__` key, a `constructor` holding `prototype`, text that is not Unicode: §1); a mute or block
- * of the caller themselves (§10.3). A 400 whose every field error is one of these is no rule left unsaid.
+ * (a `__proto__` key, a `constructor` holding `prototype`, text that is not Unicode: docs/api.md §1); a
+ * mute or block of the caller themselves (docs/api.md §10.3). A 400 whose every field error is one of these
+ * is no rule left unsaid.
  */
 const SAID_IN_WORDS = new Set([
   'must be a cursor from a previous answer of this list',
