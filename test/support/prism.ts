@@ -77,7 +77,8 @@ function refusedForWhatPrismCannotRead(answer: string, sent: Record<string, stri
     return (
       Array.isArray(errors) &&
       errors.length > 0 &&
-      errors.every((error) => SAID_IN_WORDS.has(error.message ?? '') || [sent[error.path ?? '']].flat().includes(''))
+      // A field's path may go into its parts (`types.0`): the parameter is its first.
+      errors.every((error) => SAID_IN_WORDS.has(error.message ?? '') || [sent[(error.path ?? '').split('.')[0]!]].flat().includes(''))
     );
   } catch {
     return false;

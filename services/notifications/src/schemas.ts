@@ -48,7 +48,12 @@ const typesParam = z
   .transform((value) => [value].flat().flatMap((list) => list.split(',')))
   .pipe(z.array(z.enum(notificationTypes)).min(1))
   .optional()
-  .meta({ description: 'Only these types, comma-separated', example: 'mention_recipe_comment,tag_recipe' });
+  .meta({
+    description: 'Only these types, comma-separated',
+    // What the enum above checks, for a client reading the document: known names, none empty.
+    pattern: `^(?:${notificationTypes.join('|')})(?:,(?:${notificationTypes.join('|')}))*$`,
+    example: 'mention_recipe_comment,tag_recipe',
+  });
 
 /** `unread=true` keeps only the unread, `false` or none keeps all, anything else is 400. */
 const unreadParam = z
