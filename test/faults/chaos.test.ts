@@ -4,7 +4,7 @@ import { type CampaignResult, FAULT_KINDS, formatResult, runCampaign } from '../
 /**
  * A short seeded fault campaign (scripts/chaos): two instances of every backend service under a
  * workload through the gateway while, all at once, PostgreSQL and RabbitMQ stop and start, connections
- * drop, stall or are cut, and instances are killed (at least five faults of each kind in 45 s), a
+ * drop, stall or are cut, and instances are killed (at least two faults of each kind in 45 s), a
  * hostile user pushes at the limits meanwhile (scripts/chaos/hostile.mjs), and bursts of a few hundred
  * requests in a second go past the system's capacity (scripts/chaos/overload.mjs); afterwards every
  * invariant of the stored data holds, the hostile user never got a 500 nor got past a limit, and the
@@ -28,6 +28,9 @@ it('keeps every invariant through a seeded fault campaign with every kind of fau
   campaign = runCampaign({
     seed: SEED,
     minutes: 0.75,
+    // Two of each kind in the 45 s (npm run chaos: 6.2 a minute): a killed instance now takes 13–30 s
+    // to be ready again while the other lanes stop its servers, so more kills do not fit.
+    perKindPerMinute: 3,
     name: 'recipes_fault_chaos',
     portOffset: 2900,
     databaseUrl: inject('databaseUrl'),
