@@ -1,7 +1,5 @@
-import { dropDatabase, type RabbitCluster, startRabbitCluster } from '@recipes/testing';
-import amqp from 'amqplib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { brokerAdmin, dropDatabase, type RabbitCluster, startRabbitCluster } from '@recipes/testing';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type StartedSystem, startSystem } from '../scripts/system.mjs';
 import { jsonClient, type JsonCall } from './support/http.js';
 import { type Account, create, register } from './support/world.js';
@@ -62,24 +60,14 @@ async function failOverTwice(): Promise<string[]> {
   return done;
 }
 
-/** Messages ready in each service's dead-letter queue, asked of a node that is up. */
+/** Messages ready in each consumer's dead-letter queue, asked of a node that is up (0 for one that does not exist). */
 async function deadLetters(): Promise<Record<string, number>> {
-  const connection = await amqp.connect(cluster.nodes[2]!.url);
+  const admin = await brokerAdmin(cluster.nodes[2]!.url);
   try {
-    const counts: Record<string, number> = {};
-    for (const service of ['comments', 'content', 'collections', 'notifications']) {
-      const channel = await connection.createChannel();
-      channel.on('error', () => undefined);
-      const queue = `recipes.${NAME}.${service}.dlq`;
-      counts[service] = await channel.checkQueue(queue).then(
-        ({ messageCount }) => messageCount,
-        () => 0,
-      );
-      await channel.close().catch(() => undefined);
-    }
-    return counts;
+    const services = ['comments', 'content', 'collections', 'notifications'];
+    return Object.fromEntries(await Promise.all(services.map(async (service) => [service, (await admin.messageCount(`recipes.${NAME}.${service}.dlq`)) ?? 0])));
   } finally {
-    await connection.close();
+    await admin.close();
   }
 }
 

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { brokerAdmin } from '@recipes/testing';
 import { openEventStream } from '@recipes/testing/sse';
-import amqp from 'amqplib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type JsonCall, jsonClient } from './support/http.js';
 import { startHosts, type TestHost, type TestHosts, whyNoHosts } from './support/hosts.js';
 import { type Account, create, register } from './support/world.js';
@@ -91,24 +90,16 @@ function follow(first: TestHost, account: Account) {
   };
 }
 
-/** Messages waiting in each consumer's dead-letter queue. */
+/** Messages waiting in every consumer's dead-letter queue (0 for one that does not exist). */
 async function deadLetters(): Promise<number> {
-  const connection = await amqp.connect(inject('amqpUrl'));
-  let total = 0;
+  const admin = await brokerAdmin(inject('amqpUrl'));
   try {
-    for (const service of ['users', 'content', 'comments', 'collections', 'notifications']) {
-      const channel = await connection.createChannel();
-      channel.on('error', () => undefined);
-      total += await channel.checkQueue(`recipes.${NAME}.${service}.dlq`).then(
-        ({ messageCount }) => messageCount,
-        () => 0,
-      );
-      await channel.close().catch(() => undefined);
-    }
+    const services = ['users', 'content', 'comments', 'collections', 'notifications'];
+    const counts = await Promise.all(services.map(async (service) => (await admin.messageCount(`recipes.${NAME}.${service}.dlq`)) ?? 0));
+    return counts.reduce((sum, n) => sum + n, 0);
   } finally {
-    await connection.close();
+    await admin.close();
   }
-  return total;
 }
 
 describe.skipIf(refusal !== undefined)('two hosts, cut from the servers, from each other, then one killed', () => {
