@@ -144,6 +144,11 @@ describe('log lines', () => {
     // The search saw the lines that would carry them: the stream's request lines, in the gateway and the service.
     const streamLines = lines.filter(({ line }) => line.includes('/api/notifications/stream?'));
     expect(new Set(streamLines.map(({ service }) => service))).toEqual(new Set(['gateway', 'notifications']));
+    // However each ended (closed by its client, cut by the gateway, refused), each stream request left its line.
+    for (const service of ['gateway', 'notifications']) {
+      const statuses = streamLines.filter((line) => line.service === service).map(({ line }) => (JSON.parse(line) as { res: { statusCode: number } }).res.statusCode);
+      expect(statuses.sort(), `${service}'s lines of stream requests`).toEqual([200, 200, 401]);
+    }
     expect(streamLines.every(({ line }) => line.includes('ticket=[redacted]'))).toBe(true);
     expect(lines.some(({ line }) => line.includes('access_token=[redacted]'))).toBe(true);
   }, 60_000);

@@ -14,6 +14,7 @@ import { depthLimitedJsonParser } from './json-body.js';
 import { sendLocation } from './location.js';
 import openApiPlugin from './openapi.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
+import { logRequestCompleted } from './request-line.js';
 import { responseSerializerCompiler } from './serializer.js';
 
 /** A Fastify instance whose routes are typed by their zod schemas. */
@@ -130,16 +131,10 @@ export async function createApp(settings: AppSettings): Promise<App> {
     done(null, payload);
   });
 
-  // Below info (LOG_LEVEL=warn), not even the line's fields are put together. The logger's `req` serializer
-  // (@recipes/logging) leaves out of the URL every query value that may be a credential (a stream ticket).
+  // Below info (LOG_LEVEL=warn), not even the line's fields are put together.
   const logsRequests = settings.logger.isLevelEnabled('info');
   app.addHook('onResponse', (request, reply, done) => {
-    if (logsRequests && !request.url.startsWith('/health/')) {
-      request.log.info(
-        { req: { method: request.method, url: request.url }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
-        'request completed',
-      );
-    }
+    if (logsRequests && !request.url.startsWith('/health/')) logRequestCompleted(request, reply);
     done();
   });
 

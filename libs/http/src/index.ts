@@ -3,6 +3,7 @@ export { sendProblem } from './errors-plugin.js';
 export type { ReadinessChecks } from './health.js';
 export * from './problem.js';
 export { REQUEST_ID_HEADER } from './request-id.js';
+export { logWhenClosedByClient } from './request-line.js';
 export * from './server.js';
 export * from './schemas.js';
 export * from './internal-app.js';

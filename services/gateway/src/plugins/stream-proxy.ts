@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { type ClientHttp2Stream, constants } from 'node:http2';
 import type { FastifyBaseLogger } from 'fastify';
-import { type App, type LimitHook, onShutdown, sendProblem } from '@recipes/http';
+import { type App, type LimitHook, logWhenClosedByClient, onShutdown, sendProblem } from '@recipes/http';
 import { openStreamsMetric } from '@recipes/metrics';
 import { readRequestPath } from '../request-path.js';
 import { serviceFor, streamRoutes } from '../route-table.js';
@@ -58,6 +58,7 @@ export default async function streamProxyPlugin(app: App, { upstreams, limit, st
       if (!upstream) return sendProblem(request, reply, 503, 'The service is unavailable, try again later');
 
       reply.hijack();
+      logWhenClosedByClient(request, reply);
       const headers = { ...reply.getHeaders(), ...forwardedResponseHeaders({ ...upstream.headers }, reply) } as OutgoingHttpHeaders;
       // Nothing follows a stream on its connection: it closes with the stream, and never holds up a shutdown.
       headers.connection = 'close';

@@ -1,5 +1,5 @@
 import { callerOf } from '@recipes/auth';
-import { type App, HttpError, problemResponses, REQUEST_ID_HEADER, unauthorized } from '@recipes/http';
+import { type App, HttpError, logWhenClosedByClient, problemResponses, REQUEST_ID_HEADER, unauthorized } from '@recipes/http';
 import type { Logger } from '@recipes/logging';
 import { z } from 'zod';
 import { SSE_HEADERS } from '../../stream/sse.js';
@@ -85,6 +85,7 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
 
       // From here on the response is the stream's, written as events happen.
       reply.hijack();
+      logWhenClosedByClient(request, reply);
       reply.raw.writeHead(200, { ...SSE_HEADERS, [REQUEST_ID_HEADER]: request.id });
       await streams.open(recipientId, reply.raw, resumeAfter, request.log as Logger, request.id, byTicket);
     },
