@@ -20,6 +20,21 @@ describe('listCursor', () => {
     );
   });
 
+  it('reads back the point a walk began at, when a position carries one', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 2n ** 63n - 1n }), (asOf) => {
+        const walked = { ...position, asOf: asOf.toString() };
+        expect(notifications.decode(notifications.encode(walked))).toEqual(walked);
+      }),
+    );
+    const forge = (text: string) => Buffer.from(text).toString('base64url');
+    const sum = (fields: string[]) => hash('sha256', ['notifications', ...fields].join('\n'), 'base64url').slice(0, 16);
+    for (const asOf of ['-1', '01', '1.5', '', '9223372036854775808', '99999999999999999999']) {
+      const fields = [position.at, position.id, asOf];
+      expect(notifications.decode(forge(`${fields.join(' ')} ${sum(fields)}`)), asOf).toBeUndefined();
+    }
+  });
+
   it('refuses a cursor not written for this kind of listing, or changed in any way', () => {
     const cursor = notifications.encode(position);
     expect(listCursor('comments').decode(cursor)).toBeUndefined();

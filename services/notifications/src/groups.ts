@@ -31,14 +31,15 @@ export const groupKeyOf = ({ type, contentId }: { type: NotificationType; conten
 /** Grouped notifications, for the clients that ask for them: read from the same rows as the flat list. */
 export function notificationGroups(pool: Pool, directory: UserDirectory) {
   return {
-    /** Latest first, by page or after a position; the actors as the users read model shows them now. */
+    /** Latest first, by page or after a position, as the walk's first page found them; the actors as the users read model shows them now. */
     async list(
       recipientId: string,
       filter: { unreadOnly: boolean },
       request: ListRequest,
       log: Pick<Logger, 'warn'>,
     ): Promise<{ groups: NotificationGroup[]; total: number; next: ListPosition | null }> {
-      const { rows, total, next } = await groups.findGroupPage(pool, recipientId, filter, request);
+      const walkedAsOf = 'after' in request ? request.after.asOf : undefined;
+      const { rows, total, next, asOf } = await groups.findGroupPage(pool, recipientId, filter, request, walkedAsOf);
       const actors = await directory.findByIds([...new Set(rows.flatMap((row) => row.actorIds))]);
       const shown = rows.map(({ actorIds, latestAt, ...group }) => ({
         ...group,
@@ -51,7 +52,8 @@ export function notificationGroups(pool: Pool, directory: UserDirectory) {
         }),
         latestAt: latestAt.toISOString(),
       }));
-      return { groups: shown, total, next };
+      // The next page is ordered as this one was (repository/groups.ts).
+      return { groups: shown, total, next: next && { ...next, asOf } };
     },
 
     /** Marks the group's unread notifications read; 404 when the recipient has no notification in it. */

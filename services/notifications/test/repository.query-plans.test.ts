@@ -138,7 +138,7 @@ describe('query plans', () => {
   });
 
   it('looks up the latest notification and the actors of the groups on the page only, on the group index', async () => {
-    const nodes = await planOf((db) => findGroupPage(db, heavy, { unreadOnly: false }, { limit: 20, offset: 0 }));
+    const nodes = await planOf((db) => findGroupPage(db, heavy, { unreadOnly: false }, { limit: 20, offset: 0 }, undefined));
     const lookups = nodes.filter((node) => node['Index Name'] === 'notifications_group_idx');
     expect(lookups.length).toBeGreaterThanOrEqual(2);
     // Each runs once per group shown (and the one more): 21 loops, not one per group of the 200,000.

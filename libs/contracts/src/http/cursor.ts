@@ -5,17 +5,23 @@ import { paginationSchema, pageQuery, type PageQuery } from './paging.js';
 /**
  * A place in a listing (docs/api.md §10.1): the sort key of the last item shown, a timestamp written to
  * the microsecond as PostgreSQL keeps it (a JavaScript Date would round it, and the next page would
- * repeat or skip an item), and its tie-break, unique in the listing (an id, or a group key).
+ * repeat or skip an item), and its tie-break, unique in the listing (an id, or a group key). A listing
+ * whose items move as they change (groups, ordered by their latest notification) also keeps the point its
+ * walk began at, `asOf`, and orders every page as the items stood then.
  */
 export interface ListPosition {
   at: string;
   id: string;
+  asOf?: string | undefined;
 }
 
 /** The sort key as a cursor holds it: UTC to the microsecond. */
 const AT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{6}Z$/;
 /** Longer than any cursor the service writes (a group key is the longest tie-break); refused unread. */
 const MAX_CURSOR_LENGTH = 400;
+/** A point of a sequence: a PostgreSQL bigint's digits, no leading zero. */
+const AS_OF = /^(0|[1-9]\d{0,18})$/;
+const isSequencePoint = (text: string) => AS_OF.test(text) && BigInt(text) <= 2n ** 63n - 1n;
 
 function isRealInstant(at: string): boolean {
   const parts = AT.exec(at);
@@ -34,10 +40,11 @@ function isRealInstant(at: string): boolean {
  * only makes a cursor that was not written for this kind of listing fail to read.
  */
 export function listCursor(kind: string, tieBreak: z.ZodType<string> = z.uuid()) {
-  const check = (at: string, id: string) => hash('sha256', `${kind}\n${at}\n${id}`, 'base64url').slice(0, 16);
+  const check = (fields: string[]) => hash('sha256', [kind, ...fields].join('\n'), 'base64url').slice(0, 16);
 
-  function encode({ at, id }: ListPosition): string {
-    return Buffer.from(`${at} ${id} ${check(at, id)}`, 'utf8').toString('base64url');
+  function encode({ at, id, asOf }: ListPosition): string {
+    const fields = asOf === undefined ? [at, id] : [at, id, asOf];
+    return Buffer.from([...fields, check(fields)].join(' '), 'utf8').toString('base64url');
   }
 
   function decode(cursor: string): ListPosition | undefined {
@@ -46,10 +53,11 @@ export function listCursor(kind: string, tieBreak: z.ZodType<string> = z.uuid())
     // Only the one spelling the service writes: no padding, no trailing bits.
     if (bytes.toString('base64url') !== cursor) return undefined;
     const parts = bytes.toString('utf8').split(' ');
-    if (parts.length !== 3) return undefined;
-    const [at, id, sum] = parts as [string, string, string];
-    if (!isRealInstant(at) || !tieBreak.safeParse(id).success || sum !== check(at, id)) return undefined;
-    return { at, id };
+    if (parts.length !== 3 && parts.length !== 4) return undefined;
+    const fields = parts.slice(0, -1);
+    const [at, id, asOf] = fields as [string, string, string | undefined];
+    if (!isRealInstant(at) || !tieBreak.safeParse(id).success || (asOf !== undefined && !isSequencePoint(asOf)) || parts.at(-1) !== check(fields)) return undefined;
+    return asOf === undefined ? { at, id } : { at, id, asOf };
   }
 
   /** The `cursor` query parameter: absent, or a cursor of this kind of listing, read into its position. */

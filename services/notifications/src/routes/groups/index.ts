@@ -25,7 +25,7 @@ export default async function groupRoutes(app: App, { groups, notifications }: {
       const { page, limit, cursor, unread } = request.query;
       // As the flat list's tag (routes/notifications): the caller's version, read first, with the place and filter.
       const version = await notifications.version(id);
-      const place = cursor ? `after ${cursor.at} ${cursor.id}` : `page ${page}`;
+      const place = cursor ? `after ${cursor.at} ${cursor.id} as of ${cursor.asOf ?? 'now'}` : `page ${page}`;
       if (await answeredNotModified(request, reply, callerTag(id, `groups ${version} ${place} ${limit} ${unread ? 'unread' : 'all'}`))) return reply;
       const { groups: found, total, next } = await groups.list(id, { unreadOnly: unread }, listRequest(request.query), request.log);
       return withListLinks(request, reply, { groups: found, pagination: listPagination(request.query, total, next, groupCursor) });
