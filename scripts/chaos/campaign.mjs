@@ -101,7 +101,7 @@ export async function runCampaign({
   const rng = random(seed);
   const exchange = `recipes.${name}`;
   const servers = serverControl({ containers });
-  const state = { postgresDown: false, rabbitmqDown: false, held: new Set() };
+  const state = { postgresDown: false, rabbitmqDown: false, held: new Set(), restarts: new Set() };
   const instances = services.filter((s) => s.name !== 'gateway').flatMap((s) => Array.from({ length: REPLICAS }, (_, i) => `${s.name}#${i}`));
   const quota = quotaFor(minutes, perKindPerMinute);
   const tally = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, { injected: 0, busyMs: 0 }]));

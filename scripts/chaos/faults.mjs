@@ -3,12 +3,19 @@ import { nameOf, startProcess } from './processes.mjs';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Resolves once every other instance of `process`'s service runs, or after `timeoutMs` (or an abort) anyway. */
-async function untilSiblingsRun(system, process, signal, timeoutMs = 60_000) {
+/**
+ * Resolves once every other instance of `process`'s service runs and is ready (none held by a fault), or
+ * after `timeoutMs` (or an abort) anyway.
+ */
+async function untilSiblingsRun(system, process, state, signal, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   const siblings = system.processes.filter((p) => p.service === process.service && p !== process);
-  while (siblings.some((p) => !p.running) && Date.now() < deadline && !signal?.aborted) await sleep(200);
+  const down = (p) => !p.running || state.held.has(nameOf(p));
+  while (siblings.some(down) && Date.now() < deadline && !signal?.aborted) await sleep(200);
 }
+
+/** Once every instance a kill is restarting is ready again, or has failed to be. */
+const restartsDone = (state) => Promise.allSettled([...state.restarts]);
 
 /** Resolves once one of `targets`' broker proxies has a connection open, or after `timeoutMs` anyway. */
 async function untilConnected(targets, timeoutMs = 5_000) {
@@ -30,8 +37,9 @@ export const FAULT_KINDS = [
 
 /**
  * Injects one planned fault and returns what it did and how to undo it. `state` records what is down
- * (`postgresDown`, `rabbitmqDown`, `held`: the instances a fault stopped), so that whoever restores
- * everything at the end knows, and the process guard leaves a killed instance to its fault.
+ * (`postgresDown`, `rabbitmqDown`, `held`: the instances a fault stopped, until they are ready again;
+ * `restarts`: those being started again), so that whoever restores everything at the end knows, and the
+ * process guard leaves a killed instance to its fault.
  */
 export async function injectFault(plan, { system, proxies, servers, state, say, signal }) {
   const { kind, target } = plan;
@@ -74,15 +82,25 @@ export async function injectFault(plan, { system, proxies, servers, state, say, 
       const process = system.processes.find((p) => nameOf(p) === target);
       state.held.add(target);
       // At most one instance of a service down at a time: wait for a sibling that is down to be back.
-      await untilSiblingsRun(system, process, signal);
+      await untilSiblingsRun(system, process, state, signal);
       await process.kill('SIGKILL');
       return {
         description: `${target} killed (SIGKILL)`,
+        // Started again in the background, as an orchestrator would while other things go wrong: the lane
+        // goes on at once, however long the instance takes to be ready (its host may be cut off from the
+        // database meanwhile). Held until then, so that the process guard leaves it alone.
         restore: async () => {
           const restarting = Date.now();
-          await startProcess(process, { log: say });
-          state.held.delete(target);
-          say(`${target} ready again after ${((Date.now() - restarting) / 1_000).toFixed(1)} s`);
+          const restart = startProcess(process, { log: say })
+            .then(
+              () => say(`${target} ready again after ${((Date.now() - restarting) / 1_000).toFixed(1)} s`),
+              (error) => say(`${target} did not start again: ${error.message}`),
+            )
+            .finally(() => {
+              state.held.delete(target);
+              state.restarts.delete(restart);
+            });
+          state.restarts.add(restart);
         },
       };
     }
@@ -144,6 +162,7 @@ export async function restoreRabbitmq({ servers, state }) {
  * process at once would race for its port.
  */
 export async function restoreHeld({ system, state, say }) {
+  await restartsDone(state);
   const errors = [];
   const held = system ? system.processes.filter((p) => state.held.has(nameOf(p))) : [];
   await Promise.all(held.map((p) => attempt(errors, `start ${nameOf(p)}`, () => startProcess(p, { log: say })).finally(() => state.held.delete(nameOf(p)))));
@@ -158,6 +177,7 @@ export async function restoreHeld({ system, state, say }) {
 export async function restoreEverything(context, { processes = true } = {}) {
   const { system, state, say } = context;
   const errors = [...(await restoreProxies(context)), ...(await restorePostgres(context)), ...(await restoreRabbitmq(context))];
+  await restartsDone(state);
   if (system && processes) {
     await Promise.all(system.processes.filter((p) => !p.running).map((p) => attempt(errors, `start ${nameOf(p)}`, () => startProcess(p, { log: say }))));
   }
