@@ -53,3 +53,10 @@ export function startSystem(options: {
   /** How long each process may take to report ready (30 s): more for a system started beside other servers. */
   readyWithinMs?: number;
 }): Promise<StartedSystem>;
+
+/** Where each instance of a system with ports moved by `portOffset` listens. */
+export function addressesOf(portOffset: number): {
+  portOf(service: string, instance?: number): number;
+  urlOf(service: string, instance?: number): string;
+  internalUrlOf(service: string, instance?: number): string;
+};

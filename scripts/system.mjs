@@ -41,6 +41,19 @@ async function waitUntilReady(url, timeoutMs = 30_000) {
 }
 
 /**
+ * Where instance `instance` of `service` listens in a system whose ports are moved by `portOffset`: its
+ * port, its public URL and its internal URL (for a service that has internal routes).
+ */
+export function addressesOf(portOffset) {
+  const portOf = (service, instance = 0) => services.find((s) => s.name === service).port + portOffset + instance * REPLICA_PORT_STEP;
+  return {
+    portOf,
+    urlOf: (service, instance = 0) => `http://127.0.0.1:${portOf(service, instance)}`,
+    internalUrlOf: (service, instance = 0) => `http://127.0.0.1:${portOf(service, instance) + INTERNAL_PORT_SHIFT}`,
+  };
+}
+
+/**
  * One service instance as a child process that can be signalled and started again on the same port,
  * database and queue, as an orchestrator would restart it.
  */
@@ -134,14 +147,12 @@ export async function startSystem({
 }) {
   if (!(replicas >= 1 && replicas <= MAX_REPLICAS)) throw new Error(`replicas must be 1 to ${MAX_REPLICAS}, not ${replicas}`);
   if (!(gateways >= 1 && gateways <= MAX_REPLICAS)) throw new Error(`gateways must be 1 to ${MAX_REPLICAS}, not ${gateways}`);
-  const portOf = (service, instance = 0) => services.find((s) => s.name === service).port + portOffset + instance * REPLICA_PORT_STEP;
-  const urlOf = (service, instance = 0) => `http://127.0.0.1:${portOf(service, instance)}`;
+  const { portOf, urlOf, internalUrlOf } = addressesOf(portOffset);
   const keysDir = resolve(`.keys/${name}`);
   ensureKeyPair(`${keysDir}/jwt-private.pem`, `${keysDir}/jwt-public.pem`);
   const DATABASE_URL = await freshDatabase(databaseUrl, name);
   const present = services.filter((s) => existsSync(`services/${s.name}/dist/server.js`));
   const instancesOf = (service) => Array.from({ length: service === 'gateway' ? gateways : replicas }, (_, i) => i);
-  const internalUrlOf = (service, instance = 0) => `http://127.0.0.1:${portOf(service, instance) + INTERNAL_PORT_SHIFT}`;
   // The gateway takes every instance of a service; services call each other's internal port on the first instance.
   const upstreams = Object.fromEntries(
     services

@@ -1,11 +1,13 @@
 // A seeded fault campaign: the whole system with two instances of each backend service, a workload
 // through the gateway, and faults drawn from the seed (servers stopped, connections dropped, cut or
-// slowed, instances killed); then everything restored, the system left to settle, and its data checked.
+// slowed, instances killed, one of its two hosts cut from the servers or from the other); then everything
+// restored, the system left to settle, and its data checked.
 import pg from 'pg';
 import { services } from '../services.mjs';
-import { startSystem } from '../system.mjs';
+import { addressesOf, startSystem } from '../system.mjs';
 import { FAULT_KINDS, restoreEverything } from './faults.mjs';
 import { HOSTILE_LIMITS, startHostile } from './hostile.mjs';
+import { linksBetweenHosts, settingsAcross } from './hosts.mjs';
 import { checkInvariants, runChecks, sampleRetractions } from './invariants.mjs';
 import { laneSchedule, LANES, pause, PER_KIND_PER_MINUTE, quotaFor, runLane } from './lanes.mjs';
 import { startOverload } from './overload.mjs';
@@ -107,13 +109,15 @@ export async function runCampaign({
   const tally = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, { injected: 0, busyMs: 0 }]));
   const errors = [];
   let proxies = new Map();
+  let links;
   let system, db, guard, workload, hostile, overload, retractions;
-  const context = () => ({ system, proxies, servers, state, say, signal });
+  const context = () => ({ system, proxies, links, servers, state, say, signal });
 
   try {
     say(`seed ${seed}: starting the system, ${REPLICAS} instances of each backend service`);
     await deleteTopology(amqpUrl, servers, exchange);
     proxies = await proxiesFor(instances, databaseUrl, amqpUrl);
+    links = await linksBetweenHosts(addressesOf(portOffset), services.filter((s) => s.name !== 'gateway'));
     system = await startTwice(() => startSystem({
       name,
       portOffset,
@@ -127,7 +131,10 @@ export async function runCampaign({
       env: { ...unlimited, ...HOSTILE_LIMITS, DATABASE_POOL_MAX: '4' },
       envFor: (service, instance, env) => {
         const proxy = proxies.get(`${service}#${instance}`);
-        return proxy ? { DATABASE_URL: proxy.database.url(env.DATABASE_URL), AMQP_URL: proxy.broker.url(env.AMQP_URL) } : {};
+        return {
+          ...settingsAcross(service, instance, env, links),
+          ...(proxy ? { DATABASE_URL: proxy.database.url(env.DATABASE_URL), AMQP_URL: proxy.broker.url(env.AMQP_URL) } : {}),
+        };
       },
     }), say);
     db = new pg.Pool({ connectionString: system.databaseUrl, max: 3 });
@@ -192,6 +199,7 @@ export async function runCampaign({
     await system?.stop();
     if (!keepDatabase) await dropDatabase(databaseUrl, name).catch((error) => say(`could not drop the database: ${error.message}`));
     await Promise.all([...proxies.values()].flatMap((p) => [p.database.close(), p.broker.close()]));
+    await Promise.all((links?.all() ?? []).map((link) => link.close()));
     await deleteTopology(amqpUrl, servers, exchange).catch((error) => say(`could not delete the system's queues: ${error.message}`));
   }
 }

@@ -1,4 +1,5 @@
 // The faults a campaign injects and how each is undone (lanes.mjs draws and paces them).
+import { hostOf } from './hosts.mjs';
 import { nameOf, startProcess } from './processes.mjs';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -33,6 +34,8 @@ export const FAULT_KINDS = [
   'database-cut',
   'broker-latency',
   'broker-cut',
+  'host-servers-cut',
+  'host-partition',
 ];
 
 /**
@@ -41,7 +44,7 @@ export const FAULT_KINDS = [
  * `restarts`: those being started again), so that whoever restores everything at the end knows, and the
  * process guard leaves a killed instance to its fault.
  */
-export async function injectFault(plan, { system, proxies, servers, state, say, signal }) {
+export async function injectFault(plan, { system, proxies, links, servers, state, say, signal }) {
   const { kind, target } = plan;
   const proxy = proxies.get(target);
   switch (kind) {
@@ -116,9 +119,41 @@ export async function injectFault(plan, { system, proxies, servers, state, say, 
       proxy[side].cut();
       return { description: `${target} ↔ ${side}: cut`, restore: async () => proxy[side].restore() };
     }
+    case 'host-servers-cut': {
+      // Every instance on the target's host loses PostgreSQL and RabbitMQ at once, as a host cut off would.
+      const host = hostOf(Number(target.split('#')[1]));
+      const onHost = [...proxies.entries()].filter(([name]) => hostOf(Number(name.split('#')[1])) === host).map(([, p]) => p);
+      for (const p of onHost) {
+        p.database.cut();
+        p.broker.cut();
+      }
+      return {
+        description: `host ${host} ↔ servers: cut (${onHost.length} instances)`,
+        restore: async () => {
+          for (const p of onHost) {
+            p.database.restore();
+            p.broker.restore();
+          }
+        },
+      };
+    }
+    case 'host-partition':
+      for (const link of links.all()) link.cut();
+      return { description: 'host a ↔ host b: cut', restore: async () => restoreLinks({ links }) };
     default:
       throw new Error(`unknown fault kind ${kind}`);
   }
+}
+
+/** The links between the hosts back to plain forwarding. */
+export async function restoreLinks({ links }) {
+  for (const link of links?.all() ?? []) link.restore();
+  return [];
+}
+
+/** The hosts whole again: every instance's proxies and the links between the hosts. */
+export async function restoreHosts(context) {
+  return [...(await restoreProxies(context)), ...(await restoreLinks(context))];
 }
 
 /** The proxies back to plain forwarding. */
@@ -176,7 +211,7 @@ export async function restoreHeld({ system, state, say }) {
  */
 export async function restoreEverything(context, { processes = true } = {}) {
   const { system, state, say } = context;
-  const errors = [...(await restoreProxies(context)), ...(await restorePostgres(context)), ...(await restoreRabbitmq(context))];
+  const errors = [...(await restoreHosts(context)), ...(await restorePostgres(context)), ...(await restoreRabbitmq(context))];
   await restartsDone(state);
   if (system && processes) {
     await Promise.all(system.processes.filter((p) => !p.running).map((p) => attempt(errors, `start ${nameOf(p)}`, () => startProcess(p, { log: say }))));

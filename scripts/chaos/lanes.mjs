@@ -1,6 +1,6 @@
 // The campaign's lanes: independent sequences of faults that run at the same time, each drawn from a
 // seeded stream of its own and paced so that every kind reaches its quota within the requested time.
-import { injectFault, restoreHeld, restorePostgres, restoreProxies, restoreRabbitmq } from './faults.mjs';
+import { injectFault, restoreHeld, restoreHosts, restorePostgres, restoreProxies, restoreRabbitmq } from './faults.mjs';
 
 /**
  * Per kind: how long it lasts (seconds, drawn in this range; 0 for a fault that is over at once) and
@@ -20,6 +20,8 @@ export const KINDS = {
   'database-cut': { seconds: [0.5, 2], cost: 0 },
   'broker-latency': { seconds: [0.5, 2], cost: 0 },
   'broker-cut': { seconds: [0.5, 2], cost: 0 },
+  'host-servers-cut': { seconds: [0.5, 3], cost: 0 },
+  'host-partition': { seconds: [0.5, 3], cost: 0 },
 };
 
 /**
@@ -32,6 +34,9 @@ export const LANES = [
   { name: 'rabbitmq', kinds: ['rabbitmq-stop-app', 'rabbitmq-drop-connections'], recover: restoreRabbitmq },
   { name: 'process', kinds: ['instance-kill'], recover: restoreHeld },
   { name: 'network', kinds: ['database-latency', 'database-cut', 'broker-latency', 'broker-cut'], recover: restoreProxies },
+  // Host `a` (the gateway and instances #0) and host `b` (instances #1), see hosts.mjs: one cut from the
+  // servers, or the two from each other.
+  { name: 'partition', kinds: ['host-servers-cut', 'host-partition'], recover: restoreHosts },
 ];
 
 /** Faults of each kind per minute of campaign; 6.2 a minute gives 62 of each in 10 minutes. */
