@@ -123,25 +123,14 @@ async function run(workload, segments, next = workload.next) {
 }
 
 /**
- * The highest rate whose `stepSeconds` of open loop passes (every answer 2xx, p99 under 250 ms, the rate
- * held by the load generator): rising by `factor` from `workload.start` (halved first while it fails) until a step fails, then
- * `refineSteps` bisections between the last pass and the first failure. Each step: rate, pass, figures.
+ * The highest rate at which `step(rate)` resolves true: rising by `factor` from `start` (halved first while
+ * it fails) until a step fails, then `refineSteps` bisections between the last pass and the first failure.
  */
-export async function findCapacity(workload, pools, { stepSeconds, factor, refineSteps }) {
-  const steps = [];
-  const step = async (rate) => {
-    const { sentPerSecond, answers } = await run(workload, [{ rate, seconds: stepSeconds }]);
-    const figures = tally(answers);
-    if (workload.recipients) await notifiedOnce(pools, workload.recipients, answers);
-    const pass = figures.ok === figures.answers && figures.admitted.p99 < CAPACITY_P99_MS && sentPerSecond[0] >= 0.95 * rate;
-    steps.push({ rate, pass, sentPerSecond: sentPerSecond[0], p99Ms: figures.admitted.p99, notOk: figures.answers - figures.ok });
-    console.log(`    ${workload.short} at ${rate}/s: ${pass ? 'pass' : 'fail'} (p99 ${figures.admitted.p99} ms, ${figures.answers - figures.ok} not 2xx, sent at ${sentPerSecond[0]}/s)`);
-    return pass;
-  };
+export async function searchCapacity(step, { start, factor, refineSteps }) {
   let passed = 0;
   let failed;
   // Down from the start while it fails (a slow machine), else up until a step fails.
-  for (let rate = workload.start; passed === 0 && rate >= 1; rate = Math.floor(rate / 2)) {
+  for (let rate = start; passed === 0 && rate >= 1; rate = Math.floor(rate / 2)) {
     if (await step(rate)) passed = rate;
     else failed = rate;
   }
@@ -154,7 +143,26 @@ export async function findCapacity(workload, pools, { stepSeconds, factor, refin
     if (await step(rate)) passed = rate;
     else failed = rate;
   }
-  return { capacity: passed, steps };
+  return passed;
+}
+
+/**
+ * The highest rate whose `stepSeconds` of open loop passes (every answer 2xx, p99 under 250 ms, the rate
+ * held by the load generator), by `searchCapacity` from `workload.start`. Each step: rate, pass, figures.
+ */
+export async function findCapacity(workload, pools, { stepSeconds, factor, refineSteps }) {
+  const steps = [];
+  const step = async (rate) => {
+    const { sentPerSecond, answers } = await run(workload, [{ rate, seconds: stepSeconds }]);
+    const figures = tally(answers);
+    if (workload.recipients) await notifiedOnce(pools, workload.recipients, answers);
+    const pass = figures.ok === figures.answers && figures.admitted.p99 < CAPACITY_P99_MS && sentPerSecond[0] >= 0.95 * rate;
+    steps.push({ rate, pass, sentPerSecond: sentPerSecond[0], p99Ms: figures.admitted.p99, notOk: figures.answers - figures.ok });
+    console.log(`    ${workload.short} at ${rate}/s: ${pass ? 'pass' : 'fail'} (p99 ${figures.admitted.p99} ms, ${figures.answers - figures.ok} not 2xx, sent at ${sentPerSecond[0]}/s)`);
+    return pass;
+  };
+  const capacity = await searchCapacity(step, { start: workload.start, factor, refineSteps });
+  return { capacity, steps };
 }
 
 /** One phase's figures from its answers: counts, goodput, latencies, and for mentions the notifications. */
