@@ -7,7 +7,8 @@
 // at two table sizes, the CPU of a login, mention-to-notification latency, the outbox relay's pace and the
 // processes' memory; last the notification stream (bench/streams.mjs: the CPU of a 304 against a 200 on
 // the unread count, mention to `event: notification` with many streams open and again on a quiet system,
-// the memory of idle streams).
+// the memory of idle streams); and the write path of a mentioned comment against the same guarantees in
+// plain Node (bench/write-path.mjs).
 // BENCH_ONLY runs some of these alone (see below). Prints one table, the targets with PASS or MISS, and
 // the time of each phase, and writes them as JSON.
 import { spawn } from 'node:child_process';
@@ -26,6 +27,7 @@ import { CAPACITY_P99_MS, findCapacity, floorPhases, overloadPhases, overloadWor
 import { referenceComparison, startProcess } from './reference-phase.mjs';
 import { supervisorCost } from './supervisor.mjs';
 import { tracingCost } from './tracing.mjs';
+import { writePathComparison } from './write-path.mjs';
 import { cursorPaging } from './cursor.mjs';
 import { commentPostScenario, getScenarios, publicGets } from './scenarios.mjs';
 import { growOthers, OWNED, openPools, seedFixture, tableSizes } from './seed.mjs';
@@ -61,14 +63,20 @@ const config = {
   capacityRefineSteps: setting('BENCH_CAPACITY_REFINE_STEPS', 3),
   cursorRows: setting('BENCH_CURSOR_ROWS', 1_000_000),
   cursorSeconds: setting('BENCH_CURSOR_SECONDS', 5),
+  writePathStart: setting('BENCH_WRITEPATH_START', 20),
+  // 0: half the lower of the two capacities, so that neither is saturated.
+  writePathRate: setting('BENCH_WRITEPATH_RATE', 0),
+  writePathSeconds: setting('BENCH_WRITEPATH_SECONDS', 10),
+  writePathCountSeconds: setting('BENCH_WRITEPATH_COUNT_SECONDS', 5),
 };
 /**
  * BENCH_ONLY: a comma-separated list of the parts to run alone, after the seed: `reference` (the same-work
  * comparison), `open-loop`, `overload`, `supervisor`, `tracing`, `streams`, `cursor` (page 1 and page 1,000 of a
- * deep inbox, by cursor and by page number). The rest (scale, ceiling, every GET, mentions, memory,
+ * deep inbox, by cursor and by page number), `writepath` (a mentioned comment's CPU, round trips and capacity against
+ * bench/reference/write-path.mjs). The rest (scale, ceiling, every GET, mentions, memory,
  * outbox) runs only in the whole bench.
  */
-const PARTS = ['reference', 'open-loop', 'overload', 'supervisor', 'tracing', 'streams', 'cursor'];
+const PARTS = ['reference', 'open-loop', 'overload', 'supervisor', 'tracing', 'streams', 'cursor', 'writepath'];
 const BENCH_ONLY = process.env.BENCH_ONLY?.split(',');
 const unknownParts = BENCH_ONLY?.filter((part) => !PARTS.includes(part)) ?? [];
 if (unknownParts.length > 0) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY}: the parts that run alone are ${PARTS.join(', ')}`);
@@ -78,6 +86,11 @@ const PORT_OFFSET = 1100;
 const CEILING_PORT = 3099 + PORT_OFFSET;
 const REFERENCE_PORTS = { reference: 3098 + PORT_OFFSET, proxy: 3097 + PORT_OFFSET };
 const ADMITTING_PROXY_PORT = 3096 + PORT_OFFSET;
+const WRITE_PATH_PORTS = { comments: 3095 + PORT_OFFSET, notifications: 3094 + PORT_OFFSET };
+/** The write path's targets, against the plain-Node reference in the same run. */
+const WRITE_PATH_CPU_RATIO = 1.5;
+const WRITE_PATH_ROUND_TRIPS = 12;
+const WRITE_PATH_CAPACITY_RATIO = 0.6;
 /** `npm start`'s system, for the supervisor's cost: its own ports, database and exchange. */
 const SUPERVISED = { name: 'recipes_bench_start', portOffset: 1300 };
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -195,6 +208,7 @@ let reference;
 let supervisorCpu;
 let tracingFigures;
 let cursorFigures;
+let writePath;
 const overload = [];
 const idleStreams = [];
 let failure;
@@ -344,6 +358,60 @@ try {
       `cursor paging: page 1,000 by cursor within 1.5× of page 1 (p50, ${config.cursorRows} notifications of one recipient)`,
       `page 1 ${first.p50Ms} ms, page 1,000 by cursor ${byCursor.p50Ms} ms (${cursorFigures.ratio}×), by page number ${byPage.p50Ms} ms`,
       cursorFigures.within,
+    );
+  }
+  if (runs('writepath')) {
+    writePath = await phase(`write path: the system and the same guarantees in plain Node, capacity, CPU and round trips per mentioned comment`, () =>
+      writePathComparison({
+        system,
+        pools,
+        fixture,
+        signToken: tokenSigner(NAME, fixture.viewer.token),
+        database: NAME,
+        amqpUrl: AMQP_URL,
+        ports: WRITE_PATH_PORTS,
+        start: config.writePathStart,
+        stepSeconds: config.capacityStepSeconds,
+        factor: config.capacityFactor,
+        refineSteps: config.capacityRefineSteps,
+        rate: config.writePathRate || undefined,
+        seconds: config.writePathSeconds,
+        countSeconds: config.writePathCountSeconds,
+      }),
+    );
+    const { capacity, runs: measured, roundTrips } = writePath;
+    for (const [name, via] of [
+      ['system', 'gateway'],
+      ['reference', 'reference (plain Node, same guarantees)'],
+    ]) {
+      const { cpu, idleCpu: _idleCpu, ...run } = measured[name];
+      rows.push({
+        scenario: `POST comment → event: notification, open loop at ${writePath.rate}/s (${run.sent}, 20 streams)`,
+        via,
+        connections: null,
+        ...run,
+        cpuMsPerComment: cpu.total,
+        roundTripsPerComment: roundTrips[name].total,
+        capacityPerSecond: capacity[name].capacity,
+      });
+    }
+    const [ours, floor] = [measured.system.cpu.total, measured.reference.cpu.total];
+    target(
+      `write path: CPU per mentioned comment ≤ ${WRITE_PATH_CPU_RATIO} × the same guarantees in plain Node (both at ${writePath.rate}/s)`,
+      `${ours} / ${floor} ms = ${ratio(ours, floor)}`,
+      ours <= WRITE_PATH_CPU_RATIO * floor && measured.system.errors === 0 && measured.reference.errors === 0,
+    );
+    const byPart = (counted) => Object.entries(counted.byPart).map(([part, n]) => `${part} ${n}`).join(', ');
+    target(
+      `write path: ≤ ${WRITE_PATH_ROUND_TRIPS} round trips to PostgreSQL per mentioned comment`,
+      `${roundTrips.system.total} (${byPart(roundTrips.system)}); plain Node ${roundTrips.reference.total}`,
+      roundTrips.system.total <= WRITE_PATH_ROUND_TRIPS,
+    );
+    const [ourCapacity, floorCapacity] = [capacity.system.capacity, capacity.reference.capacity];
+    target(
+      `write path: capacity ≥ ${WRITE_PATH_CAPACITY_RATIO} × the same guarantees in plain Node (highest open-loop rate with POST → event: notification p99 < ${CAPACITY_P99_MS} ms)`,
+      `${ourCapacity} / ${floorCapacity} mentioned comments/s = ${ratio(ourCapacity, floorCapacity)}`,
+      ourCapacity >= WRITE_PATH_CAPACITY_RATIO * floorCapacity && floorCapacity > 0,
     );
   }
   if (BENCH_ONLY === undefined) {
@@ -646,6 +714,27 @@ if (reference) {
     console.table(byVia);
   }
 }
+if (writePath) {
+  const { rate, runs: measured, roundTrips, capacity } = writePath;
+  /** One row per part of either side, a column per side, the total last. */
+  const sideBySide = (system, reference, extra = () => ({})) =>
+    Object.fromEntries(
+      [...new Set([...Object.keys(system), ...Object.keys(reference)])].map((part) => [part, { system: system[part] ?? null, 'plain Node': reference[part] ?? null, ...extra(part) }]),
+    );
+  console.log(
+    `\nWrite path: CPU ms per mentioned comment at ${rate}/s, by process (PostgreSQL: the bench database's backends and the server's own processes);` +
+      ' beside, the CPU ms a second each spent idle just before',
+  );
+  const idleCpu = (part) => ({ 'system idle, ms/s': measured.system.idleCpu[part] ?? null, 'plain Node idle, ms/s': measured.reference.idleCpu[part] ?? null });
+  console.table(sideBySide(measured.system.cpu, measured.reference.cpu, idleCpu));
+  console.log(`Write path: round trips to PostgreSQL per mentioned comment at ${rate}/s, by process, less what each sends idle (idle per second beside)`);
+  const idlePerSecond = (part) => ({ 'idle/s': roundTrips.system.idlePerSecond[part] ?? roundTrips.reference.idlePerSecond[part] ?? null });
+  console.table(sideBySide({ ...roundTrips.system.byPart, total: roundTrips.system.total }, { ...roundTrips.reference.byPart, total: roundTrips.reference.total }, idlePerSecond));
+  console.log('Write path: round trips per mentioned comment, by statement');
+  console.table([...roundTrips.system.statements, ...roundTrips.reference.statements]);
+  console.log(`Write path: capacity steps, system ${capacity.system.capacity}/s, plain Node ${capacity.reference.capacity}/s (p50, p99: POST → event: notification)`);
+  console.table(['system', 'reference'].flatMap((name) => capacity[name].steps.map((step) => ({ of: name, ...step }))));
+}
 if (tracingFigures) {
   console.log('\nTracing off and on (every span sampled and exported over OTLP http/protobuf), one request at a time, latency in ms');
   console.table(tracingFigures);
@@ -663,7 +752,7 @@ if (idleStreams.length > 0) {
 console.log('\nPhases');
 console.table([...phases, { phase: 'whole bench', seconds: elapsedSeconds }]);
 const file = `bench/results/${new Date().toISOString().replaceAll(':', '-')}.json`;
-writeFileSync(file, JSON.stringify({ failure: failure?.stack, config, only: BENCH_ONLY, tableRows, tracingFigures, cursorFigures, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, reference, supervisorCpu, overload, rows, targets, phases, elapsedSeconds }, null, 2));
+writeFileSync(file, JSON.stringify({ failure: failure?.stack, config, only: BENCH_ONLY, tableRows, tracingFigures, cursorFigures, writePath, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, reference, supervisorCpu, overload, rows, targets, phases, elapsedSeconds }, null, 2));
 console.log(`written to ${file}`);
 if (failure) {
   console.error(failure);

@@ -105,7 +105,7 @@ function openStream(url, token, agent, onEvent = () => {}) {
 }
 
 /** Opens a stream for each of `tokens`, `batch` at a time; closes what it opened if one fails. */
-async function openStreams(url, tokens, { batch = 200, onEvent = () => () => {} } = {}) {
+export async function openStreams(url, tokens, { batch = 200, onEvent = () => () => {} } = {}) {
   const streams = [];
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
   try {
@@ -123,7 +123,7 @@ async function openStreams(url, tokens, { batch = 200, onEvent = () => () => {} 
 }
 
 /** Closes `streams` and waits until the notifications service has forgotten every open stream (its `open_streams` rows). */
-async function closeStreams(streams, pool) {
+export async function closeStreams(streams, pool) {
   for (const stream of streams) stream.close();
   for (const deadline = Date.now() + 60_000; Date.now() < deadline; await pause(200)) {
     const { rows } = await pool.query('SELECT count(*)::int AS n FROM notifications.open_streams');
