@@ -5,14 +5,14 @@ import { nameOf, startProcess } from './processes.mjs';
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Resolves once every other instance of `process`'s service runs and is ready (none held by a fault), or
- * after `timeoutMs` (or an abort) anyway.
+ * Resolves once every instance of `process`'s service, itself included, runs and is ready (none held by a
+ * fault, as one still starting again after a kill is), or after `timeoutMs` (or an abort) anyway.
  */
-async function untilSiblingsRun(system, process, state, signal, timeoutMs = 60_000) {
+async function untilServiceReady(system, process, state, signal, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
-  const siblings = system.processes.filter((p) => p.service === process.service && p !== process);
+  const instances = system.processes.filter((p) => p.service === process.service);
   const down = (p) => !p.running || state.held.has(nameOf(p));
-  while (siblings.some(down) && Date.now() < deadline && !signal?.aborted) await sleep(200);
+  while (instances.some(down) && Date.now() < deadline && !signal?.aborted) await sleep(200);
 }
 
 /** Once every instance a kill is restarting is ready again, or has failed to be. */
@@ -83,9 +83,10 @@ export async function injectFault(plan, { system, proxies, links, servers, state
     }
     case 'instance-kill': {
       const process = system.processes.find((p) => nameOf(p) === target);
+      // At most one instance of a service down at a time, and none killed while it starts again: wait
+      // for whichever is down to be back.
+      await untilServiceReady(system, process, state, signal);
       state.held.add(target);
-      // At most one instance of a service down at a time: wait for a sibling that is down to be back.
-      await untilSiblingsRun(system, process, state, signal);
       await process.kill('SIGKILL');
       return {
         description: `${target} killed (SIGKILL)`,
