@@ -1,7 +1,9 @@
 // The write path of a mentioned comment against its floor, the bench's `writepath` part: the system
 // (through the gateway) and bench/reference/write-path.mjs (plain Node, the same guarantees, the same
-// tables' shapes in a schema of its own, its own exchange and queue), each with the streams of the 20
-// users the comments mention open, under the same open loop. For each:
+// tables' shapes in a schema of its own, its own exchange and queue), under the same open loop: comment i
+// written by seeded user i % 20 and mentioning another, i % 20 of 20 more, whose streams are open. (By
+// one author, the system's comments would take turns on that author's notification budget, a row each
+// comment's transaction locks until it commits.) For each:
 // - capacity: the highest rate at which every POST is answered 201, every notification reaches its
 //   stream once, and the p99 from a POST's sending to its `event: notification` is under 250 ms
 //   (overload.mjs's search; each step waits for its stragglers, so the next starts without a backlog);
@@ -25,6 +27,7 @@ import { closeStreams, openStreams, STREAM_PATH } from './streams.mjs';
 const SCHEMA = 'bench_writepath';
 const EXCHANGE = 'bench_writepath';
 const MENTIONED_USERS = 20;
+const AUTHORS = 20;
 /** The system's processes with a database pool: those the round-trip count restarts through its proxy. */
 const DATABASE_SERVICES = ['users', 'content', 'comments', 'collections', 'notifications'];
 const REFERENCE_ROLES = ['comments', 'notifications'];
@@ -67,12 +70,12 @@ async function exited(pid) {
 /**
  * One way of serving the write path: where comments are posted and streams opened, the streams of the
  * mentioned users, when each comment's notification arrived on them, and how to sample the CPU of the
- * processes that serve it.
+ * processes that serve it. `workload`: the mentioned users, their stream tokens, the authors' headers.
  */
-function side(name, { postUrl, streamUrl, headers, users, tokens, closeAll, cpuNow }) {
-  const served = { name, postUrl, headers, users, arrivedAt: new Map(), duplicates: 0, streams: [], cpuNow };
+function side(name, { postUrl, streamUrl, workload, closeAll, cpuNow }) {
+  const served = { name, postUrl, workload, arrivedAt: new Map(), duplicates: 0, streams: [], cpuNow };
   served.open = async () => {
-    served.streams = await openStreams(streamUrl(), tokens, {
+    served.streams = await openStreams(streamUrl(), workload.streamTokens, {
       onEvent: () => (event, at) => {
         if (event.event !== 'notification') return;
         const { commentId } = JSON.parse(event.data);
@@ -99,18 +102,18 @@ async function allArrived(served, comments) {
 }
 
 /**
- * Open loop at `rate` for `seconds`: comment i mentions user i % 20; then its stragglers. The POSTs'
+ * Open loop at `rate` for `seconds`: comment i by author i % 20, mentioning user i % 20; then its stragglers. The POSTs'
  * answers (open-loop.mjs `tally`), and from each comment's sending to its `event: notification`
  * (mentions.mjs `latencyFigures`: `errors` counts those that never arrived, failed POSTs included).
  */
 async function mentionRun(served, { rate, seconds }) {
   const agent = new Agent({ keepAlive: true }); // closed after, as every phase closes its own
   const sentAt = [];
-  const { users } = served;
+  const { mentioned, authorHeaders } = served.workload;
   const next = (i) => {
     sentAt[i] = performance.now();
-    const body = JSON.stringify({ content: `Write path ${i} for @${users[i % users.length].username}` });
-    return { method: 'POST', url: served.postUrl, headers: served.headers, body, keepBody: true };
+    const body = JSON.stringify({ content: `Write path ${i} for @${mentioned[i % mentioned.length].username}` });
+    return { method: 'POST', url: served.postUrl, headers: authorHeaders[i % authorHeaders.length], body, keepBody: true };
   };
   const duplicatesBefore = served.duplicates;
   try {
@@ -129,11 +132,12 @@ async function capacityOf(served, { start, stepSeconds, factor, refineSteps }) {
   const step = async (rate) => {
     const run = await mentionRun(served, { rate, seconds: stepSeconds });
     const pass = run.errors === 0 && run.duplicates === 0 && run.posts.ok === run.posts.answers && run.p99Ms !== null && run.p99Ms < CAPACITY_P99_MS && run.requestsPerSecond >= 0.95 * rate;
-    const notCreated = run.posts.answers - run.posts.ok;
-    steps.push({ rate, pass, sentPerSecond: run.requestsPerSecond, p50Ms: run.p50Ms, p99Ms: run.p99Ms, postP99Ms: run.posts.admitted.p99, notCreated, notArrived: run.errors - notCreated });
+    const { answers, ok, refused, tooMany, timeouts, other, admitted } = run.posts;
+    const notArrived = run.errors - (answers - ok);
+    steps.push({ rate, pass, sentPerSecond: run.requestsPerSecond, p50Ms: run.p50Ms, p99Ms: run.p99Ms, postP99Ms: admitted.p99, refused, tooMany, timeouts, other, notArrived });
     console.log(
-      `    ${served.name} at ${rate}/s: ${pass ? 'pass' : 'fail'} (to the stream p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms; POST p99 ${run.posts.admitted.p99} ms;` +
-        ` ${notCreated} not 201${run.posts.otherKinds ? ` (${run.posts.otherKinds})` : ''}, ${run.errors - notCreated} created not on the stream; sent at ${run.requestsPerSecond}/s)`,
+      `    ${served.name} at ${rate}/s: ${pass ? 'pass' : 'fail'} (to the stream p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms; POST p99 ${admitted.p99} ms;` +
+        ` ${refused} 503, ${tooMany} 429, ${timeouts} timeouts, ${other} others; ${notArrived} created not on the stream; sent at ${run.requestsPerSecond}/s)`,
     );
     return pass;
   };
@@ -198,8 +202,8 @@ async function roundTrips(served, counter, parts, { rate, seconds }) {
 }
 
 /**
- * The `writepath` part on `system` (seeded: `fixture`, the people of seed.mjs), whose database is
- * `database`; stream tokens from `signToken`; the reference on `ports` (`{ comments, notifications }`).
+ * The `writepath` part on `system` (seeded: `fixture`'s recipe, the people of seed.mjs), whose database
+ * is `database`; tokens from `signToken`; the reference on `ports` (`{ comments, notifications }`).
  * Capacity searches from `start` (the reference's from the system's capacity), steps of `stepSeconds`;
  * CPU at `rate` (else half the lower capacity) for `seconds`; round trips for `countSeconds`.
  */
@@ -210,10 +214,14 @@ export async function writePathComparison({ system, pools, fixture, signToken, d
   };
   await cleanUp(); // what an interrupted run left
   await createReferenceTables(pools.public, fixture.recipeId);
-  const { rows: people } = await pools.public.query('SELECT k, id FROM bench_people ORDER BY k LIMIT $1', [MENTIONED_USERS]);
-  const users = people.map(({ k, id }) => ({ id, username: `bench_user_${k}` }));
-  const tokens = users.map((user) => signToken(user));
-  const headers = { authorization: `Bearer ${fixture.viewer.token}`, 'content-type': 'application/json' };
+  const { rows } = await pools.public.query('SELECT k, id FROM bench_people ORDER BY k LIMIT $1', [MENTIONED_USERS + AUTHORS]);
+  const people = rows.map(({ k, id }) => ({ id, username: `bench_user_${k}` }));
+  const mentioned = people.slice(0, MENTIONED_USERS);
+  const workload = {
+    mentioned,
+    streamTokens: mentioned.map((user) => signToken(user)),
+    authorHeaders: people.slice(MENTIONED_USERS).map((user) => ({ authorization: `Bearer ${signToken(user)}`, 'content-type': 'application/json' })),
+  };
   const path = `/api/recipes/${fixture.recipeId}/comments`;
   const publicKeyFile = system.process('users').env.JWT_PUBLIC_KEY_FILE;
 
@@ -242,18 +250,14 @@ export async function writePathComparison({ system, pools, fixture, signToken, d
     side('system', {
       postUrl: `${system.urlOf('gateway')}${path}`,
       streamUrl: () => `${system.urlOf('gateway')}${STREAM_PATH}`,
-      headers,
-      users,
-      tokens,
+      workload,
       closeAll: (streams) => closeStreams(streams, pools.public),
       cpuNow: () => cpuSample(system, { database }),
     }),
     side('reference', {
       postUrl: `http://127.0.0.1:${ports.comments}${path}`,
       streamUrl: () => `${reference.notifications.url}${STREAM_PATH}`,
-      headers,
-      users,
-      tokens,
+      workload,
       closeAll: async (streams) => streams.forEach((stream) => stream.close()),
       cpuNow: () => cpuSample({ processes: [] }, { extra: Object.fromEntries(REFERENCE_ROLES.map((role) => [referencePart(role), reference[role].pid])), database }),
     }),
