@@ -153,4 +153,38 @@ describe('grouped notifications through the gateway', () => {
     expect((await call('GET', '/notifications/groups', undefined, ada.token, { 'if-none-match': bobsTag })).status).toBe(200);
     expect((await call('GET', '/notifications/groups', undefined, bob.token, { 'if-none-match': bobsTag })).status).toBe(304);
   });
+
+  it('is walked by cursor while its groups move, up and down: each group seen once, in the order they stood in as the walk began', async () => {
+    const fay = await register(call, 'groups_fay');
+    const recipes: string[] = [];
+    for (const title of ['Walk 1', 'Walk 2', 'Walk 3', 'Walk 4']) recipes.push((await create(call, '/recipes', { title, cameraModel: 'X100V', filmSimulation: 'Acros' }, ada, 'recipe')).id);
+    const mention = (recipe: string, author: Account) => create(call, `/recipes/${recipe}/comments`, { content: `@${fay.user.username} walk` }, author, 'comment');
+    for (const recipe of recipes) await mention(recipe, cy);
+    const [w1, w2, w3, w4] = recipes.map((recipe) => `mention_recipe_comment:${recipe}`) as [string, string, string, string];
+    // Dee's mention puts Walk 3 first: the groups stand 3, 4, 2, 1.
+    const lifted = await mention(recipes[2]!, dee);
+    await settled(fay, 5);
+    const first = await groupsOf(fay, '?limit=1');
+    expect(first.groups.map((group: { groupKey: string }) => group.groupKey)).toEqual([w3]);
+
+    // Meanwhile Walk 3 goes down (dee's comment deleted: its latest is cy's again, older than Walk 4's) and
+    // Walk 1 up (a new mention): a walk by the groups' current places would show Walk 3 twice and Walk 1 never.
+    expect((await call('DELETE', `/recipes/${recipes[2]}/comments/${lifted.id}`, undefined, dee.token)).status).toBe(200);
+    await mention(recipes[0]!, dee);
+    const countsOf = async () => new Map(((await groupsOf(fay)).groups as Array<{ groupKey: string; count: number }>).map((group) => [group.groupKey, group.count]));
+    await eventually(async () => {
+      const counts = await countsOf();
+      return counts.get(w1) === 2 && counts.get(w3) === 1 ? true : undefined;
+    }, 10_000, 50);
+
+    const seen: string[] = [first.groups[0].groupKey];
+    for (let cursor = first.pagination.nextCursor; cursor; ) {
+      const page = await groupsOf(fay, `?limit=1&cursor=${cursor}`);
+      seen.push(...page.groups.map((group: { groupKey: string }) => group.groupKey));
+      cursor = page.pagination.nextCursor;
+    }
+    expect(seen).toEqual([w3, w4, w2, w1]);
+    // The next walk starts from where the groups stand now.
+    expect((await groupsOf(fay)).groups.map((group: { groupKey: string }) => group.groupKey)).toEqual([w1, w4, w3, w2]);
+  });
 });
