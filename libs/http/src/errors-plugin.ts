@@ -4,13 +4,10 @@ import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { type ErrorStatus, type FieldError, HttpError, problem, PROBLEM_CONTENT_TYPE } from './problem.js';
 import { isDependencyUnavailable } from './unavailable.js';
+import { pathOf } from './url-path.js';
 
 /** The path part of the URL: the query string may carry what does not belong in an error body. */
-function instanceOf(request: FastifyRequest): string {
-  const url = request.raw.url ?? request.url;
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}
+const instanceOf = (request: FastifyRequest): string => pathOf(request.raw.url ?? request.url);
 
 export function sendProblem(
   request: FastifyRequest,

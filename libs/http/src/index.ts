@@ -16,4 +16,5 @@ export { dualProtocolServer, HTTP2_MAX_SESSION_MEMORY_MB, HTTP2_SESSION_SETTINGS
 export { JSON_DEPTH_LIMIT, nestsDeeperThan } from './json-body.js';
 export { listLinkHeader, listLinks, withListLinks, withPlace } from './links.js';
 export type { LocationOf } from './location.js';
-export { bodySent } from './optional-body.js';
+export { bodySent, undeclaredBody } from './optional-body.js';
+export { pathOf } from './url-path.js';

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { pathOf } from './url-path.js';
 
 /**
  * The body of a `201`, as its route's response schema wrote it: each route reads its own field of it
@@ -7,8 +8,8 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- typed by each route's own 201 schema
 type CreatedAnswer = Record<string, any>;
 
-/** Where the resource a `201` created is, from the answer's body and the request (a root-relative URL). */
-export type LocationOf = (body: CreatedAnswer, request: FastifyRequest) => string;
+/** Where the resource a `201` created is, from the answer's body and the request's path (a root-relative URL). */
+export type LocationOf = (body: CreatedAnswer, path: string) => string;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -25,7 +26,7 @@ export function sendLocation(request: FastifyRequest, reply: FastifyReply, paylo
   const locationOf = request.routeOptions.config.location;
   if (reply.statusCode === 201 && locationOf && typeof payload === 'string') {
     try {
-      reply.header('location', locationOf(JSON.parse(payload) as CreatedAnswer, request));
+      reply.header('location', locationOf(JSON.parse(payload) as CreatedAnswer, pathOf(request.url)));
     } catch (error) {
       done(error as Error);
       return;

@@ -26,10 +26,13 @@ export function refuseNullBody(request: FastifyRequest, _reply: FastifyReply, do
   done(request.body === null && bodySent(request) ? badRequest('The request is not valid', [{ path: 'body', message: 'must be a JSON object' }]) : undefined);
 }
 
+/** The 400 of a body sent to an operation that declares none. */
+export const undeclaredBody = () => badRequest('The request is not valid', [{ path: 'body', message: 'this operation takes no body' }]);
+
 /**
  * preValidation of a public route that declares no body (a favorite, a repost, a stream ticket, any read):
  * one sent is refused rather than ignored, as the OpenAPI document, which declares none, says.
  */
 export function refuseUndeclaredBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  done(bodySent(request) ? badRequest('The request is not valid', [{ path: 'body', message: 'this operation takes no body' }]) : undefined);
+  done(bodySent(request) ? undeclaredBody() : undefined);
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { pathOf } from '@recipes/http';
 import type { FastifyRequest } from 'fastify';
 
 /** A value still to be written, or the punctuation between values. */
@@ -43,20 +44,13 @@ export function canonicalJson(value: unknown): string {
   return parts.join('');
 }
 
-/** The path without the query: the query string is not part of what a POST creates. */
-function pathOf(request: FastifyRequest): string {
-  const url = request.raw.url ?? request.url;
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}
-
 /**
  * What makes two requests the same request: method, path and body as the client sent it (parsed, before
  * validation trims or drops anything).
  */
 export function fingerprintOf(request: FastifyRequest): string {
   return createHash('sha256')
-    .update(`${request.method}\n${pathOf(request)}\n`)
+    .update(`${request.method}\n${pathOf(request.raw.url ?? request.url)}\n`)
     .update(canonicalJson(request.body))
     .digest('hex');
 }

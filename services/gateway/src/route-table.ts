@@ -81,8 +81,3 @@ export function serviceFor(path: string): Service | undefined {
   return routeFor(path)?.service;
 }
 
-/** The path part of a request URL. */
-export function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}

@@ -79,6 +79,14 @@ describe('routing', () => {
     expect(totalHits()).toBe(before);
   });
 
+  it('refuses a read sent with a body, 400 problem+json, contacting no upstream', async () => {
+    const before = totalHits();
+    const response = await gateway.inject({ method: 'GET', url: '/api/recipes?page=1', payload: '{"a":1}', headers: { 'content-type': 'application/json' } });
+    const body = expectProblem(response, 400, 'VALIDATION_ERROR');
+    expect(body).toMatchObject({ instance: '/api/recipes', errors: [{ path: 'body', message: 'this operation takes no body' }] });
+    expect(totalHits()).toBe(before);
+  });
+
   it('uses the addresses of a service in turn', async () => {
     const servers: string[] = [];
     for (let i = 0; i < 4; i += 1) servers.push((await gateway.inject({ method: 'GET', url: '/api/users/me' })).json<Echoed>().server);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { pathOf, routeTable, serviceFor } from '../src/route-table.js';
+import { pathOf } from '@recipes/http';
+import { routeTable, serviceFor } from '../src/route-table.js';
 
 const id = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
 

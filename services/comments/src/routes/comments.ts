@@ -67,7 +67,7 @@ export function commentRoutes(type: CommentTargetType) {
         // The limit counts callers, so it runs once the token has said who is calling.
         onRequest: [app.auth.required, limitPerCaller],
         ...idempotency.hooks,
-        config: { location: ({ comment }, request) => `${request.url.split('?')[0]}/${comment.id}` },
+        config: { location: ({ comment }, path) => `${path}/${comment.id}` },
         schema: {
           summary: `Comment on a ${type}; @names in it mention those users`,
           operationId: `create${kind}Comment`,

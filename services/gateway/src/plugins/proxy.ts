@@ -1,11 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import replyFrom, { type FastifyReplyFromHooks } from '@fastify/reply-from';
-import { type App, bodySent, type LimitHook, REQUEST_ID_HEADER, sendProblem } from '@recipes/http';
+import { type App, bodySent, type LimitHook, pathOf, REQUEST_ID_HEADER, sendProblem, undeclaredBody } from '@recipes/http';
 import type { FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { type Admission, requestClassOf } from '../admission/admission.js';
 import { readRequestPath } from '../request-path.js';
 import { recordResponses } from '../response-record.js';
-import { pathOf, routeFor, serviceFor } from '../route-table.js';
+import { routeFor, serviceFor } from '../route-table.js';
 import type { Upstreams } from '../upstreams.js';
 
 export interface ProxyOptions {
@@ -141,7 +141,7 @@ export default async function proxyPlugin(app: App, { upstreams, limit, admissio
       // No read of the API takes a body, and the services never see one sent with it (the HTTP client
       // drops it): refused here, as each service refuses one where its operation declares none.
       if ((request.method === 'GET' || request.method === 'HEAD') && bodySent(request)) {
-        sendProblem(request, reply, 400, 'The request is not valid', [{ path: 'body', message: 'this operation takes no body' }]);
+        reply.send(undeclaredBody());
         return;
       }
       // Past the service's concurrency limit: refused now, rather than queued where every answer would wait.

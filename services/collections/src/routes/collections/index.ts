@@ -106,7 +106,7 @@ export default async function collectionRoutes(
     {
       onRequest: app.auth.required,
       ...idempotency.hooks,
-      config: { location: (_body, request) => request.url.split('?')[0]! },
+      config: { location: (_body, path) => path },
       schema: {
         summary: 'Add one of the caller’s saved items to their collection',
         operationId: 'addCollectionItem',
