@@ -1,6 +1,7 @@
 import {
   AUTHOR_EXAMPLE,
   authorSchema,
+  C0_BUT_LINE_BREAKS,
   CONTROL_CHARACTERS,
   contentSnapshotSchema,
   httpUrlSchema,
@@ -34,7 +35,7 @@ function text({ min, max, allowed = '' }: { min: 0 | 1; max: number; allowed?: s
 /** The control characters (`\p{Cc}`) but `allowed`, as a character class body for `trimmedTextPattern`. */
 function controlsBut(allowed: string): string {
   if (allowed === '') return CONTROL_CHARACTERS;
-  if (allowed === '\t\n\r') return '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f';
+  if (allowed === '\t\n\r') return `${C0_BUT_LINE_BREAKS}\\u007f-\\u009f`;
   throw new Error(`no pattern for control characters allowed: ${JSON.stringify(allowed)}`);
 }
 
