@@ -26,30 +26,49 @@ export interface BudgetSpending {
 }
 
 /**
- * Spends `amount` of `key`'s budget in this window, or nothing when that would go over `max` (then
- * `allowed` is false). Run it in the transaction that does what it pays for: a rollback gives the amount
- * back, and the row it locks makes a key's concurrent spendings take turns, so that none overspends.
- * The key's rows of earlier windows are deleted on the way.
+ * A spending as CTEs, to open a statement that also does what it pays for, so that both are one atomic
+ * statement: `spent` has a row when the amount was spent, and `spending` one row, its `spent` (null when
+ * refused) and `resetSeconds`. Its parameters are `spendingValues`, from `$first` on. `onlyIf`, SQL, holds
+ * the spending back when false: when what it pays for cannot happen, nothing is spent. The key's rows of
+ * earlier windows are deleted on the way; the row it locks makes a key's concurrent spendings take turns.
  */
-export async function spendBudget(db: Queryable, { name, max, windowMs }: Budget, key: string, amount: number): Promise<BudgetSpending> {
-  const { rows } = await db.query<{ spent: number | null; resetSeconds: number }>(
-    `WITH current_window AS (
-       SELECT date_bin(make_interval(secs => $3::float8 / 1000), now(), 'epoch'::timestamptz) AS start
+export function spendingCtes(first: number, onlyIf = 'true'): string {
+  const [name, key, windowMs, amount, max] = [0, 1, 2, 3, 4].map((offset) => `$${first + offset}`);
+  return `current_window AS (
+       SELECT date_bin(make_interval(secs => ${windowMs}::float8 / 1000), now(), 'epoch'::timestamptz) AS start
      ), earlier AS (
-       DELETE FROM budgets USING current_window WHERE name = $1::text AND key = $2::text AND window_start < current_window.start
+       DELETE FROM budgets USING current_window WHERE name = ${name}::text AND key = ${key}::text AND window_start < current_window.start
      ), spent AS (
        INSERT INTO budgets AS b (name, key, window_start, spent)
-       SELECT $1, $2, start, $4::int FROM current_window WHERE $4::int <= $5::int
-       ON CONFLICT (name, key, window_start) DO UPDATE SET spent = b.spent + EXCLUDED.spent WHERE b.spent + EXCLUDED.spent <= $5::int
+       SELECT ${name}, ${key}, start, ${amount}::int FROM current_window WHERE ${amount}::int <= ${max}::int AND ${onlyIf}
+       ON CONFLICT (name, key, window_start) DO UPDATE SET spent = b.spent + EXCLUDED.spent WHERE b.spent + EXCLUDED.spent <= ${max}::int
        RETURNING b.spent
-     )
-     SELECT (SELECT spent FROM spent) AS spent,
-            ceil(extract(epoch FROM start + make_interval(secs => $3::float8 / 1000) - now()))::int AS "resetSeconds"
-       FROM current_window`,
-    [name, key, windowMs, amount, max],
-  );
-  const { spent, resetSeconds } = rows[0]!;
+     ), spending AS (
+       SELECT (SELECT spent FROM spent) AS spent,
+              ceil(extract(epoch FROM start + make_interval(secs => ${windowMs}::float8 / 1000) - now()))::int AS "resetSeconds"
+         FROM current_window
+     )`;
+}
+
+/** The values of `spendingCtes`' parameters, in order. */
+export const spendingValues = ({ name, max, windowMs }: Budget, key: string, amount: number): unknown[] => [name, key, windowMs, amount, max];
+
+/** What the `spending` row of `spendingCtes` means for a budget of `max`. */
+export function spendingOf(max: number, { spent, resetSeconds }: { spent: number | null; resetSeconds: number }): BudgetSpending {
   // At least a second: a window ending this instant is still the one that refused.
   const reset = Math.max(1, resetSeconds);
   return spent === null ? { allowed: false, remaining: 0, resetSeconds: reset } : { allowed: true, remaining: max - spent, resetSeconds: reset };
+}
+
+/**
+ * Spends `amount` of `key`'s budget in this window, or nothing when that would go over `max` (then
+ * `allowed` is false). Run it in the transaction that does what it pays for (or fold `spendingCtes` into
+ * that statement): a rollback gives the amount back.
+ */
+export async function spendBudget(db: Queryable, budget: Budget, key: string, amount: number): Promise<BudgetSpending> {
+  const { rows } = await db.query<{ spent: number | null; resetSeconds: number }>(
+    `WITH ${spendingCtes(1)} SELECT spent, "resetSeconds" FROM spending`,
+    spendingValues(budget, key, amount),
+  );
+  return spendingOf(budget.max, rows[0]!);
 }

@@ -1,7 +1,7 @@
 import { createTestDatabase, type TestDatabase } from '@recipes/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { budgetMigrations, createPool, migrate, type Pool, spendBudget, withTransaction } from '../src/index.js';
+import { budgetMigrations, createPool, migrate, type Pool, spendBudget, spendingCtes, spendingOf, spendingValues, withTransaction } from '../src/index.js';
 
 const silent = { info: () => undefined, warn: () => undefined };
 
@@ -60,5 +60,20 @@ describe('budgets', () => {
     const key = freshKey();
     const outcomes = await Promise.all(Array.from({ length: 8 }, () => withTransaction(pool, (tx) => spendBudget(tx, hourly, key, 3))));
     expect(outcomes.filter((outcome) => outcome.allowed)).toHaveLength(3);
+  });
+
+  it('spends nothing, folded into a statement, when what it pays for cannot happen (onlyIf)', async () => {
+    const key = freshKey();
+    const spendIf = async (possible: boolean) => {
+      const { rows } = await pool.query<{ spent: number | null; resetSeconds: number }>(
+        `WITH ${spendingCtes(2, '$1::boolean')} SELECT spent, "resetSeconds" FROM spending`,
+        [possible, ...spendingValues(hourly, key, 4)],
+      );
+      return spendingOf(hourly.max, rows[0]!);
+    };
+    expect(await spendIf(false)).toMatchObject({ allowed: false });
+    expect(await spendIf(true)).toMatchObject({ allowed: true, remaining: 6 });
+    expect(await spendIf(false)).toMatchObject({ allowed: false });
+    expect(await spendBudget(pool, hourly, key, 6)).toMatchObject({ allowed: true, remaining: 0 });
   });
 });

@@ -14,13 +14,14 @@ import {
   type ListRequest,
   type UserSnapshot,
 } from '@recipes/contracts';
-import { type Pool, type Queryable, withStatement, withTransaction } from '@recipes/db';
+import { type Pool, type Queryable, spendBudget, withStatement, withTransaction } from '@recipes/db';
 import type { UserDirectory } from '@recipes/directory';
 import { enqueue } from '@recipes/outbox';
 import { z } from 'zod';
-import type { Blocks } from './blocks.js';
-import { MAX_MENTIONED_USERS, mentionedNames, type SpendNotifications, withinCap } from './mentions.js';
+import { blockedFromCommenting, type Blocks } from './blocks.js';
+import { mentionable, mentionedNames, type Named, type NotificationPayer, withinCap } from './mentions.js';
 import * as repository from './repository.js';
+import { findPostingContext, insertComment, type KnownTarget } from './posting.js';
 import type { CommentRecord, CommentTarget, CommentWithAuthor } from './repository.js';
 import type { TargetOwner } from './targets.js';
 
@@ -66,6 +67,21 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
     return owner;
   }
 
+  /**
+   * The owner of the target `callerId` comments on: 404 when it does not exist (any more), 403 when they
+   * block the caller. From what the read models hold (`known`), or else the directories.
+   */
+  async function ownerAllowing(target: CommentTarget, callerId: string, known?: KnownTarget): Promise<string> {
+    if (!known) {
+      const owner = await ownerOf(target);
+      await blocks.allowComment(owner, callerId, target.type);
+      return owner;
+    }
+    if (known.deleted) throw notFound(`${targetNames[target.type]} not found`);
+    if (known.ownerBlocksCaller) throw blockedFromCommenting(target.type);
+    return known.ownerId;
+  }
+
   /** The live comment, locked for the change; 404 when it is deleted, unknown, or on another target. */
   async function lockedComment(tx: Queryable, target: CommentTarget, commentId: string): Promise<CommentRecord> {
     // An id that is not a UUID names nothing.
@@ -83,21 +99,25 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
   }
 
   /**
-   * The ids of the users `content` mentions, in text order: those who exist, never the author, and within
-   * the cap on the users one comment may ever mention: any the comment has mentioned before (`before`, none
-   * for a new one), and others only while it would have mentioned ten at most in all (`withinCap`).
+   * The ids of the users `names` mention (`mentionable`): those who exist, never the author nor one who
+   * blocks them, and within the cap on the users one comment may ever mention: any the comment has
+   * mentioned before (`before`, none for a new one), and others only while it would have mentioned ten at
+   * most in all. Names `known` (from the read models) are taken as they are; the others are asked of the
+   * directory a batch at a time, and only while they could still be among the first ten.
    */
-  async function mentionedUserIds(content: string, authorId: string, before: ReadonlySet<string> = new Set()): Promise<string[]> {
-    const names = mentionedNames(content);
-    let ids: string[] = [];
-    // Names are looked up a batch at a time, and only until ten users are mentioned.
-    for (let start = 0; start < names.length && ids.length < MAX_MENTIONED_USERS; start += NAMES_PER_LOOKUP) {
-      const batch = names.slice(start, start + NAMES_PER_LOOKUP);
-      const known = await users.findByUsernames(batch);
-      const found = await blocks.mentionable(authorId, batch.flatMap((name) => known.get(name)?.id ?? []).filter((id) => id !== authorId));
-      ids = withinCap([...ids, ...found], before);
+  async function mentionedUserIds(names: string[], authorId: string, before: ReadonlySet<string> = new Set(), known: ReadonlyMap<string, Named> = new Map()): Promise<string[]> {
+    const named = new Map(known);
+    for (;;) {
+      const { ids, unknown } = mentionable(names, named, authorId, before);
+      if (unknown.length === 0) return ids;
+      const batch = unknown.slice(0, NAMES_PER_LOOKUP);
+      const found = await users.findByUsernames(batch);
+      const blockers = await blocks.blockersOf(authorId, [...found.values()].map((user) => user.id));
+      for (const name of batch) {
+        const user = found.get(name);
+        named.set(name, user ? { id: user.id, blocksAuthor: blockers.has(user.id) } : null);
+      }
     }
-    return ids;
   }
 
   return {
@@ -119,52 +139,52 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
 
     /**
      * Stores the comment, a row per mentioned user in the target kind's mention store (whose trigger
-     * writes each `comment.mention.created`), and `comment.created`, all in one statement: in the transaction
-     * of a request with an `Idempotency-Key`, so that the comment commits with the response kept for it.
-     * A comment that mentions someone first pays for it (`spend`), in a transaction with the statement.
+     * writes each `comment.mention.created`), and `comment.created`, all in one statement that also pays
+     * for the mentions (`payer`): in the transaction of a request with an `Idempotency-Key`, so that the
+     * comment commits with the response kept for it. What it needs to know first (the author, the target
+     * and its owner's block, the names) is read in one statement from the read models, and only what they
+     * lack is asked of the directories.
      */
-    async add(target: CommentTarget, authorId: string, content: string, correlationId: string, spend: SpendNotifications): Promise<Comment> {
-      const author = await users.caller(authorId);
-      await blocks.allowComment(await ownerOf(target), authorId, target.type);
-      const mentioned = await mentionedUserIds(content, authorId);
+    async add(target: CommentTarget, authorId: string, content: string, correlationId: string, payer: NotificationPayer): Promise<Comment> {
+      const names = mentionedNames(content);
+      // An id that is not a UUID names nothing: the directory says so (404), once the author is known.
+      const known = await findPostingContext(pool, target.type, isUuid(target.id) ? target.id : null, authorId, names);
+      const author = known.author ?? (await users.caller(authorId));
+      await ownerAllowing(target, authorId, known.target);
+      const mentioned = await mentionedUserIds(names, authorId, new Set(), known.named);
       const id = newId();
       // `createdAt` is the stored row's: the statement writes it into the event.
       const data = { id, targetType: target.type, targetId: target.id, authorId, createdAt: new Date().toISOString() };
       const announcement = createEvent(commentCreated, data, { producer: PRODUCER, correlationId });
       const comment = { id, target, authorId, content, mentionKind: mentionKinds[target.type], mentionedUserIds: mentioned };
-      const insert = (db: Queryable) => repository.insertComment(db, comment, announcement, correlationId);
-      const record =
-        mentioned.length === 0
-          ? await withStatement(pool, insert)
-          : await withTransaction(pool, async (tx) => {
-              await spend(tx, authorId, mentioned.length);
-              return insert(tx);
-            });
-      // Deleted since `ownerOf` looked (its deletion event came in between).
-      if (!record) throw notFound(`${targetNames[target.type]} not found`);
-      return withAuthorOf(record, author);
+      const payment = mentioned.length === 0 ? undefined : { budget: payer.budget, key: authorId, amount: mentioned.length };
+      const { record, targetLive, spending } = await withStatement(pool, (db) => insertComment(db, comment, announcement, correlationId, payment));
+      // Deleted since the read (its deletion event came in between).
+      if (!targetLive) throw notFound(`${targetNames[target.type]} not found`);
+      if (spending) payer.answer(spending);
+      return withAuthorOf(record!, author);
     },
 
     /**
      * The author's new text. The mentions follow it, with the same grammar and limits as a new comment's:
      * a user it newly mentions is notified, one it no longer mentions has that notification retracted
      * (both by the mention stores' triggers), and `comment.updated` tells what changed. Only a user the
-     * comment never mentioned before is notified, so only they are paid for (`spend`) and count towards
+     * comment never mentioned before is notified, so only they are paid for (`payer`) and count towards
      * the ten users a comment may ever mention (`withinCap`).
      */
-    async edit(target: CommentTarget, commentId: string, callerId: string, content: string, correlationId: string, spend: SpendNotifications): Promise<Comment> {
+    async edit(target: CommentTarget, commentId: string, callerId: string, content: string, correlationId: string, payer: NotificationPayer): Promise<Comment> {
       const caller = await users.caller(callerId);
-      await blocks.allowComment(await ownerOf(target), callerId, target.type);
+      await ownerAllowing(target, callerId);
       // Read without a lock to know which names to look up; checked again under the comment's lock.
       const mentionedBefore = isUuid(commentId) ? await repository.everMentioned(pool, commentId) : new Set<string>();
-      const found = await mentionedUserIds(content, callerId, mentionedBefore);
+      const found = await mentionedUserIds(mentionedNames(content), callerId, mentionedBefore);
       const record = await withTransaction(pool, async (tx) => {
         const existing = await lockedComment(tx, target, commentId);
         if (existing.authorId !== callerId) throw forbidden('Only its author may edit a comment');
         const before = await repository.everMentioned(tx, commentId);
         const mentioned = withinCap(found, before);
         const newcomers = mentioned.filter((id) => !before.has(id));
-        if (newcomers.length > 0) await spend(tx, callerId, newcomers.length);
+        if (newcomers.length > 0) payer.answer(await spendBudget(tx, payer.budget, callerId, newcomers.length));
         await repository.rememberMentioned(tx, commentId, newcomers);
         await repository.setCorrelationId(tx, correlationId);
         const edited = await repository.updateContent(tx, commentId, content);

@@ -1,4 +1,4 @@
-import type { Queryable } from '@recipes/db';
+import type { Budget, BudgetSpending } from '@recipes/db';
 
 /**
  * `@name` as docs/api.md §5 defines a mention: the `@` at the start or after a character that is not
@@ -20,10 +20,14 @@ export function mentionedNames(text: string): string[] {
 }
 
 /**
- * Pays for the notifications a change causes: `count` users newly notified, from `actorId`'s budget, in
- * `db`, the transaction that makes the change. Throws, and so leaves nothing of the change, past the budget.
+ * Pays for the notifications a change causes, from the author's `budget`, in the statement or transaction
+ * that makes the change; `answer` says where the budget stands, or refuses the request (429) when the
+ * spending was refused, and with it the change.
  */
-export type SpendNotifications = (db: Queryable, actorId: string, count: number) => Promise<void>;
+export interface NotificationPayer {
+  budget: Budget;
+  answer(spending: BudgetSpending): void;
+}
 
 /**
  * Of `found` (users a text mentions, in order): those in `before` (the users the comment has ever
@@ -33,4 +37,25 @@ export type SpendNotifications = (db: Queryable, actorId: string, count: number)
 export function withinCap(found: string[], before: ReadonlySet<string>): string[] {
   let room = MAX_MENTIONED_USERS - before.size;
   return found.filter((id) => before.has(id) || room-- > 0);
+}
+
+/** A user a comment names, as far as known: whether they block its author; null when nobody has the name. */
+export type Named = { id: string; blocksAuthor: boolean } | null;
+
+/**
+ * The ids of the users `names` (in text order) mention, by what is known of each name (`named`), as
+ * `withinCap` keeps them: never the author, nor one who blocks them. And the names not known yet that
+ * come before the list is full, which could still change it: none once it is final.
+ */
+export function mentionable(names: string[], named: ReadonlyMap<string, Named>, authorId: string, before: ReadonlySet<string>): { ids: string[]; unknown: string[] } {
+  const ids: string[] = [];
+  const unknown: string[] = [];
+  let room = MAX_MENTIONED_USERS - before.size;
+  for (const name of names) {
+    if (ids.length === MAX_MENTIONED_USERS) break;
+    const user = named.get(name);
+    if (user === undefined) unknown.push(name);
+    else if (user !== null && user.id !== authorId && !user.blocksAuthor && (before.has(user.id) || room-- > 0)) ids.push(user.id);
+  }
+  return { ids, unknown };
 }

@@ -1,6 +1,5 @@
-import type { CommentTargetType, EventEnvelope, MentionKind } from '@recipes/contracts';
+import type { CommentTargetType, MentionKind } from '@recipes/contracts';
 import { type ListingRequest, type Position, type Queryable, readListing } from '@recipes/db';
-import { outboxRow } from '@recipes/outbox';
 
 /** What a comment is on. */
 export interface CommentTarget {
@@ -18,70 +17,20 @@ export interface CommentRecord {
   editedAt: string | null;
 }
 
-const columns = `id, author_id AS "authorId", content, iso_timestamp(created_at) AS "createdAt", iso_timestamp(edited_at) AS "editedAt"`;
+export const columns = `id, author_id AS "authorId", content, iso_timestamp(created_at) AS "createdAt", iso_timestamp(edited_at) AS "editedAt"`;
 
-const mentionStores: Record<MentionKind, string> = {
+export const mentionStores: Record<MentionKind, string> = {
   recipe_comment: 'recipe_comment_mentions',
   collection_comment: 'collection_comment_mentions',
   post_comment: 'post_comment_mentions',
 };
 
 /** The SQL that sets this transaction's correlation id to `parameter`, read by the mention triggers (`write_event`, migrations/007). */
-const setCorrelation = (parameter: string) => `set_correlation_id(${parameter})`;
+export const setCorrelation = (parameter: string) => `set_correlation_id(${parameter})`;
 
 /** Names the request behind this transaction's changes, for the events the mention trigger writes. */
 export async function setCorrelationId(db: Queryable, correlationId: string): Promise<void> {
   await db.query(`SELECT ${setCorrelation('$1')}`, [correlationId]);
-}
-
-/** A new comment, and the users it mentions: a row each in the store of `mentionKind`. */
-export interface NewComment {
-  id: string;
-  target: CommentTarget;
-  authorId: string;
-  content: string;
-  mentionKind: MentionKind;
-  mentionedUserIds: string[];
-}
-
-/**
- * The target $3 (of type $2) as the read models know it, live, locked against its deletion being taken in
- * (`removeCommentsOn` in src/deleted-targets.ts): a deletion that commits first leaves the comment
- * unstored; a comment that commits first is found by the deletion, and removed.
- */
-const liveTarget: Record<CommentTargetType, string> = {
-  recipe: `SELECT 1 FROM content_items WHERE id = $3 AND content_type = $2 AND NOT deleted FOR SHARE`,
-  post: `SELECT 1 FROM content_items WHERE id = $3 AND content_type = $2 AND NOT deleted FOR SHARE`,
-  collection: `SELECT 1 FROM known_collections WHERE id = $3 AND NOT deleted FOR SHARE`,
-};
-
-/**
- * Stores a new comment, its mentions (the store's trigger writes each `comment.mention.created`, and
- * `ever_mentioned` remembers each user) and
- * `announcement`, its `comment.created`, to the outbox, in one statement: atomic without a transaction
- * block, and one round trip where BEGIN, three inserts and COMMIT took five. The announcement's
- * `data.createdAt` becomes the row's. The statement first names the request behind it (`setCorrelationId`),
- * for the events the trigger writes at its end. Nothing, and undefined, when the target is deleted
- * (`liveTarget`).
- */
-export async function insertComment(db: Queryable, comment: NewComment, announcement: EventEnvelope, correlationId: string): Promise<CommentRecord | undefined> {
-  const { rows } = await db.query<CommentRecord>(
-    `WITH comment AS (
-       INSERT INTO comments (id, target_type, target_id, author_id, content)
-       SELECT $1::uuid, $2, $3::uuid, $4::uuid, $5 FROM (SELECT ${setCorrelation('$6')}) AS correlated, (${liveTarget[comment.target.type]}) AS live
-       RETURNING ${columns}
-     ), mentioned AS (
-       INSERT INTO ${mentionStores[comment.mentionKind]} (comment_id, mentioned_user_id) SELECT id, unnest($7::uuid[]) FROM comment
-     ), remembered AS (
-       INSERT INTO ever_mentioned (comment_id, user_id) SELECT id, unnest($7::uuid[]) FROM comment
-     ), announced AS (
-       INSERT INTO outbox (id, type, payload)
-       SELECT $8::uuid, $9, jsonb_set($10::jsonb, '{data,createdAt}', to_jsonb("createdAt")) FROM comment
-     )
-     SELECT * FROM comment`,
-    [comment.id, comment.target.type, comment.target.id, comment.authorId, comment.content, correlationId, comment.mentionedUserIds, ...outboxRow(announcement)],
-  );
-  return rows[0];
 }
 
 /** One row per user in the kind's own store; its trigger writes the event for each. */

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mentionedNames } from '../src/mentions.js';
+import { mentionable, mentionedNames, type Named, withinCap } from '../src/mentions.js';
 
 describe('mentionedNames', () => {
   it.each([
@@ -49,5 +50,58 @@ describe('mentionedNames', () => {
   it('returns every distinct name in text order: the cap of ten applies to users who exist', () => {
     const names = Array.from({ length: 12 }, (_, index) => `user_${String(index).padStart(2, '0')}`);
     expect(mentionedNames(names.map((name) => `@${name}`).join(' '))).toEqual(names);
+  });
+});
+
+describe('mentionable', () => {
+  const AUTHOR = 'author';
+  // Each name is nobody (null), or a user: the author, one who blocks the author, or another.
+  const world = fc.uniqueArray(fc.stringMatching(/^[a-z]{3,6}$/), { maxLength: 40 }).chain((names) =>
+    fc.record({
+      names: fc.constant(names),
+      users: fc.tuple(...names.map(() => fc.option(fc.record({ isAuthor: fc.boolean(), blocksAuthor: fc.boolean() }, { requiredKeys: [] }), { nil: null }))),
+      knownAtFirst: fc.tuple(...names.map(() => fc.boolean())),
+      before: fc.uniqueArray(fc.nat({ max: 39 }), { maxLength: 10 }),
+      batch: fc.integer({ min: 1, max: 5 }),
+    }),
+  );
+
+  it('asks about names until the first ten are settled, and then gives what knowing every name would give', () => {
+    fc.assert(
+      fc.property(world, ({ names, users, knownAtFirst, before, batch }) => {
+        const truth = new Map<string, Named>(
+          names.map((name, index) => {
+            const user = users[index] ?? null;
+            return [name, user && { id: user.isAuthor ? AUTHOR : `user-${index}`, blocksAuthor: user.blocksAuthor ?? false }];
+          }),
+        );
+        const mentionedBefore = new Set(before.map((index) => `user-${index}`));
+        // What the comment mentions as the rules read: every existing user but the author and those who block them, within the cap.
+        const expected = withinCap(
+          names.flatMap((name) => {
+            const user = truth.get(name)!;
+            return user && user.id !== AUTHOR && !user.blocksAuthor ? [user.id] : [];
+          }),
+          mentionedBefore,
+        );
+        const named = new Map(names.filter((_, index) => knownAtFirst[index]).map((name) => [name, truth.get(name)!]));
+        for (let asked = 0; ; asked++) {
+          const { ids, unknown } = mentionable(names, named, AUTHOR, mentionedBefore);
+          if (unknown.length === 0) {
+            expect(ids).toEqual(expected);
+            return;
+          }
+          expect(asked).toBeLessThanOrEqual(names.length);
+          for (const name of unknown.slice(0, batch)) named.set(name, truth.get(name)!);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('asks about no name after the tenth user it mentions', () => {
+    const names = Array.from({ length: 12 }, (_, index) => `name${index}`);
+    const named = new Map<string, Named>(names.slice(0, 10).map((name, index) => [name, { id: `user-${index}`, blocksAuthor: false }]));
+    expect(mentionable(names, named, AUTHOR, new Set())).toEqual({ ids: names.slice(0, 10).map((_, index) => `user-${index}`), unknown: [] });
   });
 });

@@ -1,11 +1,10 @@
 import { callerOf } from '@recipes/auth';
 import { type CommentTargetType, listPagination, listRequest } from '@recipes/contracts';
-import { spendBudget } from '@recipes/db';
 import { answerSpending, type App, type LimitHook, type LimitPolicy, problemResponses, withListLinks } from '@recipes/http';
 import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
 import type { FastifyReply } from 'fastify';
 import type { Comments } from '../comments.js';
-import type { SpendNotifications } from '../mentions.js';
+import type { NotificationPayer } from '../mentions.js';
 import {
   commentAddedResponse,
   commentBody,
@@ -36,11 +35,11 @@ export function commentRoutes(type: CommentTargetType) {
   const kind = `${type[0]!.toUpperCase()}${type.slice(1)}`;
 
   return async function routes(app: App, { comments, limitPerCaller, notificationBudget, idempotency }: CommentRoutesOptions) {
-    /** Pays for what the request notifies, in its transaction: announced on `reply`, or 429 past the budget. */
-    const spendingOn =
-      (reply: FastifyReply): SpendNotifications =>
-      async (db, actorId, count) =>
-        answerSpending(reply, notificationBudget, await spendBudget(db, notificationBudget, actorId, count));
+    /** Pays for what the request notifies: where the budget stands is announced on `reply`, or 429 past it. */
+    const payerFor = (reply: FastifyReply): NotificationPayer => ({
+      budget: notificationBudget,
+      answer: (spending) => answerSpending(reply, notificationBudget, spending),
+    });
 
     app.get(
       '/:id/comments',
@@ -81,7 +80,7 @@ export function commentRoutes(type: CommentTargetType) {
       },
       async (request, reply) => {
         const target = { type, id: request.params.id };
-        const comment = await comments.add(target, callerOf(request).id, request.body.content, request.id, spendingOn(reply));
+        const comment = await comments.add(target, callerOf(request).id, request.body.content, request.id, payerFor(reply));
         request.log.info({ commentId: comment.id, targetType: type, targetId: target.id }, 'comment added');
         return reply.code(201).send({ message: 'Comment added successfully', comment });
       },
@@ -104,7 +103,7 @@ export function commentRoutes(type: CommentTargetType) {
       },
       async (request, reply) => {
         const target = { type, id: request.params.id };
-        const comment = await comments.edit(target, request.params.commentId, callerOf(request).id, request.body.content, request.id, spendingOn(reply));
+        const comment = await comments.edit(target, request.params.commentId, callerOf(request).id, request.body.content, request.id, payerFor(reply));
         request.log.info({ commentId: comment.id, targetType: type, targetId: target.id }, 'comment edited');
         return { comment };
       },

@@ -1,0 +1,139 @@
+import type { CommentTargetType, EventEnvelope, MentionKind, UserSnapshot } from '@recipes/contracts';
+import { type Budget, type BudgetSpending, type Queryable, spendingCtes, spendingOf, spendingValues } from '@recipes/db';
+import { outboxRow } from '@recipes/outbox';
+import { columns, type CommentRecord, type CommentTarget, mentionStores, setCorrelation } from './repository.js';
+
+/** What the read models know of a target: its owner, whether it is deleted, and whether its owner blocks the caller. */
+export interface KnownTarget {
+  ownerId: string;
+  deleted: boolean;
+  ownerBlocksCaller: boolean;
+}
+
+/** A user a comment names, as the read models know them: whether they block its author. */
+export interface NamedUser {
+  id: string;
+  blocksAuthor: boolean;
+}
+
+/** What posting a comment needs to know, as far as this service's read models know it. */
+export interface PostingContext {
+  author: UserSnapshot | undefined;
+  target: KnownTarget | undefined;
+  /** By lower-cased username; names the read model does not know are left out. */
+  named: Map<string, NamedUser>;
+}
+
+/** The target $3 (of type $2) in its read model, its owner as `owner_id`. */
+const knownTarget: Record<CommentTargetType, string> = {
+  recipe: `SELECT author_id AS owner_id, deleted FROM content_items WHERE id = $3 AND content_type = $2`,
+  post: `SELECT author_id AS owner_id, deleted FROM content_items WHERE id = $3 AND content_type = $2`,
+  collection: `SELECT owner_id, deleted FROM known_collections WHERE id = $3 AND $2::text = 'collection'`,
+};
+
+/** Whether the user `blocker` (SQL) blocks the user $1 (the relation read model, docs/api.md §10.4). */
+const blocksCaller = (blocker: string) => `EXISTS (SELECT 1 FROM user_relations WHERE user_id = ${blocker} AND target_id = $1 AND blocked)`;
+
+/**
+ * The author ($1), the target, its owner's block and the users `names` name with theirs, from the read
+ * models in one statement, where reading each took a round trip of its own.
+ */
+export async function findPostingContext(db: Queryable, targetType: CommentTargetType, targetId: string | null, authorId: string, names: string[]): Promise<PostingContext> {
+  const { rows } = await db.query<{ author: UserSnapshot | null; target: KnownTarget | null; named: ({ name: string } & NamedUser)[] }>(
+    `SELECT (SELECT json_build_object('id', id, 'username', username, 'avatarUrl', avatar_url, 'revision', revision) FROM users WHERE id = $1) AS author,
+            (SELECT json_build_object('ownerId', owner_id, 'deleted', deleted, 'ownerBlocksCaller', ${blocksCaller('owner_id')})
+               FROM (${knownTarget[targetType]}) AS known) AS target,
+            (SELECT coalesce(json_agg(json_build_object('name', lower(username), 'id', id, 'blocksAuthor', ${blocksCaller('id')})), '[]')
+               FROM users WHERE lower(username) = ANY($4::text[])) AS named`,
+    [authorId, targetType, targetId, names],
+  );
+  const { author, target: known, named } = rows[0]!;
+  return {
+    author: author ?? undefined,
+    target: known ?? undefined,
+    named: new Map(named.map(({ name, id, blocksAuthor }) => [name, { id, blocksAuthor }])),
+  };
+}
+
+/** A new comment, and the users it mentions: a row each in the store of `mentionKind`. */
+export interface NewComment {
+  id: string;
+  target: CommentTarget;
+  authorId: string;
+  content: string;
+  mentionKind: MentionKind;
+  mentionedUserIds: string[];
+}
+
+/**
+ * The target $3 (of type $2) as the read models know it, live, locked against its deletion being taken in
+ * (`removeCommentsOn` in src/deleted-targets.ts): a deletion that commits first leaves the comment
+ * unstored; a comment that commits first is found by the deletion, and removed.
+ */
+const liveTarget: Record<CommentTargetType, string> = {
+  recipe: `SELECT 1 FROM content_items WHERE id = $3 AND content_type = $2 AND NOT deleted FOR SHARE`,
+  post: `SELECT 1 FROM content_items WHERE id = $3 AND content_type = $2 AND NOT deleted FOR SHARE`,
+  collection: `SELECT 1 FROM known_collections WHERE id = $3 AND NOT deleted FOR SHARE`,
+};
+
+/** What a comment's mentions cost: `amount` of `budget`, from the author's (`key`) spending. */
+export interface Payment {
+  budget: Budget;
+  key: string;
+  amount: number;
+}
+
+/** What storing a comment came to: the stored comment (none when the target is deleted or the payment refused), and the payment's spending. */
+export interface StoredComment {
+  record: CommentRecord | undefined;
+  targetLive: boolean;
+  spending: BudgetSpending | undefined;
+}
+
+/**
+ * Stores a new comment, its mentions (the store's trigger writes each `comment.mention.created`, and
+ * `ever_mentioned` remembers each user), `announcement`, its `comment.created`, to the outbox, and pays
+ * for the mentions (`payment`, from the author's budget; nothing is stored when refused), in one
+ * statement: atomic without a transaction block, and one round trip where BEGIN, the spending, three
+ * inserts and COMMIT took six. The announcement's `data.createdAt` becomes the row's. The statement first
+ * names the request behind it (`setCorrelationId`), for the events the trigger writes at its end. Nothing
+ * is stored, or spent, when the target is deleted (`liveTarget`).
+ */
+export async function insertComment(db: Queryable, comment: NewComment, announcement: EventEnvelope, correlationId: string, payment?: Payment): Promise<StoredComment> {
+  const paid = payment ? ', (SELECT 1 FROM spent) AS paid' : '';
+  const { rows } = await db.query<{ comment: CommentRecord | null; targetLive: boolean; spent?: number | null; resetSeconds?: number }>(
+    `WITH live AS (${liveTarget[comment.target.type]}),
+     ${payment ? `${spendingCtes(11, 'EXISTS (SELECT 1 FROM live)')},` : ''}
+     comment AS (
+       INSERT INTO comments (id, target_type, target_id, author_id, content)
+       SELECT $1::uuid, $2, $3::uuid, $4::uuid, $5 FROM (SELECT ${setCorrelation('$6')}) AS correlated, live${paid}
+       RETURNING ${columns}
+     ), mentioned AS (
+       INSERT INTO ${mentionStores[comment.mentionKind]} (comment_id, mentioned_user_id) SELECT id, unnest($7::uuid[]) FROM comment
+     ), remembered AS (
+       INSERT INTO ever_mentioned (comment_id, user_id) SELECT id, unnest($7::uuid[]) FROM comment
+     ), announced AS (
+       INSERT INTO outbox (id, type, payload)
+       SELECT $8::uuid, $9, jsonb_set($10::jsonb, '{data,createdAt}', to_jsonb("createdAt")) FROM comment
+     )
+     SELECT (SELECT row_to_json(comment) FROM comment) AS comment, EXISTS (SELECT 1 FROM live) AS "targetLive"
+            ${payment ? ', spent, "resetSeconds" FROM spending' : ''}`,
+    [
+      comment.id,
+      comment.target.type,
+      comment.target.id,
+      comment.authorId,
+      comment.content,
+      correlationId,
+      comment.mentionedUserIds,
+      ...outboxRow(announcement),
+      ...(payment ? spendingValues(payment.budget, payment.key, payment.amount) : []),
+    ],
+  );
+  const { comment: record, targetLive, spent, resetSeconds } = rows[0]!;
+  return {
+    record: record ?? undefined,
+    targetLive,
+    spending: payment ? spendingOf(payment.budget.max, { spent: spent ?? null, resetSeconds: resetSeconds! }) : undefined,
+  };
+}
