@@ -13,7 +13,7 @@ import {
   type ListRequest,
   type userTagged,
 } from '@recipes/contracts';
-import { type Pool, type Queryable, withTransaction } from '@recipes/db';
+import { type Pool, type Queryable, withStatement, withTransaction } from '@recipes/db';
 import type { UserDirectory } from '@recipes/directory';
 import type { Logger } from '@recipes/logging';
 import { enqueue, handleOnce } from '@recipes/outbox';
@@ -110,16 +110,16 @@ export function notifications(pool: Pool, directory: UserDirectory) {
   return {
     /**
      * Stores `notification` once however often `event` is delivered, and announces it to the recipient's
-     * open streams, if any, in the same statement (see `insertNotification`): a stream opening meanwhile
-     * waits for the recipient's lock this transaction holds, then reads the notification from the table.
+     * open streams, if any, in one round trip: one statement, atomic by itself, on the pool (see
+     * `insertNotification`). Its inner statements that announce begin once it holds the recipient's lock,
+     * so they see a stream opened before; one opening meanwhile waits, then reads the notification from the table.
      */
     async record(event: EventEnvelope, notification: NewNotification | undefined): Promise<void> {
       if (!notification) return;
       const id = newId();
-      // The statement fills in the unread count it makes.
-      const announcement = (sequence: number) =>
-        createEvent(notificationCreated, { id, ...notification, sequence, unreadCount: 0 }, { producer: PRODUCER, correlationId: event.correlationId });
-      await withTransaction(pool, (tx) => repository.insertNotification(tx, id, event, notification, announcement));
+      // The statement writes in the sequence it takes and the unread count it makes.
+      const announcement = createEvent(notificationCreated, { id, ...notification, sequence: 1, unreadCount: 0 }, { producer: PRODUCER, correlationId: event.correlationId });
+      await withStatement(pool, (db) => repository.insertNotification(db, id, event, notification, announcement));
     },
 
     /**

@@ -1,8 +1,7 @@
-import type { EventEnvelope } from '@recipes/contracts';
+import type { EventData, EventEnvelope, notificationCreated } from '@recipes/contracts';
 import { type ListingPage, type ListingRequest, type Queryable, readListing } from '@recipes/db';
-import { firstDelivery, outboxRow } from '@recipes/outbox';
+import { outboxRow } from '@recipes/outbox';
 import type { NewNotification, NotificationRecord, NotificationType } from './rows.js';
-import { silenced } from './silences.js';
 
 export interface NotificationCounts {
   total: number;
@@ -16,94 +15,63 @@ export interface StoredNotification {
   streamOpen: boolean;
 }
 
+/*
+ * The advisory locks are SQL functions (migrations/011_store_notification.sql), so that `store_notification`
+ * and the statements below take the same ones.
+ */
+
 /**
  * The recipient's lock, held to the end of the transaction (an advisory lock: it needs no row, so opening
  * a stream leaves none behind). Storing or marking their notifications and opening a stream of theirs
  * take it, so that each sees whatever the other committed (see `openStream`). Always taken before their
  * counts row, never after it.
  */
-const recipientLock = (parameter: string) => `pg_advisory_xact_lock(hashtextextended('notifications.recipient:' || ${parameter}::uuid::text, 0))`;
-
 export async function lockRecipient(db: Queryable, recipientId: string): Promise<void> {
-  await db.query(`SELECT ${recipientLock('$1')}`, [recipientId]);
+  await db.query('SELECT lock_recipient($1::uuid)', [recipientId]);
 }
 
 /**
  * The lock of one recipe, post or collection (SQL parameters `type` and `id`): storing a notification about
  * it and retracting those about it as it is deleted wait for each other. Taken before any other lock.
  */
-export const contentLock = (type: string, id: string) => `pg_advisory_xact_lock(hashtextextended('notifications.content:' || ${type}::text || ':' || ${id}::uuid::text, 0))`;
-
-/** The lock of `lockCommentNotifications`, on a key `commentLockKey` made, passed as SQL `parameter`. */
-const commentLock = (parameter: string) => `pg_advisory_xact_lock(hashtextextended(${parameter}, 0))`;
-const commentLockKey = (recipientId: string, commentId: string) => `notifications:${recipientId}:${commentId}`;
+export const contentLock = (type: string, id: string) => `lock_content(${type}::text, ${id}::uuid)`;
 
 /**
  * Stores a notification once per source event, counts it for its recipient, and writes `announcement`
- * (its `notification.created`, whose `data.unreadCount` the statement fills in) to the outbox when a
- * stream of theirs is open. An event stored before (the inbox row `firstDelivery`, or the same source
- * event id), or a mention of a user the comment has notified already (retracted since, or not), changes
- * nothing, counts included, and gives undefined.
+ * (its `notification.created`, with any sequence and unread count: the call writes in its own) to the
+ * outbox when a stream of theirs is open. An event stored before (its inbox row, or the same source event
+ * id), or a mention of a user the comment has notified already (retracted since, or not), changes
+ * nothing, counts included, and gives undefined. Nothing is stored about content deleted before
+ * (`deleted_content`, see `retractAboutContent`), nor what the recipient silenced (a mute, a block, a
+ * type off).
  *
- * Nothing is stored about content deleted before (`deleted_content`, see `retractAboutContent`), whose
- * lock is the first one taken, nor what the recipient silenced (`silenced`: a mute, a block, a type off).
- *
- * Two statements, the locks in the first, after the inbox row: the content's lock, a mention's comment
- * lock (`lockCommentNotifications`), the recipient's lock, then their counts row, all held to the commit, so
- * that their notifications take their sequence numbers in commit order (migrations/003_streams.sql) and a
- * stream opening meanwhile waits for this one. The second statement, begun once they are held, sees
- * every stream opened before: so `streamOpen` is what `hasOpenStream` would say, without a round trip of
- * its own. Run in a transaction.
+ * One round trip: one call of `store_notification` (migrations/011_store_notification.sql), atomic by
+ * itself, so it needs no transaction (in a caller's, its locks are held to that one's commit). Its first
+ * statements write the inbox row and take the locks, held to the commit: the content's (a deletion's),
+ * a mention's comment lock (`lockCommentNotifications`), the recipient's, then their counts row; so their
+ * notifications take their sequence numbers in commit order (migrations/003_streams.sql), and a stream
+ * opening meanwhile waits for this one. The function is volatile, so in READ COMMITTED each statement in
+ * it takes a new snapshot: those that store, count and announce begin once the locks are held, and see
+ * every stream opened before, however long the locks were waited for. So `streamOpen` is what
+ * `hasOpenStream` would say under the lock, without a round trip of its own.
  */
 export async function insertNotification(
   db: Queryable,
   id: string,
   source: Pick<EventEnvelope, 'id' | 'type'>,
   n: NewNotification,
-  announcement?: (sequence: number) => EventEnvelope,
+  announcement?: EventEnvelope<EventData<typeof notificationCreated>>,
 ): Promise<StoredNotification | undefined> {
-  // The lock order is the nesting, innermost first: the inbox row (none for an event handled before: no
-  // lock at all), the content's lock, the comment lock, the recipient's, then the counts row the INSERT
-  // locks. PostgreSQL holds to it whatever plan it picks: a subquery in FROM whose output calls a
-  // volatile function (pg_advisory_xact_lock is one) is never pulled up into the query around it, so each
-  // runs as its own scan that asks the one inside it for its row first. One round trip where four
-  // statements would take four; test/repository/streams.test.ts shows the waits it makes.
-  const { rows: locked } = await db.query<{ lastSequence: string }>(
-    `WITH ${firstDelivery('$3', '$4')}
-     INSERT INTO notification_counts (recipient_id, total, unread)
-     SELECT $1::uuid, 0, 0
-       FROM (SELECT ${recipientLock('$1')}
-               FROM (SELECT CASE WHEN $2::text IS NOT NULL THEN ${commentLock('$2')}::text END
-                       FROM (SELECT ${contentLock('$5', '$6')} FROM first_delivery) AS content_locked
-                    ) AS comment_locked
-            ) AS recipient_locked
-     ON CONFLICT (recipient_id) DO UPDATE SET recipient_id = EXCLUDED.recipient_id
-     RETURNING last_sequence AS "lastSequence"`,
-    [n.recipientId, n.commentId === null ? null : commentLockKey(n.recipientId, n.commentId), source.id, source.type, n.contentType, n.contentId],
+  const payload = announcement ? outboxRow(announcement)[2] : null;
+  // The comment names what the call writes, as a statement that writes names it: the pool's client carries
+  // the trace context, which the outbox row takes, to such statements only (`PreparingClient`, libs/db).
+  const { rows } = await db.query<{ sequence: string; unread: number; streamOpen: boolean }>(
+    `SELECT sequence, unread, stream_open AS "streamOpen" FROM store_notification($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+     /* INSERT INTO notifications, notification_counts, processed_events, outbox */`,
+    [id, n.recipientId, n.type, n.actorId, n.contentType, n.contentId, n.commentId, n.createdAt, source.id, source.type, payload],
   );
-  if (!locked[0]) return undefined;
-  const sequence = Number(locked[0].lastSequence) + 1;
-  const [eventId, eventType, payload] = announcement ? outboxRow(announcement(sequence)) : [null, null, null];
-  const { rows } = await db.query<{ unread: number; streamOpen: boolean }>(
-    `WITH inserted AS (
-       INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, comment_id, created_at, source_event_id, sequence)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
-        WHERE NOT EXISTS (SELECT 1 FROM deleted_content WHERE content_id = $6 AND content_type = $5) AND NOT ${silenced('$2', '$4', '$3', '$8')}
-       ON CONFLICT DO NOTHING
-       RETURNING recipient_id
-     ), counted AS (
-       UPDATE notification_counts
-          SET total = total + 1, unread = unread + 1, last_sequence = $10, version = version + 1
-        WHERE recipient_id = (SELECT recipient_id FROM inserted)
-       RETURNING unread, EXISTS (SELECT 1 FROM open_streams WHERE recipient_id = $2) AS "streamOpen"
-     ), announced AS (
-       INSERT INTO outbox (id, type, payload)
-       SELECT $11::uuid, $12, jsonb_set($13::jsonb, '{data,unreadCount}', to_jsonb(unread)) FROM counted WHERE "streamOpen" AND $11 IS NOT NULL
-     )
-     SELECT unread, "streamOpen" FROM counted`,
-    [id, n.recipientId, n.type, n.actorId, n.contentType, n.contentId, n.commentId, n.createdAt, source.id, sequence, eventId, eventType, payload],
-  );
-  return rows[0] ? { sequence, ...rows[0] } : undefined;
+  const stored = rows[0];
+  return stored ? { sequence: Number(stored.sequence), unread: stored.unread, streamOpen: stored.streamOpen } : undefined;
 }
 
 /** What a listing keeps of the recipient's notifications (docs/api.md §10.2): all, the unread, some types. */
@@ -160,5 +128,5 @@ export async function findCounts(db: Queryable, recipientId: string): Promise<No
  * mention and its retraction handled at the same moment cannot both find nothing there.
  */
 export async function lockCommentNotifications(db: Queryable, recipientId: string, commentId: string): Promise<void> {
-  await db.query(`SELECT ${commentLock('$1')}`, [commentLockKey(recipientId, commentId)]);
+  await db.query('SELECT lock_comment_notifications($1::uuid, $2::uuid)', [recipientId, commentId]);
 }
