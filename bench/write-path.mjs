@@ -157,6 +157,20 @@ async function cpuRun(served, { idleSeconds, ...options }) {
   return { ...run, cpu: cpuPer(run.sent, before, served.cpuNow(), process.cpuUsage(own)), idleCpu };
 }
 
+/**
+ * A `mentionRun` with `tokens.length` more streams open (of users nobody mentions), through `streamUrl`,
+ * all closed after (`closeAll`): the chain's latency with a crowd of listeners.
+ */
+async function crowdedRun(served, { tokens, streamUrl, closeAll, ...options }) {
+  const crowd = await openStreams(streamUrl, tokens);
+  try {
+    const { posts: _posts, ...run } = await mentionRun(served, options);
+    return { ...run, rate: options.rate, streams: crowd.length + served.streams.length };
+  } finally {
+    await closeAll(crowd);
+  }
+}
+
 /** Restarts each of `processes` (scripts/system.mjs ServiceProcess) with the environment `envOf` gives it, all at once. */
 async function restartWith(processes, envOf) {
   await Promise.all(
@@ -205,17 +219,20 @@ async function roundTrips(served, counter, parts, { rate, seconds }) {
  * The `writepath` part on `system` (seeded: `fixture`'s recipe, the people of seed.mjs), whose database
  * is `database`; tokens from `signToken`; the reference on `ports` (`{ comments, notifications }`).
  * Capacity searches from `start` (the reference's from the system's capacity), steps of `stepSeconds`;
- * CPU at `rate` (else half the lower capacity) for `seconds`; round trips for `countSeconds`.
+ * CPU at `rate` (else half the lower capacity) for `seconds`; round trips for `countSeconds`; the system
+ * again at `crowdShare` of its capacity with `crowdStreams` streams open in all.
  */
-export async function writePathComparison({ system, pools, fixture, signToken, database, amqpUrl, ports, start, stepSeconds, factor, refineSteps, rate: fixedRate, seconds, countSeconds }) {
+export async function writePathComparison({ system, pools, fixture, signToken, database, amqpUrl, ports, start, stepSeconds, factor, refineSteps, rate: fixedRate, seconds, countSeconds, crowdStreams, crowdShare }) {
   const cleanUp = async () => {
     await pools.public.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
     await removeExchangeFamily(amqpUrl, EXCHANGE);
   };
   await cleanUp(); // what an interrupted run left
   await createReferenceTables(pools.public, fixture.recipeId);
-  const { rows } = await pools.public.query('SELECT k, id FROM bench_people ORDER BY k LIMIT $1', [MENTIONED_USERS + AUTHORS]);
+  const { rows } = await pools.public.query('SELECT k, id FROM bench_people ORDER BY k LIMIT $1', [Math.max(crowdStreams, MENTIONED_USERS + AUTHORS)]);
   const people = rows.map(({ k, id }) => ({ id, username: `bench_user_${k}` }));
+  // The crowd: streams of users nobody here mentions, the authors first.
+  const crowdTokens = people.slice(MENTIONED_USERS, crowdStreams).map((user) => signToken(user));
   const mentioned = people.slice(0, MENTIONED_USERS);
   const workload = {
     mentioned,
@@ -280,6 +297,13 @@ export async function writePathComparison({ system, pools, fixture, signToken, d
     figures.rate = fixedRate ?? Math.max(1, Math.round(lower / 2));
     figures.runs = {};
     for (const served of sides) figures.runs[served.name] = await cpuRun(served, { rate: figures.rate, seconds, idleSeconds: countSeconds });
+    figures.crowded = await crowdedRun(ours, {
+      rate: Math.max(1, Math.round(crowdShare * figures.capacity.system.capacity)),
+      seconds,
+      tokens: crowdTokens,
+      streamUrl: `${system.urlOf('gateway')}${STREAM_PATH}`,
+      closeAll: async (streams) => streams.forEach((stream) => stream.close()),
+    });
 
     counter = await startRoundTripCounter(system.databaseUrl, [...DATABASE_SERVICES, ...REFERENCE_ROLES.map(referencePart)]);
     figures.roundTrips = {};

@@ -1,14 +1,9 @@
 import type { EventEnvelope } from '@recipes/contracts';
 import { type Pool, type PoolClient, withTransaction } from '@recipes/db';
 
-/**
- * `handleOnce`'s inbox row as a CTE, `first_delivery`, for a handler that writes it in the first statement
- * of its own transaction (a round trip fewer): it has a row only on the event's first delivery, and the
- * statement must make its effect depend on that row.
- */
-export const firstDelivery = (eventIdParameter: string, eventTypeParameter: string): string =>
-  `first_delivery AS (
-     INSERT INTO processed_events (event_id, event_type) VALUES (${eventIdParameter}::uuid, ${eventTypeParameter})
+/** The inbox row, as a CTE `first_delivery`: it has a row only on the event's first delivery. */
+const FIRST_DELIVERY = `first_delivery AS (
+     INSERT INTO processed_events (event_id, event_type) VALUES ($1::uuid, $2)
      ON CONFLICT (event_id) DO NOTHING RETURNING event_id)`;
 
 /**
@@ -22,7 +17,7 @@ export async function handleOnce(
   effect: (client: PoolClient) => Promise<void>,
 ): Promise<boolean> {
   return withTransaction(pool, async (client) => {
-    const { rowCount } = await client.query(`WITH ${firstDelivery('$1', '$2')} SELECT event_id FROM first_delivery`, [event.id, event.type]);
+    const { rowCount } = await client.query(`WITH ${FIRST_DELIVERY} SELECT event_id FROM first_delivery`, [event.id, event.type]);
     if (rowCount === 0) return false;
     await effect(client);
     return true;

@@ -1,5 +1,5 @@
 export { outboxMigrations } from './migrations.js';
 export { enqueue, outboxRow } from './outbox.js';
 export { OutboxRelay, type OutboxBacklog, type OutboxRelaySettings } from './relay.js';
-export { firstDelivery, handleOnce } from './inbox.js';
+export { handleOnce } from './inbox.js';
 export { WRITER_WAKE_SETTINGS } from './writer-wake.js';

@@ -53,7 +53,7 @@ CREATE FUNCTION store_notification(
 ) RETURNS TABLE (sequence bigint, unread integer, stream_open boolean)
 LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
-  -- The inbox row, as `firstDelivery` (libs/outbox) writes it: none for an event stored before.
+  -- The inbox row, as `handleOnce` (libs/outbox) writes it: none for an event stored before.
   INSERT INTO processed_events (event_id, event_type) VALUES (source_id, source_type) ON CONFLICT (event_id) DO NOTHING;
   IF NOT FOUND THEN
     RETURN;
