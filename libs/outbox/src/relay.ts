@@ -24,7 +24,10 @@ export interface OutboxRelaySettings {
    * three of the pool's connections, and the rest stay free for requests.
    */
   concurrency?: number;
-  /** How often to look at the table when no notification arrives (the fallback). Default 1 s. */
+  /**
+   * How often to look at the table when no notification arrives (the fallback), in one loop: the others
+   * sleep until something wakes them. Default 1 s.
+   */
   pollIntervalMs?: number;
 }
 
@@ -79,7 +82,8 @@ export class OutboxRelay {
     this.running = true;
     this.stopWaking = wakeOnOutboxCommits(this.pool, this.wakeUps.notify);
     this.listener.start();
-    this.loop = Promise.all(Array.from({ length: this.concurrency }, () => this.run())).then(() => undefined);
+    // One loop polls; a wake-up missed is found as well by one look a second as by three.
+    this.loop = Promise.all(Array.from({ length: this.concurrency }, (_, index) => this.run(index === 0))).then(() => undefined);
   }
 
   /** Stops after the batches in flight, if any, have been published and committed. */
@@ -99,8 +103,11 @@ export class OutboxRelay {
     return { count: rows[0]?.count ?? 0, oldestAgeMs: rows[0]?.oldest_age_ms ?? null };
   }
 
-  /** One batch loop: a batch, then a sleep until the next poll or notification, or a growing pause after failures. */
-  private async run(): Promise<void> {
+  /**
+   * One batch loop: a batch, then a sleep until a notification, or the next poll for the loop that
+   * `polls`; or a growing pause after failures.
+   */
+  private async run(polls: boolean): Promise<void> {
     const batch = { pool: this.pool, publisher: this.publisher, logger: this.logger, batchSize: this.batchSize };
     let failures = 0;
     while (this.running) {
@@ -109,7 +116,7 @@ export class OutboxRelay {
         const claimed = await relayBatch(batch);
         failures = 0;
         // A full batch means more may be waiting: go on at once, and bring another loop in.
-        if (claimed < this.batchSize) await this.wakeUps.sleep(this.pollIntervalMs);
+        if (claimed < this.batchSize) await this.wakeUps.sleep(polls ? this.pollIntervalMs : undefined);
         else this.wakeUps.wakeOne();
       } catch (err) {
         failures += 1;

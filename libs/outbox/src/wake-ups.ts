@@ -16,11 +16,14 @@ export class WakeUps {
     this.requested = false;
   }
 
-  /** Waits `ms`, or less when a notification arrives (or has arrived since the last batch began). */
-  async sleep(ms: number): Promise<void> {
+  /**
+   * Waits `ms` (with none, until woken), or less when a notification arrives (or has arrived since the
+   * last batch began).
+   */
+  async sleep(ms?: number): Promise<void> {
     if (this.requested || !this.isRunning()) return;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
+      const timer = ms === undefined ? undefined : setTimeout(done, ms);
       const sleepers = this.sleepers;
       function done() {
         clearTimeout(timer);

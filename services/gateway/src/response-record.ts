@@ -2,7 +2,7 @@ import { appendFileSync } from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { App } from '@recipes/http';
-import { readRequestPath } from './request-path.js';
+import { requestPathOf } from './request-path.js';
 
 /**
  * Where the gateway appends every response to `/api/...` it sends, when set: a test setting, read by the
@@ -56,7 +56,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
 export function recordResponses(app: App, file: string): void {
   app.addHook('onSend', async (request, reply, payload) => {
     const contentType = reply.getHeader('content-type');
-    const routed = readRequestPath(request.url);
+    const routed = requestPathOf(request);
     const record = (body: string, complete: boolean) => {
       const line: RecordedResponse = {
         method: request.method,

@@ -3,7 +3,7 @@ import replyFrom, { type FastifyReplyFromHooks } from '@fastify/reply-from';
 import { type App, bodySent, type LimitHook, pathOf, REQUEST_ID_HEADER, sendProblem, undeclaredBody } from '@recipes/http';
 import type { FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { type Admission, requestClassOf } from '../admission/admission.js';
-import { readRequestPath } from '../request-path.js';
+import { requestPathOf } from '../request-path.js';
 import { recordResponses } from '../response-record.js';
 import { routeFor, serviceFor } from '../route-table.js';
 import type { Upstreams } from '../upstreams.js';
@@ -87,7 +87,7 @@ export function wasRefused(error: Error): boolean {
  * upstream is slow or failing. A path the table does not route keeps the catch-all and no upstream.
  */
 export function labelByUpstream(request: FastifyRequest): void {
-  const target = readRequestPath(request.url);
+  const target = requestPathOf(request);
   const owner = target && routeFor(target.path);
   if (owner) request.upstreamRoute = { upstream: owner.service, route: owner.pattern };
 }
@@ -132,7 +132,7 @@ export default async function proxyPlugin(app: App, { upstreams, limit, admissio
     handler(request, reply) {
       // Routed on the decoded segments, and exactly those are forwarded: never request.url itself, which
       // the HTTP client would normalise (`\` to `/`, dot segments resolved) into some other path.
-      const target = readRequestPath(request.url);
+      const target = requestPathOf(request);
       const service = target && serviceFor(target.path);
       if (target === undefined || service === undefined) {
         notFound(request, reply);

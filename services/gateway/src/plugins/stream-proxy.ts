@@ -3,7 +3,7 @@ import { type ClientHttp2Stream, constants } from 'node:http2';
 import type { FastifyBaseLogger } from 'fastify';
 import { type App, type LimitHook, logWhenClosedByClient, onShutdown, sendProblem } from '@recipes/http';
 import { openStreamsMetric } from '@recipes/metrics';
-import { readRequestPath } from '../request-path.js';
+import { requestPathOf } from '../request-path.js';
 import { serviceFor, streamRoutes } from '../route-table.js';
 import type { UpstreamStream } from '../stream-sessions.js';
 import type { Upstreams } from '../upstreams.js';
@@ -36,7 +36,7 @@ export default async function streamProxyPlugin(app: App, { upstreams, limit, st
 
   for (const path of streamRoutes) {
     app.get(path, { schema: { hide: true }, ...(limit ? { onRequest: limit } : {}) }, async (request, reply) => {
-      const target = readRequestPath(request.url);
+      const target = requestPathOf(request);
       const service = target && serviceFor(target.path);
       if (!target || !service) return sendProblem(request, reply, 404, `No route for GET ${path}`);
 
