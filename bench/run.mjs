@@ -21,7 +21,7 @@ import { loginCost } from './logins.mjs';
 import { sampleRss } from './memory.mjs';
 import { mentionLatency } from './mentions.mjs';
 import { outboxDrain } from './outbox.mjs';
-import { idleStreamMemory, notModifiedCost, STREAM_PATH, streamedMentionLatency, tokenSigner } from './streams.mjs';
+import { CONDITIONAL_READS, idleStreamMemory, notModifiedCost, STREAM_PATH, streamedMentionLatency, tokenSigner } from './streams.mjs';
 import { openLoop, TIMEOUT_MS } from './open-loop.mjs';
 import { CAPACITY_P99_MS, findCapacity, floorPhases, overloadPhases, overloadWorkloads } from './overload.mjs';
 import { referenceComparison, startProcess } from './reference-phase.mjs';
@@ -91,6 +91,8 @@ const WRITE_PATH_PORTS = { comments: 3095 + PORT_OFFSET, notifications: 3094 + P
 const WRITE_PATH_CPU_RATIO = 1.5;
 const WRITE_PATH_ROUND_TRIPS = 12;
 const WRITE_PATH_CAPACITY_RATIO = 0.6;
+/** What a 304 may cost against a 200 of the same read. */
+const NOT_MODIFIED_CPU_RATIO = 0.5;
 /** The share of the system's capacity at which the write path is timed with `BENCH_STREAMS` streams open. */
 const WRITE_PATH_CROWD_SHARE = 0.7;
 /** `npm start`'s system, for the supervisor's cost: its own ports, database and exchange. */
@@ -575,20 +577,22 @@ try {
     // The notification stream: a 304's cost, mentions delivered to open streams, memory of idle streams.
     // After the memory soak, whose growth target thousands of streams opening and closing would blur.
     const signToken = tokenSigner(NAME, fixture.viewer.token);
-    notModifiedCpu = await phase(`unread-count 200 and 304, ${config.etagRate} req/s, ${config.durationSeconds} s each`, async () => {
+    notModifiedCpu = await phase(`unread-count and the list, 200 and 304, ${config.etagRate} req/s, ${config.durationSeconds} s each`, async () => {
       const results = await notModifiedCost(system, fixture, { database: NAME, rate: config.etagRate, connections: config.etagConnections, seconds: config.durationSeconds });
-      for (const { status, cpu: _cpu, ...figures } of results) {
-        rows.push({ scenario: `GET /api/notifications/unread-count → ${status}`, via: figures.via, connections: config.etagConnections, ...figures });
+      for (const { read, status, cpu: _cpu, ...figures } of results) {
+        rows.push({ scenario: `GET ${CONDITIONAL_READS[read]} → ${status}`, via: figures.via, connections: config.etagConnections, ...figures });
       }
-      for (const via of new Set(results.map((r) => r.via))) {
-        const [ok, notModified] = [200, 304].map((status) => results.find((r) => r.via === via && r.status === status));
-        target(
-          `unread-count: a 304 costs less CPU than a 200 (${via}, ${config.etagRate} req/s)`,
-          `304 ${notModified.cpuMsPerRequest} ms vs 200 ${ok.cpuMsPerRequest} ms per request (${ratio(notModified.cpuMsPerRequest, ok.cpuMsPerRequest)}×)`,
-          notModified.cpuMsPerRequest < ok.cpuMsPerRequest && ok.errors === 0 && notModified.errors === 0,
-        );
+      for (const read of Object.keys(CONDITIONAL_READS)) {
+        for (const via of new Set(results.map((r) => r.via))) {
+          const [ok, notModified] = [200, 304].map((status) => results.find((r) => r.read === read && r.via === via && r.status === status));
+          target(
+            `${read}: a 304 costs ≤ ${NOT_MODIFIED_CPU_RATIO} × the CPU of a 200 (${via}, ${config.etagRate} req/s)`,
+            `304 ${notModified.cpuMsPerRequest} ms vs 200 ${ok.cpuMsPerRequest} ms per request (${ratio(notModified.cpuMsPerRequest, ok.cpuMsPerRequest)}×)`,
+            notModified.cpuMsPerRequest <= NOT_MODIFIED_CPU_RATIO * ok.cpuMsPerRequest && ok.errors === 0 && notModified.errors === 0,
+          );
+        }
       }
-      return Object.fromEntries(results.map(({ status, via, cpu }) => [`${status}, ${via}`, cpu]));
+      return Object.fromEntries(results.map(({ read, status, via, cpu }) => [`${read} ${status}, ${via}`, cpu]));
     });
 
     await phase(`mention → event: notification, ${config.streams} open streams, ${config.mentionRate} comments/s for ${config.mentionSeconds} s`, async () => {
@@ -606,16 +610,8 @@ try {
         connections: streamed.openStreams,
         ...streamed,
       });
-      target(
-        `mention to event: notification p99 < 250 ms with ${config.streams} open streams at ${config.mentionRate}/s for ${config.mentionSeconds} s`,
-        `p50 ${streamed.p50Ms} ms, p99 ${streamed.p99Ms} ms, sent at ${streamed.requestsPerSecond}/s, ${streamed.errors} of ${streamed.sent} not received, ${streamed.duplicates} twice`,
-        streamed.p99Ms !== null &&
-          streamed.p99Ms < 250 &&
-          streamed.errors === 0 &&
-          streamed.duplicates === 0 &&
-          streamed.streamsEnded === 0 &&
-          streamed.requestsPerSecond >= 0.95 * config.mentionRate,
-      );
+      // A figure, not a target: a fixed rate asks more than some machines carry. The target is the write
+      // path's, with as many streams open at 0.7 × the capacity measured in the same run (`writepath`).
     });
 
     // The same at a rate far below what the machine can take, so no queue forms: what is left is the
@@ -711,7 +707,7 @@ if (cpuPerStreamedMention) {
 }
 if (notModifiedCpu) {
   console.log(
-    `\nCPU ms per GET /api/notifications/unread-count at ${config.etagRate} req/s, by part of the system: 200 without If-None-Match, 304 with the current ETag` +
+    `\nCPU ms per GET /api/notifications/unread-count and /api/notifications at ${config.etagRate} req/s, by part of the system: 200 without If-None-Match, 304 with the current ETag` +
       ' (the target compares notifications#0 + postgres, + gateway#0 through it; PostgreSQL: the backends of the bench’s database and the server’s own processes)',
   );
   console.table(notModifiedCpu);

@@ -1,9 +1,10 @@
-// The notification stream (docs/api.md §9) under load, and what a 304 on the unread count saves:
+// The notification stream (docs/api.md §9) under load, and what a 304 saves:
 // - mention → `event: notification` with many streams open through the gateway: comments posted at a
 //   steady rate, each mentioning one of the streams' users, timed from the POST's start until the
 //   notification arrives on that user's stream;
 // - the memory of many idle streams, held directly by one notifications instance and through one gateway;
-// - the CPU a request to `unread-count` costs when it is answered 304 (`If-None-Match`) and when 200.
+// - the CPU a request to `unread-count` and to the list costs when it is answered 304 (`If-None-Match`)
+//   and when 200.
 // Tokens are signed here with the bench system's own key (startSystem writes it to .keys/<name>/), with
 // the claims of a token the users service issued: logging in a thousand users would cost minutes of
 // password hashing, and opening a stream needs nothing but a valid token.
@@ -31,6 +32,8 @@ function cpuMeter(system, database) {
 
 export const STREAM_PATH = '/api/notifications/stream';
 const UNREAD_COUNT_PATH = '/api/notifications/unread-count';
+/** The two reads a client polls, each with its validator. */
+export const CONDITIONAL_READS = { 'unread-count': UNREAD_COUNT_PATH, list: '/api/notifications' };
 
 /** Signs tokens for any user with the key of the system `name`, with the claims (issuer, audience, lifetime) of `template`. */
 export function tokenSigner(name, template) {
@@ -279,8 +282,8 @@ export async function idleStreamMemory(system, pools, signToken, { count, via })
 }
 
 /**
- * CPU per request of `GET unread-count` answered 200 (no `If-None-Match`) and 304 (`If-None-Match` set
- * to the current ETag), directly and through the gateway: autocannon at a fixed `rate` for `seconds`
+ * CPU per request of each of `CONDITIONAL_READS` answered 200 (no `If-None-Match`) and 304 (`If-None-Match`
+ * set to the current ETag), directly and through the gateway: autocannon at a fixed `rate` for `seconds`
  * each (so both answers are measured at the same load), with every process's CPU read before and after
  * as cpu.mjs does (PostgreSQL: `postgresCpu`). `served` is what serves the request: the notifications
  * process, PostgreSQL and, through it, the gateway; the other processes and the load generator are in
@@ -289,8 +292,8 @@ export async function idleStreamMemory(system, pools, signToken, { count, via })
 export async function notModifiedCost(system, fixture, { database, rate, connections, seconds }) {
   const authorization = `Bearer ${fixture.viewer.token}`;
   const results = [];
-  for (const via of ['notifications', 'gateway']) {
-    const url = `${system.urlOf(via)}${UNREAD_COUNT_PATH}`;
+  for (const [read, path] of Object.entries(CONDITIONAL_READS)) for (const via of ['notifications', 'gateway']) {
+    const url = `${system.urlOf(via)}${path}`;
     const first = await fetch(url, { headers: { authorization } });
     await first.arrayBuffer();
     const etag = first.headers.get('etag');
@@ -312,6 +315,7 @@ export async function notModifiedCost(system, fixture, { database, rate, connect
         .filter(([code]) => Number(code) !== status)
         .map(([code, { count }]) => `${code}×${count}`);
       results.push({
+        read,
         status,
         via: via === 'gateway' ? 'gateway' : 'direct (notifications)',
         requestsPerSecond: Math.round(result.requests.average),
