@@ -140,23 +140,29 @@ async function seedOwned(db, { viewerId, recipeId, postId, collectionId }) {
   await insertNotifications(db.notifications, 'viewer', `generate_series(1, ${OWNED}) AS i JOIN (SELECT $1::uuid AS id) AS r ON true`, viewer);
 }
 
-/** Notifications of the five kinds, from people, with their recipients' counts in the same statement. */
+/**
+ * Notifications of the five kinds, from people, with their recipients' counts in the same statement; each
+ * takes the next place in its recipient's sequence, older ones first, as the service numbers them.
+ */
 function insertNotifications(db, kind, rows, values) {
   return db.query(
     `WITH added AS (
        INSERT INTO notifications.notifications
-              (id, recipient_id, type, actor_id, content_type, content_id, comment_id, created_at, source_event_id)
+              (id, recipient_id, type, actor_id, content_type, content_id, comment_id, created_at, source_event_id, sequence)
        SELECT ${idOf(`${kind}n`, 'i')}, r.id, kind.type, a.id, kind.content_type, ${idOf('p', `i % ${POSTS}`)},
               CASE WHEN kind.type LIKE 'mention\\_%' THEN gen_random_uuid() END,
-              date_trunc('milliseconds', now()) - i * interval '1 second', ${idOf(`${kind}e`, 'i')}
+              date_trunc('milliseconds', now()) - i * interval '1 second', ${idOf(`${kind}e`, 'i')},
+              coalesce((SELECT last_sequence FROM notifications.notification_counts WHERE recipient_id = r.id), 0)
+                + row_number() OVER (PARTITION BY r.id ORDER BY i DESC)
          FROM ${rows} ${person('a', 'i + 1')}
          JOIN (VALUES (0, 'mention_recipe_comment', 'recipe'), (1, 'mention_collection_comment', 'collection'),
                       (2, 'mention_post_comment', 'post'), (3, 'tag_recipe', 'recipe'), (4, 'tag_post', 'post'))
               AS kind(k, type, content_type) ON kind.k = i % 5
-       RETURNING recipient_id)
-     INSERT INTO notifications.notification_counts AS counts (recipient_id, total, unread)
-     SELECT recipient_id, count(*), count(*) FROM added GROUP BY recipient_id
-     ON CONFLICT (recipient_id) DO UPDATE SET total = counts.total + EXCLUDED.total, unread = counts.unread + EXCLUDED.unread`,
+       RETURNING recipient_id, sequence)
+     INSERT INTO notifications.notification_counts AS counts (recipient_id, total, unread, last_sequence)
+     SELECT recipient_id, count(*), count(*), max(sequence) FROM added GROUP BY recipient_id
+     ON CONFLICT (recipient_id) DO UPDATE
+       SET total = counts.total + EXCLUDED.total, unread = counts.unread + EXCLUDED.unread, last_sequence = EXCLUDED.last_sequence`,
     values,
   );
 }

@@ -158,14 +158,21 @@ async function cpuRun(served, { idleSeconds, ...options }) {
 }
 
 /**
- * A `mentionRun` with `tokens.length` more streams open (of users nobody mentions), through `streamUrl`,
- * all closed after (`closeAll`): the chain's latency with a crowd of listeners.
+ * A `mentionRun` at each of `rates` with `tokens.length` more streams open (of users nobody mentions),
+ * through `streamUrl`, all closed after (`closeAll`): the chain's latency with a crowd of listeners.
  */
-async function crowdedRun(served, { tokens, streamUrl, closeAll, ...options }) {
+async function crowdedRuns(served, { tokens, streamUrl, closeAll, rates, seconds }) {
   const crowd = await openStreams(streamUrl, tokens);
   try {
-    const { posts: _posts, ...run } = await mentionRun(served, options);
-    return { ...run, rate: options.rate, streams: crowd.length + served.streams.length };
+    // A second of comments first, as after any change of the system: the crowd's streams have just
+    // opened (each with its catch-up read), and the first run would time their settling.
+    await mentionRun(served, { rate: rates[0], seconds: 1 });
+    const runs = [];
+    for (const rate of rates) {
+      const { posts: _posts, ...run } = await mentionRun(served, { rate, seconds });
+      runs.push({ ...run, rate, streams: crowd.length + served.streams.length });
+    }
+    return runs;
   } finally {
     await closeAll(crowd);
   }
@@ -220,9 +227,9 @@ async function roundTrips(served, counter, parts, { rate, seconds }) {
  * is `database`; tokens from `signToken`; the reference on `ports` (`{ comments, notifications }`).
  * Capacity searches from `start` (the reference's from the system's capacity), steps of `stepSeconds`;
  * CPU at `rate` (else half the lower capacity) for `seconds`; round trips for `countSeconds`; the system
- * again at `crowdShare` of its capacity with `crowdStreams` streams open in all.
+ * again at each of `crowdShares` of its capacity with `crowdStreams` streams open in all.
  */
-export async function writePathComparison({ system, pools, fixture, signToken, database, amqpUrl, ports, start, stepSeconds, factor, refineSteps, rate: fixedRate, seconds, countSeconds, crowdStreams, crowdShare }) {
+export async function writePathComparison({ system, pools, fixture, signToken, database, amqpUrl, ports, start, stepSeconds, factor, refineSteps, rate: fixedRate, seconds, countSeconds, crowdStreams, crowdShares }) {
   const cleanUp = async () => {
     await pools.public.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
     await removeExchangeFamily(amqpUrl, EXCHANGE);
@@ -297,8 +304,8 @@ export async function writePathComparison({ system, pools, fixture, signToken, d
     figures.rate = fixedRate ?? Math.max(1, Math.round(lower / 2));
     figures.runs = {};
     for (const served of sides) figures.runs[served.name] = await cpuRun(served, { rate: figures.rate, seconds, idleSeconds: countSeconds });
-    figures.crowded = await crowdedRun(ours, {
-      rate: Math.max(1, Math.round(crowdShare * figures.capacity.system.capacity)),
+    figures.crowded = await crowdedRuns(ours, {
+      rates: crowdShares.map((share) => Math.max(1, Math.round(share * figures.capacity.system.capacity))),
       seconds,
       tokens: crowdTokens,
       streamUrl: `${system.urlOf('gateway')}${STREAM_PATH}`,

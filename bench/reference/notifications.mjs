@@ -17,8 +17,9 @@ const findPage = listingStatement(
   },
   1,
 );
-// repository/groups.ts `findGroupPage`, with and without `unreadOnly`.
+// repository/groups.ts `findGroupPage` of a page by number (the walk's point: the recipient's last sequence), with and without `unreadOnly`.
 const ofGroup = 'n.recipient_id = $1 AND n.group_key = g.group_key AND n.retracted_at IS NULL';
+const live = 'n.retracted_at IS NULL';
 const findGroupPage = (unreadOnly) =>
   listingStatement(
     `find-group-page${unreadOnly ? '-unread' : ''}`,
@@ -26,21 +27,27 @@ const findGroupPage = (unreadOnly) =>
       count: `SELECT count(DISTINCT group_key)::int AS total FROM notifications
                WHERE recipient_id = $1 AND retracted_at IS NULL${unreadOnly ? ' AND NOT is_read' : ''}`,
       columns: `g.group_key AS "groupKey", g.type, g.content_type AS "contentType", g.content_id AS "contentId",
-                g.count, g.unread_count AS "unreadCount", g.actor_count AS "actorCount", g.latest_at AS "latestAt",
+                g.count, g.unread_count AS "unreadCount", g.actor_count AS "actorCount", g.latest_at AS "latestAt", g.as_of::text AS "asOf",
                 (SELECT n.id FROM notifications n WHERE ${ofGroup} ORDER BY n.created_at DESC, n.id DESC LIMIT 1) AS "latestNotificationId",
                 ARRAY(SELECT a.actor_id FROM (SELECT n.actor_id, max(n.created_at) AS latest FROM notifications n WHERE ${ofGroup} GROUP BY n.actor_id) AS a
                        ORDER BY a.latest DESC, a.actor_id DESC LIMIT 3) AS "actorIds"`,
-      from: `FROM (SELECT group_key, min(type) AS type, min(content_type) AS content_type, min(content_id::text)::uuid AS content_id,
-                          count(*)::int AS count, (count(*) FILTER (WHERE NOT is_read))::int AS unread_count,
-                          count(DISTINCT actor_id)::int AS actor_count, max(created_at) AS latest_at
-                     FROM notifications WHERE recipient_id = $1 AND retracted_at IS NULL
-                    GROUP BY group_key${unreadOnly ? ' HAVING count(*) FILTER (WHERE NOT is_read) > 0' : ''}) AS g
-             WHERE true`,
-      order: { at: 'g.latest_at', id: 'g.group_key', direction: 'desc' },
+      from: `FROM (SELECT n.group_key, min(n.type) AS type, min(n.content_type) AS content_type, min(n.content_id::text)::uuid AS content_id,
+                          (count(*) FILTER (WHERE ${live}))::int AS count, (count(*) FILTER (WHERE ${live} AND NOT n.is_read))::int AS unread_count,
+                          (count(DISTINCT n.actor_id) FILTER (WHERE ${live}))::int AS actor_count, max(n.created_at) FILTER (WHERE ${live}) AS latest_at,
+                          max(n.created_at) FILTER (WHERE n.sequence <= w.as_of) AS place_at, w.as_of
+                     FROM notifications n, (SELECT coalesce((SELECT last_sequence FROM notification_counts WHERE recipient_id = $1), 0) AS as_of) AS w
+                    WHERE n.recipient_id = $1 AND (${live} OR n.retraction_sequence > w.as_of)
+                    GROUP BY n.group_key, w.as_of
+                   HAVING count(*) FILTER (WHERE ${live}${unreadOnly ? ' AND NOT n.is_read' : ''}) > 0) AS g
+             WHERE g.place_at IS NOT NULL`,
+      order: { at: 'g.place_at', id: 'g.group_key', direction: 'desc' },
     },
     1,
   );
 const findGroups = { all: findGroupPage(false), unread: findGroupPage(true) };
+// repository/preferences.ts `findPreferences`; the types of @recipes/contracts `notificationTypeSchema`, each on unless set off.
+const findPreferences = statement('find-preferences', 'SELECT type, enabled FROM notification_preferences WHERE recipient_id = $1');
+const NOTIFICATION_TYPES = ['mention_recipe_comment', 'mention_collection_comment', 'mention_post_comment', 'tag_recipe', 'tag_post'];
 const findCounts = statement('find-counts', 'SELECT total, unread FROM notification_counts WHERE recipient_id = $1');
 const countsOf = (result) => result.rows[0] ?? { total: 0, unread: 0 };
 
@@ -107,7 +114,9 @@ export function registerNotifications(app, pool) {
       sendTag(reply, id, `groups ${versions[0] ? Number(versions[0].version) : 0} page ${page.page} ${page.limit} ${unread ? 'unread' : 'all'}`);
       const { rows, total, next } = listingRows(await pool.query(findGroups[unread ? 'unread' : 'all'](id, page.limit + 1, page.offset)), page.limit);
       const actors = await usersByIds(pool, [...new Set(rows.flatMap((row) => row.actorIds))]);
-      const groups = rows.map(({ actorIds, latestAt, ...row }) => ({
+      // The next page is ordered as this one was: the cursor carries the walk's point.
+      const walk = next && { ...next, asOf: rows[0].asOf };
+      const groups = rows.map(({ actorIds, latestAt, asOf: _asOf, ...row }) => ({
         ...row,
         actors: actorIds.map((actorId) => {
           const { username, avatarUrl } = actors.get(actorId);
@@ -115,7 +124,7 @@ export function registerNotifications(app, pool) {
         }),
         latestAt: latestAt.toISOString(),
       }));
-      return withListLinks(request, reply, { groups, pagination: listPagination(page, total, next, 'notification-groups') });
+      return withListLinks(request, reply, { groups, pagination: listPagination(page, total, walk, 'notification-groups') });
     },
   );
 
@@ -126,4 +135,15 @@ export function registerNotifications(app, pool) {
     sendTag(reply, request.caller.id, `unread ${count}`);
     return { count };
   });
+
+  // GET /api/notifications/preferences — preferences.ts `get`: every type, on unless the caller turned it off.
+  app.get(
+    '/api/notifications/preferences',
+    { schema: { response: { 200: object({ types: object(Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, boolean]))) }), 401: problem } } },
+    async (request, reply) => {
+      if (!request.caller) return sendProblem(reply, 401, 'A bearer token is required');
+      const set = new Map((await pool.query(findPreferences(request.caller.id))).rows.map((row) => [row.type, row.enabled]));
+      return { types: Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, set.get(type) ?? true])) };
+    },
+  );
 }

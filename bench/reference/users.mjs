@@ -1,5 +1,5 @@
 // The users service's reads (services/users/src/routes/users/index.ts), on its pool.
-import { author, object, problem, sendProblem, statement, USERNAME, UUID } from './common.mjs';
+import { author, listingRows, listingStatement, listPagination, listPaginationSchema, object, pageOf, pageQuery, problem, sendProblem, statement, USERNAME, UUID, withListLinks } from './common.mjs';
 
 // repository.ts `findUserById` and `findUserByUsername`.
 const USER_COLUMNS = `id, username, password_hash AS "passwordHash", avatar_url AS "avatarUrl", revision`;
@@ -11,6 +11,27 @@ async function find(pool, idOrUsername) {
   if (UUID.test(idOrUsername)) return (await pool.query(findUserById(idOrUsername))).rows[0];
   return USERNAME.test(idOrUsername) ? (await pool.query(findUserByUsername(idOrUsername))).rows[0] : undefined;
 }
+
+// repository.ts `findRelatedPage`: the users the caller muted or blocked, most recent first.
+const findRelatedPage = Object.fromEntries(
+  [
+    ['mutes', 'muted_at'],
+    ['blocks', 'blocked_at'],
+  ].map(([list, since]) => [
+    list,
+    listingStatement(
+      `find-related-page-${list}`,
+      {
+        count: `SELECT count(*)::int AS total FROM user_relations WHERE user_id = $1 AND ${since} IS NOT NULL`,
+        columns: `u.id, u.username, u.avatar_url AS "avatarUrl"`,
+        from: `FROM user_relations r JOIN users u ON u.id = r.target_id WHERE r.user_id = $1 AND r.${since} IS NOT NULL`,
+        order: { at: `r.${since}`, id: 'r.target_id', direction: 'desc' },
+      },
+      1,
+    ),
+  ]),
+);
+const cursorKinds = { mutes: 'user-mutes', blocks: 'user-blocks' };
 
 const toAuthor = ({ id, username, avatarUrl }) => ({ user: { id, username, avatarUrl } });
 const userResponse = object({ user: author });
@@ -32,4 +53,18 @@ export function registerUsers(app, pool) {
       return user ? toAuthor(user) : sendProblem(reply, 404, 'User not found');
     },
   );
+
+  // GET /api/users/me/mutes and /blocks — relations.ts `list`: the page and its total in one statement.
+  for (const list of ['mutes', 'blocks']) {
+    app.get(
+      `/api/users/me/${list}`,
+      { schema: { querystring: pageQuery, response: { 200: object({ users: { type: 'array', items: author }, pagination: listPaginationSchema }), 401: problem } } },
+      async (request, reply) => {
+        if (!request.caller) return sendProblem(reply, 401, 'A bearer token is required');
+        const page = pageOf(request.query, 20);
+        const { rows, total, next } = listingRows(await pool.query(findRelatedPage[list](request.caller.id, page.limit + 1, page.offset)), page.limit);
+        return withListLinks(request, reply, { users: rows, pagination: listPagination(page, total, next, cursorKinds[list]) });
+      },
+    );
+  }
 }
