@@ -39,8 +39,14 @@ export function withinCap(found: string[], before: ReadonlySet<string>): string[
   return found.filter((id) => before.has(id) || room-- > 0);
 }
 
-/** A user a comment names, as far as known: whether they block its author; null when nobody has the name. */
-export type Named = { id: string; blocksAuthor: boolean } | null;
+/** A user a comment names: whether they block its author, whom they may then not be mentioned by. */
+export interface MentionedUser {
+  id: string;
+  blocksAuthor: boolean;
+}
+
+/** What is known of a name a comment mentions: its user, or null when nobody has it. */
+export type Named = MentionedUser | null;
 
 /**
  * The ids of the users `names` (in text order) mention, by what is known of each name (`named`), as

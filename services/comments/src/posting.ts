@@ -1,6 +1,7 @@
 import type { CommentTargetType, EventEnvelope, MentionKind, UserSnapshot } from '@recipes/contracts';
 import { type Budget, type BudgetSpending, type Queryable, spendingCtes, spendingOf, spendingValues } from '@recipes/db';
 import { outboxRow } from '@recipes/outbox';
+import type { MentionedUser } from './mentions.js';
 import { columns, type CommentRecord, type CommentTarget, mentionStores, setCorrelation } from './repository.js';
 
 /** What the read models know of a target: its owner, whether it is deleted, and whether its owner blocks the caller. */
@@ -10,25 +11,19 @@ export interface KnownTarget {
   ownerBlocksCaller: boolean;
 }
 
-/** A user a comment names, as the read models know them: whether they block its author. */
-export interface NamedUser {
-  id: string;
-  blocksAuthor: boolean;
-}
-
 /** What posting a comment needs to know, as far as this service's read models know it. */
 export interface PostingContext {
   author: UserSnapshot | undefined;
   target: KnownTarget | undefined;
   /** By lower-cased username; names the read model does not know are left out. */
-  named: Map<string, NamedUser>;
+  named: Map<string, MentionedUser>;
 }
 
-/** The target $3 (of type $2) in its read model, its owner as `owner_id`. */
-const knownTarget: Record<CommentTargetType, string> = {
-  recipe: `SELECT author_id AS owner_id, deleted FROM content_items WHERE id = $3 AND content_type = $2`,
-  post: `SELECT author_id AS owner_id, deleted FROM content_items WHERE id = $3 AND content_type = $2`,
-  collection: `SELECT owner_id, deleted FROM known_collections WHERE id = $3 AND $2::text = 'collection'`,
+/** Where the read models keep the target $3 (of type $2), and which column names its owner. */
+const targetRow: Record<CommentTargetType, { from: string; owner: string }> = {
+  recipe: { from: 'content_items WHERE id = $3 AND content_type = $2', owner: 'author_id' },
+  post: { from: 'content_items WHERE id = $3 AND content_type = $2', owner: 'author_id' },
+  collection: { from: "known_collections WHERE id = $3 AND $2::text = 'collection'", owner: 'owner_id' },
 };
 
 /** Whether the user `blocker` (SQL) blocks the user $1 (the relation read model, docs/api.md §10.4). */
@@ -39,10 +34,10 @@ const blocksCaller = (blocker: string) => `EXISTS (SELECT 1 FROM user_relations 
  * models in one statement, where reading each took a round trip of its own.
  */
 export async function findPostingContext(db: Queryable, targetType: CommentTargetType, targetId: string | null, authorId: string, names: string[]): Promise<PostingContext> {
-  const { rows } = await db.query<{ author: UserSnapshot | null; target: KnownTarget | null; named: ({ name: string } & NamedUser)[] }>(
+  const { rows } = await db.query<{ author: UserSnapshot | null; target: KnownTarget | null; named: ({ name: string } & MentionedUser)[] }>(
     `SELECT (SELECT json_build_object('id', id, 'username', username, 'avatarUrl', avatar_url, 'revision', revision) FROM users WHERE id = $1) AS author,
             (SELECT json_build_object('ownerId', owner_id, 'deleted', deleted, 'ownerBlocksCaller', ${blocksCaller('owner_id')})
-               FROM (${knownTarget[targetType]}) AS known) AS target,
+               FROM (SELECT ${targetRow[targetType].owner} AS owner_id, deleted FROM ${targetRow[targetType].from}) AS known) AS target,
             (SELECT coalesce(json_agg(json_build_object('name', lower(username), 'id', id, 'blocksAuthor', ${blocksCaller('id')})), '[]')
                FROM users WHERE lower(username) = ANY($4::text[])) AS named`,
     [authorId, targetType, targetId, names],
@@ -70,11 +65,7 @@ export interface NewComment {
  * (`removeCommentsOn` in src/deleted-targets.ts): a deletion that commits first leaves the comment
  * unstored; a comment that commits first is found by the deletion, and removed.
  */
-const liveTarget: Record<CommentTargetType, string> = {
-  recipe: `SELECT 1 FROM content_items WHERE id = $3 AND content_type = $2 AND NOT deleted FOR SHARE`,
-  post: `SELECT 1 FROM content_items WHERE id = $3 AND content_type = $2 AND NOT deleted FOR SHARE`,
-  collection: `SELECT 1 FROM known_collections WHERE id = $3 AND NOT deleted FOR SHARE`,
-};
+const liveTarget = (type: CommentTargetType) => `SELECT 1 FROM ${targetRow[type].from} AND NOT deleted FOR SHARE`;
 
 /** What a comment's mentions cost: `amount` of `budget`, from the author's (`key`) spending. */
 export interface Payment {
@@ -102,7 +93,7 @@ export interface StoredComment {
 export async function insertComment(db: Queryable, comment: NewComment, announcement: EventEnvelope, correlationId: string, payment?: Payment): Promise<StoredComment> {
   const paid = payment ? ', (SELECT 1 FROM spent) AS paid' : '';
   const { rows } = await db.query<{ comment: CommentRecord | null; targetLive: boolean; spent?: number | null; resetSeconds?: number }>(
-    `WITH live AS (${liveTarget[comment.target.type]}),
+    `WITH live AS (${liveTarget(comment.target.type)}),
      ${payment ? `${spendingCtes(11, 'EXISTS (SELECT 1 FROM live)')},` : ''}
      comment AS (
        INSERT INTO comments (id, target_type, target_id, author_id, content)
