@@ -125,7 +125,7 @@ describe('tracing', () => {
       'the mention event published to RabbitMQ': () => has('comments', (span) => span.scope.includes('amqplib') && span.kind === 4),
       'the notifications service consuming it': () => has('notifications', (span) => span.scope.includes('amqplib') && span.kind === 5),
       'its handler': () => has('notifications', (span) => span.name.endsWith('handle comment.mention.created')),
-      'the notification written to PostgreSQL': () => has('notifications', (span) => statementOf(span).includes('INSERT INTO notifications')),
+      'the notification written to PostgreSQL': () => has('notifications', (span) => statementOf(span).includes('store_notification(')),
       'the notification event published': () => has('notifications', (span) => span.scope.includes('amqplib') && span.kind === 4),
       'its consumer for the streams': () => has('notifications', (span) => span.name.endsWith('handle notification.created')),
       'the frame written to the stream': () => has('notifications', (span) => span.name === 'notification stream write'),

@@ -1,4 +1,5 @@
 export * from './pool.js';
+export { callWriting } from './prepared.js';
 export * from './migrate.js';
 export * from './page.js';
 export { SharedTransaction } from './ambient.js';

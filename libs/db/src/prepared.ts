@@ -56,11 +56,23 @@ const SET_TRACEPARENT = "SELECT set_config('outbox.traceparent', $1, false)";
 
 const writing = new Map<string, boolean>();
 
-/** Whether a statement may write a row (an outbox row, or one whose trigger writes one): it says INSERT, UPDATE or DELETE. */
+/** What `callWriting` adds to a statement that writes through a function it calls. */
+const WRITES_THROUGH_CALL = '/* writes */';
+
+/**
+ * `text`, a statement that writes through a function it calls (a `SELECT f(…)` whose function inserts),
+ * marked so that the client carries the trace context to it as to an INSERT, UPDATE or DELETE.
+ */
+export const callWriting = (text: string): string => `${text} ${WRITES_THROUGH_CALL}`;
+
+/**
+ * Whether a statement may write a row (an outbox row, or one whose trigger writes one): it says INSERT,
+ * UPDATE or DELETE, or `callWriting` marked it.
+ */
 function writes(text: string): boolean {
   let found = writing.get(text);
   if (found === undefined) {
-    found = /\b(INSERT|UPDATE|DELETE)\b/i.test(text);
+    found = /\b(INSERT|UPDATE|DELETE)\b/i.test(text) || text.endsWith(WRITES_THROUGH_CALL);
     writing.set(text, found);
   }
   return found;

@@ -1,5 +1,5 @@
 import type { EventData, EventEnvelope, notificationCreated } from '@recipes/contracts';
-import { type ListingPage, type ListingRequest, type Queryable, readListing } from '@recipes/db';
+import { callWriting, type ListingPage, type ListingRequest, type Queryable, readListing } from '@recipes/db';
 import { outboxRow } from '@recipes/outbox';
 import type { NewNotification, NotificationRecord, NotificationType } from './rows.js';
 
@@ -63,11 +63,10 @@ export async function insertNotification(
   announcement?: EventEnvelope<EventData<typeof notificationCreated>>,
 ): Promise<StoredNotification | undefined> {
   const payload = announcement ? outboxRow(announcement)[2] : null;
-  // The comment names what the call writes, as a statement that writes names it: the pool's client carries
-  // the trace context, which the outbox row takes, to such statements only (`PreparingClient`, libs/db).
+  // Marked as writing: the pool's client carries the trace context, which the outbox row takes, only to
+  // statements that write (`PreparingClient`, libs/db).
   const { rows } = await db.query<{ sequence: string; unread: number; streamOpen: boolean }>(
-    `SELECT sequence, unread, stream_open AS "streamOpen" FROM store_notification($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-     /* INSERT INTO notifications, notification_counts, processed_events, outbox */`,
+    callWriting(`SELECT sequence, unread, stream_open AS "streamOpen" FROM store_notification($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`),
     [id, n.recipientId, n.type, n.actorId, n.contentType, n.contentId, n.commentId, n.createdAt, source.id, source.type, payload],
   );
   const stored = rows[0];
