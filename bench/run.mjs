@@ -81,6 +81,14 @@ const BENCH_ONLY = process.env.BENCH_ONLY?.split(',');
 const unknownParts = BENCH_ONLY?.filter((part) => !PARTS.includes(part)) ?? [];
 if (unknownParts.length > 0) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY}: the parts that run alone are ${PARTS.join(', ')}`);
 const runs = (part) => BENCH_ONLY === undefined || BENCH_ONLY.includes(part);
+/** BENCH_READS: a comma-separated list of words; the `reference` part then measures only the reads whose name holds one (`groups`, `comments`). */
+const BENCH_READS = process.env.BENCH_READS?.split(',');
+function chosenReads(scenarios) {
+  if (BENCH_READS === undefined) return scenarios;
+  const chosen = scenarios.filter((s) => BENCH_READS.some((word) => s.name.includes(word)));
+  if (chosen.length === 0) throw new Error(`BENCH_READS=${process.env.BENCH_READS} names none of the reads: ${scenarios.map((s) => s.name).join(', ')}`);
+  return chosen;
+}
 const NAME = 'recipes_bench';
 const PORT_OFFSET = 1100;
 const CEILING_PORT = 3099 + PORT_OFFSET;
@@ -230,7 +238,7 @@ try {
     await restartGateways((env) => ({ ...env, ADMISSION_ENABLED: 'false' }));
     try {
       reference = await phase(`the same work in plain Fastify, ${config.connections} connections, ${config.referenceSeconds} s a measurement`, () =>
-        referenceComparison({ system, scenarios, ports: REFERENCE_PORTS, connections: config.connections, durationSeconds: config.referenceSeconds }),
+        referenceComparison({ system, scenarios: chosenReads(scenarios), ports: REFERENCE_PORTS, connections: config.connections, durationSeconds: config.referenceSeconds }),
       );
     } finally {
       await restartGateways(({ ADMISSION_ENABLED: _off, ...env }) => env);
