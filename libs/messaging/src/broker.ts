@@ -2,6 +2,7 @@ import { connect, type AmqpConnectionManager, type ChannelWrapper } from 'amqp-c
 import type { Channel } from 'amqplib';
 import type { Logger } from '@recipes/logging';
 import { type Consumer, type ConsumerSpec, startConsumer } from './consumer.js';
+import { socketOf, writeFramesPerTurn } from './frame-writes.js';
 import { type BrokerMetrics, noMetrics } from './metrics.js';
 import { createPublisher, type Publisher, type PublisherSettings } from './publisher.js';
 import { startSubscription, type Subscription, type SubscriptionSpec } from './subscription.js';
@@ -47,7 +48,11 @@ export class Broker {
       // one is unacknowledged waits for the broker's delayed ACK: about 40 ms on a hop of every event.
       connectionOptions: { noDelay: true, clientProperties: { connection_name: name } },
     });
-    this.manager.on('connect', () => logger.info({ broker: name }, 'connected to the broker'));
+    this.manager.on('connect', ({ connection }) => {
+      const socket = socketOf(connection);
+      if (socket) writeFramesPerTurn(socket);
+      logger.info({ broker: name }, 'connected to the broker');
+    });
     this.manager.on('disconnect', ({ err }) => logger.warn({ broker: name, err }, 'disconnected from the broker'));
     this.manager.on('connectFailed', ({ err }) => logger.warn({ broker: name, err }, 'cannot reach the broker; retrying'));
     this.manager.on('blocked', ({ reason }) => logger.warn({ broker: name, reason }, 'broker blocks publishing'));
