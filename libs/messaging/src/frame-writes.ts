@@ -8,20 +8,17 @@ import { Socket } from 'node:net';
  */
 export function writeFramesPerTurn(socket: Socket): void {
   const write = socket.write;
-  let corked = false;
-  const uncork = () => {
-    corked = false;
-    socket.uncork();
-  };
   socket.write = function writeCorked(this: Socket, ...args: Parameters<Socket['write']>) {
-    if (!corked) {
-      corked = true;
+    // Not corked yet: this is the turn's first frame.
+    if (this.writableCorked === 0) {
       this.cork();
-      process.nextTick(uncork);
+      process.nextTick(uncork, this);
     }
     return write.apply(this, args);
   } as Socket['write'];
 }
+
+const uncork = (socket: Socket) => socket.uncork();
 
 /** The socket of an amqplib connection (`ChannelModel`), which its typings do not show; undefined if it has none. */
 export function socketOf(connection: unknown): Socket | undefined {
