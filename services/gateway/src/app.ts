@@ -2,7 +2,7 @@ import cors from '@fastify/cors';
 import { type App, createApp, type LimitHook, rateLimits, sharedStoreFor } from '@recipes/http';
 import type { Logger } from '@recipes/logging';
 import { Admission } from './admission/admission.js';
-import { type GatewayConfig, upstreamUrls } from './config.js';
+import { admissionSettings, type GatewayConfig, upstreamUrls } from './config.js';
 import docsPlugin from './plugins/docs.js';
 import eventDocsPlugin from './plugins/event-docs.js';
 import proxyPlugin from './plugins/proxy.js';
@@ -64,9 +64,8 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
   await app.register(docsPlugin, { upstreams, timeoutMs: config.HEALTH_TIMEOUT_MS, cacheMs: config.DOCS_CACHE_MS });
   await app.register(eventDocsPlugin, { exchange: config.EVENTS_EXCHANGE });
   await app.register(streamProxyPlugin, { upstreams, limit, stallTimeoutMs: config.STREAM_STALL_TIMEOUT_MS });
-  const admission = config.ADMISSION_ENABLED
-    ? new Admission({ initial: config.ADMISSION_INITIAL_LIMIT, min: config.ADMISSION_MIN_LIMIT, max: config.ADMISSION_MAX_LIMIT }, app.metricsRegistry)
-    : undefined;
+  const admission = config.ADMISSION_ENABLED ? new Admission(admissionSettings(config), app.metricsRegistry) : undefined;
+  if (admission) app.addHook('onClose', () => admission.close());
   await app.register(proxyPlugin, { upstreams, limit, admission, recordResponsesTo: config.GATEWAY_RECORD_RESPONSES_TO });
   return app;
 }

@@ -1,6 +1,7 @@
 import { env, portsEnv, serviceEnv, sharedStoreEnv } from '@recipes/config';
 import { z } from 'zod';
 import type { Service } from './route-table.js';
+import type { AdmissionSettings } from './admission/admission.js';
 
 /** One or more comma-separated http(s) base URLs; several mean instances used in turn. */
 const baseUrls = (fallback: string) =>
@@ -60,6 +61,12 @@ export const gatewayConfigSchema = z.object({
   ADMISSION_INITIAL_LIMIT: env.positiveInt(32).describe("admission control's limit at start"),
   ADMISSION_MIN_LIMIT: env.positiveInt(16).describe('the lowest the admission limit goes'),
   ADMISSION_MAX_LIMIT: env.positiveInt(256).describe('the highest the admission limit goes'),
+  ADMISSION_QUEUE_MAX: env.positiveInt(1_000).describe('requests that wait for a slot per service and class at most; one more is `503`'),
+  ADMISSION_QUEUE_TIMEOUT_MS: env.positiveInt(5_000).describe('the longest a request waits for a slot (its deadline), then `503`'),
+  ADMISSION_QUEUE_INTERVAL_MS: env
+    .positiveInt(100)
+    .describe('a queue that has not emptied for this long and is no shorter than this long ago stands, and is cut (CoDel\'s interval)'),
+  ADMISSION_QUEUE_TARGET_MS: env.positiveInt(10).describe('in a standing queue, a request that has waited this long is `503` (CoDel\'s target)'),
   RATE_LIMIT_ENABLED: env.flag(true).describe('the per-address rate limit'),
   RATE_LIMIT_MAX: env.positiveInt(300).describe('requests per client address per window'),
   RATE_LIMIT_WINDOW_MS: env.positiveInt(60_000).describe("the rate limit's window"),
@@ -84,5 +91,18 @@ export function upstreamUrls(config: GatewayConfig): Record<Service, string[]> {
     comments: config.COMMENTS_URL,
     collections: config.COLLECTIONS_URL,
     notifications: config.NOTIFICATIONS_URL,
+  };
+}
+
+/** Admission control's settings (docs/architecture.md §10). */
+export function admissionSettings(config: GatewayConfig): AdmissionSettings {
+  return {
+    limit: { initial: config.ADMISSION_INITIAL_LIMIT, min: config.ADMISSION_MIN_LIMIT, max: config.ADMISSION_MAX_LIMIT },
+    queue: {
+      maxWaiting: config.ADMISSION_QUEUE_MAX,
+      maxWaitMs: config.ADMISSION_QUEUE_TIMEOUT_MS,
+      intervalMs: config.ADMISSION_QUEUE_INTERVAL_MS,
+      targetMs: config.ADMISSION_QUEUE_TARGET_MS,
+    },
   };
 }

@@ -4,41 +4,88 @@ import { describe, expect, it } from 'vitest';
 import { Admission } from '../src/admission/admission.js';
 import { GradientLimit } from '../src/admission/gradient-limit.js';
 
+/** A simulation's time: `now` moves when the simulation says, and timers fire as it passes them. */
+function simulatedClock() {
+  const timers = new Set<{ at: number; run: () => void }>();
+  const clock = {
+    at: 0,
+    now: () => clock.at,
+    after(ms: number, run: () => void) {
+      const timer = { at: clock.at + ms, run };
+      timers.add(timer);
+      return () => void timers.delete(timer);
+    },
+    /** Moves time on to `to`, firing the timers due by then. */
+    advance(to: number) {
+      clock.at = to;
+      for (const timer of [...timers]) {
+        if (timer.at > to || !timers.has(timer)) continue;
+        timers.delete(timer);
+        timer.run();
+      }
+    },
+  };
+  return clock;
+}
+
+const QUEUE = { maxWaiting: 1_000, maxWaitMs: 5_000, intervalMs: 100, targetMs: 10 };
+
 /**
  * The admission control against a simulated service: `cores` requests' worth of work at once, shared
  * among everything in flight (so latency grows with what waits, as in a CPU-bound service), each request
- * `workMs` of it. Requests arrive open loop, `rate` per millisecond, whatever the answers. Time is the
- * simulation's own.
+ * `workMs` of it. Requests arrive open loop, `rate` per millisecond from the first second on (a quiet
+ * first second, as a service has before a crowd comes: its unloaded latency is known), plus `burst`
+ * at once at 1 s; whatever the answers. Time is the simulation's own.
  */
-function simulate({ cores, workMs, rate, durationMs, settings = {} }: { cores: number; workMs: number; rate: number; durationMs: number; settings?: object }) {
-  let now = 0;
-  const admission = new Admission({ initial: 20, min: 4, max: 200, ...settings }, new Registry(), () => now);
-  const inFlight: Array<{ left: number; startedAt: number; done: (outcome: { dropped: boolean }) => void }> = [];
+function simulate({
+  cores,
+  workMs,
+  rate,
+  burst = 0,
+  durationMs,
+  limit = {},
+  queue = {},
+}: {
+  cores: number;
+  workMs: number;
+  rate: number;
+  burst?: number;
+  durationMs: number;
+  limit?: object;
+  queue?: object;
+}) {
+  const clock = simulatedClock();
+  const admission = new Admission({ limit: { initial: 20, min: 4, max: 200, ...limit }, queue: { ...QUEUE, ...queue } }, new Registry(), clock);
+  const inFlight: Array<{ left: number; arrivedAt: number; done: (outcome: { dropped: boolean }) => void }> = [];
   const latencies: Array<{ at: number; ms: number }> = [];
-  const refusedAt: number[] = [];
+  const refused: Array<{ at: number; ms: number }> = [];
   let maxInFlight = 0;
+  const arrive = () => {
+    const arrivedAt = clock.now();
+    admission.admit('comments', 'write', {
+      enter: ({ done }) => inFlight.push({ left: workMs, arrivedAt, done }),
+      refuse: () => refused.push({ at: clock.now(), ms: clock.now() - arrivedAt }),
+    });
+  };
   const step = 0.05;
   let due = 0;
-  for (; now < durationMs; now += step) {
-    // A quiet first second, as a service has before a crowd comes: its unloaded latency is known.
+  for (let now = 0; now < durationMs; now += step) {
+    clock.advance(now);
     due += (now < 1_000 ? Math.min(rate, 0.1) : rate) * step;
-    for (; due >= 1; due -= 1) {
-      const admitted = admission.admit('comments', 'write');
-      if (admitted) inFlight.push({ left: workMs, startedAt: now, done: admitted.done });
-      else refusedAt.push(now);
-    }
+    for (; due >= 1; due -= 1) arrive();
+    if (burst > 0 && now >= 1_000) for (; burst > 0; burst -= 1) arrive();
     const share = Math.min(1, cores / Math.max(1, inFlight.length));
     for (const request of inFlight) request.left -= step * share;
     for (let i = inFlight.length - 1; i >= 0; i -= 1) {
       const request = inFlight[i]!;
       if (request.left > 0) continue;
       inFlight.splice(i, 1);
+      latencies.push({ at: now, ms: now - request.arrivedAt });
       request.done({ dropped: false });
-      latencies.push({ at: now, ms: now - request.startedAt });
     }
     maxInFlight = Math.max(maxInFlight, inFlight.length);
   }
-  return { latencies, refusedAt, maxInFlight };
+  return { latencies, refused, maxInFlight };
 }
 
 const percentile = (values: number[], share: number) => [...values].sort((a, b) => a - b)[Math.floor(share * (values.length - 1))]!;
@@ -51,7 +98,7 @@ describe('admission control against a simulated service', () => {
 
   it('refuses nothing below capacity, and admits within a few times the unloaded latency above it', () => {
     const below = simulate({ cores, workMs, rate: capacity * 0.5, durationMs: 20_000 });
-    expect(below.refusedAt).toEqual([]);
+    expect(below.refused).toEqual([]);
 
     for (const overload of [2, 4]) {
       const durationMs = 20_000;
@@ -61,14 +108,51 @@ describe('admission control against a simulated service', () => {
       const goodput = settled.length / (durationMs - 5_000);
       expect(goodput, `${overload}x: goodput per ms`).toBeGreaterThanOrEqual(0.8 * capacity);
       expect(percentile(settled.map((latency) => latency.ms), 0.99), `${overload}x: p99 of admitted`).toBeLessThan(6 * workMs);
-      expect(run.refusedAt.length, `${overload}x: refused`).toBeGreaterThan(0);
+      expect(run.refused.length, `${overload}x: refused`).toBeGreaterThan(0);
+      // Refused soon after arriving: once the queue is seen to stand (two intervals at most), within the target.
+      const longestWait = (refusals: typeof run.refused) => Math.max(...refusals.map((refusal) => refusal.ms));
+      expect(longestWait(run.refused), `${overload}x: longest wait refused`).toBeLessThanOrEqual(2 * QUEUE.intervalMs + QUEUE.targetMs);
+      expect(longestWait(run.refused.filter((refusal) => refusal.at > 5_000)), `${overload}x: longest wait refused, settled`).toBeLessThan(QUEUE.targetMs + 2);
     }
+  });
+
+  it('serves a burst of any size up to the waiting room on an idle service, refusing none, whatever the limit', () => {
+    fc.assert(
+      // Beside other requests at up to half of what the limit lets the service serve.
+      fc.property(fc.integer({ min: 1, max: 400 }), fc.integer({ min: 1, max: 32 }), fc.double({ min: 0, max: 0.5, noNaN: true }), (burst, limit, load) => {
+        const rate = (load * Math.min(cores, limit)) / workMs;
+        const run = simulate({ cores, workMs, rate, burst, durationMs: 1_000 + (burst * workMs) / cores + 1_500, limit: { initial: limit, min: limit, max: limit } });
+        expect(run.refused).toEqual([]);
+        expect(run.latencies.length).toBeGreaterThanOrEqual(burst);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('cuts a queue that stands: those let in wait about the target, not the whole queue', () => {
+    const run = simulate({ cores, workMs, rate: capacity * 3, durationMs: 6_000, limit: { initial: 4, min: 4, max: 4 } });
+    const settled = run.latencies.filter((latency) => latency.at > 2_000).map((latency) => latency.ms);
+    expect(run.refused.length).toBeGreaterThan(0);
+    // Four in flight take 4 × 5 ms / 2 cores = 10 ms; those let in waited at most about the target more.
+    expect(percentile(settled, 0.99)).toBeLessThan(10 + QUEUE.targetMs + 5);
+  });
+
+  it('never lets a request wait past its deadline, even when nothing drains', () => {
+    const run = simulate({ cores: 0.0001, workMs, rate: 0, burst: 50, durationMs: 8_000, limit: { initial: 4, min: 4, max: 4 }, queue: { maxWaitMs: 2_000 } });
+    expect(run.refused.length).toBe(46);
+    for (const refusal of run.refused) expect(refusal.ms).toBeLessThanOrEqual(2_000 + 1);
   });
 
   it('without admission control, the same overload makes every answer wait longer and longer', () => {
     // The limit that never moves: what the gateway did before.
-    const run = simulate({ cores, workMs, rate: capacity * 2, durationMs: 2_000, settings: { initial: 100_000, min: 100_000, max: 100_000, unloadedConcurrency: 100_000 } });
-    expect(run.refusedAt).toEqual([]);
+    const run = simulate({
+      cores,
+      workMs,
+      rate: capacity * 2,
+      durationMs: 2_000,
+      limit: { initial: 100_000, min: 100_000, max: 100_000, unloadedConcurrency: 100_000 },
+    });
+    expect(run.refused).toEqual([]);
     expect(percentile(run.latencies.filter((latency) => latency.at > 1_500).map((latency) => latency.ms), 0.5)).toBeGreaterThan(50 * workMs);
   });
 });

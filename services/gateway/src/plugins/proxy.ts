@@ -6,6 +6,7 @@ import { type Admission, requestClassOf } from '../admission/admission.js';
 import { requestPathOf } from '../request-path.js';
 import { recordResponses } from '../response-record.js';
 import { routeFor, serviceFor } from '../route-table.js';
+import { codesOf, isIdempotent, wasCutOff, wasRefused } from '../upstream-failures.js';
 import type { Upstreams } from '../upstreams.js';
 
 export interface ProxyOptions {
@@ -71,17 +72,6 @@ function onUpstreamError(reply: FastifyReply, { error }: { error: Error }): void
 }
 
 /**
- * A refused connection (an instance that stopped or has not started listening) means the request never
- * reached the service: even a POST may go to another instance. A reset or a timeout may come after the
- * service got the request, so those are never tried again.
- */
-export function wasRefused(error: Error): boolean {
-  // undici's own error carries the code; reply-from's wraps it as the cause.
-  const codeOf = (cause: unknown) => (cause as { code?: unknown } | undefined)?.code;
-  return codeOf(error) === 'ECONNREFUSED' || codeOf(error.cause) === 'ECONNREFUSED';
-}
-
-/**
  * Labels the request's metrics with the service the route table gives its path and the pattern that
  * matched (`/api/recipes/:id/comments`), instead of the one catch-all route: the operator asks which
  * upstream is slow or failing. A path the table does not route keeps the catch-all and no upstream.
@@ -144,15 +134,6 @@ export default async function proxyPlugin(app: App, { upstreams, limit, admissio
         reply.send(undeclaredBody());
         return;
       }
-      // Past the service's concurrency limit: refused now, rather than queued where every answer would wait.
-      const admitted = admission?.admit(service, requestClassOf(request.method));
-      if (admission && !admitted) {
-        reply.header('retry-after', 1);
-        sendProblem(request, reply, 503, 'The service is at capacity, try again shortly');
-        return;
-      }
-      // Once the answer has gone, or the client has gone: a 503 or 504 means the service could not keep up.
-      if (admitted) reply.raw.once('close', () => admitted.done({ dropped: reply.statusCode === 503 || reply.statusCode === 504 }));
       // The raw bytes go as `body` with their own content type: left as request.body, reply-from would
       // JSON-encode a Buffer sent as application/json. Without a content type, bytes are octet-stream (RFC 9110 §8.3).
       const body = request.body;
@@ -160,25 +141,45 @@ export default async function proxyPlugin(app: App, { upstreams, limit, admissio
       const options = Buffer.isBuffer(body)
         ? { ...fromOptions, rewriteHeaders, body, contentType: request.headers['content-type'] ?? 'application/octet-stream' }
         : { ...fromOptions, rewriteHeaders };
-      // Each instance in turn, moving on only while they refuse the connection.
+      const idempotent = isIdempotent(request);
+      // Each instance in turn, moving on while they refuse the connection, or cut it off a request that
+      // acts once however often it is sent.
       const forward = ([base, ...others]: string[]): void => {
         reply.from(`${base}${target.path}`, {
           ...options,
           queryString: () => target.query,
           onError: (_sameReply, failure) => {
-            if (others.length === 0 || !wasRefused(failure.error)) return onUpstreamError(reply, failure);
-            request.log.warn({ upstream: base }, 'upstream refused the connection: trying the next instance');
+            const passOn = others.length > 0 && (wasRefused(failure.error) || (idempotent && wasCutOff(failure.error)));
+            if (!passOn) return onUpstreamError(reply, failure);
+            request.log.warn({ upstream: base, codes: codesOf(failure.error) }, 'upstream failed before answering: trying the next instance');
             forward(others);
           },
         });
       };
-      try {
-        forward(upstreams.inTurn(service));
-      } catch {
-        // reply-from's own traversal guard refuses `/..` or `../` even inside a segment (`..a`, `a../b`):
-        // no id or word of the API looks like that, so it names nothing.
-        notFound(request, reply);
-      }
+      const send = () => {
+        try {
+          forward(upstreams.inTurn(service));
+        } catch {
+          // reply-from's own traversal guard refuses `/..` or `../` even inside a segment (`..a`, `a../b`):
+          // no id or word of the API looks like that, so it names nothing.
+          notFound(request, reply);
+        }
+      };
+      if (!admission) return send();
+      // Within the service's concurrency limit at once, else after a wait in its lane (admission.ts).
+      const withdraw = admission.admit(service, requestClassOf(request.method), {
+        enter(admitted) {
+          // Once the answer has gone, or the client has gone: a 503 or 504 means the service could not keep up.
+          reply.raw.once('close', () => admitted.done({ dropped: reply.statusCode === 503 || reply.statusCode === 504 }));
+          send();
+        },
+        refuse() {
+          reply.header('retry-after', 1);
+          sendProblem(request, reply, 503, 'The service is at capacity, try again shortly');
+        },
+      });
+      // A client that goes while its request waits takes it out of the queue.
+      reply.raw.once('close', withdraw);
     },
   });
 }

@@ -7,7 +7,8 @@ import { requestPathOf } from '../request-path.js';
 import { serviceFor, streamRoutes } from '../route-table.js';
 import type { UpstreamStream } from '../stream-sessions.js';
 import type { Upstreams } from '../upstreams.js';
-import { forwardedRequestHeaders, forwardedResponseHeaders, labelByUpstream, wasRefused } from './proxy.js';
+import { wasRefused } from '../upstream-failures.js';
+import { forwardedRequestHeaders, forwardedResponseHeaders, labelByUpstream } from './proxy.js';
 
 /**
  * Streams (Server-Sent Events, docs/api.md §9) go through here rather than reply-from, multiplexed over

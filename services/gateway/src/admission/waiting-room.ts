@@ -1,0 +1,188 @@
+/**
+ * Where requests wait for a slot in a lane (docs/architecture.md §10). A burst is not overload: requests
+ * that arrive together wait here, first come first served, and are all let in as the service drains
+ * them. What is cut is a standing queue, after CoDel (Nichols and Jacobson, 2012) and Facebook's
+ * "Fail at Scale" (2015): a queue that has not emptied for an interval and did not get shorter over the
+ * last one is being fed faster than it drains. While it stands, the newest request goes first (adaptive
+ * LIFO: it is the one whose client is still waiting) and a request that has waited past `targetMs` is
+ * refused, so those let in are served about as fast as unloaded. It stops standing once it has emptied
+ * with nothing cut for an interval. Whatever the queue's state, no request waits past `maxWaitMs`.
+ */
+export interface WaitingRoomSettings {
+  /** Requests waiting at most; one more is refused at once. */
+  maxWaiting: number;
+  /** The longest a request waits for a slot: its deadline. */
+  maxWaitMs: number;
+  /** How long a queue must fail to drain before it counts as standing (CoDel's interval). */
+  intervalMs: number;
+  /** In a standing queue, the longest a request waits (CoDel's target). */
+  targetMs: number;
+}
+
+/** Time, and timers on it: the system's, or a simulation's. */
+export interface Clock {
+  now(): number;
+  /** Calls `run` in `ms`; returns how to cancel it. */
+  after(ms: number, run: () => void): () => void;
+}
+
+export const systemClock: Clock = {
+  now: () => performance.now(),
+  after(ms, run) {
+    const timer = setTimeout(run, ms);
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+};
+
+export interface Waiter {
+  /** Called once the request may go on to the service. */
+  enter(): void;
+  /** Called once the request is refused. */
+  refuse(): void;
+}
+
+interface Entry {
+  waiter: Waiter;
+  arrivedAt: number;
+}
+
+export class WaitingRoom {
+  /** Oldest first. */
+  private entries: Entry[] = [];
+  private emptySince: number;
+  /** The queue's length at the last check of whether it drains, and when that was. */
+  private checkpoint: { at: number; length: number };
+  private lastCutAt = Number.NEGATIVE_INFINITY;
+  #standing = false;
+  private timer: { dueAt: number; cancel: () => void } | undefined;
+
+  constructor(
+    private readonly settings: WaitingRoomSettings,
+    private readonly clock: Clock,
+    /** Told of each refusal, for the metrics. */
+    private readonly onRefused: () => void,
+  ) {
+    this.emptySince = clock.now();
+    this.checkpoint = { at: this.emptySince, length: 0 };
+  }
+
+  get length(): number {
+    return this.entries.length;
+  }
+
+  /** Whether the queue stands: fed faster than it drains, so that its longest waits are cut. */
+  get standing(): boolean {
+    return this.#standing;
+  }
+
+  /** Queues `waiter`, or refuses it at once when the room is full. Returns how to withdraw it (its client went). */
+  add(waiter: Waiter): () => void {
+    const now = this.clock.now();
+    this.cutExpired(now);
+    this.assess(now);
+    if (this.entries.length >= this.settings.maxWaiting) {
+      this.refuse(waiter, now);
+      return () => undefined;
+    }
+    const entry = { waiter, arrivedAt: now };
+    if (this.entries.length === 0) this.checkpoint = { at: now, length: 0 };
+    this.entries.push(entry);
+    this.schedule();
+    return () => this.withdraw(entry);
+  }
+
+  /** A slot is free: lets in the request that goes next, if any waits. Returns whether one did. */
+  next(): boolean {
+    const now = this.clock.now();
+    this.cutExpired(now);
+    this.assess(now);
+    const entry = this.#standing ? this.entries.pop() : this.entries.shift();
+    if (!entry) return false;
+    this.afterRemoval(now);
+    entry.waiter.enter();
+    return true;
+  }
+
+  /** Refuses everything waiting: the gateway is closing. */
+  close(): void {
+    this.stopTimer();
+    const now = this.clock.now();
+    for (const { waiter } of this.entries.splice(0)) this.refuse(waiter, now);
+  }
+
+  /** How long the oldest waiter may still wait, as things stand. */
+  private waitLimit(): number {
+    return this.#standing ? this.settings.targetMs : this.settings.maxWaitMs;
+  }
+
+  /**
+   * Whether the queue drains, looked at once an interval: standing when it has not emptied for an interval
+   * and is no shorter than an interval ago. A burst's queue only gets shorter once the burst has arrived.
+   */
+  private assess(now: number): void {
+    if (this.entries.length === 0) {
+      if (this.#standing && now - this.lastCutAt >= this.settings.intervalMs) this.#standing = false;
+      return;
+    }
+    if (now - this.checkpoint.at < this.settings.intervalMs) return;
+    const drained = this.entries.length < this.checkpoint.length;
+    if (!drained && this.checkpoint.length > 0 && now - this.emptySince >= this.settings.intervalMs) this.#standing = true;
+    this.checkpoint = { at: now, length: this.entries.length };
+  }
+
+  /** Refuses, oldest first, whoever has waited past the limit that applies now. */
+  private cutExpired(now: number): void {
+    let cut = 0;
+    while (cut < this.entries.length && now - this.entries[cut]!.arrivedAt >= this.waitLimit()) cut += 1;
+    if (cut === 0) return;
+    for (const { waiter } of this.entries.splice(0, cut)) this.refuse(waiter, now);
+    this.lastCutAt = now;
+    this.afterRemoval(now);
+  }
+
+  private withdraw(entry: Entry): void {
+    const index = this.entries.indexOf(entry);
+    if (index === -1) return;
+    this.entries.splice(index, 1);
+    this.afterRemoval(this.clock.now());
+  }
+
+  private afterRemoval(now: number): void {
+    if (this.entries.length === 0) {
+      this.emptySince = now;
+      this.stopTimer();
+    } else this.schedule();
+  }
+
+  private refuse(waiter: Waiter, now: number): void {
+    this.lastCutAt = now;
+    this.onRefused();
+    waiter.refuse();
+  }
+
+  /**
+   * A timer for the oldest waiter's limit, so that it is refused on time even when no slot frees up. One
+   * already due sooner is kept: moved on at every arrival, it would never fire under a steady stream.
+   */
+  private schedule(): void {
+    const oldest = this.entries[0];
+    if (!oldest) return;
+    const dueAt = oldest.arrivedAt + this.waitLimit();
+    if (this.timer && this.timer.dueAt <= dueAt) return;
+    this.stopTimer();
+    const cancel = this.clock.after(Math.max(1, dueAt - this.clock.now()), () => {
+      this.timer = undefined;
+      const now = this.clock.now();
+      this.assess(now);
+      this.cutExpired(now);
+      this.schedule();
+    });
+    this.timer = { dueAt, cancel };
+  }
+
+  private stopTimer(): void {
+    this.timer?.cancel();
+    this.timer = undefined;
+  }
+}
