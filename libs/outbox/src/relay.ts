@@ -103,27 +103,50 @@ export class OutboxRelay {
     return { count: rows[0]?.count ?? 0, oldestAgeMs: rows[0]?.oldest_age_ms ?? null };
   }
 
-  /**
-   * One batch loop: a batch, then a sleep until a notification, or the next poll for the loop that
-   * `polls`; or a growing pause after failures.
-   */
-  private async run(polls: boolean): Promise<void> {
-    const batch = { pool: this.pool, publisher: this.publisher, logger: this.logger, batchSize: this.batchSize };
-    let failures = 0;
-    while (this.running) {
-      this.wakeUps.batchBegins();
-      try {
-        const claimed = await relayBatch(batch);
-        failures = 0;
-        // A full batch means more may be waiting: go on at once, and bring another loop in.
-        if (claimed < this.batchSize) await this.wakeUps.sleep(polls ? this.pollIntervalMs : undefined);
-        else this.wakeUps.wakeOne();
-      } catch (err) {
-        failures += 1;
-        const retryInMs = backoffMs(failures);
-        this.logger.error({ err, retryInMs }, 'outbox relay failed; retrying');
-        await this.wakeUps.sleep(retryInMs);
-      }
+  /** One batch loop (`runBatchLoop`): the one that `polls` sleeps at most `pollIntervalMs`. */
+  private run(polls: boolean): Promise<void> {
+    return runBatchLoop({
+      wakeUps: this.wakeUps,
+      isRunning: () => this.running,
+      batch: () => relayBatch({ pool: this.pool, publisher: this.publisher, logger: this.logger, batchSize: this.batchSize }),
+      batchSize: this.batchSize,
+      pollIntervalMs: polls ? this.pollIntervalMs : undefined,
+      logger: this.logger,
+    });
+  }
+}
+
+export interface BatchLoopSettings {
+  wakeUps: WakeUps;
+  isRunning: () => boolean;
+  /** One batch (`relayBatch`): resolves to how many rows it claimed. */
+  batch: () => Promise<number>;
+  batchSize: number;
+  /** For the loop that polls: the longest it sleeps. The others sleep until woken. */
+  pollIntervalMs?: number;
+  logger: Logger;
+}
+
+/**
+ * One batch loop: a batch, then a sleep until a notification, or the next poll for the loop that polls;
+ * or a growing pause after failures. Exported for the model test of wake-ups (test/wake-ups.test.ts).
+ */
+export async function runBatchLoop({ wakeUps, isRunning, batch, batchSize, pollIntervalMs, logger }: BatchLoopSettings): Promise<void> {
+  let failures = 0;
+  while (isRunning()) {
+    // Before the batch's transaction begins, so its claim finds every row announced until now.
+    wakeUps.batchBegins();
+    try {
+      const claimed = await batch();
+      failures = 0;
+      // A full batch means more may be waiting: go on at once, and bring another loop in.
+      if (claimed < batchSize) await wakeUps.sleep(pollIntervalMs);
+      else wakeUps.wakeOne();
+    } catch (err) {
+      failures += 1;
+      const retryInMs = backoffMs(failures);
+      logger.error({ err, retryInMs }, 'outbox relay failed; retrying');
+      await wakeUps.sleep(retryInMs);
     }
   }
 }

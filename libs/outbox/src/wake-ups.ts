@@ -11,7 +11,10 @@ export class WakeUps {
 
   constructor(private readonly isRunning: () => boolean) {}
 
-  /** A batch begins: what was announced until now, it will find. */
+  /**
+   * A batch begins: what was announced until now, it will find. One flag for all the loops is enough:
+   * whichever loop clears it claims after every notification that set it (test/wake-ups.test.ts).
+   */
   batchBegins(): void {
     this.requested = false;
   }
