@@ -40,6 +40,7 @@ export class StreamSession {
   #lastUnread: number | undefined;
   #chain: Promise<void> = Promise.resolve();
   #refreshWaiting = false;
+  #started = false;
   #ended = false;
   readonly #keepAlive: NodeJS.Timeout;
 
@@ -56,6 +57,7 @@ export class StreamSession {
 
   /** The first frames: the reconnection delay, then either what was missed after `resumeAfter` or the current unread count. */
   start(resumeAfter: number | undefined): Promise<void> {
+    this.#started = true;
     this.#write(sse.retry(this.settings.retryMs));
     return this.#enqueue(async () => {
       if (resumeAfter === undefined) {
@@ -70,9 +72,13 @@ export class StreamSession {
     });
   }
 
-  /** Something changed for this user: send what is new. */
+  /**
+   * Something changed for this user: send what is new. Before `start`, nothing: its first read comes
+   * after this prompt and finds the change, while a read now would start from sequence 0 and send the
+   * user's whole history.
+   */
   refresh(): void {
-    if (this.#refreshWaiting || this.#ended) return;
+    if (!this.#started || this.#refreshWaiting || this.#ended) return;
     this.#refreshWaiting = true;
     void this.#enqueue(async () => {
       this.#refreshWaiting = false;
