@@ -25,13 +25,17 @@ const CLAIM = `
     FROM claimed, (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed
    ORDER BY created_at, id`;
 
-// A row that failed is put back, to be tried again later, each time a little later (the same curve as backoffMs).
+// A row that failed is put back, to be tried again later, each time a little later (the same curve as
+// backoffMs, and as rescheduleDelayMs).
 const RESCHEDULE = `
   INSERT INTO outbox (id, type, payload, created_at, attempts, last_error, available_at, traceparent)
   SELECT id, type, payload, created_at, attempts + 1, error,
          clock_timestamp() + least($7::float8, 500 * power(2, attempts)) * interval '1 millisecond', traceparent
     FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::int[], $6::text[], $8::text[])
       AS failed(id, type, payload, created_at, attempts, error, traceparent)`;
+
+/** How long after being put back a row that had failed `attempts` times before is tried again (as RESCHEDULE). */
+const rescheduleDelayMs = (attempts: number) => Math.min(MAX_BACKOFF_MS, 500 * 2 ** attempts);
 
 interface ClaimedRow {
   id: string;
@@ -48,13 +52,15 @@ export interface BatchSettings {
   publisher: Publisher;
   logger: Logger;
   batchSize: number;
+  /** Told, when rows are put back, how soon the first of them may be tried again. */
+  onPutBack?: (retryInMs: number) => void;
 }
 
 /**
  * Claims, publishes and settles one batch in one transaction: a row the broker confirmed is gone, a row it
  * did not is put back with backoff. Returns how many rows it claimed.
  */
-export async function relayBatch({ pool, publisher, logger, batchSize }: BatchSettings): Promise<number> {
+export async function relayBatch({ pool, publisher, logger, batchSize, onPutBack }: BatchSettings): Promise<number> {
   return withTransaction(pool, async (client) => {
     const { rows } = await client.query<ClaimedRow>(CLAIM, [batchSize]);
     if (rows.length === 0) return 0;
@@ -80,6 +86,7 @@ export async function relayBatch({ pool, publisher, logger, batchSize }: BatchSe
         failed.map(({ row }) => row.traceparent),
       ]);
       logger.warn({ failed: failed.length, published: rows.length - failed.length, firstError: failed[0]!.error }, 'outbox events not published; retrying later');
+      onPutBack?.(Math.min(...failed.map(({ row }) => rescheduleDelayMs(row.attempts))));
     }
     return rows.length;
   });

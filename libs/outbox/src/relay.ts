@@ -7,6 +7,9 @@ import { OutboxListener } from './listener.js';
 import { WakeUps } from './wake-ups.js';
 import { wakeOnOutboxCommits } from './writer-wake.js';
 
+/** How long after a put-back row's time a loop looks for it. */
+const PUT_BACK_MARGIN_MS = 20;
+
 export interface OutboxRelaySettings {
   pool: Pool;
   /** The service's schema: its outbox trigger notifies on `<schema>_outbox`. */
@@ -95,6 +98,14 @@ export class OutboxRelay {
     await Promise.all([this.loop, this.listener.stop()]);
   }
 
+  /**
+   * A loop looks again once rows put back may be tried: only the polling loop would find them otherwise,
+   * up to a poll interval late. A little after their time, as the database's clock decides it.
+   */
+  private readonly wakeAfter = (retryInMs: number): void => {
+    setTimeout(this.wakeUps.notify, retryInMs + PUT_BACK_MARGIN_MS).unref();
+  };
+
   /** Cheap enough for a readiness check or a metrics scrape: rows are deleted once published. */
   async backlog(): Promise<OutboxBacklog> {
     const { rows } = await this.pool.query<{ count: number; oldest_age_ms: number | null }>(
@@ -108,7 +119,7 @@ export class OutboxRelay {
     return runBatchLoop({
       wakeUps: this.wakeUps,
       isRunning: () => this.running,
-      batch: () => relayBatch({ pool: this.pool, publisher: this.publisher, logger: this.logger, batchSize: this.batchSize }),
+      batch: () => relayBatch({ pool: this.pool, publisher: this.publisher, logger: this.logger, batchSize: this.batchSize, onPutBack: this.wakeAfter }),
       batchSize: this.batchSize,
       pollIntervalMs: polls ? this.pollIntervalMs : undefined,
       logger: this.logger,

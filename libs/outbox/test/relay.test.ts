@@ -221,6 +221,30 @@ describe('OutboxRelay', () => {
     }
   });
 
+  it('tries a row put back after a failed publish again when its backoff ends, not at the next poll', async () => {
+    const publisher = broker.createPublisher();
+    const failedOnce = new Set<string>();
+    const relay = startRelay({
+      // The first publish of each event fails, as one the broker does not confirm.
+      publisher: {
+        publish: async (event, options) => {
+          if (failedOnce.has(event.id)) return publisher.publish(event, options);
+          failedOnce.add(event.id);
+          throw new Error('not confirmed');
+        },
+      },
+      pollIntervalMs: 60_000,
+    });
+    const event = userEvent();
+    const committedAt = Date.now();
+    await commit(event);
+    await allArrived([event]);
+    // Its first backoff is 500 ms; a poll would have come after a minute.
+    expect(arrivedAt.get(event.id)! - committedAt).toBeLessThan(2_000);
+    expect(failedOnce.has(event.id)).toBe(true);
+    await relay.stop();
+  });
+
   it('keeps every row while the broker is unreachable and publishes each exactly once when it is back', async () => {
     const proxy = await createTcpProxy(amqpUrl());
     proxy.cut();
