@@ -62,7 +62,7 @@ export const gatewayConfigSchema = z.object({
   ADMISSION_MIN_LIMIT: env.positiveInt(16).describe('the lowest the admission limit goes'),
   ADMISSION_MAX_LIMIT: env.positiveInt(256).describe('the highest the admission limit goes'),
   ADMISSION_QUEUE_MAX: env.positiveInt(1_000).describe('requests that wait for a slot per service and class at most; one more is `503`'),
-  ADMISSION_QUEUE_TIMEOUT_MS: env.positiveInt(5_000).describe('the longest a request waits for a slot (its deadline), then `503`'),
+  ADMISSION_QUEUE_TIMEOUT_MS: env.positiveInt(10_000).describe('the longest a request waits for a slot (its deadline), then `503`'),
   ADMISSION_QUEUE_INTERVAL_MS: env
     .positiveInt(100)
     .describe('a queue that has not emptied for this long and is no shorter than this long ago stands, and is cut (CoDel\'s interval)'),
