@@ -30,6 +30,7 @@ export const FAULT_KINDS = [
   'rabbitmq-stop-app',
   'rabbitmq-drop-connections',
   'instance-kill',
+  'instance-stop',
   'database-latency',
   'database-cut',
   'broker-latency',
@@ -81,15 +82,18 @@ export async function injectFault(plan, { system, proxies, links, servers, state
       const whose = plan.everyInstance ? 'every instance' : target;
       return { description: `broker closed ${closed} connection(s) of ${whose}`, restore: async () => undefined };
     }
-    case 'instance-kill': {
+    case 'instance-kill':
+    case 'instance-stop': {
       const process = system.processes.find((p) => nameOf(p) === target);
-      // At most one instance of a service down at a time, and none killed while it starts again: wait
+      // At most one instance of a service down at a time, and none stopped while it starts again: wait
       // for whichever is down to be back.
       await untilServiceReady(system, process, state, signal);
       state.held.add(target);
-      await process.kill('SIGKILL');
+      // A kill, as a crash; or SIGTERM, as a rolling deploy stops an instance (it finishes what it took).
+      const how = kind === 'instance-kill' ? 'SIGKILL' : 'SIGTERM';
+      await process.kill(how);
       return {
-        description: `${target} killed (SIGKILL)`,
+        description: `${target} ${kind === 'instance-kill' ? 'killed' : 'stopped'} (${how})`,
         // Started again in the background, as an orchestrator would while other things go wrong: the lane
         // goes on at once, however long the instance takes to be ready (its host may be cut off from the
         // database meanwhile). Held until then, so that the process guard leaves it alone.

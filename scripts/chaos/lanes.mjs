@@ -16,6 +16,8 @@ export const KINDS = {
   'rabbitmq-stop-app': { seconds: [0.5, 3], cost: 3 },
   'rabbitmq-drop-connections': { seconds: [0, 0], cost: 1 },
   'instance-kill': { seconds: [0.5, 3], cost: 2 },
+  // A graceful stop takes up to the drain (3 s) before the instance is down.
+  'instance-stop': { seconds: [0.5, 3], cost: 4 },
   'database-latency': { seconds: [0.5, 2], cost: 0 },
   'database-cut': { seconds: [0.5, 2], cost: 0 },
   'broker-latency': { seconds: [0.5, 2], cost: 0 },
@@ -32,7 +34,7 @@ export const KINDS = {
 export const LANES = [
   { name: 'postgres', kinds: ['postgres-stop-fast', 'postgres-stop-immediate'], recover: restorePostgres },
   { name: 'rabbitmq', kinds: ['rabbitmq-stop-app', 'rabbitmq-drop-connections'], recover: restoreRabbitmq },
-  { name: 'process', kinds: ['instance-kill'], recover: restoreHeld },
+  { name: 'process', kinds: ['instance-kill', 'instance-stop'], recover: restoreHeld },
   { name: 'network', kinds: ['database-latency', 'database-cut', 'broker-latency', 'broker-cut'], recover: restoreProxies },
   // Host `a` (the gateway and instances #0) and host `b` (instances #1), see hosts.mjs: one cut from the
   // servers, or the two from each other.
