@@ -161,12 +161,25 @@ export async function findCapacity(workload, pools, { stepSeconds, factor, refin
     const figures = tally(answers);
     if (workload.recipients) await notifiedOnce(pools, workload.recipients, answers);
     const pass = figures.ok === figures.answers && figures.admitted.p99 < CAPACITY_P99_MS && sentPerSecond[0] >= 0.95 * rate;
-    steps.push({ rate, pass, sentPerSecond: sentPerSecond[0], p99Ms: figures.admitted.p99, notOk: figures.answers - figures.ok });
-    console.log(`    ${workload.short} at ${rate}/s: ${pass ? 'pass' : 'fail'} (p99 ${figures.admitted.p99} ms, ${figures.answers - figures.ok} not 2xx, sent at ${sentPerSecond[0]}/s)`);
+    steps.push({ rate, pass, sentPerSecond: sentPerSecond[0], p99Ms: figures.admitted.p99, notOk: figures.answers - figures.ok, refused: figures.refused });
+    console.log(
+      `    ${workload.short} at ${rate}/s: ${pass ? 'pass' : 'fail'} (p99 ${figures.admitted.p99} ms, ${figures.answers - figures.ok} not 2xx of which ${figures.refused} refused, sent at ${sentPerSecond[0]}/s)`,
+    );
     return pass;
   };
   const capacity = await searchCapacity(step, { start: workload.start, factor, refineSteps });
   return { capacity, steps };
+}
+
+/**
+ * What ended a capacity search: its failed steps, and whether each failed on latency (p99 at or over the
+ * bound, or the load generator behind) rather than on refusals while the p99 was still under it.
+ */
+export function endedBy(steps) {
+  const failed = steps.filter((step) => !step.pass);
+  const onLatency = (step) => step.p99Ms === null || step.p99Ms >= CAPACITY_P99_MS || step.sentPerSecond < 0.95 * step.rate;
+  const figure = failed.map((step) => `${step.rate}/s: p99 ${step.p99Ms} ms, ${step.refused} refused, ${step.notOk - step.refused} other not 2xx`).join('; ');
+  return { byLatency: failed.length > 0 && failed.every((step) => onLatency(step) || step.notOk > step.refused), figure: figure || 'no step failed' };
 }
 
 /** One phase's figures from its answers: counts, goodput, latencies, and for mentions the notifications. */

@@ -23,7 +23,8 @@ import { mentionLatency } from './mentions.mjs';
 import { outboxDrain } from './outbox.mjs';
 import { CONDITIONAL_READS, idleStreamMemory, notModifiedCost, STREAM_PATH, streamedMentionLatency, tokenSigner } from './streams.mjs';
 import { openLoop, TIMEOUT_MS } from './open-loop.mjs';
-import { CAPACITY_P99_MS, findCapacity, floorPhases, overloadPhases, overloadWorkloads } from './overload.mjs';
+import { BURST_SIZES, burstRounds, burstWorkloads } from './bursts.mjs';
+import { CAPACITY_P99_MS, endedBy, findCapacity, floorPhases, overloadPhases, overloadWorkloads } from './overload.mjs';
 import { referenceComparison, startProcess } from './reference-phase.mjs';
 import { supervisorCost } from './supervisor.mjs';
 import { tracingCost } from './tracing.mjs';
@@ -71,12 +72,12 @@ const config = {
 };
 /**
  * BENCH_ONLY: a comma-separated list of the parts to run alone, after the seed: `reference` (the same-work
- * comparison), `open-loop`, `overload`, `supervisor`, `tracing`, `streams`, `cursor` (page 1 and page 1,000 of a
+ * comparison), `open-loop`, `bursts` (50, 100 and 200 requests at once on an idle system), `overload`, `supervisor`, `tracing`, `streams`, `cursor` (page 1 and page 1,000 of a
  * deep inbox, by cursor and by page number), `writepath` (a mentioned comment's CPU, round trips and capacity against
  * bench/reference/write-path.mjs). The rest (scale, ceiling, every GET, mentions, memory,
  * outbox) runs only in the whole bench.
  */
-const PARTS = ['reference', 'open-loop', 'overload', 'supervisor', 'tracing', 'streams', 'cursor', 'writepath'];
+const PARTS = ['reference', 'open-loop', 'bursts', 'overload', 'supervisor', 'tracing', 'streams', 'cursor', 'writepath'];
 const BENCH_ONLY = process.env.BENCH_ONLY?.split(',');
 const unknownParts = BENCH_ONLY?.filter((part) => !PARTS.includes(part)) ?? [];
 if (unknownParts.length > 0) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY}: the parts that run alone are ${PARTS.join(', ')}`);
@@ -222,6 +223,7 @@ let supervisorCpu;
 let tracingFigures;
 let cursorFigures;
 let writePath;
+let bursts;
 const overload = [];
 const idleStreams = [];
 let failure;
@@ -267,6 +269,20 @@ try {
       mixed.p99Ms < 20 && mixed.errors === 0 && mixed.requestsPerSecond >= 0.95 * config.openLoopRate,
     );
   }
+  if (runs('bursts')) {
+    bursts = await phase(`bursts: ${BURST_SIZES.join(', ')} requests at once through the gateway, idle before each`, async () =>
+      burstRounds(await burstWorkloads(system, pools, fixture)),
+    );
+    for (const { workload, short, size, rounds } of bursts) {
+      const listed = (figure) => rounds.map(figure).join(' / ');
+      rows.push({ scenario: `${workload}: ${size} at once on an idle system (${rounds.length} rounds)`, via: 'gateway', connections: size, ok: listed((r) => r.ok), refused: listed((r) => r.refused), p99Ms: listed((r) => r.admitted.p99) });
+      target(
+        `bursts: ${short} × ${size} at once on an idle system: 0 refused, every answer 2xx`,
+        `refused ${listed((r) => r.refused)}; 2xx ${listed((r) => r.ok)}; p50 ${listed((r) => r.admitted.p50)} ms; p99 ${listed((r) => r.admitted.p99)} ms`,
+        rounds.every((r) => r.refused === 0 && r.ok === size),
+      );
+    }
+  }
   if (runs('overload')) {
     // Each workload's capacity on this machine, then open loop at multiples of it (bench/overload.mjs).
     for (const workload of await overloadWorkloads(system, pools, fixture, scenarios)) {
@@ -280,6 +296,10 @@ try {
         capacity > 0 ? `${capacity} req/s (p99 ${capacityStep.p99Ms} ms; ${steps.length} steps of ${config.capacityStepSeconds} s)` : `none: ${workload.start} req/s already failed`,
         capacity > 0,
       );
+      // The capacity is the CPU's when the search ends on latency; ending on refusals while answers are still
+      // fast would mean admission control sets it.
+      const ended = endedBy(steps);
+      target(`overload: the capacity search of ${workload.short} ended by latency, not by refusals`, ended.figure, ended.byLatency);
       if (capacity === 0) continue;
       const levels = [0.5, 1, 2, 4];
       const phases = await phase(`overload: ${workload.name} at ${levels.join('×, ')}× ${capacity} req/s, ${config.overloadSeconds} s each, then 0.5× for ${config.overloadRecoverySeconds} s`, () =>
