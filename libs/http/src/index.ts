@@ -2,7 +2,7 @@ export * from './app.js';
 export { sendProblem } from './errors-plugin.js';
 export type { ReadinessChecks } from './health.js';
 export * from './problem.js';
-export { REQUEST_ID_HEADER } from './request-id.js';
+export { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
 export { logWhenClosedByClient } from './request-line.js';
 export * from './server.js';
 export * from './schemas.js';

@@ -39,3 +39,13 @@ export function admissionMetrics(registry: Registry, lanes: () => Iterable<Admis
   });
   return { refused: (service, requestClass) => refused.inc({ service, class: requestClass }) };
 }
+
+/** Counts the API requests the gateway answered 503 before routing them, while its own event loop was behind. */
+export function gatewayShedMetric(registry: Registry): () => void {
+  const shed = new Counter({
+    name: `${METRIC_PREFIX}gateway_shed_total`,
+    help: 'API requests the gateway answered 503 before routing them, while its own event loop was behind.',
+    registers: [registry],
+  });
+  return () => shed.inc();
+}

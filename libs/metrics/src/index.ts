@@ -1,4 +1,4 @@
-export { admissionMetrics, type AdmissionLaneState, type AdmissionMetrics } from './admission.js';
+export { admissionMetrics, type AdmissionLaneState, type AdmissionMetrics, gatewayShedMetric } from './admission.js';
 export { type EventMetrics, eventMetrics } from './events.js';
 export {
   boundedRead,

@@ -2,6 +2,7 @@ import cors from '@fastify/cors';
 import { type App, createApp, type LimitHook, rateLimits, sharedStoreFor } from '@recipes/http';
 import type { Logger } from '@recipes/logging';
 import { Admission } from './admission/admission.js';
+import { LoopGuard } from './admission/loop-guard.js';
 import { admissionSettings, type GatewayConfig, upstreamUrls } from './config.js';
 import docsPlugin from './plugins/docs.js';
 import eventDocsPlugin from './plugins/event-docs.js';
@@ -18,6 +19,8 @@ export interface GatewayDependencies {
 
 /** The gateway: security headers, CORS and rate limits around the proxy, plus `/health` and `/docs`. */
 export async function buildApp({ config, logger }: GatewayDependencies): Promise<App> {
+  // Built once the app has its metrics registry; asked about every request from the start.
+  let loopGuard: LoopGuard | undefined;
   const app = await createApp({
     title: 'gateway',
     description: 'The only public port: routes /api to the owning service',
@@ -26,6 +29,7 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
     validateResponses: config.RESPONSE_VALIDATION,
     readinessCacheMs: config.HEALTH_CACHE_MS,
     clientTimeouts: { headersMs: config.CLIENT_HEADERS_TIMEOUT_MS, requestMs: config.CLIENT_REQUEST_TIMEOUT_MS },
+    ...(config.ADMISSION_ENABLED ? { answerEarly: (request, response) => loopGuard?.answerEarly(request, response) ?? false } : {}),
   });
 
   const upstreams = new Upstreams(upstreamUrls(config), { timeoutMs: config.UPSTREAM_TIMEOUT_MS });
@@ -44,6 +48,10 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
     reply.headers(securityHeaders);
     done();
   });
+  if (config.ADMISSION_ENABLED) {
+    loopGuard = new LoopGuard(config.ADMISSION_LOOP_DELAY_MS, app.metricsRegistry, securityHeaders);
+    app.addHook('onClose', () => loopGuard?.close());
+  }
   await app.register(cors, {
     origin: config.CORS_ORIGINS,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],

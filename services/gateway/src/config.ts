@@ -61,12 +61,17 @@ export const gatewayConfigSchema = z.object({
   ADMISSION_INITIAL_LIMIT: env.positiveInt(32).describe("admission control's limit at start"),
   ADMISSION_MIN_LIMIT: env.positiveInt(16).describe('the lowest the admission limit goes'),
   ADMISSION_MAX_LIMIT: env.positiveInt(256).describe('the highest the admission limit goes'),
+  ADMISSION_LOOP_DELAY_MS: env
+    .positiveInt(50)
+    .describe("while the gateway's own event loop is this far behind, an API request is `503` before it is routed (streams, health and docs never)"),
   ADMISSION_QUEUE_MAX: env.positiveInt(1_000).describe('requests that wait for a slot per service and class at most; one more is `503`'),
   ADMISSION_QUEUE_TIMEOUT_MS: env.positiveInt(10_000).describe('the longest a request waits for a slot (its deadline), then `503`'),
   ADMISSION_QUEUE_INTERVAL_MS: env
     .positiveInt(100)
     .describe('a queue that has not emptied for this long and is no shorter than this long ago stands, and is cut (CoDel\'s interval)'),
-  ADMISSION_QUEUE_TARGET_MS: env.positiveInt(10).describe('in a standing queue, a request that has waited this long is `503` (CoDel\'s target)'),
+  ADMISSION_QUEUE_TARGET_MS: env
+    .positiveInt(50)
+    .describe('in a standing queue, a request that would wait longer is `503` as it arrives, and one that has waited this long too (CoDel\'s target)'),
   RATE_LIMIT_ENABLED: env.flag(true).describe('the per-address rate limit'),
   RATE_LIMIT_MAX: env.positiveInt(300).describe('requests per client address per window'),
   RATE_LIMIT_WINDOW_MS: env.positiveInt(60_000).describe("the rate limit's window"),

@@ -1,6 +1,7 @@
 import { admissionMetrics, type AdmissionMetrics, type Registry } from '@recipes/metrics';
 import { GradientLimit, type GradientLimitSettings } from './gradient-limit.js';
-import { type Clock, systemClock, WaitingRoom, type WaitingRoomSettings } from './waiting-room.js';
+import { type Clock, systemClock } from './clock.js';
+import { WaitingRoom, type WaitingRoomSettings } from './waiting-room.js';
 
 /** Reads and writes of one service are limited apart: a flood of one never starves the other. */
 export type RequestClass = 'read' | 'write';

@@ -1,12 +1,15 @@
+import type { Clock } from './clock.js';
+
 /**
- * Where requests wait for a slot in a lane (docs/architecture.md §10). A burst is not overload: requests
- * that arrive together wait here, first come first served, and are all let in as the service drains
- * them. What is cut is a standing queue, after CoDel (Nichols and Jacobson, 2012) and Facebook's
- * "Fail at Scale" (2015): a queue that has not emptied for an interval and did not get shorter over the
- * last one is being fed faster than it drains. While it stands, the newest request goes first (adaptive
- * LIFO: it is the one whose client is still waiting) and a request that has waited past `targetMs` is
- * refused, so those let in are served about as fast as unloaded. It stops standing once it has emptied
- * with nothing cut for an interval. Whatever the queue's state, no request waits past `maxWaitMs`.
+ * Where requests wait for a slot in a lane (docs/architecture.md §10), first come first served. A burst is
+ * not overload: requests that arrive together wait here and are all let in as the service drains them.
+ * What is cut is a standing queue, after CoDel (Nichols and Jacobson, 2012) and Facebook's "Fail at Scale"
+ * (2015): a queue that has not emptied for an interval and did not get shorter over the last one is being
+ * fed faster than it drains. While it stands, a request that would wait past `targetMs` (by the rate the
+ * queue has been draining at) is refused as it arrives, and one that has waited that long is refused
+ * too: those let in wait at most about the target, and a refusal costs its client no wait. It stops
+ * standing once it has emptied with nothing refused for an interval. Whatever the queue's state, no
+ * request waits past `maxWaitMs`.
  */
 export interface WaitingRoomSettings {
   /** Requests waiting at most; one more is refused at once. */
@@ -19,21 +22,8 @@ export interface WaitingRoomSettings {
   targetMs: number;
 }
 
-/** Time, and timers on it: the system's, or a simulation's. */
-export interface Clock {
-  now(): number;
-  /** Calls `run` in `ms`; returns how to cancel it. */
-  after(ms: number, run: () => void): () => void;
-}
-
-export const systemClock: Clock = {
-  now: () => performance.now(),
-  after(ms, run) {
-    const timer = setTimeout(run, ms);
-    timer.unref();
-    return () => clearTimeout(timer);
-  },
-};
+/** How many of the latest departures the drain rate is measured over. */
+const DRAIN_SAMPLES = 32;
 
 export interface Waiter {
   /** Called once the request may go on to the service. */
@@ -54,6 +44,8 @@ export class WaitingRoom {
   /** The queue's length at the last check of whether it drains, and when that was. */
   private checkpoint: { at: number; length: number };
   private lastCutAt = Number.NEGATIVE_INFINITY;
+  /** When the latest departures left, oldest first: how fast the queue drains. */
+  private departures: number[] = [];
   #standing = false;
   private timer: { dueAt: number; cancel: () => void } | undefined;
 
@@ -81,7 +73,7 @@ export class WaitingRoom {
     const now = this.clock.now();
     this.cutExpired(now);
     this.assess(now);
-    if (this.entries.length >= this.settings.maxWaiting) {
+    if (this.entries.length >= this.settings.maxWaiting || (this.#standing && this.expectedWaitMs() > this.settings.targetMs)) {
       this.refuse(waiter, now);
       return () => undefined;
     }
@@ -97,8 +89,10 @@ export class WaitingRoom {
     const now = this.clock.now();
     this.cutExpired(now);
     this.assess(now);
-    const entry = this.#standing ? this.entries.pop() : this.entries.shift();
+    const entry = this.entries.shift();
     if (!entry) return false;
+    this.departures.push(now);
+    if (this.departures.length > DRAIN_SAMPLES) this.departures.shift();
     this.afterRemoval(now);
     entry.waiter.enter();
     return true;
@@ -109,6 +103,17 @@ export class WaitingRoom {
     this.stopTimer();
     const now = this.clock.now();
     for (const { waiter } of this.entries.splice(0)) this.refuse(waiter, now);
+  }
+
+  /**
+   * How long a request arriving now would wait: the queue ahead of it at the rate the latest departures
+   * left. Unknown (0) until a few have left.
+   */
+  private expectedWaitMs(): number {
+    const [first, ...rest] = this.departures;
+    const last = rest.at(-1);
+    if (first === undefined || last === undefined || last <= first) return 0;
+    return ((this.entries.length + 1) * (last - first)) / rest.length;
   }
 
   /** How long the oldest waiter may still wait, as things stand. */
@@ -151,6 +156,8 @@ export class WaitingRoom {
   private afterRemoval(now: number): void {
     if (this.entries.length === 0) {
       this.emptySince = now;
+      // The drain rate is measured within a busy spell: a pause between two would read as a slow drain.
+      this.departures = [];
       this.stopTimer();
     } else this.schedule();
   }
