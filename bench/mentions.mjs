@@ -92,6 +92,7 @@ export function latencyFigures(comments, arrivedAt, total, achievedRate) {
     requestsPerSecond: Math.round(achievedRate),
     p50Ms: latencies.length ? +percentile(latencies, 50).toFixed(1) : null,
     p99Ms: latencies.length ? +percentile(latencies, 99).toFixed(1) : null,
+    p999Ms: latencies.length ? +percentile(latencies, 99.9).toFixed(1) : null,
     maxMs: latencies.length ? +latencies.at(-1).toFixed(1) : null,
     errors: total - latencies.length,
     sent: total,

@@ -172,14 +172,17 @@ export async function findCapacity(workload, pools, { stepSeconds, factor, refin
 }
 
 /**
- * What ended a capacity search: its failed steps, and whether each failed on latency (p99 at or over the
- * bound, or the load generator behind) rather than on refusals while the p99 was still under it.
+ * What ended a capacity search: the failed tries at the lowest rate that failed above the capacity found
+ * (a step fails when both its tries do), and whether they failed on latency (p99 at or over the bound, or
+ * the load generator behind) rather than on refusals while the p99 was still under it.
  */
-export function endedBy(steps) {
-  const failed = steps.filter((step) => !step.pass);
+export function endedBy(steps, capacity) {
+  const failedAbove = steps.filter((step) => !step.pass && step.rate > capacity);
+  const bound = Math.min(...failedAbove.map((step) => step.rate));
+  const ending = failedAbove.filter((step) => step.rate === bound);
   const onLatency = (step) => step.p99Ms === null || step.p99Ms >= CAPACITY_P99_MS || step.sentPerSecond < 0.95 * step.rate;
-  const figure = failed.map((step) => `${step.rate}/s: p99 ${step.p99Ms} ms, ${step.refused} refused, ${step.notOk - step.refused} other not 2xx`).join('; ');
-  return { byLatency: failed.length > 0 && failed.every((step) => onLatency(step) || step.notOk > step.refused), figure: figure || 'no step failed' };
+  const figure = ending.map((step) => `${step.rate}/s: p99 ${step.p99Ms} ms, ${step.refused} refused, ${step.notOk - step.refused} other not 2xx`).join('; ');
+  return { byLatency: ending.some(onLatency), figure: figure || 'no step failed' };
 }
 
 /** One phase's figures from its answers: counts, goodput, latencies, and for mentions the notifications. */

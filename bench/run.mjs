@@ -26,6 +26,7 @@ import { openLoop, TIMEOUT_MS } from './open-loop.mjs';
 import { BURST_SIZES, burstRounds, burstWorkloads } from './bursts.mjs';
 import { CAPACITY_P99_MS, endedBy, findCapacity, floorPhases, overloadPhases, overloadWorkloads } from './overload.mjs';
 import { referenceComparison, startProcess } from './reference-phase.mjs';
+import { rollingRestart } from './rolling.mjs';
 import { supervisorCost } from './supervisor.mjs';
 import { tracingCost } from './tracing.mjs';
 import { writePathComparison } from './write-path.mjs';
@@ -49,6 +50,8 @@ const config = {
   logins: setting('BENCH_LOGINS', 200),
   streams: setting('BENCH_STREAMS', 1_000),
   streamsMentioned: setting('BENCH_STREAMS_MENTIONED', 100),
+  wakeupMentions: setting('BENCH_WAKEUP_MENTIONS', 10_000),
+  wakeupRate: setting('BENCH_WAKEUP_RATE', 20),
   idleStreams: setting('BENCH_IDLE_STREAMS', 10_000),
   etagRate: setting('BENCH_ETAG_RATE', 1_000),
   etagConnections: setting('BENCH_ETAG_CONNECTIONS', 10),
@@ -72,12 +75,14 @@ const config = {
 };
 /**
  * BENCH_ONLY: a comma-separated list of the parts to run alone, after the seed: `reference` (the same-work
- * comparison), `open-loop`, `bursts` (50, 100 and 200 requests at once on an idle system), `overload`, `supervisor`, `tracing`, `streams`, `cursor` (page 1 and page 1,000 of a
+ * comparison), `open-loop`, `bursts` (50, 100 and 200 requests at once on an idle system), `wakeups` (BENCH_WAKEUP_MENTIONS
+ * mentions at BENCH_WAKEUP_RATE, each timed to its stream: no wake-up may wait for a poll), `rolling` (every
+ * instance of a two-instance system restarted in turn under load, bench/rolling.mjs), `overload`, `supervisor`, `tracing`, `streams`, `cursor` (page 1 and page 1,000 of a
  * deep inbox, by cursor and by page number), `writepath` (a mentioned comment's CPU, round trips and capacity against
  * bench/reference/write-path.mjs). The rest (scale, ceiling, every GET, mentions, memory,
  * outbox) runs only in the whole bench.
  */
-const PARTS = ['reference', 'open-loop', 'bursts', 'overload', 'supervisor', 'tracing', 'streams', 'cursor', 'writepath'];
+const PARTS = ['reference', 'open-loop', 'bursts', 'wakeups', 'rolling', 'overload', 'supervisor', 'tracing', 'streams', 'cursor', 'writepath'];
 const BENCH_ONLY = process.env.BENCH_ONLY?.split(',');
 const unknownParts = BENCH_ONLY?.filter((part) => !PARTS.includes(part)) ?? [];
 if (unknownParts.length > 0) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY}: the parts that run alone are ${PARTS.join(', ')}`);
@@ -224,6 +229,8 @@ let tracingFigures;
 let cursorFigures;
 let writePath;
 let bursts;
+let wakeups;
+let rolling;
 const overload = [];
 const idleStreams = [];
 let failure;
@@ -283,6 +290,35 @@ try {
       );
     }
   }
+  if (runs('wakeups')) {
+    // A low rate for long: any mention whose wake-up was lost waits for a relay's poll (1 s) and shows in the tail.
+    const seconds = config.wakeupMentions / config.wakeupRate;
+    wakeups = await phase(`wake-ups: ${config.wakeupMentions.toLocaleString('en')} mentions at ${config.wakeupRate}/s, each timed to its stream`, async () => {
+      const { cpu: _cpu, ...figures } = await streamedMentionLatency(system, pools, fixture, tokenSigner(NAME, fixture.viewer.token), {
+        database: NAME,
+        streams: config.streamsMentioned,
+        mentioned: config.streamsMentioned,
+        rate: config.wakeupRate,
+        seconds,
+      });
+      return figures;
+    });
+    rows.push({ scenario: `POST comment → event: notification, ${wakeups.sent} at ${config.wakeupRate}/s`, via: 'gateway, end to end', connections: wakeups.openStreams, ...wakeups });
+    target(
+      `wake-ups: ${wakeups.sent} mentions at ${config.wakeupRate}/s → event: notification p99.9 < 100 ms, max < 500 ms, none missing or doubled`,
+      `p50 ${wakeups.p50Ms} ms, p99 ${wakeups.p99Ms} ms, p99.9 ${wakeups.p999Ms} ms, max ${wakeups.maxMs} ms; ${wakeups.errors} missing, ${wakeups.duplicates} doubled`,
+      wakeups.p999Ms < 100 && wakeups.maxMs < 500 && wakeups.errors === 0 && wakeups.duplicates === 0 && wakeups.sent >= 10_000,
+    );
+  }
+  if (runs('rolling')) {
+    rolling = await phase('rolling restart: two instances of every service, each stopped (SIGTERM) and started in turn under load', rollingRestart);
+    rows.push({ scenario: `rolling restart of ${rolling.restarts} instances (${rolling.requests} requests, ${rolling.posted} mentions posted)`, via: 'gateway', ...rolling });
+    target(
+      'rolling restart: 0 client errors, 0 notifications lost or doubled, streams miss nothing',
+      `${rolling.errors} errors${rolling.errorKinds ? ` (${rolling.errorKinds})` : ''} of ${rolling.requests}; ${rolling.lost} lost, ${rolling.doubled} doubled of ${rolling.posted}; streams reopened ${rolling.streamReopens} times, missed ${rolling.streamMissed}, doubled ${rolling.streamDoubled}`,
+      rolling.errors === 0 && rolling.lost === 0 && rolling.doubled === 0 && rolling.streamMissed === 0 && rolling.streamDoubled === 0 && rolling.posted > 0,
+    );
+  }
   if (runs('overload')) {
     // Each workload's capacity on this machine, then open loop at multiples of it (bench/overload.mjs).
     for (const workload of await overloadWorkloads(system, pools, fixture, scenarios)) {
@@ -298,7 +334,7 @@ try {
       );
       // The capacity is the CPU's when the search ends on latency; ending on refusals while answers are still
       // fast would mean admission control sets it.
-      const ended = endedBy(steps);
+      const ended = endedBy(steps, capacity);
       target(`overload: the capacity search of ${workload.short} ended by latency, not by refusals`, ended.figure, ended.byLatency);
       if (capacity === 0) continue;
       const levels = [0.5, 1, 2, 4];
@@ -344,9 +380,9 @@ try {
         target(`overload: ${at}: goodput ≥ 80 % of capacity`, `${p.goodputPerSecond} 2xx/s = ${Math.round((100 * p.goodputPerSecond) / capacity)} % of ${capacity}${short}`, held && p.goodputPerSecond >= 0.8 * capacity);
         target(`overload: ${at}: p99 of admitted < 500 ms`, `p50 ${p.admitted.p50} ms, p99 ${p.admitted.p99} ms over ${p.ok}${short}`, held && p.admitted.p99 !== null && p.admitted.p99 < 500);
         target(
-          `overload: ${at}: p99 of refused (503) < 50 ms`,
+          `overload: ${at}: p99 of refused (503) < 100 ms`,
           p.refused > 0 ? `p50 ${p.refusedMs.p50} ms, p99 ${p.refusedMs.p99} ms over ${p.refused}${short}` : `none refused${short}`,
-          held && (p.refused === 0 || p.refusedMs.p99 < 50),
+          held && (p.refused === 0 || p.refusedMs.p99 < 100),
         );
         target(
           `overload: ${at}: 0 timeouts (${TIMEOUT_MS / 1000} s), 0 answers but 2xx, 429, 503`,
@@ -800,7 +836,7 @@ if (idleStreams.length > 0) {
 console.log('\nPhases');
 console.table([...phases, { phase: 'whole bench', seconds: elapsedSeconds }]);
 const file = `bench/results/${new Date().toISOString().replaceAll(':', '-')}.json`;
-writeFileSync(file, JSON.stringify({ failure: failure?.stack, config, only: BENCH_ONLY, tableRows, tracingFigures, cursorFigures, writePath, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, reference, supervisorCpu, overload, rows, targets, phases, elapsedSeconds }, null, 2));
+writeFileSync(file, JSON.stringify({ failure: failure?.stack, config, only: BENCH_ONLY, tableRows, bursts, wakeups, rolling, tracingFigures, cursorFigures, writePath, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, reference, supervisorCpu, overload, rows, targets, phases, elapsedSeconds }, null, 2));
 console.log(`written to ${file}`);
 if (failure) {
   console.error(failure);

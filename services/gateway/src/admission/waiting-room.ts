@@ -68,7 +68,10 @@ export class WaitingRoom {
     return this.#standing;
   }
 
-  /** Queues `waiter`, or refuses it at once when the room is full. Returns how to withdraw it (its client went). */
+  /**
+   * Queues `waiter`, or refuses it at once: the room is full, or the queue stands and it would wait past
+   * the target. Returns how to withdraw it (its client went).
+   */
   add(waiter: Waiter): () => void {
     const now = this.clock.now();
     this.cutExpired(now);
