@@ -82,12 +82,17 @@ async function notifiedOnce(pools, recipients, answers, timeoutMs = 60_000) {
 /**
  * Samples the gateway's admission gauges (recipes_admission_limit and _inflight, by service and class)
  * twice a second until the returned stop, which gives each lane's lowest and highest limit and highest
- * in flight, e.g. `comments write: limit 16–40, in flight ≤ 40`: where the limits stood while it ran.
+ * in flight, e.g. `comments write: limit 16–40, in flight ≤ 40`: where the limits stood while it ran; and
+ * how many requests the gateway shed before routing them meanwhile (recipes_gateway_shed_total).
  */
 function sampleAdmission(metricsUrl) {
   const lanes = new Map();
+  const shed = { first: undefined, last: 0 };
   const read = async () => {
     const text = await fetch(`${metricsUrl}/metrics`).then((r) => r.text(), () => '');
+    const shedNow = Number(/^recipes_gateway_shed_total (\S+)$/m.exec(text)?.[1] ?? 0);
+    shed.first ??= shedNow;
+    shed.last = shedNow;
     for (const [, gauge, service, requestClass, value] of text.matchAll(/^recipes_admission_(limit|inflight)\{service="([^"]+)",class="([^"]+)"\} (\S+)$/gm)) {
       const key = `${service} ${requestClass}`;
       const lane = lanes.get(key) ?? { low: Infinity, high: 0, inflight: 0 };
@@ -100,10 +105,10 @@ function sampleAdmission(metricsUrl) {
   return async () => {
     clearInterval(timer);
     await read();
-    return [...lanes.entries()]
+    const limits = [...lanes.entries()]
       .filter(([, lane]) => lane.inflight > 0)
-      .map(([key, { low, high, inflight }]) => `${key}: limit ${low === high ? low : `${low}–${high}`}, in flight ≤ ${inflight}`)
-      .join('; ');
+      .map(([key, { low, high, inflight }]) => `${key}: limit ${low === high ? low : `${low}–${high}`}, in flight ≤ ${inflight}`);
+    return [...limits, `shed before routing: ${shed.last - (shed.first ?? 0)}`].join('; ');
   };
 }
 

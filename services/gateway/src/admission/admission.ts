@@ -50,9 +50,8 @@ class Lane {
         if (finished) return;
         finished = true;
         if (dropped) this.limit.dropped();
-        // While a burst drains, the service is as busy as it can be and every answer takes longer: that
-        // is the burst's own queueing, not a sign the service does worse with this many at once.
-        else this.limit.sample(this.clock.now() - startedAt, this.inflight, { mayShrink: this.waiting.length === 0 || this.waiting.standing });
+        // Timed from the slot, not from arrival: a burst's wait in the queue is not the service's latency.
+        else this.limit.sample(this.clock.now() - startedAt, this.inflight);
         this.inflight -= 1;
         while (this.inflight < this.limit.limit && this.waiting.next());
       },

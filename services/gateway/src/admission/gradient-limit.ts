@@ -57,11 +57,8 @@ export class GradientLimit {
     return this.unloaded.length === 0 ? undefined : percentile(this.unloaded, 0.5);
   }
 
-  /**
-   * A request took `rttMs` while `inflight` requests (itself included) were under way. With `mayShrink`
-   * false the limit may grow but not shrink this window (a burst's own queueing is no sign of overload).
-   */
-  sample(rttMs: number, inflight: number, { mayShrink = true }: { mayShrink?: boolean } = {}): void {
+  /** A request took `rttMs` while `inflight` requests (itself included) were under way. */
+  sample(rttMs: number, inflight: number): void {
     if (inflight <= this.settings.unloadedConcurrency) {
       this.unloaded.push(rttMs);
       if (this.unloaded.length > this.settings.minRttSamples) this.unloaded.shift();
@@ -76,8 +73,7 @@ export class GradientLimit {
     // Not known yet, or not using what it has: nothing tells whether more would be served as fast.
     if (minRtt === undefined || inflight < this.#limit / 2) return;
     const gradient = Math.max(0.5, Math.min(2, (minRtt * (1 + this.settings.buffer)) / windowRtt));
-    const estimate = this.#limit * gradient + Math.sqrt(this.#limit);
-    if (mayShrink || estimate > this.#limit) this.set(estimate);
+    this.set(this.#limit * gradient + Math.sqrt(this.#limit));
   }
 
   /** A request the upstream dropped: too late, or refused for want of capacity. */
