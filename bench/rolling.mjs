@@ -102,7 +102,7 @@ export async function rollingRestart() {
       try {
         const response = await fetch(`${api}${path}`, init);
         const body = await response.text();
-        if (response.status >= 300) failures.push(`${what}: ${response.status}`);
+        if (response.status >= 300) failures.push(`${what}: ${response.status} ${body.slice(0, 200)}`);
         return response.status === 201 ? JSON.parse(body) : undefined;
       } catch (error) {
         failures.push(`${what}: ${error.message}`);
@@ -166,7 +166,7 @@ export async function rollingRestart() {
       seconds,
       requests,
       errors: failures.length,
-      errorKinds: [...new Set(failures)].slice(0, 5).join('; '),
+      errorKinds: failures.slice(0, 5).join('; '),
       posted: posted.size,
       lost: [...posted.keys()].filter((id) => !perComment.has(id)).length,
       doubled: [...perComment.values()].filter((list) => list.length > 1).length,
