@@ -70,8 +70,8 @@ export const gatewayConfigSchema = z.object({
     .positiveInt(100)
     .describe('a queue that has not emptied for this long and is no shorter than this long ago stands, and is cut (CoDel\'s interval)'),
   ADMISSION_QUEUE_TARGET_MS: env
-    .positiveInt(50)
-    .describe('in a standing queue, a request that would wait longer is `503` as it arrives, and one that has waited this long too (CoDel\'s target)'),
+    .positiveInt(100)
+    .describe('in a standing queue, a request that would wait longer is `503` as it arrives (CoDel\'s target)'),
   RATE_LIMIT_ENABLED: env.flag(true).describe('the per-address rate limit'),
   RATE_LIMIT_MAX: env.positiveInt(300).describe('requests per client address per window'),
   RATE_LIMIT_WINDOW_MS: env.positiveInt(60_000).describe("the rate limit's window"),

@@ -6,8 +6,8 @@ import type { Clock } from './clock.js';
  * What is cut is a standing queue, after CoDel (Nichols and Jacobson, 2012) and Facebook's "Fail at Scale"
  * (2015): a queue that has not emptied for an interval and did not get shorter over the last one is being
  * fed faster than it drains. While it stands, a request that would wait past `targetMs` (by the rate the
- * queue has been draining at) is refused as it arrives, and one that has waited that long is refused
- * too: those let in wait at most about the target, and a refusal costs its client no wait. It stops
+ * queue has been draining at) is refused as it arrives, and one that has waited that long is refused too:
+ * those let in wait about the target at most, and a refusal mostly costs its client no wait. It stops
  * standing once it has emptied with nothing refused for an interval. Whatever the queue's state, no
  * request waits past `maxWaitMs`.
  */
@@ -18,7 +18,7 @@ export interface WaitingRoomSettings {
   maxWaitMs: number;
   /** How long a queue must fail to drain before it counts as standing (CoDel's interval). */
   intervalMs: number;
-  /** In a standing queue, the longest a request waits (CoDel's target). */
+  /** In a standing queue, the longest a request may expect to wait (CoDel's target). */
   targetMs: number;
 }
 
@@ -119,7 +119,7 @@ export class WaitingRoom {
     return ((this.entries.length + 1) * (last - first)) / rest.length;
   }
 
-  /** How long the oldest waiter may still wait, as things stand. */
+  /** How long a waiter may wait, as things stand: in a standing queue, about what arrivals may expect. */
   private waitLimit(): number {
     return this.#standing ? this.settings.targetMs : this.settings.maxWaitMs;
   }
