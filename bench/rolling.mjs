@@ -1,5 +1,5 @@
-// A rolling restart, the bench's `rolling` part (`BENCH_ONLY=rolling npm run bench`; docs/architecture.md
-// §10): a system of its own on spare ports (offset 1500) with two instances of every service. While
+// A rolling restart, the bench's `rolling` part (`BENCH_ONLY=rolling npm run bench`, and
+// docs/architecture.md §10): a system of its own on spare ports (offset 1500) with two instances of every service. While
 // clients post mentioned comments (no Idempotency-Key: a client that never retries), read a comment list
 // and hold one notification stream per mentioned user, each instance in turn gets SIGTERM and is started
 // again. Counted: every request and every answer that is not 2xx (or a failed connection), every comment
