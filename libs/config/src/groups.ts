@@ -92,7 +92,7 @@ export const tokenEnv = {
 /** What the service that issues tokens reads besides `tokenEnv`. */
 export const signingEnv = {
   JWT_PRIVATE_KEY_FILE: env.string('.keys/jwt-private.pem').describe('Ed25519 private key that signs tokens'),
-  TOKEN_TTL_SECONDS: env.positiveInt(3600).describe('token lifetime'),
+  TOKEN_TTL_SECONDS: env.positiveInt(900).describe('access token lifetime (`expiresIn`); a session lives on through refresh tokens (docs/api.md §11.1)'),
 };
 
 /**

@@ -24,7 +24,7 @@ describe('the users service definition', () => {
     expect(sqlOutboxWrites(migrationsDir)).toEqual([]);
   });
 
-  it('is the producer of the user events, which its accounts and relations enqueue', () => {
+  it('is the producer of the user events, which its accounts, relations and sessions enqueue', () => {
     expect(eventsProducedBy('users').map((event) => event.type)).toEqual([
       'user.created',
       'user.updated',
@@ -32,6 +32,7 @@ describe('the users service definition', () => {
       'user.unmuted',
       'user.blocked',
       'user.unblocked',
+      'user.session.ended',
     ]);
   });
 
