@@ -81,13 +81,14 @@ export async function startBackendService<C extends BackendConfig, P>(
   const keyPurger = new KeyPurger({ pool, logger });
   keyPurger.start();
 
-  const { app, handlers, instanceSubscription } = await composeService(definition, {
+  const { app, handlers, instanceSubscription, loadEndedSessions } = await composeService(definition, {
     config,
     keys,
     pool,
     logger,
     readiness: { database: () => isDatabaseReachable(pool), broker: () => broker.isConnected() },
   });
+  await whileUnavailable(loadEndedSessions, logger);
   // One queue per service, bound to every type it handles (docs/architecture.md §5).
   const queue = queueOf(config.EVENTS_EXCHANGE, name);
   const consumer =
@@ -104,7 +105,7 @@ export async function startBackendService<C extends BackendConfig, P>(
         })
       : undefined;
 
-  if (instanceSubscription) {
+  {
     const { handlers: heard, onResumed } = instanceSubscription;
     const handle = dispatcher(heard);
     await broker.subscribe({ bindings: heard.map((h) => h.definition.type), handle, ...(onResumed ? { onResumed } : {}) });

@@ -48,11 +48,11 @@ export function accounts(pool: Pool) {
     },
 
     /** Sets a new password, and does `alsoIn` in the same transaction (ending the user's other sessions). */
-    async changePassword(id: string, password: string, alsoIn: (tx: Queryable) => Promise<unknown>): Promise<void> {
+    async changePassword<T>(id: string, password: string, alsoIn: (tx: Queryable) => Promise<T>): Promise<T> {
       const passwordHash = await hashPassword(password);
-      await withTransaction(pool, async (tx) => {
+      return withTransaction(pool, async (tx) => {
         await repository.setPasswordHash(tx, id, passwordHash);
-        await alsoIn(tx);
+        return alsoIn(tx);
       });
     },
 

@@ -12,7 +12,7 @@ import userRoutes from './routes/users/index.js';
 import { sessions } from './sessions.js';
 
 /** The accounts, and the issuer of their tokens: this is the one service that holds the private key. */
-function parts({ config, pool, keys }: PartsContext<UsersConfig>) {
+function parts({ config, pool, keys, endedSessions }: PartsContext<UsersConfig>) {
   if (!keys.privateKey) {
     throw new Error('The users service signs tokens: it needs the private key (JWT_PRIVATE_KEY_FILE)');
   }
@@ -32,6 +32,7 @@ function parts({ config, pool, keys }: PartsContext<UsersConfig>) {
       maxDays: config.SESSION_MAX_DAYS,
       idleDays: config.SESSION_IDLE_DAYS,
       refreshLimit: { perWindow: config.REFRESH_LIMIT_PER_SESSION, windowMs: config.RATE_LIMIT_WINDOW_MS },
+      endedSessions,
     }),
   };
 }

@@ -2,6 +2,7 @@ import { createHash, createHmac, createPrivateKey, hkdfSync, randomBytes } from 
 import { createEvent, newId, type SessionEnded, userSessionEnded } from '@recipes/contracts';
 import { type Pool, type Queryable, withTransaction } from '@recipes/db';
 import { enqueue } from '@recipes/outbox';
+import { type EndedSessions, recordSessionEnd } from '@recipes/runtime';
 import * as repository from './repository/sessions.js';
 import type { SessionRecord } from './repository/sessions.js';
 
@@ -21,6 +22,8 @@ export interface SessionSettings {
   maxDays: number;
   idleDays: number;
   refreshLimit: { perWindow: number; windowMs: number };
+  /** What this process refuses: an end is learnt here as soon as it commits, before any event comes back. */
+  endedSessions: EndedSessions;
 }
 
 /** What a login, a registration and a refresh answer (docs/api.md §11.1), less the user. */
@@ -61,10 +64,14 @@ export function sessions(pool: Pool, settings: SessionSettings) {
     expiresIn: settings.tokenTtlSeconds,
   });
 
-  /** Ends the sessions `which` names in `tx`, and tells the other services, in the same transaction. */
+  /**
+   * Ends the sessions `which` names in `tx`, keeps the end where this service's verifier loads it from
+   * (libs/runtime's ended_sessions) and tells the other services, in the same transaction. Gives what to
+   * do once it commits: this process learns the end at once.
+   */
   async function end(tx: Queryable, userId: string, which: { id: string } | { except: string | null }, reason: EndReason, correlationId: string) {
     const { ids, endedAt } = await repository.endSessions(tx, userId, which, reason);
-    if (ids.length === 0) return ids;
+    if (ids.length === 0) return { ended: false, committed: () => undefined };
     const all = 'except' in which && which.except === null;
     const data: SessionEnded = {
       userId,
@@ -75,8 +82,15 @@ export function sessions(pool: Pool, settings: SessionSettings) {
       // An access token lives TOKEN_TTL_SECONDS from its issue, at most now: after that there is nothing to refuse.
       tokensExpireBy: new Date(endedAt.getTime() + settings.tokenTtlSeconds * 1000 + 1000).toISOString(),
     };
+    await recordSessionEnd(tx, data);
     await enqueue(tx, createEvent(userSessionEnded, data, { producer: PRODUCER, correlationId }));
-    return ids;
+    return { ended: true, committed: () => settings.endedSessions.learn(data) };
+  }
+
+  async function ending(work: (tx: Queryable) => ReturnType<typeof end>): Promise<boolean> {
+    const { ended, committed } = await withTransaction(pool, work);
+    committed();
+    return ended;
   }
 
   return {
@@ -100,7 +114,7 @@ export function sessions(pool: Pool, settings: SessionSettings) {
      * same answer; anything older, or the predecessor later, ends the session (and is refused).
      */
     async refresh(refreshToken: string, correlationId: string): Promise<RefreshOutcome> {
-      const outcome = await withTransaction(pool, async (tx): Promise<RefreshOutcome | { kind: 'replayed' }> => {
+      const outcome = await withTransaction(pool, async (tx): Promise<RefreshOutcome | { kind: 'replayed'; committed: () => void }> => {
         const found = await repository.lockSessionOfToken(tx, sha256(refreshToken));
         if (!found) return { kind: 'refused' };
         const state = await repository.readSessionState(tx, found.sessionId, settings.idleDays);
@@ -110,8 +124,8 @@ export function sessions(pool: Pool, settings: SessionSettings) {
           return { kind: 'issued', tokens: tokensOf(subject, state.seed, state.generation, state.issuedAt) };
         }
         if (found.presented !== state.generation) {
-          await end(tx, state.userId, { id: state.id }, 'reuse', correlationId);
-          return { kind: 'replayed' };
+          const { committed } = await end(tx, state.userId, { id: state.id }, 'reuse', correlationId);
+          return { kind: 'replayed', committed };
         }
         const { perWindow, windowMs } = settings.refreshLimit;
         const newWindow = state.windowAgeMs >= windowMs;
@@ -123,21 +137,21 @@ export function sessions(pool: Pool, settings: SessionSettings) {
         return { kind: 'issued', tokens: tokensOf(subject, state.seed, next, issuedAt) };
       });
       // A replay ended the session above, committed; the caller is refused like any unknown token.
-      return outcome.kind === 'replayed' ? { kind: 'refused' } : outcome;
+      if (outcome.kind !== 'replayed') return outcome;
+      outcome.committed();
+      return { kind: 'refused' };
     },
 
     /** Ends one session of `userId`; false when it is not theirs or not going. */
-    async endOne(userId: string, sessionId: string, reason: EndReason, correlationId: string): Promise<boolean> {
-      const ended = await withTransaction(pool, (tx) => end(tx, userId, { id: sessionId }, reason, correlationId));
-      return ended.length > 0;
-    },
+    endOne: (userId: string, sessionId: string, reason: EndReason, correlationId: string): Promise<boolean> =>
+      ending((tx) => end(tx, userId, { id: sessionId }, reason, correlationId)),
 
     /** Ends every session of `userId` but `except` (none: all of them). */
     async endAll(userId: string, except: string | null, reason: EndReason, correlationId: string): Promise<void> {
-      await withTransaction(pool, (tx) => end(tx, userId, { except }, reason, correlationId));
+      await ending((tx) => end(tx, userId, { except }, reason, correlationId));
     },
 
-    /** Ends, in `tx`, every session of `userId` but `except` (a password change's). */
+    /** Ends, in `tx`, every session of `userId` but `except` (a password change's); call `committed` once `tx` has. */
     endOthersIn: (tx: Queryable, userId: string, except: string | null, correlationId: string) =>
       end(tx, userId, { except }, 'password_changed', correlationId),
 

@@ -111,6 +111,7 @@ export const userSessionEnded = defineEvent({
   version: 1,
   data: sessionEndedSchema,
   producer: 'users',
-  consumers: [],
+  // Every service that verifies tokens but the producer, which keeps the ends in its own transaction.
+  consumers: ['content', 'comments', 'collections', 'notifications'],
   description: 'Sessions of a user ended: their refresh tokens no longer work, and their access tokens are refused by every service.',
 });

@@ -169,6 +169,20 @@ describe('logout, logout-all, the list of sessions, ending one', () => {
     expect(await endedEvents()).toEqual([expect.objectContaining({ userId: phone.user.id, sessionIds: [sessionOf(phone)], notBefore: null, reason: 'logout' })]);
   });
 
+  it('refuses the ended session’s access token at once, here and after a restart; tokens from before sessions work on', async () => {
+    const phone = await login('sess_bob');
+    const laptop = await login('sess_bob');
+    expect((await me(phone.token)).statusCode).toBe(200);
+    await post('/api/auth/logout', undefined, bearer(phone.token));
+    expect(expectProblem(await me(phone.token), 401).detail).toBe('The session has ended');
+    expect((await me(laptop.token)).statusCode).toBe(200);
+    const restarted = await harness.anotherApp({});
+    expectProblem(await restarted.inject({ method: 'GET', url: '/api/users/me', headers: bearer(phone.token) }), 401);
+    expect((await restarted.inject({ method: 'GET', url: '/api/users/me', headers: bearer(laptop.token) })).statusCode).toBe(200);
+    const legacy = harness.tokenFor({ id: phone.user.id, username: 'sess_bob' });
+    expect((await me(legacy)).statusCode).toBe(200);
+  });
+
   it('logout needs a token', async () => {
     expectProblem(await post('/api/auth/logout'), 401);
     expectProblem(await post('/api/auth/logout-all'), 401);

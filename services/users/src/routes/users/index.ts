@@ -85,7 +85,8 @@ export default async function userRoutes(app: App, { accounts, relations, sessio
       const { currentPassword, newPassword } = request.body;
       await passwordChecked(request, reply, caller.username, () => accounts.authenticate(caller.username, currentPassword));
       const except = caller.session?.id ?? null;
-      await accounts.changePassword(caller.id, newPassword, (tx) => sessions.endOthersIn(tx, caller.id, except, request.id));
+      const { committed } = await accounts.changePassword(caller.id, newPassword, (tx) => sessions.endOthersIn(tx, caller.id, except, request.id));
+      committed();
       return { message: 'Password changed' };
     },
   );
