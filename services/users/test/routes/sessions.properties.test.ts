@@ -53,3 +53,96 @@ describe('parallel refreshes of one token', () => {
     );
   });
 });
+
+/** A session as the model knows it: whether it lives, its latest tokens, and the refresh tokens it replaced. */
+interface ModelSession {
+  id: string;
+  live: boolean;
+  latest: Tokens;
+  replaced: string[];
+}
+
+type Step =
+  | { kind: 'login' }
+  | { kind: 'refresh'; session: number }
+  | { kind: 'again within the grace'; session: number }
+  | { kind: 'again after the grace'; session: number }
+  | { kind: 'older token'; session: number }
+  | { kind: 'logout'; session: number }
+  | { kind: 'restart' };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.constant({ kind: 'login' as const }),
+  fc.constant({ kind: 'restart' as const }),
+  ...(['refresh', 'again within the grace', 'again after the grace', 'older token', 'logout'] as const).map((kind) =>
+    fc.nat({ max: 3 }).map((session) => ({ kind, session })),
+  ),
+);
+
+describe('any sequence of logins, refreshes, replays, logouts and restarts', () => {
+  it('keeps live exactly the sessions the model keeps, their tokens taken and every ended one’s refused', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
+        let app = harness.app;
+        const sessions: ModelSession[] = [];
+        const call = (method: 'GET' | 'POST', url: string, options: { payload?: object; token?: string } = {}) =>
+          app.inject({ method, url, ...(options.payload ? { payload: options.payload } : {}), headers: options.token ? { authorization: `Bearer ${options.token}` } : {} });
+        const present = (refreshToken: string) => call('POST', '/api/auth/refresh', { payload: { refreshToken } });
+
+        for (const each of steps) {
+          const target = 'session' in each ? sessions[each.session % Math.max(sessions.length, 1)] : undefined;
+          if (each.kind === 'login') {
+            const tokens = (await call('POST', '/api/auth/login', { payload: { username: 'racer', password: 'password123' } })).json() as Tokens;
+            sessions.push({ id: sessionOf(tokens), live: true, latest: tokens, replaced: [] });
+          } else if (each.kind === 'restart') {
+            app = await harness.anotherApp({});
+          } else if (!target) {
+            continue;
+          } else if (each.kind === 'refresh') {
+            const response = await present(target.latest.refreshToken);
+            expect(response.statusCode).toBe(target.live ? 200 : 401);
+            if (target.live) {
+              target.replaced.push(target.latest.refreshToken);
+              target.latest = response.json() as Tokens;
+            }
+          } else if (each.kind === 'again within the grace') {
+            const previous = target.replaced.at(-1);
+            if (previous === undefined) continue;
+            const response = await present(previous);
+            // Within 10 s of its successor, the same answer; an older generation's replay ended it already.
+            if (target.live) expect(response.json()).toEqual(target.latest);
+            else expect(response.statusCode).toBe(401);
+          } else if (each.kind === 'again after the grace') {
+            const previous = target.replaced.at(-1);
+            if (previous === undefined) continue;
+            await harness.pool.query(`UPDATE refresh_tokens SET issued_at = issued_at - interval '11 s' WHERE session_id = $1`, [target.id]);
+            expect((await present(previous)).statusCode).toBe(401);
+            target.live = false;
+          } else if (each.kind === 'older token') {
+            const older = target.replaced.at(-2);
+            if (older === undefined) continue;
+            expect((await present(older)).statusCode).toBe(401);
+            target.live = false;
+          } else {
+            expect((await call('POST', '/api/auth/logout', { token: target.latest.token })).statusCode).toBe(target.live ? 200 : 401);
+            target.live = false;
+          }
+        }
+
+        for (const session of sessions) {
+          expect((await call('GET', '/api/users/me', { token: session.latest.token })).statusCode, `session ${session.id}`).toBe(session.live ? 200 : 401);
+          expect((await present(session.latest.refreshToken)).statusCode).toBe(session.live ? 200 : 401);
+        }
+        const witness = sessions.find((session) => session.live);
+        if (witness) {
+          const listed = (await call('GET', '/api/auth/sessions', { token: witness.latest.token })).json().sessions as { id: string }[];
+          const mine = new Set(sessions.map((session) => session.id));
+          expect(listed.filter((session) => mine.has(session.id)).map((session) => session.id).sort()).toEqual(
+            sessions.filter((session) => session.live).map((session) => session.id).sort(),
+          );
+        }
+      }),
+      { numRuns: 25 },
+    );
+  }, 60_000);
+});
