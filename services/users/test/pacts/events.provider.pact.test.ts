@@ -1,6 +1,6 @@
 import { MessageProviderPact } from '@pact-foundation/pact';
-import { userBlocked, userCreated, userMuted, userSessionEnded, userUnblocked, userUnmuted, userUpdated } from '@recipes/contracts';
-import { messageProvidersByType, pactNames, pactsForProvider } from '@recipes/testing/pact';
+import { eventCatalogue, userBlocked, userCreated, userMuted, userSessionEnded, userUnblocked, userUnmuted, userUpdated } from '@recipes/contracts';
+import { messageProvidersByType, missingConsumerPacts, pactNames, pactsForProvider } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type UsersHarness, usersHarness } from '../support.js';
 
@@ -99,5 +99,9 @@ describe('users-events', () => {
         },
       }),
     }).verify();
+  });
+
+  it.skipIf(pactUrls.length === 0)('has a pact from every consumer the catalogue lists for its session ends', () => {
+    expect(missingConsumerPacts(eventCatalogue, 'users', pactUrls).filter((missing) => missing.endsWith(userSessionEnded.type))).toEqual([]);
   });
 });
