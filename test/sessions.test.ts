@@ -1,5 +1,6 @@
 import { type EventStreamClient, openEventStream } from '@recipes/testing/sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sessionFlow } from './client/client.js';
 import { unlimited } from './faults/support.js';
 import { jsonClient } from './support/http.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
@@ -146,5 +147,11 @@ describe('two devices, one logged out', () => {
     // The first token again, older than the grace allows: the whole session ends.
     expect((await api()('POST', '/auth/refresh', { refreshToken: first.refreshToken })).status).toBe(401);
     expect((await api()('POST', '/auth/refresh', { refreshToken: third.refreshToken })).status).toBe(401);
+  });
+
+  it('works from the client generated from the API document', async () => {
+    const flow = await sessionFlow(gateway(), 'sessions_ada', 'correct horse');
+    expect(flow).toMatchObject({ expiresIn: 900, current: expect.any(String), refreshAfterLogout: 401 });
+    expect(flow.sessions).toBeGreaterThanOrEqual(2);
   });
 });
