@@ -37,17 +37,28 @@ export class EndedSessions {
     this.#now = now;
   }
 
-  /** Records `end` (again is harmless), and tells those listening (e.g. the streams of those sessions). */
+  /**
+   * Records `end` (again is harmless), and tells those listening (e.g. the streams of those sessions) when
+   * it says something new.
+   */
   learn(end: SessionEnd): void {
     const forgetAt = Date.parse(end.tokensExpireBy);
     if (forgetAt <= this.#now()) return;
-    for (const id of end.sessionIds) this.#sessions.set(id, Math.max(forgetAt, this.#sessions.get(id) ?? 0));
+    let news = false;
+    for (const id of end.sessionIds) {
+      const known = this.#sessions.get(id);
+      if (known === undefined) news = true;
+      this.#sessions.set(id, Math.max(forgetAt, known ?? 0));
+    }
     if (end.notBefore !== null) {
       const seconds = Math.floor(Date.parse(end.notBefore) / 1000);
       const known = this.#notBefore.get(end.userId);
-      if (!known || known.seconds < seconds) this.#notBefore.set(end.userId, { seconds, forgetAt: Math.max(forgetAt, known?.forgetAt ?? 0) });
+      if (!known || known.seconds < seconds) {
+        news = true;
+        this.#notBefore.set(end.userId, { seconds, forgetAt: Math.max(forgetAt, known?.forgetAt ?? 0) });
+      }
     }
-    for (const listener of this.#listeners) listener(end);
+    if (news) for (const listener of this.#listeners) listener(end);
   }
 
   /** Whether a token of `token`'s session must be refused: its session ended, or all of its user's did after it was issued. */

@@ -65,6 +65,12 @@ describe('EndedSessions', () => {
     stop();
     ended.learn(end({ sessionIds: [sessionB] }));
     expect(heard.map((each) => each.sessionIds)).toEqual([[sessionA]]);
+    // Only what is new is told: an end read again (a catch-up, a redelivery) is not.
+    ended.onEnded((each) => heard.push(each));
+    ended.learn(end({ sessionIds: [sessionB] }));
+    ended.learn(end({ sessionIds: [sessionC], notBefore: at(5_000_000) }));
+    ended.learn(end({ sessionIds: [sessionC], notBefore: at(4_000_000) }));
+    expect(heard.map((each) => each.sessionIds)).toEqual([[sessionA], [sessionC]]);
     expect(EndedSessions.covers(end(), { userId: alice, sessionId: sessionA, issuedAt: 1 })).toBe(true);
     expect(EndedSessions.covers(end(), { userId: bob, sessionId: sessionA, issuedAt: 1 })).toBe(false);
   });

@@ -125,8 +125,8 @@ export async function composeService<C extends BackendConfig, P>(
     ...(readiness ? { readiness } : {}),
   });
   await app.register(authPlugin, { publicKey: context.keys.publicKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, endedSessions });
-  ends.startPruning();
-  app.addHook('onClose', async () => ends.stopPruning());
+  ends.start();
+  app.addHook('onClose', async () => ends.stop());
   await definition.routes(app, parts, config);
   if (definition.internalRoutes) {
     const internal = await internalApp(app, {
@@ -143,7 +143,7 @@ export async function composeService<C extends BackendConfig, P>(
     handlers: [...(own?.handlers ?? []), ...ends.heard],
     onResumed: () => {
       own?.onResumed?.();
-      void ends.reload();
+      void ends.catchUp();
     },
   };
   return { app, parts, handlers: [...(definition.handlers?.(parts) ?? []), ...ends.durable], instanceSubscription, loadEndedSessions: ends.load };

@@ -13,6 +13,13 @@ export const endedSessionsMigrations: MigrationSet = {
 
 /** How often the ended sessions no token can need any more are forgotten, in memory and in the tables. */
 const PRUNE_EVERY_MS = 60_000;
+/** How often each process reads what was recorded since its last read (by another instance, say). */
+const CATCH_UP_EVERY_MS = 1_000;
+/**
+ * How far back each catch-up reads again: a row is stamped as it is written and seen once its
+ * transaction commits, so one written just before the last read may commit just after it.
+ */
+const COMMIT_MARGIN_MS = 10_000;
 
 /** Keeps `end` in `db`; again is harmless (the event may come twice, and to the producer's own table too). */
 export async function recordSessionEnd(db: Queryable, end: SessionEnd): Promise<void> {
@@ -25,34 +32,43 @@ export async function recordSessionEnd(db: Queryable, end: SessionEnd): Promise<
   await db.query(
     `INSERT INTO sessions_not_before (user_id, not_before, forget_after) VALUES ($1, $2, $3)
      ON CONFLICT (user_id) DO UPDATE SET not_before = greatest(sessions_not_before.not_before, EXCLUDED.not_before),
-                                         forget_after = greatest(sessions_not_before.forget_after, EXCLUDED.forget_after)`,
+                                         forget_after = greatest(sessions_not_before.forget_after, EXCLUDED.forget_after),
+                                         recorded_at = clock_timestamp()`,
     [end.userId, end.notBefore, end.tokensExpireBy],
   );
 }
 
-/** Teaches `store` every ended session kept in `db` that a token could still need. */
-export async function loadEndedSessions(db: Queryable, store: EndedSessions): Promise<void> {
-  const [sessions, notBefore] = await Promise.all([
-    db.query<{ userId: string; sessionId: string; forgetAfter: Date }>(
-      `SELECT user_id AS "userId", session_id AS "sessionId", forget_after AS "forgetAfter" FROM ended_sessions WHERE forget_after > now()`,
-    ),
-    db.query<{ userId: string; notBefore: Date; forgetAfter: Date }>(
-      `SELECT user_id AS "userId", not_before AS "notBefore", forget_after AS "forgetAfter" FROM sessions_not_before WHERE forget_after > now()`,
-    ),
-  ]);
-  for (const row of sessions.rows) store.learn({ userId: row.userId, sessionIds: [row.sessionId], notBefore: null, tokensExpireBy: row.forgetAfter.toISOString() });
-  for (const row of notBefore.rows) {
-    store.learn({ userId: row.userId, sessionIds: [], notBefore: row.notBefore.toISOString(), tokensExpireBy: row.forgetAfter.toISOString() });
+/**
+ * Teaches `store` every ended session kept in `db` that a token could still need, recorded after `since`
+ * (all of them without); gives the time of the read, for the next one.
+ */
+export async function loadEndedSessions(db: Queryable, store: EndedSessions, since?: Date): Promise<Date> {
+  const { rows } = await db.query<{ userId: string; sessionId: string | null; notBefore: Date | null; forgetAfter: Date; readAt: Date }>(
+    `SELECT user_id AS "userId", session_id AS "sessionId", NULL::timestamptz AS "notBefore", forget_after AS "forgetAfter", clock_timestamp() AS "readAt"
+       FROM ended_sessions WHERE forget_after > now() AND recorded_at > $1
+     UNION ALL
+     SELECT user_id, NULL, not_before, forget_after, clock_timestamp()
+       FROM sessions_not_before WHERE forget_after > now() AND recorded_at > $1`,
+    [since ?? new Date(0)],
+  );
+  for (const row of rows) {
+    store.learn({
+      userId: row.userId,
+      sessionIds: row.sessionId === null ? [] : [row.sessionId],
+      notBefore: row.notBefore?.toISOString() ?? null,
+      tokensExpireBy: row.forgetAfter.toISOString(),
+    });
   }
+  return rows[0]?.readAt ?? new Date();
 }
 
 /**
  * What every backend service does with `user.session.ended` (docs/api.md §11.1), so that no request asks
  * the users service whether its token's session still lives: a service the catalogue lists as a consumer
  * keeps each end in its tables from its durable queue (so through its restarts, and what was published
- * while it was down waits there for it); and every instance hears every end on its own queue and learns
- * it at once, whichever instance took it from the durable queue. At start and after the broker was away,
- * an instance reads the tables again.
+ * while it was down waits there for it); every instance hears every end on its own queue and learns it at
+ * once, whichever instance took it from the durable queue; and each reads the tables at start, after the
+ * broker was away, and every second for what another instance recorded meanwhile.
  */
 export function sessionEnds(service: string, pool: Pool, store: EndedSessions, logger: Logger) {
   const consumes = eventsConsumedBy(service).includes(userSessionEnded);
@@ -65,23 +81,33 @@ export function sessionEnds(service: string, pool: Pool, store: EndedSessions, l
       ]
     : [];
   const heard: EventHandler[] = [on(userSessionEnded, async (end) => store.learn(end))];
-  const reload = () => loadEndedSessions(pool, store).catch((err: unknown) => logger.warn({ err }, 'ended sessions could not be read again'));
-  let pruner: NodeJS.Timeout | undefined;
+  let readUpTo: Date | undefined;
+  const load = async (since?: Date) => {
+    const readAt = await loadEndedSessions(pool, store, since);
+    readUpTo = new Date(readAt.getTime() - COMMIT_MARGIN_MS);
+  };
+  const catchUp = () => load(readUpTo).catch((err: unknown) => logger.warn({ err }, 'ended sessions could not be read'));
+  const timers: NodeJS.Timeout[] = [];
   return {
     durable,
     heard,
-    reload,
-    load: () => loadEndedSessions(pool, store),
-    startPruning() {
-      pruner = setInterval(() => {
-        store.prune();
-        pool
-          .query('WITH a AS (DELETE FROM ended_sessions WHERE forget_after <= now()) DELETE FROM sessions_not_before WHERE forget_after <= now()')
-          .catch((err: unknown) => logger.warn({ err }, 'ended sessions could not be pruned'));
-      }, PRUNE_EVERY_MS);
-      pruner.unref();
+    /** Everything kept, before the first request. */
+    load: () => load(),
+    /** What was recorded since the last read. */
+    catchUp,
+    start() {
+      timers.push(
+        setInterval(() => void catchUp(), CATCH_UP_EVERY_MS),
+        setInterval(() => {
+          store.prune();
+          pool
+            .query('WITH a AS (DELETE FROM ended_sessions WHERE forget_after <= now()) DELETE FROM sessions_not_before WHERE forget_after <= now()')
+            .catch((err: unknown) => logger.warn({ err }, 'ended sessions could not be pruned'));
+        }, PRUNE_EVERY_MS),
+      );
+      for (const timer of timers) timer.unref();
     },
-    stopPruning: () => clearInterval(pruner),
+    stop: () => timers.forEach(clearInterval),
   };
 }
 

@@ -71,12 +71,21 @@ export async function startBackendService<C extends BackendConfig, P>(
     },
   });
   const metrics = new Registry();
-  const broker = new Broker({ url: config.AMQP_URL, exchange: config.EVENTS_EXCHANGE, logger, name, metrics: eventMetrics(metrics) });
+  const broker = new Broker({
+    url: config.AMQP_URL,
+    exchange: config.EVENTS_EXCHANGE,
+    logger,
+    name,
+    metrics: eventMetrics(metrics),
+    reconnectDelayMs: config.AMQP_RECONNECT_DELAY_MS,
+  });
   // The queues of every consumer of what this service publishes exist before its first event goes out.
   const consumerQueues = consumerQueuesOf(name, config.EVENTS_EXCHANGE);
   const publisher = broker.createPublisher({ consumers: consumerQueues });
   const relay = new OutboxRelay({ pool, schema: name, databaseUrl: config.DATABASE_URL, publisher, logger });
   relay.start();
+  // What waited in the outbox while the broker was away goes out as soon as it is back.
+  broker.onConnect(() => void relay.retryNow().catch((err: unknown) => logger.warn({ err }, 'the outbox could not be retried at once')));
   // Every service keeps Idempotency-Keys in its schema for 24 hours, and drops them after.
   const keyPurger = new KeyPurger({ pool, logger });
   keyPurger.start();
