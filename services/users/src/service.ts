@@ -72,6 +72,10 @@ export const usersService = defineService({
       shared,
     });
     await app.register(userRoutes, { prefix: '/api/users', accounts, relations, sessions, passwordChecked });
+    // Sessions over for a week go, with their refresh tokens, once an hour.
+    const sweeper = setInterval(() => void sessions.sweep().catch((err: unknown) => app.log.warn({ err }, 'old sessions could not be swept')), 3_600_000);
+    sweeper.unref();
+    app.addHook('onClose', async () => clearInterval(sweeper));
   },
   async internalRoutes(internal, { accounts }) {
     await internal.register(internalRoutes, { prefix: '/internal/users', accounts });

@@ -10,6 +10,8 @@ const PRODUCER = 'users';
 
 /** A refresh token presented again this soon after it was replaced gets the same answer (two tabs at once). */
 export const REFRESH_GRACE_MS = 10_000;
+/** How long a session that is over stays in the table (its refresh tokens refused as unknown after). */
+export const SESSIONS_KEPT_DAYS = 7;
 
 /** Signs an access token of a session as of `issuedAt` (seconds): the same arguments give the same token. */
 export type SignAccessToken = (subject: { id: string; username: string; sessionId: string; issuedAt: number }) => string;
@@ -154,6 +156,9 @@ export function sessions(pool: Pool, settings: SessionSettings) {
     /** Ends, in `tx`, every session of `userId` but `except` (a password change's); call `committed` once `tx` has. */
     endOthersIn: (tx: Queryable, userId: string, except: string | null, correlationId: string) =>
       end(tx, userId, { except }, 'password_changed', correlationId),
+
+    /** Forgets the sessions over for more than `SESSIONS_KEPT_DAYS`, their refresh tokens with them. */
+    sweep: () => repository.deleteSessionsOverFor(pool, SESSIONS_KEPT_DAYS, settings.idleDays),
 
     /** The live sessions of `userId`, most recently used first. */
     list(userId: string): Promise<SessionRecord[]> {

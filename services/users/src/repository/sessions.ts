@@ -124,3 +124,18 @@ export async function findLiveSessions(db: Queryable, userId: string, idleDays: 
   );
   return rows;
 }
+
+/**
+ * Deletes the sessions (and their refresh tokens) over for more than `keepDays`: ended, past their maximum
+ * age, or idle for `idleDays` and that many more. Gives how many went.
+ */
+export async function deleteSessionsOverFor(db: Queryable, keepDays: number, idleDays: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM sessions
+      WHERE ended_at < now() - make_interval(days => $1)
+         OR expires_at < now() - make_interval(days => $1)
+         OR last_used_at < now() - make_interval(days => $1 + $2)`,
+    [keepDays, idleDays],
+  );
+  return rowCount ?? 0;
+}

@@ -303,3 +303,20 @@ describe('a wrong current password counts as a failed login', () => {
     expectProblem(await strict.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'strict_ada', password: 'password123' } }), 429);
   });
 });
+
+describe('sessions that are over', () => {
+  it('go from the tables a week after they ended, expired or went idle, with their refresh tokens; live ones stay', async () => {
+    await post('/api/auth/register', { username: 'sess_old', password: 'password123' });
+    const [ended, expired, idle, live] = [await login('sess_old'), await login('sess_old'), await login('sess_old'), await login('sess_old')];
+    await post('/api/auth/logout', undefined, bearer(ended.token));
+    await harness.pool.query(`UPDATE sessions SET ended_at = now() - interval '8 days' WHERE id = $1`, [sessionOf(ended)]);
+    await harness.pool.query(`UPDATE sessions SET expires_at = now() - interval '8 days' WHERE id = $1`, [sessionOf(expired)]);
+    await harness.pool.query(`UPDATE sessions SET last_used_at = now() - interval '22 days' WHERE id = $1`, [sessionOf(idle)]);
+    expect(await harness.parts.sessions.sweep()).toBeGreaterThanOrEqual(2);
+    const { rows } = await harness.pool.query<{ id: string }>('SELECT id FROM sessions WHERE id = ANY($1)', [[ended, expired, idle, live].map(sessionOf)]);
+    expect(rows.map((row) => row.id)).toEqual([sessionOf(live)]);
+    const { rows: tokens } = await harness.pool.query('SELECT 1 FROM refresh_tokens WHERE session_id = ANY($1)', [[expired, idle].map(sessionOf)]);
+    expect(tokens).toEqual([]);
+    expect((await refresh(live.refreshToken)).statusCode).toBe(200);
+  });
+});
