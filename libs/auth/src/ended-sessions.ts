@@ -68,13 +68,6 @@ export class EndedSessions {
     return notBefore !== undefined && issuedAt < notBefore.seconds;
   }
 
-  /** Whether `end` covers `token`: the listeners' question. */
-  static covers(end: SessionEnd, token: SessionToken): boolean {
-    if (end.userId !== token.userId) return false;
-    if (end.sessionIds.includes(token.sessionId)) return true;
-    return end.notBefore !== null && token.issuedAt < Math.floor(Date.parse(end.notBefore) / 1000);
-  }
-
   /** Calls `listener` with every end learnt from now on; gives the function that stops it. */
   onEnded(listener: Listener): () => void {
     this.#listeners.add(listener);
