@@ -2,6 +2,7 @@ import { type EventStreamClient, openEventStream } from '@recipes/testing/sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionFlow } from './client/client.js';
 import { unlimited } from './faults/support.js';
+import { withDatabase } from './support/database.js';
 import { jsonClient } from './support/http.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
 
@@ -151,9 +152,16 @@ describe('two devices, one logged out', () => {
     // Two tabs at once: the same answer.
     expect(await refreshed(first.refreshToken)).toEqual(second);
     const third = await refreshed(second.refreshToken);
-    // The first token again, older than the grace allows: the whole session ends.
+    expect((await api()('GET', '/users/me', undefined, third.token)).status).toBe(200);
+    // As if 11 s had passed since each refresh token was first used.
+    const sid = JSON.parse(Buffer.from(first.token.split('.')[1]!, 'base64url').toString()).sid as string;
+    await withDatabase(system.databaseUrl, (db) =>
+      db.query(`UPDATE users.refresh_tokens SET issued_at = issued_at - interval '11 s' WHERE session_id = $1`, [sid]),
+    );
+    // The first token again, later than the grace allows: the whole session ends, its latest tokens too.
     expect((await api()('POST', '/auth/refresh', { refreshToken: first.refreshToken })).status).toBe(401);
     expect((await api()('POST', '/auth/refresh', { refreshToken: third.refreshToken })).status).toBe(401);
+    expect((await api()('GET', '/users/me', undefined, third.token)).status).toBe(401);
   });
 
   it('works from the client generated from the API document', async () => {

@@ -49,10 +49,10 @@ const seconds = (at: Date) => Math.floor(at.getTime() / 1000);
  * Sessions (docs/api.md §11.1) after the design of RFC 9700 §4.14: a short-lived access token naming its
  * session (`sid`), and an opaque refresh token that works once and is replaced by each refresh. A token
  * is 256 bits of HMAC-SHA-256 of the session's random seed and its generation under a key derived from
- * the signing key; only its SHA-256 is stored. So the answer to generation n can be given again, exactly,
- * to the predecessor presented within the grace (Supabase's reuse interval), and a predecessor presented
- * later, or any older token, is a replay that ends the session (Auth0's reuse detection). The refreshes
- * of one session take turns on its row's lock, so any number at once give one successor.
+ * the signing key; only its SHA-256 is stored. So the answer a token got at its first use can be given
+ * again, exactly, when it is presented again within the grace (Supabase's reuse interval), and a token
+ * presented again later is a replay that ends the session (Auth0's reuse detection). The refreshes of one
+ * session take turns on its row's lock, so any number at once give one successor.
  */
 export function sessions(pool: Pool, settings: SessionSettings) {
   const hmacKey = Buffer.from(
@@ -112,20 +112,21 @@ export function sessions(pool: Pool, settings: SessionSettings) {
     },
 
     /**
-     * Rotates `refreshToken`: the current one gives the next; its predecessor within the grace gets that
-     * same answer; anything older, or the predecessor later, ends the session (and is refused).
+     * Rotates `refreshToken`: the current one gives the next; one used before gets, within the grace of
+     * its first use, the answer it got then, and later ends the session (and is refused).
      */
     async refresh(refreshToken: string, correlationId: string): Promise<RefreshOutcome> {
       const outcome = await withTransaction(pool, async (tx): Promise<RefreshOutcome | { kind: 'replayed'; committed: () => void }> => {
         const found = await repository.lockSessionOfToken(tx, sha256(refreshToken));
         if (!found) return { kind: 'refused' };
-        const state = await repository.readSessionState(tx, found.sessionId, settings.idleDays);
+        const state = await repository.readSessionState(tx, found.sessionId, found.presented, settings.idleDays);
         if (state.over) return { kind: 'refused' };
         const subject = { userId: state.userId, username: state.username, sessionId: state.id };
-        if (found.presented === state.generation - 1 && state.sinceIssuedMs <= REFRESH_GRACE_MS) {
-          return { kind: 'issued', tokens: tokensOf(subject, state.seed, state.generation, state.issuedAt) };
-        }
-        if (found.presented !== state.generation) {
+        if (found.presented < state.generation) {
+          // Used before: within the grace of its first use, the answer it got then; later, a replay.
+          if (state.successorIssuedAt !== null && state.sinceSuccessorMs !== null && state.sinceSuccessorMs <= REFRESH_GRACE_MS) {
+            return { kind: 'issued', tokens: tokensOf(subject, state.seed, found.presented + 1, state.successorIssuedAt) };
+          }
           const { committed } = await end(tx, state.userId, { id: state.id }, 'reuse', correlationId);
           return { kind: 'replayed', committed };
         }

@@ -39,35 +39,39 @@ export async function lockSessionOfToken(db: Queryable, tokenHash: Buffer): Prom
   return rows[0];
 }
 
-/** A locked session as a refresh decides on it, read after the lock (so as the last refresh left it). */
+/**
+ * A locked session as a refresh of its generation `presented` decides on it, read after the lock (so as
+ * the last refresh left it).
+ */
 export interface SessionState {
   id: string;
   userId: string;
   username: string;
   seed: Buffer;
   generation: number;
-  /** When the current generation was issued. */
-  issuedAt: Date;
   /** Ended, past its maximum age, or idle too long. */
   over: boolean;
-  /** Milliseconds since the current generation was issued. */
-  sinceIssuedMs: number;
+  /** When the generation after the presented one was issued (the presented one's first use), if it was. */
+  successorIssuedAt: Date | null;
+  /** Milliseconds since then. */
+  sinceSuccessorMs: number | null;
   refreshesInWindow: number;
   /** Milliseconds since the refresh window began. */
   windowAgeMs: number;
 }
 
-export async function readSessionState(db: Queryable, sessionId: string, idleDays: number): Promise<SessionState> {
+export async function readSessionState(db: Queryable, sessionId: string, presented: number, idleDays: number): Promise<SessionState> {
   const { rows } = await db.query<SessionState>(
-    `SELECT s.id, s.user_id AS "userId", u.username, s.seed, s.generation, t.issued_at AS "issuedAt",
-            (s.ended_at IS NOT NULL OR s.expires_at <= now() OR s.last_used_at <= now() - make_interval(days => $2)) AS over,
-            (extract(epoch FROM clock_timestamp() - t.issued_at) * 1000)::float8 AS "sinceIssuedMs",
+    `SELECT s.id, s.user_id AS "userId", u.username, s.seed, s.generation,
+            (s.ended_at IS NOT NULL OR s.expires_at <= now() OR s.last_used_at <= now() - make_interval(days => $3)) AS over,
+            n.issued_at AS "successorIssuedAt",
+            (extract(epoch FROM clock_timestamp() - n.issued_at) * 1000)::float8 AS "sinceSuccessorMs",
             s.refreshes_in_window AS "refreshesInWindow",
             (extract(epoch FROM clock_timestamp() - s.refresh_window_started_at) * 1000)::float8 AS "windowAgeMs"
        FROM sessions s JOIN users u ON u.id = s.user_id
-       JOIN refresh_tokens t ON t.session_id = s.id AND t.generation = s.generation
+       LEFT JOIN refresh_tokens n ON n.session_id = s.id AND n.generation = $2 + 1
       WHERE s.id = $1`,
-    [sessionId, idleDays],
+    [sessionId, presented, idleDays],
   );
   return rows[0]!;
 }

@@ -31,7 +31,7 @@ const sessionOf = (tokens: Tokens) => claimsOf(tokens.token).sid as string;
 const me = (token: string) => harness.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) });
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
-/** Moves the current refresh token of `sessionId` back in time, as if `seconds` had passed since it was issued. */
+/** Moves the refresh tokens of `sessionId` back in time, as if `seconds` had passed since each was issued. */
 const age = (sessionId: string, seconds: number) =>
   harness.pool.query(`UPDATE refresh_tokens SET issued_at = issued_at - make_interval(secs => $2) WHERE session_id = $1`, [sessionId, seconds]);
 
@@ -98,10 +98,13 @@ describe('POST /api/auth/refresh', () => {
     expect(ended).toMatchObject({ userId: first.user.id, sessionIds: [sessionOf(first)], notBefore: null, reason: 'reuse' });
   });
 
-  it('takes any older token for a replay at once, within the grace or not', async () => {
+  it('gives an older token presented again within 10 s of its first use the answer it got then; later, it ends the session', async () => {
     const first = await login('sess_ada');
     const second = await refreshed(first.refreshToken);
     const third = await refreshed(second.refreshToken);
+    expect(await refreshed(first.refreshToken)).toEqual(second);
+    expect(await refreshed(second.refreshToken)).toEqual(third);
+    await age(sessionOf(first), 11);
     expectProblem(await refresh(first.refreshToken), 401);
     expectProblem(await refresh(third.refreshToken), 401);
   });

@@ -84,7 +84,7 @@ export default async function authRoutes(app: App, { accounts, sessions, passwor
       schema: {
         summary: 'Exchange a refresh token for new tokens (rotation: the token works once)',
         description:
-          'The same refresh token presented again within 10 s gets the same answer; later, it is a replay, and its session ends (`401`).',
+          'A refresh token presented again within 10 s of its first use gets the answer it got then; later, it is a replay, and its session ends (`401`).',
         operationId: 'refreshSession',
         tags: ['users'],
         security: [],
