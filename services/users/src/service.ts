@@ -31,6 +31,7 @@ function parts({ config, pool, keys, endedSessions }: PartsContext<UsersConfig>)
       tokenTtlSeconds: config.TOKEN_TTL_SECONDS,
       maxDays: config.SESSION_MAX_DAYS,
       idleDays: config.SESSION_IDLE_DAYS,
+      perUser: config.SESSIONS_PER_USER,
       refreshLimit: { perWindow: config.REFRESH_LIMIT_PER_SESSION, windowMs: config.RATE_LIMIT_WINDOW_MS },
       endedSessions,
     }),

@@ -23,6 +23,8 @@ export interface SessionSettings {
   tokenTtlSeconds: number;
   maxDays: number;
   idleDays: number;
+  /** Live sessions per user: a login past it ends the least recently used. */
+  perUser: number;
   refreshLimit: { perWindow: number; windowMs: number };
   /** What this process refuses: an end is learnt here as soon as it commits, before any event comes back. */
   endedSessions: EndedSessions;
@@ -71,7 +73,13 @@ export function sessions(pool: Pool, settings: SessionSettings) {
    * (libs/runtime's ended_sessions) and tells the other services, in the same transaction. Gives what to
    * do once it commits: this process learns the end at once.
    */
-  async function end(tx: Queryable, userId: string, which: { id: string } | { except: string | null }, reason: EndReason, correlationId: string) {
+  async function end(
+    tx: Queryable,
+    userId: string,
+    which: { id: string } | { except: string | null } | { beyondNewest: number },
+    reason: EndReason,
+    correlationId: string,
+  ) {
     const { ids, endedAt } = await repository.endSessions(tx, userId, which, reason);
     if (ids.length === 0) return { ended: false, committed: () => undefined };
     const all = 'except' in which && which.except === null;
@@ -96,18 +104,25 @@ export function sessions(pool: Pool, settings: SessionSettings) {
   }
 
   return {
-    /** Opens a session for a user who just proved who they are (a registration, a login). */
-    async open(user: { id: string; username: string }, userAgent: string | null): Promise<SessionTokens> {
+    /**
+     * Opens a session for a user who just proved who they are (a registration, a login), ending their least
+     * recently used ones past `perUser`.
+     */
+    async open(user: { id: string; username: string }, userAgent: string | null, correlationId: string): Promise<SessionTokens> {
       const seed = randomBytes(32);
       const sessionId = newId();
-      const { issuedAt } = await repository.insertSession(pool, {
-        id: sessionId,
-        userId: user.id,
-        userAgent: userAgent?.slice(0, 512) ?? null,
-        seed,
-        maxDays: settings.maxDays,
-        tokenHash: sha256(refreshTokenOf(seed, 0)),
+      const { issuedAt, committed } = await withTransaction(pool, async (tx) => {
+        const { issuedAt } = await repository.insertSession(tx, {
+          id: sessionId,
+          userId: user.id,
+          userAgent: userAgent?.slice(0, 512) ?? null,
+          seed,
+          maxDays: settings.maxDays,
+          tokenHash: sha256(refreshTokenOf(seed, 0)),
+        });
+        return { issuedAt, ...(await end(tx, user.id, { beyondNewest: settings.perUser }, 'too_many_sessions', correlationId)) };
       });
+      committed();
       return tokensOf({ userId: user.id, username: user.username, sessionId }, seed, 0, issuedAt);
     },
 

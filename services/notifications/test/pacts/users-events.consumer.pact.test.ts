@@ -86,7 +86,7 @@ describe('mute and block events', () => {
       userId: uuid(USER),
       sessionIds: eachLike(uuid(sessionId)),
       notBefore: null,
-      reason: regex('^(logout|logout_all|ended_by_user|reuse|password_changed)$', 'logout'),
+      reason: regex('^(logout|logout_all|ended_by_user|reuse|password_changed|too_many_sessions)$', 'logout'),
       endedAt: isoMillis('2026-11-22T10:00:00.000Z'),
       // Far ahead in the example, so that the end is still worth keeping when the message is handled.
       tokensExpireBy: isoMillis('2099-11-22T10:15:01.000Z'),

@@ -94,12 +94,13 @@ export async function rotateSession(db: Queryable, sessionId: string, generation
 
 /**
  * Ends the sessions of `userId` that `which` names and that are still going: one (`id`), all but one
- * (`except`), or all. Their refresh tokens go with them. Gives the ids of those that ended now.
+ * (`except`), all, or all but the `beyondNewest` most recently used. Their refresh tokens go with them.
+ * Gives the ids of those that ended now.
  */
 export async function endSessions(
   db: Queryable,
   userId: string,
-  which: { id: string } | { except: string | null },
+  which: { id: string } | { except: string | null } | { beyondNewest: number },
   reason: string,
 ): Promise<{ ids: string[]; endedAt: Date }> {
   const { rows } = await db.query<{ id: string; endedAt: Date }>(
@@ -107,12 +108,14 @@ export async function endSessions(
        UPDATE sessions SET ended_at = now(), end_reason = $4
         WHERE user_id = $1 AND ended_at IS NULL
           AND ($2::uuid IS NULL OR id = $2) AND ($3::uuid IS NULL OR id <> $3)
+          AND ($5::int IS NULL OR id IN (SELECT id FROM sessions WHERE user_id = $1 AND ended_at IS NULL
+                                          ORDER BY last_used_at DESC, id DESC OFFSET $5))
         RETURNING id, ended_at
      ), forgotten AS (
        DELETE FROM refresh_tokens WHERE session_id IN (SELECT id FROM ended)
      )
      SELECT id, ended_at AS "endedAt" FROM ended`,
-    [userId, 'id' in which ? which.id : null, 'except' in which ? which.except : null, reason],
+    [userId, 'id' in which ? which.id : null, 'except' in which ? which.except : null, reason, 'beyondNewest' in which ? which.beyondNewest : null],
   );
   return { ids: rows.map((row) => row.id), endedAt: rows[0]?.endedAt ?? new Date() };
 }

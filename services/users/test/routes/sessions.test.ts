@@ -323,3 +323,28 @@ describe('sessions that are over', () => {
     expect((await refresh(live.refreshToken)).statusCode).toBe(200);
   });
 });
+
+describe('the limit on live sessions per user', () => {
+  let capped: UsersHarness;
+  beforeAll(async () => {
+    capped = await usersHarness({ ...generousLimits, SESSIONS_PER_USER: '2' });
+  });
+  afterAll(() => capped.close());
+
+  it('ends the least recently used session at a login past it, and tells the other services', async () => {
+    const signIn = async () => (await capped.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'capped_ada', password: 'password123' } })).json() as Tokens;
+    const registration = (await capped.app.inject({ method: 'POST', url: '/api/auth/register', payload: { username: 'capped_ada', password: 'password123' } })).json() as Tokens;
+    const second = await signIn();
+    // The registration's session is used again, so the second is now the least recently used.
+    const refreshedRegistration = (await capped.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken: registration.refreshToken } })).json() as Tokens;
+    await capped.outbox();
+    const third = await signIn();
+    const status = async (tokens: Tokens) => (await capped.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken: tokens.refreshToken } })).statusCode;
+    expect(await status(second)).toBe(401);
+    expect((await capped.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(second.token) })).statusCode).toBe(401);
+    expect(await status(refreshedRegistration)).toBe(200);
+    expect(await status(third)).toBe(200);
+    const ends = (await capped.outbox()).filter((event) => event.type === 'user.session.ended').map((event) => event.data);
+    expect(ends).toEqual([expect.objectContaining({ sessionIds: [sessionOf(second)], reason: 'too_many_sessions', notBefore: null })]);
+  });
+});

@@ -46,7 +46,7 @@ export default async function authRoutes(app: App, { accounts, sessions, passwor
       const { username, password, avatarUrl } = request.body;
       const user = await accounts.register({ username, password, avatarUrl: avatarUrl ?? null }, request.id);
       request.log.info({ userId: user.id }, 'user registered');
-      const tokens = await sessions.open(user, userAgentOf(request.headers['user-agent']));
+      const tokens = await sessions.open(user, userAgentOf(request.headers['user-agent']), request.id);
       return reply.code(201).send({ user: toAuthor(user), ...tokens });
     },
   );
@@ -68,7 +68,7 @@ export default async function authRoutes(app: App, { accounts, sessions, passwor
     async (request, reply) => {
       const { username, password } = request.body;
       const user = await passwordChecked(request, reply, username, () => accounts.authenticate(username, password));
-      return { user: toAuthor(user), ...(await sessions.open(user, userAgentOf(request.headers['user-agent']))) };
+      return { user: toAuthor(user), ...(await sessions.open(user, userAgentOf(request.headers['user-agent']), request.id)) };
     },
   );
 
