@@ -114,11 +114,9 @@ export async function startBackendService<C extends BackendConfig, P>(
         })
       : undefined;
 
-  {
-    const { handlers: heard, onResumed } = instanceSubscription;
-    const handle = dispatcher(heard);
-    await broker.subscribe({ bindings: heard.map((h) => h.definition.type), handle, ...(onResumed ? { onResumed } : {}) });
-  }
+  // Every instance has one: the ends of sessions, and what the definition adds (e.g. its streams' prompts).
+  const { handlers: heard, onResumed } = instanceSubscription;
+  await broker.subscribe({ bindings: heard.map((h) => h.definition.type), handle: dispatcher(heard), ...(onResumed ? { onResumed } : {}) });
 
   poolMetrics(metrics, pool);
   outboxMetrics(metrics, () => relay.backlog());
