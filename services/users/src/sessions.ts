@@ -134,7 +134,7 @@ export function sessions(pool: Pool, settings: SessionSettings) {
       const outcome = await withTransaction(pool, async (tx): Promise<RefreshOutcome | { kind: 'replayed'; committed: () => void }> => {
         const found = await repository.lockSessionOfToken(tx, sha256(refreshToken));
         if (!found) return { kind: 'refused' };
-        const state = await repository.readSessionState(tx, found.sessionId, found.presented, settings.idleDays);
+        const state = await repository.readSessionState(tx, found.sessionId, found.presented, settings.idleDays, settings.tokenTtlSeconds);
         if (state.over) return { kind: 'refused' };
         const subject = { userId: state.userId, username: state.username, sessionId: state.id };
         if (found.presented < state.generation) {

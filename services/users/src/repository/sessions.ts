@@ -49,7 +49,7 @@ export interface SessionState {
   username: string;
   seed: Buffer;
   generation: number;
-  /** Ended, past its maximum age, or idle too long. */
+  /** Ended, past its maximum age (or too near it for one more access token), or idle too long. */
   over: boolean;
   /** When the generation after the presented one was issued (the presented one's first use), if it was. */
   successorIssuedAt: Date | null;
@@ -60,10 +60,12 @@ export interface SessionState {
   windowAgeMs: number;
 }
 
-export async function readSessionState(db: Queryable, sessionId: string, presented: number, idleDays: number): Promise<SessionState> {
+export async function readSessionState(db: Queryable, sessionId: string, presented: number, idleDays: number, tokenTtlSeconds: number): Promise<SessionState> {
+  // Past its maximum age as soon as a token issued now would outlive it: no access token outlives its session.
   const { rows } = await db.query<SessionState>(
     `SELECT s.id, s.user_id AS "userId", u.username, s.seed, s.generation,
-            (s.ended_at IS NOT NULL OR s.expires_at <= now() OR s.last_used_at <= now() - make_interval(days => $3)) AS over,
+            (s.ended_at IS NOT NULL OR s.expires_at <= now() + make_interval(secs => $4)
+             OR s.last_used_at <= now() - make_interval(days => $3)) AS over,
             n.issued_at AS "successorIssuedAt",
             (extract(epoch FROM clock_timestamp() - n.issued_at) * 1000)::float8 AS "sinceSuccessorMs",
             s.refreshes_in_window AS "refreshesInWindow",
@@ -71,7 +73,7 @@ export async function readSessionState(db: Queryable, sessionId: string, present
        FROM sessions s JOIN users u ON u.id = s.user_id
        LEFT JOIN refresh_tokens n ON n.session_id = s.id AND n.generation = $2 + 1
       WHERE s.id = $1`,
-    [sessionId, presented, idleDays],
+    [sessionId, presented, idleDays, tokenTtlSeconds],
   );
   return rows[0]!;
 }

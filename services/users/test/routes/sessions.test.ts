@@ -114,6 +114,13 @@ describe('POST /api/auth/refresh', () => {
     const expired = await login('sess_ada');
     await harness.pool.query(`UPDATE sessions SET expires_at = now() - interval '1 s' WHERE id = $1`, [sessionOf(expired)]);
     expectProblem(await refresh(expired.refreshToken), 401);
+    // Within an access token's lifetime of its end, no more tokens: none would outlive the session.
+    const ending = await login('sess_ada');
+    await harness.pool.query(`UPDATE sessions SET expires_at = now() + interval '899 s' WHERE id = $1`, [sessionOf(ending)]);
+    expectProblem(await refresh(ending.refreshToken), 401);
+    const lasting = await login('sess_ada');
+    await harness.pool.query(`UPDATE sessions SET expires_at = now() + interval '905 s' WHERE id = $1`, [sessionOf(lasting)]);
+    expect((await refresh(lasting.refreshToken)).statusCode).toBe(200);
     const idle = await login('sess_ada');
     await harness.pool.query(`UPDATE sessions SET last_used_at = now() - interval '14 days 1 s' WHERE id = $1`, [sessionOf(idle)]);
     expectProblem(await refresh(idle.refreshToken), 401);
