@@ -65,7 +65,10 @@ function concretePath(path: string): string {
     collections: world.ids.collection,
     'saved-items': world.ids.savedPost,
   };
-  return fillPath(path, { id: kind ? idFor[kind]! : '', commentId: world.ids.comment, groupKey: adaGroupKey }).replace(/^\/api/, '');
+  // Ada's session, the one her token names.
+  const session = JSON.parse(Buffer.from(world.ada.token.split('.')[1]!, 'base64url').toString()).sid as string;
+  const id = path.startsWith('/api/auth/sessions/') ? session : kind ? idFor[kind]! : '';
+  return fillPath(path, { id, commentId: world.ids.comment, groupKey: adaGroupKey }).replace(/^\/api/, '');
 }
 
 /** A body each operation would accept, so that only the token stands between the request and a change. */
@@ -73,6 +76,8 @@ function validBody(operation: Operation): unknown {
   const bodies: Record<string, unknown> = {
     'POST /api/auth/register': { username: 'forged_user', password: 'correct horse battery' },
     'POST /api/auth/login': { username: world.ada.user.username, password: 'correct horse battery' },
+    'POST /api/auth/refresh': { refreshToken: 'x'.repeat(43) },
+    'PUT /api/users/me/password': { currentPassword: 'correct horse battery', newPassword: 'another horse battery' },
     'PATCH /api/users/me': { avatarUrl: 'https://cdn.example.com/forged.png' },
     'POST /api/recipes': { title: 'Forged', cameraModel: 'X100V', filmSimulation: 'Velvia' },
     'POST /api/posts': { title: 'Forged' },

@@ -72,6 +72,18 @@ describe('log lines', () => {
     const wrongPassword = 'pw-Wrong-guess-5b2d8f';
     secrets.wrongPassword = wrongPassword;
     expect((await api.call('POST', '/auth/login', { username: 'secret_ada', password: wrongPassword })).status).toBe(401);
+    // Refresh tokens (and the one a refresh replaces, presented again), and a password change.
+    secrets.registrationRefreshToken = registered.body.refreshToken;
+    secrets.loginRefreshToken = login.body.refreshToken;
+    const refreshed = await api.call('POST', '/auth/refresh', { refreshToken: login.body.refreshToken });
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+    secrets.refreshedRefreshToken = refreshed.body.refreshToken;
+    expect((await api.call('POST', '/auth/refresh', { refreshToken: login.body.refreshToken })).status).toBe(200);
+    const newPassword = 'pw-Changed-0f-Ada-4c3b2a';
+    secrets.newPassword = newPassword;
+    const changed = await api.call('PUT', '/users/me/password', { currentPassword: password, newPassword }, token);
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect((await api.call('POST', '/auth/login', { username: 'secret_ada', password: newPassword })).status).toBe(200);
     const ada = { user: registered.body.user, token };
     const bob = await api.register('secret_bob');
     secrets.otherToken = bob.token;

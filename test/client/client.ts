@@ -6,8 +6,9 @@
  *
  * `mentionFlow` registers two users; one publishes a recipe, the other comments on it mentioning the first,
  * who then reads the notification; `muteFlow` has one user mute another and list their mutes;
- * `notificationsByCursor` reads a user's notifications page by page by cursor. test/system.test.ts runs the
- * first against the whole system, test/inbox-control.test.ts the second, test/lists.test.ts the third.
+ * `notificationsByCursor` reads a user's notifications page by page by cursor; `sessionFlow` keeps a user
+ * signed in by refreshing, then signs them out. test/system.test.ts runs the first against the whole
+ * system, test/inbox-control.test.ts the second, test/lists.test.ts the third, test/sessions.test.ts the last.
  */
 import type { components, paths } from '../../generated/api.js';
 
@@ -135,6 +136,29 @@ export async function muteFlow(baseUrl: string, prefix: string) {
   if (mutes.status !== 200) throw unexpected('list the users one mutes', mutes);
   const pagination: Pagination = mutes.body.pagination;
   return { ada: ada.user, bob: bob.user, muted: muted.body.muted, mutes: mutes.body.users, pagination };
+}
+
+/**
+ * A phone app's session (docs/api.md §11.1): logs in, refreshes its tokens as the access token nears its
+ * end (keeping the refresh token each answer brings, which replaces the last), lists the user's sessions,
+ * and logs out; what the refresh token and access token get afterwards.
+ */
+export async function sessionFlow(baseUrl: string, username: string, password: string) {
+  const call = apiClient(baseUrl);
+  const login = await call('post', '/api/auth/login', { body: { username, password } });
+  if (login.status !== 200) throw unexpected('log in', login);
+  let { token, refreshToken } = login.body;
+  const expiresIn: number = login.body.expiresIn;
+  const refreshed = await call('post', '/api/auth/refresh', { body: { refreshToken } });
+  if (refreshed.status !== 200) throw unexpected('refresh', refreshed);
+  ({ token, refreshToken } = refreshed.body);
+  const listed = await call('get', '/api/auth/sessions', { token });
+  if (listed.status !== 200) throw unexpected('list sessions', listed);
+  const current = listed.body.sessions.find((session) => session.current);
+  const loggedOut = await call('post', '/api/auth/logout', { token });
+  if (loggedOut.status !== 200) throw unexpected('log out', loggedOut);
+  const refreshAfter = await call('post', '/api/auth/refresh', { body: { refreshToken } });
+  return { expiresIn, sessions: listed.body.sessions.length, current: current?.id, refreshAfterLogout: refreshAfter.status };
 }
 
 /**

@@ -3,6 +3,7 @@ import { unauthorized } from '@recipes/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
+import type { EndedSessions } from './ended-sessions.js';
 
 /** Tokens are signed with Ed25519 (EdDSA) by the users service; nothing else is ever accepted. */
 export const TOKEN_ALGORITHM = 'EdDSA';
@@ -12,15 +13,19 @@ export interface AuthSettings {
   publicKey: string;
   issuer: string;
   audience: string;
+  /** The ended sessions this process knows of: a token of one is refused. None: every valid token is taken. */
+  endedSessions?: EndedSessions;
 }
 
 /** Who is calling, as the token says. */
 export interface Caller {
   id: string;
   username: string;
+  /** The session the token belongs to (its `sid`) and when it was issued; absent for a token from before sessions. */
+  session?: { id: string; issuedAt: number };
 }
 
-const claimsSchema = z.object({ sub: z.uuid(), username: z.string().min(1) });
+const claimsSchema = z.object({ sub: z.uuid(), username: z.string().min(1), sid: z.uuid().optional(), iat: z.number() });
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -68,7 +73,15 @@ async function authPlugin(app: FastifyInstance, settings: AuthSettings) {
     }
     const claims = claimsSchema.safeParse(payload);
     if (!claims.success) throw unauthorized('The token is invalid or expired');
-    request.caller = { id: claims.data.sub, username: claims.data.username };
+    const { sub: id, username, sid, iat } = claims.data;
+    if (sid === undefined) {
+      // Issued before sessions existed: valid until it expires.
+      request.caller = { id, username };
+      return;
+    }
+    const session = { id: sid, issuedAt: iat };
+    if (settings.endedSessions?.refuses({ userId: id, sessionId: sid, issuedAt: iat })) throw unauthorized('The session has ended');
+    request.caller = { id, username, session };
   }
 
   app.decorateRequest('caller', undefined);

@@ -70,6 +70,11 @@ export const backendEnv = {
   AMQP_URL: env
     .urls('amqp://guest:guest@127.0.0.1:5672', /^amqps?$/)
     .describe("RabbitMQ: one node, or every node of a cluster comma-separated, taken in turn as each connection drops (docs/architecture.md §11)"),
+  AMQP_RECONNECT_DELAY_MS: env
+    .positiveInt(500)
+    .describe(
+      "wait between attempts to reach the broker while it is away: a service is back on it within this and a moment of the broker's return (an ended session refused, docs/api.md §11.1), and its outbox relay tries again at once",
+    ),
   EVENTS_EXCHANGE: env.string('recipes.events').describe('the topic exchange events travel on'),
   EVENT_MAX_ATTEMPTS: env
     .positiveInt(5)
@@ -92,7 +97,7 @@ export const tokenEnv = {
 /** What the service that issues tokens reads besides `tokenEnv`. */
 export const signingEnv = {
   JWT_PRIVATE_KEY_FILE: env.string('.keys/jwt-private.pem').describe('Ed25519 private key that signs tokens'),
-  TOKEN_TTL_SECONDS: env.positiveInt(3600).describe('token lifetime'),
+  TOKEN_TTL_SECONDS: env.positiveInt(900).describe('access token lifetime (`expiresIn`); a session lives on through refresh tokens (docs/api.md §11.1)'),
 };
 
 /**

@@ -39,6 +39,7 @@ describe('event catalogue', () => {
       'user.unmuted',
       'user.blocked',
       'user.unblocked',
+      'user.session.ended',
       'recipe.deleted',
       'post.deleted',
       'content.user.tagged',

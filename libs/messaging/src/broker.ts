@@ -59,6 +59,11 @@ export class Broker {
     this.manager.on('unblocked', () => logger.info({ broker: name }, 'broker unblocked publishing'));
   }
 
+  /** Calls `listener` each time a connection to the broker is made, the first and every reconnect. */
+  onConnect(listener: () => void): void {
+    this.manager.on('connect', () => listener());
+  }
+
   /** For readiness probes. */
   isConnected(): boolean {
     return this.manager.isConnected();

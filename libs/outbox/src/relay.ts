@@ -106,6 +106,16 @@ export class OutboxRelay {
     setTimeout(this.wakeUps.notify, retryInMs + PUT_BACK_MARGIN_MS).unref();
   };
 
+  /**
+   * The broker is back: the rows put back after failed publishes are due at once, and a batch loop
+   * wakes, so that what waited in the outbox through an outage goes out now rather than at the end of
+   * its pause (up to 30 s after failures in a row).
+   */
+  async retryNow(): Promise<void> {
+    await this.pool.query('UPDATE outbox SET available_at = clock_timestamp() WHERE available_at > clock_timestamp()');
+    this.wakeUps.notify();
+  }
+
   /** Cheap enough for a readiness check or a metrics scrape: rows are deleted once published. */
   async backlog(): Promise<OutboxBacklog> {
     const { rows } = await this.pool.query<{ count: number; oldest_age_ms: number | null }>(

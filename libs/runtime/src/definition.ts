@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { authPlugin } from '@recipes/auth';
+import { authPlugin, EndedSessions } from '@recipes/auth';
 import type { EventDefinition } from '@recipes/contracts';
 import type { MigrationSet, Pool } from '@recipes/db';
 import { type App, createApp, internalApp, type ReadinessChecks } from '@recipes/http';
@@ -9,6 +9,7 @@ import type { EventHandler } from '@recipes/messaging';
 import { outboxMigrations } from '@recipes/outbox';
 import type { z } from 'zod';
 import type { BackendConfig } from './config.js';
+import { endedSessionsMigrations, sessionEnds } from './ended-sessions.js';
 
 /** The key pair tokens are checked with; only the service that issues tokens holds the private half. */
 export interface ServiceKeys {
@@ -28,6 +29,8 @@ export interface PartsContext<C> {
   pool: Pool;
   logger: Logger;
   keys: ServiceKeys;
+  /** The ended sessions this process knows of (docs/api.md §11.1): the auth plugin refuses their tokens. */
+  endedSessions: EndedSessions;
 }
 
 /**
@@ -81,12 +84,13 @@ export function migrationSetsOf(definition: Pick<ServiceDefinition, 'migrations'
   return [
     outboxMigrations,
     idempotencyMigrations,
+    endedSessionsMigrations,
     ...(definition.sharedMigrations ?? []),
     { dir: fileURLToPath(definition.migrations), table: 'migrations' },
   ];
 }
 
-export interface ComposeContext<C> extends PartsContext<C> {
+export interface ComposeContext<C> extends Omit<PartsContext<C>, 'endedSessions'> {
   readiness?: ReadinessChecks;
 }
 
@@ -95,7 +99,9 @@ export interface ComposedService<P> {
   app: App;
   parts: P;
   handlers: EventHandler[];
-  instanceSubscription?: InstanceSubscription;
+  instanceSubscription: InstanceSubscription;
+  /** Reads the ended sessions kept in the schema; before the first request, so that a session ended before this process started is refused too. */
+  loadEndedSessions(): Promise<void>;
 }
 
 /** Builds the HTTP app (public and internal routes) and the event handlers around one set of parts. */
@@ -104,7 +110,9 @@ export async function composeService<C extends BackendConfig, P>(
   context: ComposeContext<C>,
 ): Promise<ComposedService<P>> {
   const { config, logger, readiness } = context;
-  const parts = definition.parts(context);
+  const endedSessions = new EndedSessions();
+  const ends = sessionEnds(definition.name, context.pool, endedSessions, logger);
+  const parts = definition.parts({ ...context, endedSessions });
   const app = await createApp({
     title: definition.name,
     description: definition.description,
@@ -116,7 +124,9 @@ export async function composeService<C extends BackendConfig, P>(
     clientTimeouts: { headersMs: config.CLIENT_HEADERS_TIMEOUT_MS, requestMs: config.CLIENT_REQUEST_TIMEOUT_MS },
     ...(readiness ? { readiness } : {}),
   });
-  await app.register(authPlugin, { publicKey: context.keys.publicKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
+  await app.register(authPlugin, { publicKey: context.keys.publicKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, endedSessions });
+  ends.start();
+  app.addHook('onClose', async () => ends.stop());
   await definition.routes(app, parts, config);
   if (definition.internalRoutes) {
     const internal = await internalApp(app, {
@@ -128,6 +138,13 @@ export async function composeService<C extends BackendConfig, P>(
     });
     await definition.internalRoutes(internal, parts);
   }
-  const instanceSubscription = definition.instanceSubscription?.(parts);
-  return { app, parts, handlers: definition.handlers?.(parts) ?? [], ...(instanceSubscription ? { instanceSubscription } : {}) };
+  const own = definition.instanceSubscription?.(parts);
+  const instanceSubscription: InstanceSubscription = {
+    handlers: [...(own?.handlers ?? []), ...ends.heard],
+    onResumed: () => {
+      own?.onResumed?.();
+      void ends.catchUp();
+    },
+  };
+  return { app, parts, handlers: [...(definition.handlers?.(parts) ?? []), ...ends.durable], instanceSubscription, loadEndedSessions: ends.load };
 }

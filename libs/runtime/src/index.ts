@@ -1,3 +1,4 @@
 export type { BackendConfig } from './config.js';
 export * from './definition.js';
 export * from './service.js';
+export { EndedSessions, endedSessionsMigrations, loadEndedSessions, recordSessionEnd, sessionEnds } from './ended-sessions.js';

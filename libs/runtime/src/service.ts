@@ -71,23 +71,33 @@ export async function startBackendService<C extends BackendConfig, P>(
     },
   });
   const metrics = new Registry();
-  const broker = new Broker({ url: config.AMQP_URL, exchange: config.EVENTS_EXCHANGE, logger, name, metrics: eventMetrics(metrics) });
+  const broker = new Broker({
+    url: config.AMQP_URL,
+    exchange: config.EVENTS_EXCHANGE,
+    logger,
+    name,
+    metrics: eventMetrics(metrics),
+    reconnectDelayMs: config.AMQP_RECONNECT_DELAY_MS,
+  });
   // The queues of every consumer of what this service publishes exist before its first event goes out.
   const consumerQueues = consumerQueuesOf(name, config.EVENTS_EXCHANGE);
   const publisher = broker.createPublisher({ consumers: consumerQueues });
   const relay = new OutboxRelay({ pool, schema: name, databaseUrl: config.DATABASE_URL, publisher, logger });
   relay.start();
+  // What waited in the outbox while the broker was away goes out as soon as it is back.
+  broker.onConnect(() => void relay.retryNow().catch((err: unknown) => logger.warn({ err }, 'the outbox could not be retried at once')));
   // Every service keeps Idempotency-Keys in its schema for 24 hours, and drops them after.
   const keyPurger = new KeyPurger({ pool, logger });
   keyPurger.start();
 
-  const { app, handlers, instanceSubscription } = await composeService(definition, {
+  const { app, handlers, instanceSubscription, loadEndedSessions } = await composeService(definition, {
     config,
     keys,
     pool,
     logger,
     readiness: { database: () => isDatabaseReachable(pool), broker: () => broker.isConnected() },
   });
+  await whileUnavailable(loadEndedSessions, logger);
   // One queue per service, bound to every type it handles (docs/architecture.md §5).
   const queue = queueOf(config.EVENTS_EXCHANGE, name);
   const consumer =
@@ -104,11 +114,9 @@ export async function startBackendService<C extends BackendConfig, P>(
         })
       : undefined;
 
-  if (instanceSubscription) {
-    const { handlers: heard, onResumed } = instanceSubscription;
-    const handle = dispatcher(heard);
-    await broker.subscribe({ bindings: heard.map((h) => h.definition.type), handle, ...(onResumed ? { onResumed } : {}) });
-  }
+  // Every instance has one: the ends of sessions, and what the definition adds (e.g. its streams' prompts).
+  const { handlers: heard, onResumed } = instanceSubscription;
+  await broker.subscribe({ bindings: heard.map((h) => h.definition.type), handle: dispatcher(heard), ...(onResumed ? { onResumed } : {}) });
 
   poolMetrics(metrics, pool);
   outboxMetrics(metrics, () => relay.backlog());

@@ -8,9 +8,9 @@ describe('consumerQueuesOf', () => {
       { queue: 'x.notifications', bindings: ['comment.mention.created', 'comment.mention.deleted'] },
     ]);
     // Each consumer of the users service binds only the relations it keeps: blocks for comments and
-    // content, mutes and blocks for notifications, none for collections.
+    // content, mutes and blocks for notifications, none for collections; and every one the ends of sessions.
     const ofUsers = Object.fromEntries(consumerQueuesOf('users', 'x').map(({ queue, bindings }) => [queue, [...bindings].sort()]));
-    const people = ['user.created', 'user.updated'];
+    const people = ['user.created', 'user.updated', 'user.session.ended'];
     const blocks = ['user.blocked', 'user.unblocked'];
     expect(ofUsers).toEqual({
       'x.collections': people.sort(),

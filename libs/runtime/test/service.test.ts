@@ -76,11 +76,13 @@ async function knownUsers(): Promise<string[]> {
 }
 
 describe('startBackendService', () => {
-  it('migrates its own schema next to the outbox and idempotency-key tables', async () => {
+  it('migrates its own schema next to the outbox, idempotency-key and ended-session tables', async () => {
     const { rows } = await service.pool.query(
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'directory' ORDER BY table_name",
     );
     expect(rows.map((row) => row.table_name)).toEqual([
+      'ended_sessions',
+      'ended_sessions_migrations',
       'idempotency_keys',
       'idempotency_migrations',
       'known_users',
@@ -88,6 +90,7 @@ describe('startBackendService', () => {
       'outbox',
       'outbox_migrations',
       'processed_events',
+      'sessions_not_before',
     ]);
   });
 

@@ -4,7 +4,7 @@ import { generateSigningKeyPair } from '@recipes/auth';
 import { parseConfig } from '@recipes/config';
 import { createPool } from '@recipes/db';
 import { createLogger } from '@recipes/logging';
-import { type BackendConfig, migrationSetsOf, type ServiceDefinition } from '@recipes/runtime';
+import { type BackendConfig, EndedSessions, migrationSetsOf, type ServiceDefinition, sessionEnds } from '@recipes/runtime';
 
 /** What this check needs of the event catalogue in @recipes/contracts. */
 export interface CatalogueEntry {
@@ -114,10 +114,12 @@ export function serviceEventsOf<C extends BackendConfig, P>(definition: ServiceD
   const logger = createLogger({ service: definition.name, level: 'silent' });
   const config = parseConfig(definition.configSchema, {}) as C;
   const pool = createPool({ connectionString: config.DATABASE_URL, schema: definition.name, applicationName: 'catalogue-check', logger });
-  const parts = definition.parts({ config, pool, logger, keys: generateSigningKeyPair() });
+  const endedSessions = new EndedSessions();
+  const parts = definition.parts({ config, pool, logger, keys: generateSigningKeyPair(), endedSessions });
   return {
     service: definition.name,
-    handlers: definition.handlers?.(parts) ?? [],
+    // The runtime adds to every service's own handlers the one that keeps ended sessions, where it consumes them.
+    handlers: [...(definition.handlers?.(parts) ?? []), ...sessionEnds(definition.name, pool, endedSessions, logger).durable],
     published: definition.publishes,
     migrationsDirs: migrationSetsOf(definition).map((set) => set.dir),
   };

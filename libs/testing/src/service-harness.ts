@@ -1,4 +1,4 @@
-import { generateSigningKeyPair, tokenIssuer } from '@recipes/auth';
+import { generateSigningKeyPair, tokenIssuer, type TokenSubject } from '@recipes/auth';
 import { parseConfig } from '@recipes/config';
 import { type EventEnvelope, problemSchema } from '@recipes/contracts';
 import { createPool, migrate, type Pool } from '@recipes/db';
@@ -69,8 +69,8 @@ export interface ServiceHarness<C, P> {
   database: TestDatabase;
   /** The key pair tokens are signed and checked with, for tests that forge their own. */
   keys: { publicKey: string; privateKey: string };
-  /** A token for `user`, signed as the users service signs them. */
-  tokenFor(user: { id: string; username: string }): string;
+  /** A token for `user` (of a session, when it names one), signed as the users service signs them. */
+  tokenFor(user: TokenSubject): string;
   /** Hands an event to the service's handlers, as its queue would. */
   deliver(event: EventEnvelope): Promise<void>;
   /** Takes what the service wrote to its outbox since the last call, oldest first, as its relay would. */
@@ -103,13 +103,14 @@ export async function serviceHarness<C extends BackendConfig, P>(
   const config = settings({});
   const compose = async (appConfig: C) => {
     const composed = await composeService(definition, { config: appConfig, keys, pool, logger: silent });
+    await composed.loadEndedSessions();
     await composed.app.ready();
     return composed;
   };
   const { app, parts, handlers, instanceSubscription } = await compose(config);
   const apps = [app];
   const handle = dispatcher(handlers);
-  const hear = dispatcher(instanceSubscription?.handlers ?? []);
+  const hear = dispatcher(instanceSubscription.handlers);
   const sign = tokenIssuer({ privateKey: keys.privateKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: 3600 });
 
   return {
@@ -119,7 +120,7 @@ export async function serviceHarness<C extends BackendConfig, P>(
     parts,
     database,
     keys,
-    tokenFor: (user) => sign({ id: user.id, username: user.username }),
+    tokenFor: ({ id, username, sessionId, issuedAt }) => sign({ id, username, ...(sessionId === undefined ? {} : { sessionId }), ...(issuedAt === undefined ? {} : { issuedAt }) }),
     deliver: (event) => handle(event, silent),
     async outbox() {
       const { rows } = await pool.query<{ payload: EventEnvelope }>(

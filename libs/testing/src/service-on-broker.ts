@@ -1,4 +1,4 @@
-import { generateSigningKeyPair, tokenIssuer } from '@recipes/auth';
+import { generateSigningKeyPair, tokenIssuer, type TokenSubject } from '@recipes/auth';
 import { parseConfig } from '@recipes/config';
 import { type EventEnvelope, eventEnvelopeSchema } from '@recipes/contracts';
 import { createLogger, type Logger } from '@recipes/logging';
@@ -40,7 +40,7 @@ export interface ServiceOnBroker<C> {
   /** Publishes `event` to the exchange as its producer's outbox relay would. */
   publish(event: EventEnvelope): Promise<void>;
   /** A token for `user`, signed as the users service signs them, with the key pair the service was given. */
-  tokenFor(user: { id: string; username: string }): string;
+  tokenFor(user: TokenSubject): string;
   /** Closes the service, the test's connection and the neighbours; removes the exchange with its queues and drops the database. */
   close(): Promise<void>;
 }
@@ -101,7 +101,7 @@ export async function serviceOnBroker<C extends BackendConfig, P>(
       received,
       messages,
       publish: (event) => publish(exchange, [event]),
-      tokenFor: (user) => sign({ id: user.id, username: user.username }),
+      tokenFor: ({ id, username, sessionId, issuedAt }) => sign({ id, username, ...(sessionId === undefined ? {} : { sessionId }), ...(issuedAt === undefined ? {} : { issuedAt }) }),
       close,
     };
   } catch (error) {

@@ -11,7 +11,7 @@ import { streams } from './stream/streams.js';
  * The notifications domain, the streams this instance holds, what it knows of users (the actors it shows)
  * and of who mutes or blocks whom (libs/directory), and its users' preferences.
  */
-export function parts({ config, pool }: PartsContext<NotificationsConfig>) {
+export function parts({ config, pool, endedSessions }: PartsContext<NotificationsConfig>) {
   const directories = { users: new UserDirectory({ pool, usersUrl: config.USERS_INTERNAL_URL }), relations: new RelationDirectory(pool) };
   return {
     directories,
@@ -19,7 +19,7 @@ export function parts({ config, pool }: PartsContext<NotificationsConfig>) {
     preferences: preferences(pool),
     notifications: notifications(pool, directories.users),
     groups: notificationGroups(pool, directories.users),
-    streams: streams(pool, directories.users, { keepAliveMs: config.STREAM_KEEP_ALIVE_MS, ticketsPerUser: config.STREAM_TICKETS_PER_USER }),
+    streams: streams(pool, directories.users, { keepAliveMs: config.STREAM_KEEP_ALIVE_MS, ticketsPerUser: config.STREAM_TICKETS_PER_USER }, endedSessions),
   };
 }
 

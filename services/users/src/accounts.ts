@@ -1,5 +1,5 @@
 import { type Author, conflict, createEvent, newId, userCreated, userUpdated, type UserSnapshot, usernameSchema } from '@recipes/contracts';
-import { type Pool, sqlState, UNIQUE_VIOLATION, withTransaction } from '@recipes/db';
+import { type Pool, type Queryable, sqlState, UNIQUE_VIOLATION, withTransaction } from '@recipes/db';
 import { enqueue } from '@recipes/outbox';
 import { decoyHash, hashPassword, needsRehash, verifyPassword } from './passwords.js';
 import * as repository from './repository.js';
@@ -45,6 +45,15 @@ export function accounts(pool: Pool) {
       // Only now is the password known: a hash of an older algorithm or cost is replaced by one of today's.
       if (needsRehash(user.passwordHash)) await repository.replacePasswordHash(pool, user.id, user.passwordHash, await hashPassword(password));
       return user;
+    },
+
+    /** Sets a new password, and does `alsoIn` in the same transaction (ending the user's other sessions). */
+    async changePassword<T>(id: string, password: string, alsoIn: (tx: Queryable) => Promise<T>): Promise<T> {
+      const passwordHash = await hashPassword(password);
+      return withTransaction(pool, async (tx) => {
+        await repository.setPasswordHash(tx, id, passwordHash);
+        return alsoIn(tx);
+      });
     },
 
     async changeAvatar(id: string, avatarUrl: string | null, correlationId: string): Promise<UserRecord | undefined> {

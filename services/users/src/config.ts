@@ -19,6 +19,14 @@ export const usersConfigSchema = z.object({
     ),
   LOGIN_FAILURES_PER_ADDRESS: env.positiveInt(20).describe('failed logins per window from one address, whatever the usernames; past it, `429`'),
   REGISTER_LIMIT_PER_ADDRESS: env.positiveInt(20).describe('registrations per client address per window'),
+  SESSION_MAX_DAYS: env.positiveInt(30).describe('a session ends this many days after its login, however often it is refreshed'),
+  SESSION_IDLE_DAYS: env.positiveInt(14).describe('a session ends after this many days without a refresh'),
+  SESSIONS_PER_USER: env
+    .positiveInt(50)
+    .describe('live sessions one user may have; a login past it ends the least recently used (`user.session.ended`, reason `too_many_sessions`)'),
+  REFRESH_LIMIT_PER_SESSION: env
+    .positiveInt(10)
+    .describe('refreshes of one session per window (`RATE_LIMIT_WINDOW_MS`); past it, `429` (an answer repeated within the grace does not count)'),
 });
 
 export type UsersConfig = z.infer<typeof usersConfigSchema>;

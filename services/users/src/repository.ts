@@ -113,3 +113,8 @@ export async function findRelatedPage(db: Queryable, userId: string, kind: Relat
     request,
   );
 }
+
+/** Replaces the password hash of `id`. */
+export async function setPasswordHash(db: Queryable, id: string, passwordHash: string): Promise<void> {
+  await db.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [id, passwordHash]);
+}

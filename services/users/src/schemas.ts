@@ -1,14 +1,16 @@
-import { authorSchema, httpUrlSchema, type ListCursor, listPaginationSchema, listQuery, userSnapshotSchema, usernameSchema } from '@recipes/contracts';
+import { authorSchema, httpUrlSchema, timestampSchema, type ListCursor, listPaginationSchema, listQuery, userSnapshotSchema, usernameSchema } from '@recipes/contracts';
 import { z } from 'zod';
 
 const codePoints = (value: string) => [...value].length;
 
+const newPasswordSchema = z
+  .string()
+  .refine((value) => codePoints(value) >= 8 && codePoints(value) <= 128, 'must be 8-128 characters')
+  .meta({ minLength: 8, maxLength: 128, description: '8-128 characters' });
+
 export const registrationBody = z.object({
   username: usernameSchema.refine((name) => name.toLowerCase() !== 'me', '"me" is reserved'),
-  password: z
-    .string()
-    .refine((value) => codePoints(value) >= 8 && codePoints(value) <= 128, 'must be 8-128 characters')
-    .meta({ minLength: 8, maxLength: 128, description: '8-128 characters' }),
+  password: newPasswordSchema,
   avatarUrl: httpUrlSchema.nullable().optional(),
 });
 
@@ -19,7 +21,29 @@ export const loginBody = z.object({
 
 export const profileChangeBody = z.object({ avatarUrl: httpUrlSchema.nullable() });
 
-export const sessionResponse = z.object({ user: authorSchema, token: z.string() });
+/** A session's tokens (docs/api.md §11.1). */
+const sessionTokens = {
+  token: z.string().meta({ description: 'the access token (a JWT naming its session in `sid`)' }),
+  refreshToken: z.string().meta({ description: 'opaque; works once, for `POST /api/auth/refresh`' }),
+  expiresIn: z.number().int().positive().meta({ description: 'lifetime of `token` in seconds' }),
+};
+
+export const sessionResponse = z.object({ user: authorSchema, ...sessionTokens });
+export const refreshBody = z.object({ refreshToken: z.string().min(1).max(512) });
+export const refreshResponse = z.object(sessionTokens);
+export const messageResponse = z.object({ message: z.string() });
+export const sessionsResponse = z.object({
+  sessions: z.array(
+    z.object({
+      id: z.uuid(),
+      createdAt: timestampSchema,
+      lastUsedAt: timestampSchema,
+      userAgent: z.string().nullable(),
+      current: z.boolean().meta({ description: 'the session of the token this request was made with' }),
+    }),
+  ),
+});
+export const passwordChangeBody = z.object({ currentPassword: z.string().max(1024), newPassword: newPasswordSchema });
 export const userResponse = z.object({ user: authorSchema });
 
 export const internalUserResponse = z.object({ user: userSnapshotSchema });

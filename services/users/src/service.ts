@@ -1,4 +1,5 @@
 import { tokenIssuer } from '@recipes/auth';
+import { sharedStoreFor } from '@recipes/http';
 import { defineService, type PartsContext } from '@recipes/runtime';
 import { accounts } from './accounts.js';
 import { type UsersConfig, usersConfigSchema } from './config.js';
@@ -6,21 +7,33 @@ import { published } from './events/published.js';
 import { relations } from './relations.js';
 import authRoutes from './routes/auth/index.js';
 import internalRoutes from './routes/internal/index.js';
+import { passwordChecks } from './routes/password-checks.js';
 import userRoutes from './routes/users/index.js';
+import { sessions } from './sessions.js';
 
 /** The accounts, and the issuer of their tokens: this is the one service that holds the private key. */
-function parts({ config, pool, keys }: PartsContext<UsersConfig>) {
+function parts({ config, pool, keys, endedSessions }: PartsContext<UsersConfig>) {
   if (!keys.privateKey) {
     throw new Error('The users service signs tokens: it needs the private key (JWT_PRIVATE_KEY_FILE)');
   }
+  const issueToken = tokenIssuer({
+    privateKey: keys.privateKey,
+    issuer: config.JWT_ISSUER,
+    audience: config.JWT_AUDIENCE,
+    ttlSeconds: config.TOKEN_TTL_SECONDS,
+  });
   return {
     accounts: accounts(pool),
     relations: relations(pool),
-    issueToken: tokenIssuer({
+    sessions: sessions(pool, {
       privateKey: keys.privateKey,
-      issuer: config.JWT_ISSUER,
-      audience: config.JWT_AUDIENCE,
-      ttlSeconds: config.TOKEN_TTL_SECONDS,
+      signAccessToken: issueToken,
+      tokenTtlSeconds: config.TOKEN_TTL_SECONDS,
+      maxDays: config.SESSION_MAX_DAYS,
+      idleDays: config.SESSION_IDLE_DAYS,
+      perUser: config.SESSIONS_PER_USER,
+      refreshLimit: { perWindow: config.REFRESH_LIMIT_PER_SESSION, windowMs: config.RATE_LIMIT_WINDOW_MS },
+      endedSessions,
     }),
   };
 }
@@ -29,28 +42,41 @@ export type UsersParts = ReturnType<typeof parts>;
 
 export const usersService = defineService({
   name: 'users',
-  description: 'Accounts, tokens and profiles',
+  description: 'Accounts, sessions, tokens and profiles',
   configSchema: usersConfigSchema,
   migrations: new URL('../migrations', import.meta.url),
   publishes: published,
   parts,
-  async routes(app, { accounts, relations, issueToken }, config) {
+  async routes(app, { accounts, relations, sessions }, config) {
+    const shared = await sharedStoreFor(app, { url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX });
+    // One count of failed logins for the logins and the password changes alike (docs/api.md §2, §11.1).
+    const passwordChecked = passwordChecks(
+      app,
+      {
+        failuresPerUsernameAndAddress: config.LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS,
+        failuresPerAddress: config.LOGIN_FAILURES_PER_ADDRESS,
+        windowMs: config.RATE_LIMIT_WINDOW_MS,
+      },
+      shared,
+    );
     await app.register(authRoutes, {
       prefix: '/api/auth',
       accounts,
-      issueToken,
+      sessions,
+      passwordChecked,
       limits: {
         windowMs: config.RATE_LIMIT_WINDOW_MS,
-        login: {
-          perAddress: config.LOGIN_LIMIT_PER_ADDRESS,
-          failuresPerUsernameAndAddress: config.LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS,
-          failuresPerAddress: config.LOGIN_FAILURES_PER_ADDRESS,
-        },
+        login: { perAddress: config.LOGIN_LIMIT_PER_ADDRESS },
         register: { perAddress: config.REGISTER_LIMIT_PER_ADDRESS },
+        refresh: { perSession: config.REFRESH_LIMIT_PER_SESSION },
       },
-      sharedStore: { url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX },
+      shared,
     });
-    await app.register(userRoutes, { prefix: '/api/users', accounts, relations });
+    await app.register(userRoutes, { prefix: '/api/users', accounts, relations, sessions, passwordChecked });
+    // Sessions over for a week go, with their refresh tokens, once an hour.
+    const sweeper = setInterval(() => void sessions.sweep().catch((err: unknown) => app.log.warn({ err }, 'old sessions could not be swept')), 3_600_000);
+    sweeper.unref();
+    app.addHook('onClose', async () => clearInterval(sweeper));
   },
   async internalRoutes(internal, { accounts }) {
     await internal.register(internalRoutes, { prefix: '/internal/users', accounts });

@@ -4,7 +4,7 @@ import { parseConfig } from '@recipes/config';
 import { eventCatalogue, eventsProducedBy } from '@recipes/contracts';
 import type { Pool } from '@recipes/db';
 import { createLogger } from '@recipes/logging';
-import type { RunningService } from '@recipes/runtime';
+import { EndedSessions, type RunningService } from '@recipes/runtime';
 import { amqpUrl, createTcpProxy, eventually, type TcpProxy } from '@recipes/testing';
 import { catalogueDisagreements, serviceEventsOf, sqlOutboxWrites } from '@recipes/testing/catalogue';
 import { type ReceivedMessage, type ServiceOnBroker, serviceOnBroker } from '@recipes/testing/service';
@@ -24,7 +24,7 @@ describe('the users service definition', () => {
     expect(sqlOutboxWrites(migrationsDir)).toEqual([]);
   });
 
-  it('is the producer of the user events, which its accounts and relations enqueue', () => {
+  it('is the producer of the user events, which its accounts, relations and sessions enqueue', () => {
     expect(eventsProducedBy('users').map((event) => event.type)).toEqual([
       'user.created',
       'user.updated',
@@ -32,12 +32,13 @@ describe('the users service definition', () => {
       'user.unmuted',
       'user.blocked',
       'user.unblocked',
+      'user.session.ended',
     ]);
   });
 
   it('refuses to be built without the private key, which its tokens are signed with', () => {
     const context = { config: parseConfig(usersConfigSchema, {}), pool: {} as Pool, logger: createLogger({ service: 'users', level: 'silent' }) };
-    expect(() => usersService.parts({ ...context, keys: { publicKey: generateSigningKeyPair().publicKey } })).toThrow(/private key/);
+    expect(() => usersService.parts({ ...context, keys: { publicKey: generateSigningKeyPair().publicKey }, endedSessions: new EndedSessions() })).toThrow(/private key/);
   });
 });
 

@@ -3,7 +3,7 @@ import { commentCreated, commentDeleted, commentMentionCreated, commentMentionDe
 import { postCreated, postDeleted, recipeCreated, recipeDeleted, recipeUpdated, userTagged } from './content.js';
 import type { EventDefinition, EventEnvelope } from './envelope.js';
 import { notificationCreated, notificationRetracted, notificationsRead, notificationsStreamsReplaced } from './notifications.js';
-import { userBlocked, userCreated, userMuted, userUnblocked, userUnmuted, userUpdated } from './users.js';
+import { userBlocked, userCreated, userMuted, userSessionEnded, userUnblocked, userUnmuted, userUpdated } from './users.js';
 
 /**
  * Every event in the system, each naming the one service that produces it and the services that consume
@@ -17,6 +17,7 @@ export const eventCatalogue: readonly EventDefinition[] = [
   userUnmuted,
   userBlocked,
   userUnblocked,
+  userSessionEnded,
   recipeCreated,
   recipeUpdated,
   recipeDeleted,

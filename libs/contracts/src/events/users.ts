@@ -87,3 +87,31 @@ export const userUnblocked = defineEvent({
   consumers: ['comments', 'content', 'notifications'],
   description: 'A user unblocked another; nothing retracted comes back.',
 });
+
+/**
+ * Sessions of a user that ended (docs/api.md §11.1): by logout, by a replayed refresh token, by a password
+ * change, when the user ended them, or as the oldest of too many. `sessionIds` names every session that ended; when all of the user's
+ * sessions ended at once, `notBefore` also says from when on a token of theirs is taken again: a token of
+ * any session issued in a whole second before it is refused. `tokensExpireBy` is when the last access
+ * token of those sessions expires anyway, so a verifier can forget the end after it.
+ */
+export const sessionEndedSchema = z.object({
+  userId: z.uuid(),
+  sessionIds: z.array(z.uuid()).min(1),
+  notBefore: z.iso.datetime().nullable(),
+  reason: z.enum(['logout', 'logout_all', 'ended_by_user', 'reuse', 'password_changed', 'too_many_sessions']),
+  endedAt: z.iso.datetime(),
+  tokensExpireBy: z.iso.datetime(),
+});
+
+export type SessionEnded = z.infer<typeof sessionEndedSchema>;
+
+export const userSessionEnded = defineEvent({
+  type: 'user.session.ended',
+  version: 1,
+  data: sessionEndedSchema,
+  producer: 'users',
+  // Every service that verifies tokens but the producer, which keeps the ends in its own transaction.
+  consumers: ['content', 'comments', 'collections', 'notifications'],
+  description: 'Sessions of a user ended: their refresh tokens no longer work, and their access tokens are refused by every service.',
+});

@@ -1,5 +1,7 @@
-import { userCreated, type UserSnapshot, userUpdated } from '@recipes/contracts';
+import { type SessionEnded, userCreated, userSessionEnded, type UserSnapshot, userUpdated } from '@recipes/contracts';
 import { UserDirectory, userDirectoryHandlers } from '@recipes/directory';
+import { createLogger } from '@recipes/logging';
+import { EndedSessions, sessionEnds } from '@recipes/runtime';
 import { migratedPool } from '@recipes/testing/service';
 import { describe, expect, it } from 'vitest';
 import { collectionsService } from '../../src/service.js';
@@ -7,7 +9,12 @@ import { eventsConsumer } from './support.js';
 
 /** What the collections service needs of the users service's events: the user directory's handlers, on a real database. */
 const pool = migratedPool(collectionsService);
-const receives = eventsConsumer<UserSnapshot>('users', pool, userDirectoryHandlers(new UserDirectory({ pool, usersUrl: 'http://127.0.0.1:1' })));
+const endedSessions = new EndedSessions();
+// The directory's handlers, and the one the runtime gives every service for the ends of sessions.
+const receives = eventsConsumer<UserSnapshot | SessionEnded>('users', pool, [
+  ...userDirectoryHandlers(new UserDirectory({ pool, usersUrl: 'http://127.0.0.1:1' })),
+  ...sessionEnds('collections', pool, endedSessions, createLogger({ service: 'collections', level: 'silent' })).durable,
+]);
 
 async function stored(id: string) {
   const { rows } = await pool.query('SELECT username, avatar_url, revision FROM users WHERE id = $1', [id]);
@@ -26,5 +33,21 @@ describe('user events consumed by collections', () => {
     await pool.query(`INSERT INTO users (id, username, avatar_url, revision) VALUES ($1, 'bob', NULL, 0)`, [user.id]);
     await receives('a user changes their avatar', userUpdated, user);
     expect(await stored(user.id)).toEqual({ username: 'bob', avatar_url: user.avatarUrl, revision: 1 });
+  });
+
+  it('user.session.ended: the session’s tokens are refused, and the end kept for the next start', async () => {
+    const ended: SessionEnded = {
+      userId: '0190f5a4-0000-7000-8000-00000000b003',
+      sessionIds: ['0190f5a4-0000-7000-8000-00000000b004'],
+      notBefore: null,
+      reason: 'logout',
+      endedAt: '2026-11-22T10:00:00.000Z',
+      // Far ahead, so that the end is still worth keeping when the message is handled.
+      tokensExpireBy: '2099-11-22T10:15:01.000Z',
+    };
+    await receives('a user logs out', userSessionEnded, ended);
+    expect(endedSessions.refuses({ userId: ended.userId, sessionId: ended.sessionIds[0]!, issuedAt: 0 })).toBe(true);
+    const { rows } = await pool.query('SELECT user_id FROM ended_sessions WHERE session_id = $1', [ended.sessionIds[0]]);
+    expect(rows).toEqual([{ user_id: ended.userId }]);
   });
 });

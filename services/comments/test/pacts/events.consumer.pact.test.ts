@@ -11,6 +11,7 @@ import {
   recipeUpdated,
   userBlocked,
   userCreated,
+  userSessionEnded,
   userUnblocked,
   userUpdated,
 } from '@recipes/contracts';
@@ -96,6 +97,20 @@ describe('from the users service', () => {
   it('user.unblocked: they may again', async () => {
     await receive(pact, userUnblocked, { ...relation, blocked: false, revision: 2, lastUnblockedAt: createdAt }, async () => {
       expect(await directories.relations.blocks(blocker, blocked)).toBe(false);
+    });
+  });
+
+  it('user.session.ended: the session’s tokens are refused, through a restart', async () => {
+    const sessionId = '0190f5a4-0000-7000-8000-000000000005';
+    const token = harness.tokenFor({ id: blocker, username: 'pact_blocker', sessionId, issuedAt: Math.floor(Date.now() / 1000) });
+    const read = async (app = harness.app) =>
+      (await app.inject({ method: 'GET', url: `/api/recipes/${blocked}/comments`, headers: { authorization: `Bearer ${token}` } })).statusCode;
+    expect(await read()).not.toBe(401);
+    // tokensExpireBy far ahead, so that the end is still worth keeping when the message is handled.
+    const ended = { userId: blocker, sessionIds: [sessionId], notBefore: null, reason: 'logout', endedAt: createdAt, tokensExpireBy: '2099-11-22T10:15:01.000Z' };
+    await receive(pact, userSessionEnded, ended, async () => {
+      expect(await read()).toBe(401);
+      expect(await read(await harness.anotherApp({}))).toBe(401);
     });
   });
 });

@@ -1,5 +1,5 @@
 import { asynchronousBodyHandler, MessageConsumerPact } from '@pact-foundation/pact';
-import { createEvent, type EventEnvelope, userBlocked, userCreated, userUnblocked, userUpdated } from '@recipes/contracts';
+import { createEvent, type EventEnvelope, userBlocked, userCreated, userSessionEnded, userUnblocked, userUpdated } from '@recipes/contracts';
 import { eventMessage, pactNames, pactsDir } from '@recipes/testing/pact';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ContentHarness, contentHarness } from '../support.js';
@@ -82,4 +82,31 @@ describe('content consuming users-events', () => {
           expect(await harness.parts.relations.blockersOf(id, [blocker])).toEqual(new Set());
         }),
       ));
+
+  it('refuses the tokens of a session that ended, through a restart', () => {
+    const sessionId = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a61';
+    const token = harness.tokenFor({ id, username: 'pact_ada', sessionId, issuedAt: Math.floor(Date.now() / 1000) });
+    const read = (app = harness.app) => app.inject({ method: 'GET', url: '/api/users/PACT_ADA/recipes', headers: { authorization: `Bearer ${token}` } });
+    return pact
+      .expectsToReceive(userSessionEnded.type)
+      .withContent(
+        eventMessage(userSessionEnded, {
+          userId: id,
+          sessionIds: [sessionId],
+          notBefore: null,
+          reason: 'logout',
+          endedAt: '2026-11-22T10:00:00.000Z',
+          // Far ahead, so that the end is still worth keeping when the message is handled.
+          tokensExpireBy: '2099-11-22T10:15:01.000Z',
+        }),
+      )
+      .verify(
+        asynchronousBodyHandler(async (body) => {
+          expect((await read()).statusCode).not.toBe(401);
+          await harness.deliver(body as unknown as EventEnvelope);
+          expect((await read()).statusCode).toBe(401);
+          expect((await read(await harness.anotherApp({}))).statusCode).toBe(401);
+        }),
+      );
+  });
 });

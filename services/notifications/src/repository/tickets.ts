@@ -7,6 +7,23 @@ import type { Queryable } from '@recipes/db';
  */
 const hashOf = (ticket: string) => createHash('sha256').update(ticket).digest();
 
+/** The session of the token a ticket was taken with, and when that token was issued (seconds). */
+export interface TokenSession {
+  id: string;
+  issuedAt: number;
+}
+
+/** Whose a ticket is, and the session it belongs to (none for a token from before sessions). */
+export interface TicketHolder {
+  recipientId: string;
+  session?: TokenSession;
+}
+
+const holderColumns = `recipient_id AS "recipientId", session_id AS "sessionId", token_issued_at AS "issuedAt"`;
+type HolderRow = { recipientId: string; sessionId: string | null; issuedAt: string | null };
+const holderOf = ({ recipientId, sessionId, issuedAt }: HolderRow): TicketHolder =>
+  sessionId === null ? { recipientId } : { recipientId, session: { id: sessionId, issuedAt: Number(issuedAt) } };
+
 /** How long after its first use a ticket may still resume its stream, at most. */
 export const TICKET_RESUME_HOURS = 24;
 /** How soon after its stream ended a used ticket must resume it (EventSource reconnects after `retry`, 3 s). */
@@ -18,12 +35,13 @@ export const TICKET_RESUME_WINDOW_SECONDS = 120;
  * ticket it has just taken). Their tickets that can no longer open or resume a stream go on the way, and
  * everyone's a day past their expiry (no ticket does anything by then).
  */
-export async function issueTicket(db: Queryable, recipientId: string, ttlSeconds: number, perUser: number): Promise<string> {
+export async function issueTicket(db: Queryable, { recipientId, session }: TicketHolder, ttlSeconds: number, perUser: number): Promise<string> {
   const ticket = randomBytes(32).toString('base64url');
   await db.query(
     `WITH expired AS (DELETE FROM stream_tickets WHERE expires_at < now() - make_interval(hours => $4))
-     INSERT INTO stream_tickets (ticket_hash, recipient_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`,
-    [hashOf(ticket), recipientId, ttlSeconds, TICKET_RESUME_HOURS],
+     INSERT INTO stream_tickets (ticket_hash, recipient_id, expires_at, session_id, token_issued_at)
+     VALUES ($1, $2, now() + make_interval(secs => $3), $5, $6)`,
+    [hashOf(ticket), recipientId, ttlSeconds, TICKET_RESUME_HOURS, session?.id ?? null, session?.issuedAt ?? null],
   );
   // After the insert, in a statement of its own: concurrent issues each see the others' tickets once
   // committed, so that however they interleave the user is left with `perUser` unused ones at most.
@@ -43,15 +61,15 @@ export async function issueTicket(db: Queryable, recipientId: string, ttlSeconds
   return ticket;
 }
 
-/** The recipient of a fresh ticket, using it up; undefined when it is forged, expired or used already. */
-export async function redeemTicket(db: Queryable, ticket: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ recipientId: string }>(
+/** The holder of a fresh ticket, using it up; undefined when it is forged, expired or used already. */
+export async function redeemTicket(db: Queryable, ticket: string): Promise<TicketHolder | undefined> {
+  const { rows } = await db.query<HolderRow>(
     `UPDATE stream_tickets SET used_at = now()
       WHERE ticket_hash = $1 AND used_at IS NULL AND expires_at > now()
-     RETURNING recipient_id AS "recipientId"`,
+     RETURNING ${holderColumns}`,
     [hashOf(ticket)],
   );
-  return rows[0]?.recipientId;
+  return rows[0] && holderOf(rows[0]);
 }
 
 /**
@@ -60,15 +78,15 @@ export async function redeemTicket(db: Queryable, ticket: string): Promise<strin
  * or ended within `TICKET_RESUME_WINDOW_SECONDS`. A resume must also name an event of that stream, at or
  * after `resumeFrom`: the caller checks that.
  */
-export async function findResumableTicket(db: Queryable, ticket: string): Promise<{ recipientId: string; resumeFrom: number } | undefined> {
-  const { rows } = await db.query<{ recipientId: string; resumeFrom: string }>(
-    `SELECT recipient_id AS "recipientId", resume_from AS "resumeFrom" FROM stream_tickets
+export async function findResumableTicket(db: Queryable, ticket: string): Promise<(TicketHolder & { resumeFrom: number }) | undefined> {
+  const { rows } = await db.query<HolderRow & { resumeFrom: string }>(
+    `SELECT ${holderColumns}, resume_from AS "resumeFrom" FROM stream_tickets
       WHERE ticket_hash = $1 AND used_at > now() - make_interval(hours => $2) AND resume_from IS NOT NULL
         AND (stream_ended_at IS NULL OR stream_ended_at > now() - make_interval(secs => $3))`,
     [hashOf(ticket), TICKET_RESUME_HOURS, TICKET_RESUME_WINDOW_SECONDS],
   );
   const row = rows[0];
-  return row && { recipientId: row.recipientId, resumeFrom: Number(row.resumeFrom) };
+  return row && { ...holderOf(row), resumeFrom: Number(row.resumeFrom) };
 }
 
 /**

@@ -1,5 +1,13 @@
 import type { StreamSession } from './session.js';
 
+/** What ended (see `SessionEnds` in streams.ts): these sessions of the user, or all issued before `notBefore`. */
+interface Ended {
+  userId: string;
+  sessionIds: readonly string[];
+  notBefore: string | null;
+  reason?: string;
+}
+
 /** The streams this instance holds, by user. */
 export class StreamHub {
   readonly #byRecipient = new Map<string, Set<StreamSession>>();
@@ -36,6 +44,16 @@ export class StreamHub {
   /** Newer streams of the user took the place of these, wherever they are: the ones held here end. */
   replace(recipientId: string, streamIds: readonly string[]): void {
     for (const session of [...(this.#byRecipient.get(recipientId) ?? [])]) if (streamIds.includes(session.id)) session.replace();
+  }
+
+  /** Sessions ended: the streams here that their tokens opened say so and close. */
+  endSessions({ userId, sessionIds, notBefore, reason = 'ended' }: Ended): void {
+    const notBeforeSeconds = notBefore === null ? undefined : Math.floor(Date.parse(notBefore) / 1000);
+    for (const session of [...(this.#byRecipient.get(userId) ?? [])]) {
+      const token = session.tokenSession;
+      if (!token) continue;
+      if (sessionIds.includes(token.id) || (notBeforeSeconds !== undefined && token.issuedAt < notBeforeSeconds)) session.endSession(reason);
+    }
   }
 
   /** On shutdown: each client reconnects, to another instance, and resumes where it was. */

@@ -3,6 +3,7 @@ import type { Logger } from '@recipes/logging';
 import { inSpan } from '@recipes/tracing';
 import { sse } from './sse.js';
 import type { StreamPosition } from '../repository/streams.js';
+import type { TokenSession } from '../repository/tickets.js';
 
 /** Beyond this many missed notifications, a resuming stream says `reset` and the client reloads the list. */
 export const RESUME_LIMIT = 1_000;
@@ -47,6 +48,8 @@ export class StreamSession {
   constructor(
     readonly id: string,
     readonly recipientId: string,
+    /** The session of the token that opened it; none for a token from before sessions. */
+    readonly tokenSession: TokenSession | undefined,
     private readonly out: ServerResponse,
     private readonly source: StreamSource,
     private readonly settings: SessionSettings,
@@ -90,6 +93,13 @@ export class StreamSession {
   /** A newer stream of the same user took this one's place. */
   replace(): void {
     this.#write(sse.event('replaced', {}));
+    this.end();
+  }
+
+  /** Its session ended (docs/api.md §11.1): the client is told why, then the stream closes. */
+  endSession(reason: string): void {
+    this.#write(sse.comment('session ended'));
+    this.#write(sse.event('session_ended', { reason }));
     this.end();
   }
 

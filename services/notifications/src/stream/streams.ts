@@ -6,7 +6,15 @@ import type { Logger } from '@recipes/logging';
 import { enqueue } from '@recipes/outbox';
 import { toNotification } from '../notifications.js';
 import { closeStream, findPosition, findSequence, findSince, openStream } from '../repository/streams.js';
-import { findResumableTicket, issueTicket, redeemTicket, ticketStreamEnded, ticketStreamOpened } from '../repository/tickets.js';
+import {
+  findResumableTicket,
+  issueTicket,
+  redeemTicket,
+  type TicketHolder,
+  type TokenSession,
+  ticketStreamEnded,
+  ticketStreamOpened,
+} from '../repository/tickets.js';
 import { StreamHub } from './hub.js';
 import { type MissedChange, type StreamSource, StreamSession } from './session.js';
 
@@ -16,6 +24,21 @@ export const RETRY_MS = 3_000;
 /** Open streams per user, on all instances together: a sixth replaces the oldest. */
 export const STREAMS_PER_USER = 5;
 
+/** Sessions that ended (`user.session.ended`), as this process knows them (libs/runtime keeps them). */
+export interface SessionEnds {
+  refuses(token: { userId: string; sessionId: string; issuedAt: number }): boolean;
+  onEnded(listener: (end: SessionEnd) => void): () => void;
+}
+
+/** One end: these sessions of the user, or (`notBefore`) every session of theirs whose token was issued earlier. */
+export interface SessionEnd {
+  userId: string;
+  sessionIds: readonly string[];
+  notBefore: string | null;
+}
+
+export type { TicketHolder, TokenSession };
+
 export interface StreamSettings {
   keepAliveMs: number;
   /** Unused tickets a user may hold; one more revokes the oldest. */
@@ -23,8 +46,15 @@ export interface StreamSettings {
 }
 
 /** The real-time side of notifications (docs/api.md §9): tickets, and the streams this instance holds. */
-export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs, ticketsPerUser }: StreamSettings) {
+export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs, ticketsPerUser }: StreamSettings, sessionEnds: SessionEnds) {
   const hub = new StreamHub();
+  // A session that ends closes its streams here within the moment this process hears of it (docs/api.md §11.1).
+  sessionEnds.onEnded((end) => hub.endSessions(end));
+  /** The holder, unless the session of its ticket has ended. */
+  const live = <H extends TicketHolder>(holder: H | undefined): H | undefined =>
+    holder?.session && sessionEnds.refuses({ userId: holder.recipientId, sessionId: holder.session.id, issuedAt: holder.session.issuedAt })
+      ? undefined
+      : holder;
 
   const source: StreamSource = {
     position: (recipientId) => findPosition(pool, recipientId),
@@ -55,30 +85,35 @@ export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs, tic
       closing = true;
       hub.endAll();
     },
-    /** A single-use ticket for `recipientId`, valid for `TICKET_TTL_SECONDS`; their oldest past `ticketsPerUser` unused ones is revoked. */
-    issueTicket: (recipientId: string) => issueTicket(pool, recipientId, TICKET_TTL_SECONDS, ticketsPerUser),
-    /** The user a fresh ticket was issued to, using it up; undefined when it is forged, expired or used. */
-    redeemTicket: (ticket: string) => redeemTicket(pool, ticket),
+    /**
+     * A single-use ticket for `holder` (the recipient, and the session of their token), valid for
+     * `TICKET_TTL_SECONDS`; their oldest past `ticketsPerUser` unused ones is revoked.
+     */
+    issueTicket: (holder: TicketHolder) => issueTicket(pool, holder, TICKET_TTL_SECONDS, ticketsPerUser),
+    /** Whom a fresh ticket was issued to, using it up; undefined when it is forged, expired, used, or its session ended. */
+    redeemTicket: async (ticket: string) => live(await redeemTicket(pool, ticket)),
     /**
      * The user of a used `ticket` and where its stream resumes, when it may resume it after the notification
      * `lastEventId` (see `findResumableTicket`): an event that stream sent, so one at or after where it
      * started. Undefined otherwise: a URL read in a log is not enough to reopen a stream.
      */
-    async resumeByTicket(ticket: string, lastEventId: string): Promise<{ recipientId: string; resumeAfter: number } | undefined> {
-      const resumable = await findResumableTicket(pool, ticket);
+    async resumeByTicket(ticket: string, lastEventId: string): Promise<(TicketHolder & { resumeAfter: number }) | undefined> {
+      const resumable = live(await findResumableTicket(pool, ticket));
       if (!resumable) return undefined;
+      const { resumeFrom, ...holder } = resumable;
       const resumeAfter = await findSequence(pool, resumable.recipientId, lastEventId);
-      return resumeAfter !== undefined && resumeAfter >= resumable.resumeFrom ? { recipientId: resumable.recipientId, resumeAfter } : undefined;
+      return resumeAfter !== undefined && resumeAfter >= resumeFrom ? { ...holder, resumeAfter } : undefined;
     },
     /** Where a stream resuming after the recipient's notification `id` starts; undefined when it is not theirs. */
     resumePoint: (recipientId: string, id: string) => findSequence(pool, recipientId, id),
 
     /**
      * Opens a stream of `recipientId` on `response`, resuming after `resumeAfter` when given; `ticket`, when it
-     * opened it, learns where the stream started and when it ends (see repository/tickets.ts).
+     * opened it, learns where the stream started and when it ends (see repository/tickets.ts). The stream
+     * ends with `session`, the session of the token that opened it (directly or by a ticket).
      */
     async open(
-      recipientId: string,
+      { recipientId, session: tokenSession }: TicketHolder,
       response: ServerResponse,
       resumeAfter: number | undefined,
       log: Logger,
@@ -92,7 +127,7 @@ export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs, tic
       }
       const id = newId();
       let opened: Promise<void> = Promise.resolve();
-      const session: StreamSession = new StreamSession(id, recipientId, response, source, {
+      const session: StreamSession = new StreamSession(id, recipientId, tokenSession, response, source, {
         keepAliveMs,
         retryMs: RETRY_MS,
         log,
@@ -107,6 +142,11 @@ export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs, tic
       });
       // Held before the first read: whatever is stored from now on reaches this stream, by the read or by a prompt.
       hub.add(session);
+      // Its session may have ended since its token or ticket was checked, before the hub held it.
+      if (tokenSession && sessionEnds.refuses({ userId: recipientId, sessionId: tokenSession.id, issuedAt: tokenSession.issuedAt })) {
+        session.endSession('ended');
+        return;
+      }
       opened = withTransaction(pool, async (tx) => {
         if (ticket !== undefined) await ticketStreamOpened(tx, ticket, resumeAfter);
         const replaced = await openStream(tx, id, recipientId, STREAMS_PER_USER);

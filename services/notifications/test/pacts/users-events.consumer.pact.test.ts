@@ -1,5 +1,5 @@
 import { MatchersV3 } from '@pact-foundation/pact';
-import { userBlocked, userCreated, userMuted, userUnblocked, userUnmuted, userUpdated } from '@recipes/contracts';
+import { userBlocked, userCreated, userMuted, userSessionEnded, userUnblocked, userUnmuted, userUpdated } from '@recipes/contracts';
 import { eventMessage } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mentionEvent, type NotificationsHarness, notificationsHarness } from '../support.js';
@@ -7,7 +7,7 @@ import { consumedBy, delivery, eventsPact, isoMillis } from './support.js';
 
 /** What notifications needs of the user events: enough to show an actor, and the revision to order updates. */
 const pact = eventsPact('users');
-const { integer, like, uuid } = MatchersV3;
+const { eachLike, integer, like, regex, uuid } = MatchersV3;
 let harness: NotificationsHarness;
 beforeAll(async () => {
   harness = await notificationsHarness();
@@ -75,5 +75,24 @@ describe('mute and block events', () => {
     await delivery(pact, 'a user.unblocked ending that block', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a86', unblocked).verify(consumedBy(harness));
     expect(await held()).toEqual([{ muted: false, blocked: false, revision: 4 }]);
     expect(await shown()).toBe(0);
+  });
+
+  it('refuses the tokens of a session user.session.ended names, and keeps it through a restart', async () => {
+    const sessionId = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a91';
+    const token = harness.tokenFor({ id: USER, username: 'Ada_Pact', sessionId, issuedAt: Math.floor(Date.now() / 1000) });
+    const list = (app = harness.app) => app.inject({ method: 'GET', url: '/api/notifications', headers: { authorization: `Bearer ${token}` } });
+    expect((await list()).statusCode).toBe(200);
+    const message = eventMessage(userSessionEnded, {
+      userId: uuid(USER),
+      sessionIds: eachLike(uuid(sessionId)),
+      notBefore: null,
+      reason: regex('^(logout|logout_all|ended_by_user|reuse|password_changed|too_many_sessions)$', 'logout'),
+      endedAt: isoMillis('2026-11-22T10:00:00.000Z'),
+      // Far ahead in the example, so that the end is still worth keeping when the message is handled.
+      tokensExpireBy: isoMillis('2099-11-22T10:15:01.000Z'),
+    });
+    await delivery(pact, 'a user.session.ended for one session that was logged out', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a92', message).verify(consumedBy(harness));
+    expect((await list()).statusCode).toBe(401);
+    expect((await list(await harness.anotherApp({}))).statusCode).toBe(401);
   });
 });

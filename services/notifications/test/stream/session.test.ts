@@ -51,7 +51,7 @@ describe('a stream session prompted before it starts', () => {
   it('sends nothing of the history for the prompt: its first read finds what the prompt announced', async () => {
     const { response, received } = await openResponse();
     const source = sequenceOf(5);
-    const session = new StreamSession('s1', 'u1', response, source, {
+    const session = new StreamSession('s1', 'u1', undefined, response, source, {
       keepAliveMs: 60_000,
       retryMs: 1_000,
       log: createLogger({ service: 'test', level: 'silent' }),

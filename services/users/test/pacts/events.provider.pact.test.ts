@@ -1,6 +1,6 @@
 import { MessageProviderPact } from '@pact-foundation/pact';
-import { userBlocked, userCreated, userMuted, userUnblocked, userUnmuted, userUpdated } from '@recipes/contracts';
-import { messageProvidersByType, pactNames, pactsForProvider } from '@recipes/testing/pact';
+import { eventCatalogue, userBlocked, userCreated, userMuted, userSessionEnded, userUnblocked, userUnmuted, userUpdated } from '@recipes/contracts';
+import { messageProvidersByType, missingConsumerPacts, pactNames, pactsForProvider } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type UsersHarness, usersHarness } from '../support.js';
 
@@ -86,7 +86,22 @@ describe('users-events', () => {
         [userUnmuted.type]: () => relationEvent(userUnmuted.type, [['PUT', 'mute'], ['DELETE', 'mute']]),
         [userBlocked.type]: () => relationEvent(userBlocked.type, [['PUT', 'block']]),
         [userUnblocked.type]: () => relationEvent(userUnblocked.type, [['PUT', 'block'], ['DELETE', 'block']]),
+        [userSessionEnded.type]: async () => {
+          const { id, token } = await register();
+          const loggedOut = await harness.app.inject({ method: 'POST', url: '/api/auth/logout', headers: { authorization: `Bearer ${token}` } });
+          expect(loggedOut.statusCode).toBe(200);
+          const { rows } = await harness.pool.query(
+            "SELECT payload FROM outbox WHERE type = $1 AND payload->'data'->>'userId' = $2 ORDER BY created_at DESC LIMIT 1",
+            [userSessionEnded.type, id],
+          );
+          expect(rows).toHaveLength(1);
+          return rows[0].payload;
+        },
       }),
     }).verify();
+  });
+
+  it.skipIf(pactUrls.length === 0)('has a pact from every consumer the catalogue lists for its session ends', () => {
+    expect(missingConsumerPacts(eventCatalogue, 'users', pactUrls).filter((missing) => missing.endsWith(userSessionEnded.type))).toEqual([]);
   });
 });

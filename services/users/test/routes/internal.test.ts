@@ -34,10 +34,16 @@ describe('/internal/users', () => {
     const document = (await harness.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     expect(Object.keys(document.paths).sort()).toEqual([
       '/api/auth/login',
+      '/api/auth/logout',
+      '/api/auth/logout-all',
+      '/api/auth/refresh',
       '/api/auth/register',
+      '/api/auth/sessions',
+      '/api/auth/sessions/{id}',
       '/api/users/me',
       '/api/users/me/blocks',
       '/api/users/me/mutes',
+      '/api/users/me/password',
       '/api/users/{id}',
       '/api/users/{id}/block',
       '/api/users/{id}/mute',

@@ -3,7 +3,7 @@ import { type App, HttpError, logWhenClosedByClient, problemResponses, REQUEST_I
 import type { Logger } from '@recipes/logging';
 import { z } from 'zod';
 import { SSE_HEADERS } from '../../stream/sse.js';
-import type { Streams } from '../../stream/streams.js';
+import type { Streams, TicketHolder } from '../../stream/streams.js';
 
 const streamQuery = z.object({
   /** From `POST /stream-tickets`, for a browser's `EventSource`, which cannot send a header. */
@@ -32,7 +32,8 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
       },
     },
     async (request, reply) => {
-      const ticket = await streams.issueTicket(callerOf(request).id);
+      const { id, session } = callerOf(request);
+      const ticket = await streams.issueTicket(session ? { recipientId: id, session } : { recipientId: id });
       return reply.code(201).send({ ticket, expiresIn: 60 });
     },
   );
@@ -44,7 +45,7 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
         summary: 'The caller’s notifications as they happen (Server-Sent Events)',
         operationId: 'streamNotifications',
         description:
-          'Authenticated by a bearer token or by `ticket` (single use; a used one only resumes, as EventSource reconnects by itself: with the `Last-Event-ID` header naming an event its stream sent, within 2 minutes of that stream’s end). Events: `notification` (id = the notification’s id), `unread_count` (the first one with the id of the newest notification), `reset` (more than 1,000 missed: reload the list), `replaced` (a sixth stream opened). Resumes after `Last-Event-ID`.',
+          'Authenticated by a bearer token or by `ticket` (single use; a used one only resumes, as EventSource reconnects by itself: with the `Last-Event-ID` header naming an event its stream sent, within 2 minutes of that stream’s end). Events: `notification` (id = the notification’s id), `unread_count` (the first one with the id of the newest notification), `reset` (more than 1,000 missed: reload the list), `replaced` (a sixth stream opened), `session_ended` (the session of the token that opened it ended: the stream closes). Resumes after `Last-Event-ID`.',
         tags: ['notifications'],
         security: [{ bearerAuth: [] }, {}],
         querystring: streamQuery,
@@ -63,18 +64,21 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
       // the stream and in that header, never in a URL, so that a URL read where it was written down (a log,
       // a proxy's) is not enough.
       const { ticket } = request.query;
-      let recipientId = request.caller?.id;
+      const { caller } = request;
+      let holder: TicketHolder | undefined = caller && (caller.session ? { recipientId: caller.id, session: caller.session } : { recipientId: caller.id });
       let resumeAfter: number | undefined;
       let byTicket: string | undefined;
-      if (recipientId === undefined && ticket !== undefined) {
-        recipientId = await streams.redeemTicket(ticket);
+      if (holder === undefined && ticket !== undefined) {
+        holder = await streams.redeemTicket(ticket);
         const header = request.headers['last-event-id'];
-        if (recipientId === undefined && header !== undefined && uuid.safeParse(header).success) {
-          ({ recipientId, resumeAfter } = (await streams.resumeByTicket(ticket, header)) ?? {});
+        if (holder === undefined && header !== undefined && uuid.safeParse(header).success) {
+          const resumed = await streams.resumeByTicket(ticket, header);
+          if (resumed) ({ resumeAfter, ...holder } = resumed);
         }
-        if (recipientId !== undefined) byTicket = ticket;
+        if (holder !== undefined) byTicket = ticket;
       }
-      if (recipientId === undefined) throw unauthorized('A bearer token or a valid stream ticket is required');
+      if (holder === undefined) throw unauthorized('A bearer token or a valid stream ticket is required');
+      const { recipientId } = holder;
 
       if (lastEventId !== undefined && resumeAfter === undefined) {
         resumeAfter = uuid.safeParse(lastEventId).success ? await streams.resumePoint(recipientId, lastEventId) : undefined;
@@ -87,7 +91,7 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
       reply.hijack();
       logWhenClosedByClient(request, reply);
       reply.raw.writeHead(200, { ...SSE_HEADERS, [REQUEST_ID_HEADER]: request.id });
-      await streams.open(recipientId, reply.raw, resumeAfter, request.log as Logger, request.id, byTicket);
+      await streams.open(holder, reply.raw, resumeAfter, request.log as Logger, request.id, byTicket);
     },
   );
 }

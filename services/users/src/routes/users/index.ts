@@ -4,10 +4,28 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { type Accounts, toAuthor } from '../../accounts.js';
 import { type RelationKind, type Relations, relatedUsersCursor } from '../../relations.js';
-import { blockedResponse, mutedResponse, profileChangeBody, relatedUsersQuery, relatedUsersResponse, userResponse } from '../../schemas.js';
+import {
+  blockedResponse,
+  messageResponse,
+  mutedResponse,
+  passwordChangeBody,
+  profileChangeBody,
+  relatedUsersQuery,
+  relatedUsersResponse,
+  userResponse,
+} from '../../schemas.js';
+import type { Sessions } from '../../sessions.js';
+import type { PasswordChecks } from '../password-checks.js';
 
-/** Profiles, and the caller's mutes and blocks of other users: `/api/users/...`. */
-export default async function userRoutes(app: App, { accounts, relations }: { accounts: Accounts; relations: Relations }) {
+export interface UserRoutesOptions {
+  accounts: Accounts;
+  relations: Relations;
+  sessions: Sessions;
+  passwordChecked: PasswordChecks;
+}
+
+/** Profiles, the caller's password, and the caller's mutes and blocks of other users: `/api/users/...`. */
+export default async function userRoutes(app: App, { accounts, relations, sessions, passwordChecked }: UserRoutesOptions) {
   app.get(
     '/me',
     {
@@ -45,6 +63,31 @@ export default async function userRoutes(app: App, { accounts, relations }: { ac
       const user = await accounts.changeAvatar(callerOf(request).id, request.body.avatarUrl, request.id);
       if (!user) throw unauthorized('The token is invalid or expired');
       return { user: toAuthor(user) };
+    },
+  );
+
+  app.put(
+    '/me/password',
+    {
+      onRequest: app.auth.required,
+      schema: {
+        summary: 'Change the caller’s password, ending every other session of theirs',
+        description: 'A wrong `currentPassword` is `401` and counts as a failed login.',
+        operationId: 'changeMyPassword',
+        tags: ['users'],
+        security: [{ bearerAuth: [] }],
+        body: passwordChangeBody,
+        response: { 200: messageResponse, ...problemResponses(400, 401, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const { currentPassword, newPassword } = request.body;
+      await passwordChecked(request, reply, caller.username, () => accounts.authenticate(caller.username, currentPassword));
+      const except = caller.session?.id ?? null;
+      const { committed } = await accounts.changePassword(caller.id, newPassword, (tx) => sessions.endOthersIn(tx, caller.id, except, request.id));
+      committed();
+      return { message: 'Password changed' };
     },
   );
 
