@@ -56,7 +56,7 @@ describe('Prism’s check of recorded traffic against the published document', (
     ({ check } = await prismChecker(await mergedDocument()));
   }, 60_000);
 
-  const session = { user: USER, token: 'x.y.z' };
+  const session = { user: USER, token: 'x.y.z', refreshToken: 'r'.repeat(43), expiresIn: 900 };
   const accepted = (mismatches: string[]) => mismatches.filter((line) => line.includes('accepted, but the document forbids it'));
 
   it('passes a request and answer the document describes', () => {
