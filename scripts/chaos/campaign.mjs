@@ -16,6 +16,7 @@ import { createFaultProxy } from './proxy.mjs';
 import { random, randomSeed } from './random.mjs';
 import { burstSummary, formatResult, hostileSummary, perMinute, workloadSummary } from './report.mjs';
 import { serverControl } from './servers.mjs';
+import { startSessions } from './sessions.mjs';
 import { settle } from './settle.mjs';
 import { deleteTopology, dropDatabase } from './topology.mjs';
 import { startWorkload } from './workload.mjs';
@@ -64,13 +65,13 @@ async function proxiesFor(instances, databaseUrl, amqpUrl) {
  * Runs every lane at once until `deadline` (each then goes on until its kinds reach `quota`, for at
  * most a quarter of the time more); resolves once every lane has undone its last fault.
  */
-async function injectFaults({ rng, instances, quota, minutes, deadline, signal, context, say, tally, errors }) {
+async function injectFaults({ rng, instances, quota, minutes, deadline, signal, context, say, tally, errors, timeline }) {
   const seconds = minutes * 60;
   const lastCall = deadline + (seconds * 1_000) / 4 + 10_000;
   await Promise.allSettled(
     LANES.map((lane) => {
       const schedule = laneSchedule(rng.fork(`lane ${lane.name}`), lane, instances, { quota, seconds });
-      return runLane({ lane, schedule, context, deadline, lastCall, quota, signal, say, tally, errors });
+      return runLane({ lane, schedule, context, deadline, lastCall, quota, signal, say, tally, errors, timeline });
     }),
   );
 }
@@ -108,9 +109,11 @@ export async function runCampaign({
   const quota = quotaFor(minutes, perKindPerMinute);
   const tally = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, { injected: 0, busyMs: 0 }]));
   const errors = [];
+  /** Every fault's time, from its injection to its end (lanes.mjs), for the checks that excuse what a fault could cause. */
+  const timeline = [];
   let proxies = new Map();
   let links;
-  let system, db, guard, workload, hostile, overload, retractions;
+  let system, db, guard, workload, hostile, overload, sessions, retractions;
   const context = () => ({ system, proxies, links, servers, state, say, signal });
 
   try {
@@ -144,14 +147,15 @@ export async function runCampaign({
     workload = await startWorkload({ apiUrl: `${system.urlOf('gateway')}/api`, rng: rng.fork('workload'), clients });
     hostile = await startHostile({ apiUrl: `${system.urlOf('gateway')}/api`, system, world: workload.world, rng: rng.fork('hostile') });
     overload = startOverload({ apiUrl: `${system.urlOf('gateway')}/api`, world: workload.world, rng: rng.fork('overload') });
-    say(`${workload.world.users.length} users registered; ${clients} clients, a hostile user and bursts above capacity at work; faults for ${minutes} min, at least ${quota} of each kind`);
+    sessions = await startSessions({ apiUrl: `${system.urlOf('gateway')}/api`, rng: rng.fork('sessions') });
+    say(`${workload.world.users.length} users registered; ${clients} clients, a hostile user, users logging in and out and bursts above capacity at work; faults for ${minutes} min, at least ${quota} of each kind`);
 
     const faultsStarted = Date.now();
     const deadline = faultsStarted + minutes * 60_000;
-    await injectFaults({ rng: rng.fork('faults'), instances, quota, minutes, deadline, signal, context: context(), say, tally, errors });
+    await injectFaults({ rng: rng.fork('faults'), instances, quota, minutes, deadline, signal, context: context(), say, tally, errors, timeline });
     const faultsEnded = Date.now();
-    say(`stopping the workload after ${workload.requests.length} requests, the hostile user after ${hostile.requests.length}, the bursts after ${overload.requests.length}`);
-    await Promise.all([workload.stop(), hostile.stop(), overload.stop()]);
+    say(`stopping the workload after ${workload.requests.length} requests, the hostile user after ${hostile.requests.length}, the bursts after ${overload.requests.length}, the sessions after ${sessions.requests.length}`);
+    await Promise.all([workload.stop(), hostile.stop(), overload.stop(), sessions.stop()]);
     await guard.stop();
     if (signal?.aborted) throw new Error('the campaign was interrupted');
     errors.push(...(await restoreEverything(context())));
@@ -167,6 +171,7 @@ export async function runCampaign({
       ...(await checkInvariants({ db, amqpUrl, exchange, world: workload.world, retractedSeen })),
       ...(await hostile.checks(db)),
       ...(await overload.checks(db)),
+      ...sessions.checks(timeline),
     ];
     return {
       seed,
@@ -191,6 +196,7 @@ export async function runCampaign({
     await workload?.stop();
     await hostile?.stop();
     await overload?.stop();
+    await sessions?.stop();
     await guard?.stop();
     await retractions?.stop();
     const late = await restoreEverything(context(), { processes: false });

@@ -109,6 +109,7 @@ export async function injectFault(plan, { system, proxies, links, servers, state
               state.restarts.delete(restart);
             });
           state.restarts.add(restart);
+          return { ready: restart };
         },
       };
     }

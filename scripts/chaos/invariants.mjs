@@ -383,6 +383,43 @@ async function outboxes(db) {
   return row('outboxes empty', total, Object.entries(backlog).map(([schema, n]) => `${schema} ${n}`).join(', '));
 }
 
+/** docs/api.md §11.1: an ended session's access tokens are refused (401) by every service within this of its end. */
+export const SESSION_ENDS_WITHIN_MS = 1_000;
+
+/**
+ * The faults that could keep a service from learning a session's end in time. The end goes from the users
+ * service's outbox (PostgreSQL; its relay publishes it) through the broker to every instance's own queue,
+ * and a service whose link was away learns it within 1 s of the link's return: the broker stopped or its
+ * links dropped, cut or slowed; PostgreSQL stopped, or a users instance's link to it cut or slowed; a
+ * host's instances cut from the servers, or the hosts from each other; an instance down until it is
+ * ready again (it reads what it missed from its service's tables at its start, then every second).
+ */
+const keepsEndAway = ({ kind, target }) =>
+  /^(rabbitmq|broker|postgres|host|instance)-/.test(kind) || (kind.startsWith('database-') && target.startsWith('users#'));
+
+/**
+ * No ended session's access token accepted more than 1 s after its end, but where a fault could have kept
+ * the answering side from learning it. `probes` (scripts/chaos/sessions.mjs): `{ service, status, endedAt,
+ * sentAt, answeredAt }`, epoch ms, `endedAt` the answer that ended the session (so no earlier than the
+ * end). A probe accepted (2xx) and sent more than 1 s after `endedAt` is late, and excused if a fault of
+ * `timeline` (lanes.mjs: `{ kind, target, from, to }`) that `keepsEndAway` was in effect at any time from
+ * `endedAt` until 1 s before the answer: the guarantee counts from the fault's end.
+ */
+export function endedSessionsRefused(probes, timeline) {
+  const answered = probes.filter((p) => outcomeOf(p.status) !== 'unavailable');
+  const late = probes.filter((p) => outcomeOf(p.status) === 'ok' && p.sentAt - p.endedAt > SESSION_ENDS_WITHIN_MS);
+  const excusing = timeline.filter(keepsEndAway);
+  const excused = (p) => excusing.some((f) => f.from <= p.answeredAt - SESSION_ENDS_WITHIN_MS && (f.to ?? Infinity) >= p.endedAt);
+  const unexcused = late.filter((p) => !excused(p));
+  // A run whose probes were never answered proves nothing.
+  return row(
+    "ended sessions' tokens refused within 1 s",
+    unexcused.length + (answered.length === 0 ? 1 : 0),
+    `${probes.length} probes (${answered.length} answered), ${late.length} accepted late, ${late.length - unexcused.length} excused by faults` +
+      sample(unexcused.map((p) => `${p.service} ${p.status} sent ${p.sentAt - p.endedAt} ms after the end`)),
+  );
+}
+
 /** The rows about the run itself: its faults, its processes, the answers its clients got, settling. */
 export function runChecks({ settled, requests, exits, faults, quota, errors }) {
   const unexpected = requests.filter((r) => outcomeOf(r.status, r.action) === 'unexpected');

@@ -99,27 +99,39 @@ export function pause(ms, signal) {
  * Runs one lane: each fault injected, held for its time, undone, then the pause. Until `deadline`,
  * and after it until every kind of the lane has reached `quota` (but never past `lastCall`). Never
  * throws: a fault that goes wrong is an error in `errors`, and the lane undoes its own kinds and goes
- * on. `tally[kind]` counts `injected` and the milliseconds spent injecting and undoing (`busyMs`).
+ * on. `tally[kind]` counts `injected` and the milliseconds spent injecting and undoing (`busyMs`);
+ * `timeline` gets each fault's `{ kind, target, from, to }` (epoch ms: from before its injection began
+ * until it was undone, a stopped instance until it is ready again), for checks that excuse what a fault
+ * could cause.
  */
-export async function runLane({ lane, schedule, context, deadline, lastCall, quota, signal, say, tally, errors }) {
+export async function runLane({ lane, schedule, context, deadline, lastCall, quota, signal, say, tally, errors, timeline = [] }) {
   const short = () => lane.kinds.some((kind) => tally[kind].injected < quota);
   for (let n = 1; !signal?.aborted && (Date.now() < deadline || (short() && Date.now() < lastCall)); n += 1) {
     const plan = schedule.next().value;
     const label = `${lane.name} ${n}: ${plan.kind}`;
+    // Recorded before it begins: one that goes wrong may have been in effect all the same.
+    const span = { kind: plan.kind, target: plan.target, from: Date.now(), to: undefined };
+    timeline.push(span);
     try {
-      const injecting = Date.now();
+      const injecting = span.from;
       const { description, restore } = await injectFault(plan, context);
       const injected = Date.now();
       tally[plan.kind].injected += 1;
       say(`${label}: ${description}${plan.seconds > 0 ? `, for ${plan.seconds} s` : ''}`);
       await pause(plan.seconds * 1_000, signal);
       const undoing = Date.now();
-      await restore();
-      tally[plan.kind].busyMs += injected - injecting + (Date.now() - undoing);
+      const { ready } = (await restore()) ?? {};
+      span.to = Date.now();
+      tally[plan.kind].busyMs += injected - injecting + (span.to - undoing);
+      // A stopped instance is started again in the background: it is down until it is ready.
+      ready?.then(() => {
+        span.to = Date.now();
+      });
     } catch (error) {
       errors.push(`${plan.kind}: ${error.message}`);
       say(`${label} went wrong (${error.message}); undoing the ${lane.name} lane's faults`);
       errors.push(...(await lane.recover(context).catch((e) => [`${lane.name} lane: ${e.message}`])));
+      span.to = Date.now();
     }
     await pause(plan.gapSeconds * 1_000, signal);
   }
