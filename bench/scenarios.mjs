@@ -24,6 +24,7 @@ function pathsFor({ viewer, recipeId, postId, collectionId }) {
     '/api/notifications/preferences': [''],
     '/api/users/me/mutes': [''],
     '/api/users/me/blocks': [''],
+    '/api/auth/sessions': [''],
   };
 }
 

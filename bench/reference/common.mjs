@@ -125,6 +125,6 @@ export async function registerAuth(app, publicKey) {
     if (!claims || typeof claims.sub !== 'string' || !UUID.test(claims.sub) || typeof claims.username !== 'string' || claims.username === '') {
       return sendProblem(reply, 401, 'The token is invalid or expired');
     }
-    request.caller = { id: claims.sub, username: claims.username };
+    request.caller = { id: claims.sub, username: claims.username, sessionId: typeof claims.sid === 'string' ? claims.sid : undefined };
   });
 }

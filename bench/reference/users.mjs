@@ -1,5 +1,5 @@
 // The users service's reads (services/users/src/routes/users/index.ts), on its pool.
-import { author, listingRows, listingStatement, listPagination, listPaginationSchema, object, pageOf, pageQuery, problem, sendProblem, statement, USERNAME, UUID, withListLinks } from './common.mjs';
+import { author, boolean, listingRows, listingStatement, listPagination, listPaginationSchema, object, pageOf, pageQuery, nullableString, problem, sendProblem, statement, string, USERNAME, UUID, withListLinks } from './common.mjs';
 
 // repository.ts `findUserById` and `findUserByUsername`.
 const USER_COLUMNS = `id, username, password_hash AS "passwordHash", avatar_url AS "avatarUrl", revision`;
@@ -33,6 +33,17 @@ const findRelatedPage = Object.fromEntries(
 );
 const cursorKinds = { mutes: 'user-mutes', blocks: 'user-blocks' };
 
+// repository/sessions.ts `findLiveSessions`, with the service's default SESSION_IDLE_DAYS.
+const findLiveSessions = statement(
+  'find-live-sessions',
+  `SELECT id, created_at AS "createdAt", last_used_at AS "lastUsedAt", user_agent AS "userAgent"
+     FROM sessions
+    WHERE user_id = $1 AND ended_at IS NULL AND expires_at > now() AND last_used_at > now() - make_interval(days => $2)
+    ORDER BY last_used_at DESC, id DESC`,
+);
+const SESSION_IDLE_DAYS = 14;
+const sessionItem = object({ id: string, createdAt: string, lastUsedAt: string, userAgent: nullableString, current: boolean });
+
 const toAuthor = ({ id, username, avatarUrl }) => ({ user: { id, username, avatarUrl } });
 const userResponse = object({ user: author });
 
@@ -53,6 +64,21 @@ export function registerUsers(app, pool) {
       return user ? toAuthor(user) : sendProblem(reply, 404, 'User not found');
     },
   );
+
+  // GET /api/auth/sessions — routes/auth `listSessions`: the caller's live sessions, theirs marked current.
+  app.get('/api/auth/sessions', { schema: { response: { 200: object({ sessions: { type: 'array', items: sessionItem } }), 401: problem } } }, async (request, reply) => {
+    if (!request.caller) return sendProblem(reply, 401, 'A bearer token is required');
+    const { rows } = await pool.query(findLiveSessions(request.caller.id, SESSION_IDLE_DAYS));
+    return {
+      sessions: rows.map(({ id, createdAt, lastUsedAt, userAgent }) => ({
+        id,
+        createdAt: createdAt.toISOString(),
+        lastUsedAt: lastUsedAt.toISOString(),
+        userAgent,
+        current: id === request.caller.sessionId,
+      })),
+    };
+  });
 
   // GET /api/users/me/mutes and /blocks — relations.ts `list`: the page and its total in one statement.
   for (const list of ['mutes', 'blocks']) {
