@@ -39,6 +39,9 @@ function follow(api, account, failures) {
   let opened = 0;
   let stopped = false;
   let current;
+  // Open once its first frame (the unread count) has come: what is stored from then on, it must see.
+  let markReady;
+  const ready = new Promise((resolve) => (markReady = resolve));
   const done = (async () => {
     while (!stopped) {
       const lastId = seen.at(-1);
@@ -52,6 +55,7 @@ function follow(api, account, failures) {
           ended = await Promise.race([stream.ended.then(() => true), pause(100).then(() => stopped)]);
           for (; read < stream.received.length; read++) {
             const event = stream.received[read];
+            if (event.event === 'unread_count') markReady();
             if (event.event === 'notification' && event.id) seen.push(event.id);
           }
         }
@@ -62,6 +66,7 @@ function follow(api, account, failures) {
   })();
   return {
     seen,
+    ready,
     opened: () => opened,
     stop: async () => {
       stopped = true;
@@ -110,6 +115,7 @@ export async function rollingRestart() {
       }
     };
     const streams = mentioned.map((account) => follow(api, account, failures));
+    await Promise.all(streams.map((stream) => stream.ready));
     const posted = new Map();
     const clients = [
       ...[0, 1].map((writer) =>

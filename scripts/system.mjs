@@ -153,14 +153,14 @@ export async function startSystem({
   const DATABASE_URL = await freshDatabase(databaseUrl, name);
   const present = services.filter((s) => existsSync(`services/${s.name}/dist/server.js`));
   const instancesOf = (service) => Array.from({ length: service === 'gateway' ? gateways : replicas }, (_, i) => i);
-  // The gateway takes every instance of a service; services call each other's internal port on the first instance.
+  // The gateway takes every instance of a service, and so do the services' look-ups of each other's internal port.
   const upstreams = Object.fromEntries(
     services
       .filter((s) => s.name !== 'gateway')
       .flatMap((s) =>
         upstreamVariables(s.name, {
           url: instancesOf(s.name).map((i) => urlOf(s.name, i)).join(','),
-          internalUrl: s.internalPort && internalUrlOf(s.name),
+          internalUrl: s.internalPort && instancesOf(s.name).map((i) => internalUrlOf(s.name, i)).join(','),
         }),
       ),
   );

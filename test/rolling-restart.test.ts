@@ -42,6 +42,9 @@ function follow(account: Account) {
   let stopped = false;
   let current: { close(): void } | undefined;
   let opened = 0;
+  // Open once its first frame (the unread count) has come: what is stored from then on, it must see.
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
   const done = (async () => {
     while (!stopped) {
       const lastId = seen.at(-1);
@@ -61,6 +64,7 @@ function follow(account: Account) {
           ended = await Promise.race([stream.ended.then(() => true), pause(100).then(() => stopped)]);
           for (; read < stream.received.length; read++) {
             const event = stream.received[read]!;
+            if (event.event === 'unread_count') markReady();
             if (event.event === 'notification' && event.id) seen.push(event.id);
           }
         }
@@ -71,6 +75,7 @@ function follow(account: Account) {
   })();
   return {
     seen,
+    ready,
     opened: () => opened,
     stop: async () => {
       stopped = true;
@@ -99,6 +104,7 @@ describe('a rolling restart of every service', () => {
     for (let i = 0; i < MENTIONED; i++) mentioned.push(await api.register(`rolling_${i}`));
     const recipeId = await api.recipe(author);
     const streams = mentioned.map((account) => follow(account));
+    await Promise.all(streams.map((stream) => stream.ready));
 
     const posted = new Map<string, number>();
     const call = async (what: string, request: () => ReturnType<typeof api.call>) => {

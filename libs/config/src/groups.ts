@@ -118,9 +118,15 @@ export const notificationEnv = {
 
 /** The owners' internal look-ups (libs/directory), for what the events have not brought yet; each service takes those it needs. */
 export const lookupEnv = {
-  USERS_INTERNAL_URL: env.url('http://127.0.0.1:3101').describe("the users service's internal look-ups, for users the events have not brought yet"),
-  CONTENT_INTERNAL_URL: env.url('http://127.0.0.1:3102').describe('look-ups of recipes and posts the events have not brought yet'),
-  COLLECTIONS_INTERNAL_URL: env.url('http://127.0.0.1:3104').describe('look-ups of collections the events have not brought yet'),
+  USERS_INTERNAL_URL: env
+    .urls('http://127.0.0.1:3101', /^https?$/)
+    .describe("the users service's internal look-ups, for users the events have not brought yet; several instances comma-separated, each tried in turn"),
+  CONTENT_INTERNAL_URL: env
+    .urls('http://127.0.0.1:3102', /^https?$/)
+    .describe('look-ups of recipes and posts the events have not brought yet; several instances comma-separated'),
+  COLLECTIONS_INTERNAL_URL: env
+    .urls('http://127.0.0.1:3104', /^https?$/)
+    .describe('look-ups of collections the events have not brought yet; several instances comma-separated'),
 };
 
 /**

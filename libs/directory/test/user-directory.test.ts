@@ -111,6 +111,18 @@ describe('UserDirectory look-ups', () => {
     await expect(offline.findById(newId())).rejects.toSatisfy(isUnavailable);
   });
 
+  it('asks the next instance when one cannot be reached (stopped for a rolling restart), each look-up starting at another', async () => {
+    const known = usersService.register('two_instances');
+    // The first instance refuses every connection; the other answers.
+    const spread = new UserDirectory({ pool, usersUrl: `http://127.0.0.1:1,${usersService.url}`, timeoutMs: 500 });
+    // Nobody, asked four times (nobody is not remembered): each reaches the instance that answers.
+    for (let i = 0; i < 4; i += 1) expect(await spread.findById(newId())).toBeUndefined();
+    expect(await spread.findByUsernames(['two_instances'])).toEqual(new Map([['two_instances', known]]));
+    expect(lookups()).toBe(5);
+    const bothDown = new UserDirectory({ pool, usersUrl: 'http://127.0.0.1:1,http://127.0.0.1:2', timeoutMs: 500 });
+    await expect(bothDown.findById(newId())).rejects.toSatisfy(isUnavailable);
+  });
+
   it('says the users service is unavailable, not "no such user", when it answers with an error', async () => {
     usersService.setDown(true);
     try {
