@@ -7,10 +7,11 @@ import type { Account } from './support/world.js';
 /**
  * A rolling restart (docs/api.md §1, docs/architecture.md §10): two instances of every service behind
  * the gateway, each instance in turn stopped with SIGTERM and started again, as a rolling deploy does,
- * while clients post mentioned comments (without an Idempotency-Key: a client that never retries), read
- * lists and hold notification streams. No client sees an error; every comment posted is notified once;
- * every stream, ended by its instance's stop and opened again with Last-Event-ID as EventSource does,
- * sees every notification of its user once.
+ * while clients post mentioned comments (each with an Idempotency-Key, so that the gateway may send it
+ * on to the other instance after a cut connection: a POST without one may then fail, as bench/README.md
+ * measures), read lists and hold notification streams. No client sees an error; every comment posted is
+ * notified once; every stream, ended by its instance's stop and opened again with Last-Event-ID as
+ * EventSource does, sees every notification of its user once.
  */
 const SERVICES = ['users', 'content', 'comments', 'collections', 'notifications'] as const;
 const MENTIONED = 4;
@@ -121,7 +122,9 @@ describe('a rolling restart of every service', () => {
       loop(async (i) => {
         const who = (2 * i + writer) % MENTIONED;
         const reply = await call(`comment ${writer}.${i}`, () =>
-          api.call('POST', `/recipes/${recipeId}/comments`, { content: `Rolling @${mentioned[who]!.user.username} (${writer}.${i})` }, author.token),
+          api.call('POST', `/recipes/${recipeId}/comments`, { content: `Rolling @${mentioned[who]!.user.username} (${writer}.${i})` }, author.token, {
+            'idempotency-key': `rolling-${writer}-${i}`,
+          }),
         );
         if (reply?.status === 201) posted.set(reply.body.comment.id, who);
         await pause(50);
