@@ -6,7 +6,7 @@
 // answered 201 without exactly one notification, and every notification a stream missed or saw twice.
 import pg from 'pg';
 import { dropDatabase, removeExchangeFamily } from '@recipes/testing/cleanup';
-import { openEventStream } from '@recipes/testing/sse';
+import { followNotifications } from '@recipes/testing/sse';
 import { register } from './seed.mjs';
 import { startSystem } from '../scripts/system.mjs';
 
@@ -30,49 +30,6 @@ function loop(task) {
   return async () => {
     stopped = true;
     await done;
-  };
-}
-
-/** `account`'s stream, opened again with Last-Event-ID whenever it ends: the notification ids it saw, and how often it opened. */
-function follow(api, account, failures) {
-  const seen = [];
-  let opened = 0;
-  let stopped = false;
-  let current;
-  // Open once its first frame (the unread count) has come: what is stored from then on, it must see.
-  let markReady;
-  const ready = new Promise((resolve) => (markReady = resolve));
-  const done = (async () => {
-    while (!stopped) {
-      const lastId = seen.at(-1);
-      const headers = { authorization: `Bearer ${account.token}`, ...(lastId ? { 'last-event-id': lastId } : {}) };
-      const stream = await openEventStream(`${api}/notifications/stream`, headers).catch((error) => failures.push(`stream: ${error.message}`));
-      if (stream?.status === 200) {
-        opened += 1;
-        current = stream;
-        let read = 0;
-        for (let ended = false; !ended; ) {
-          ended = await Promise.race([stream.ended.then(() => true), pause(100).then(() => stopped)]);
-          for (; read < stream.received.length; read++) {
-            const event = stream.received[read];
-            if (event.event === 'unread_count') markReady();
-            if (event.event === 'notification' && event.id) seen.push(event.id);
-          }
-        }
-        stream.close();
-      } else if (stream) failures.push(`stream: ${stream.status}`);
-      if (!stopped) await pause(200);
-    }
-  })();
-  return {
-    seen,
-    ready,
-    opened: () => opened,
-    stop: async () => {
-      stopped = true;
-      current?.close();
-      await done;
-    },
   };
 }
 
@@ -114,7 +71,9 @@ export async function rollingRestart() {
         return undefined;
       }
     };
-    const streams = mentioned.map((account) => follow(api, account, failures));
+    const streams = mentioned.map((account) =>
+      followNotifications(`${api}/notifications/stream`, { authorization: `Bearer ${account.token}` }, (why) => failures.push(`stream: ${why}`)),
+    );
     await Promise.all(streams.map((stream) => stream.ready));
     const posted = new Map();
     const clients = [

@@ -1,4 +1,4 @@
-import { openEventStream } from '@recipes/testing/sse';
+import { followNotifications } from '@recipes/testing/sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOf, databaseOf, settlesAt, unlimited } from './faults/support.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
@@ -34,57 +34,11 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** What clients saw go wrong: one line each. */
 const errors: string[] = [];
 
-/**
- * `account`'s notification stream, opened again with Last-Event-ID whenever it ends, after EventSource's
- * delay: the ids of the notifications it saw, in order. A stream that cannot be opened is an error.
- */
-function follow(account: Account) {
-  const seen: string[] = [];
-  let stopped = false;
-  let current: { close(): void } | undefined;
-  let opened = 0;
-  // Open once its first frame (the unread count) has come: what is stored from then on, it must see.
-  let markReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
-  const done = (async () => {
-    while (!stopped) {
-      const lastId = seen.at(-1);
-      const stream = await openEventStream(`${system.urlOf('gateway')}/api/notifications/stream`, {
-        authorization: `Bearer ${account.token}`,
-        ...(lastId ? { 'last-event-id': lastId } : {}),
-      }).catch((error: unknown) => {
-        errors.push(`stream of ${account.user.username}: ${String(error)}`);
-        return undefined;
-      });
-      if (stream && stream.status !== 200) errors.push(`stream of ${account.user.username}: ${stream.status}`);
-      if (stream?.status === 200) {
-        opened += 1;
-        current = stream;
-        let read = 0;
-        for (let ended = false; !ended; ) {
-          ended = await Promise.race([stream.ended.then(() => true), pause(100).then(() => stopped)]);
-          for (; read < stream.received.length; read++) {
-            const event = stream.received[read]!;
-            if (event.event === 'unread_count') markReady();
-            if (event.event === 'notification' && event.id) seen.push(event.id);
-          }
-        }
-        stream.close();
-      }
-      if (!stopped) await pause(200);
-    }
-  })();
-  return {
-    seen,
-    ready,
-    opened: () => opened,
-    stop: async () => {
-      stopped = true;
-      current?.close();
-      await done;
-    },
-  };
-}
+/** `account`'s notification stream, reopened whenever it ends; a stream that cannot be opened is an error. */
+const follow = (account: Account) =>
+  followNotifications(`${system.urlOf('gateway')}/api/notifications/stream`, { authorization: `Bearer ${account.token}` }, (why) =>
+    errors.push(`stream of ${account.user.username}: ${why}`),
+  );
 
 /** Runs `task` one after another until stopped: the requests a client makes in a steady loop. */
 function loop(task: (i: number) => Promise<void>) {

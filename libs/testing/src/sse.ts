@@ -103,3 +103,62 @@ export async function openEventStream(url: string, headers: Record<string, strin
     close: () => abort.abort(),
   };
 }
+
+export interface FollowedStream {
+  /** The ids of the notifications seen, in order, across every reopening. */
+  seen: string[];
+  /** Resolves once the first stream's first frame (the unread count) has come: what is stored from then on, it must see. */
+  ready: Promise<void>;
+  /** How many times a stream was opened (more than once: an instance stopped under it). */
+  opened(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * A notification stream at `url`, opened again with Last-Event-ID whenever it ends, after a pause as
+ * EventSource does. `failed` hears each opening that failed or was not 200.
+ */
+export function followNotifications(url: string, headers: Record<string, string>, failed: (why: string) => void): FollowedStream {
+  const seen: string[] = [];
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  let stopped = false;
+  let current: EventStreamClient | undefined;
+  let opened = 0;
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const done = (async () => {
+    while (!stopped) {
+      const lastId = seen.at(-1);
+      const stream = await openEventStream(url, { ...headers, ...(lastId ? { 'last-event-id': lastId } : {}) }).catch((error: unknown) => {
+        failed(String(error));
+        return undefined;
+      });
+      if (stream && stream.status !== 200) failed(String(stream.status));
+      if (stream?.status === 200) {
+        opened += 1;
+        current = stream;
+        let read = 0;
+        for (let ended = false; !ended; ) {
+          ended = await Promise.race([stream.ended.then(() => true), pause(100).then(() => stopped)]);
+          for (; read < stream.received.length; read++) {
+            const event = stream.received[read]!;
+            if (event.event === 'unread_count') markReady();
+            if (event.event === 'notification' && event.id) seen.push(event.id);
+          }
+        }
+        stream.close();
+      }
+      if (!stopped) await pause(200);
+    }
+  })();
+  return {
+    seen,
+    ready,
+    opened: () => opened,
+    stop: async () => {
+      stopped = true;
+      current?.close();
+      await done;
+    },
+  };
+}

@@ -43,7 +43,7 @@ export class WaitingRoom {
   private emptySince: number;
   /** The queue's length at the last check of whether it drains, and when that was. */
   private checkpoint: { at: number; length: number };
-  private lastCutAt = Number.NEGATIVE_INFINITY;
+  private lastRefusedAt = Number.NEGATIVE_INFINITY;
   /** When the latest departures left, oldest first: how fast the queue drains. */
   private departures: number[] = [];
   #standing = false;
@@ -130,7 +130,7 @@ export class WaitingRoom {
    */
   private assess(now: number): void {
     if (this.entries.length === 0) {
-      if (this.#standing && now - this.lastCutAt >= this.settings.intervalMs) this.#standing = false;
+      if (this.#standing && now - this.lastRefusedAt >= this.settings.intervalMs) this.#standing = false;
       return;
     }
     if (now - this.checkpoint.at < this.settings.intervalMs) return;
@@ -145,7 +145,6 @@ export class WaitingRoom {
     while (cut < this.entries.length && now - this.entries[cut]!.arrivedAt >= this.waitLimit()) cut += 1;
     if (cut === 0) return;
     for (const { waiter } of this.entries.splice(0, cut)) this.refuse(waiter, now);
-    this.lastCutAt = now;
     this.afterRemoval(now);
   }
 
@@ -166,7 +165,7 @@ export class WaitingRoom {
   }
 
   private refuse(waiter: Waiter, now: number): void {
-    this.lastCutAt = now;
+    this.lastRefusedAt = now;
     this.onRefused();
     waiter.refuse();
   }
