@@ -21,8 +21,9 @@ import { z } from 'zod';
 import { blockedFromCommenting, type Blocks } from './blocks.js';
 import { mentionable, mentionedNames, type Named, type NotificationPayer, withinCap } from './mentions.js';
 import * as repository from './repository.js';
-import { findPostingContext, insertComment, type KnownTarget } from './posting.js';
-import type { CommentRecord, CommentTarget, CommentWithAuthor } from './repository.js';
+import { findPostingContext, insertComment, type KnownTarget, type ParentComment } from './posting.js';
+import type { CommentFilter, CommentRecord, CommentTarget, CommentWithAuthor } from './repository.js';
+import { lockInThread, markDeletedInThread, deleteAllMentions } from './thread-repository.js';
 import type { TargetOwner } from './targets.js';
 
 const PRODUCER = 'comments';
@@ -43,6 +44,10 @@ export interface Comment {
   content: string;
   createdAt: string;
   editedAt: string | null;
+  /** The top-level comment it replies to; null for a top-level comment. */
+  parentId: string | null;
+  /** Its replies; 0 for a reply. */
+  replyCount: number;
   author: Author;
 }
 
@@ -120,21 +125,32 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
     }
   }
 
+  /**
+   * The page with each comment's author. Every author was in the directory when they commented, and the
+   * directory forgets no one: a look-up is left only for a read model that lost a row, and costs nothing otherwise.
+   */
+  async function withAuthors({ comments: records, total, next }: { comments: CommentWithAuthor[]; total: number; next: ListPosition | null }): Promise<CommentPage> {
+    const unknown = records.filter((record) => record.author === null).map((record) => record.authorId);
+    const fetched = unknown.length === 0 ? new Map<string, UserSnapshot>() : await users.findByIds([...new Set(unknown)]);
+    const withAuthor = ({ authorId, author, ...record }: CommentWithAuthor): Comment => {
+      const known = author ?? fetched.get(authorId);
+      if (!known) throw new Error(`author ${authorId} of comment ${record.id} is unknown`);
+      return { ...record, author: toAuthor(known) };
+    };
+    return { comments: records.map(withAuthor), total, next };
+  }
+
   return {
-    /** A page of the target's comments, oldest first, by number or after a position, how many it has in all, and where the next page starts. */
-    async list(target: CommentTarget, request: ListRequest): Promise<{ comments: Comment[]; total: number; next: ListPosition | null }> {
+    /** A page of the target's comments (`filter`), oldest first, by number or after a position, how many it has in all, and where the next page starts. */
+    async list(target: CommentTarget, filter: CommentFilter, request: ListRequest): Promise<CommentPage> {
       await ownerOf(target);
-      const { comments: records, total, next } = await repository.findCommentPage(pool, target, request);
-      // Every author was in the directory when they commented, and the directory forgets no one: a look-up
-      // is left only for a read model that lost a row, and costs nothing otherwise.
-      const unknown = records.filter((record) => record.author === null).map((record) => record.authorId);
-      const fetched = unknown.length === 0 ? new Map<string, UserSnapshot>() : await users.findByIds([...new Set(unknown)]);
-      const withAuthor = ({ authorId, author, ...record }: CommentWithAuthor): Comment => {
-        const known = author ?? fetched.get(authorId);
-        if (!known) throw new Error(`author ${authorId} of comment ${record.id} is unknown`);
-        return { ...record, author: toAuthor(known) };
-      };
-      return { comments: records.map(withAuthor), total, next };
+      return withAuthors(await repository.findCommentPage(pool, target, filter, request));
+    },
+
+    /** A page of the replies to the live comment `commentId`, oldest first, as `list`; 404 when it is deleted or unknown. */
+    async replies(commentId: string, request: ListRequest): Promise<CommentPage> {
+      if (!isUuid(commentId) || !(await repository.findComment(pool, commentId))) throw notFound('Comment not found');
+      return withAuthors(await repository.findReplyPage(pool, commentId, request));
     },
 
     /**
@@ -145,22 +161,36 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
      * and its owner's block, the names) is read in one statement from the read models, and only what they
      * lack is asked of the directories.
      */
-    async add(target: CommentTarget, authorId: string, content: string, correlationId: string, payer: NotificationPayer): Promise<Comment> {
+    async add(target: CommentTarget, authorId: string, content: string, correlationId: string, payer: NotificationPayer, parentId?: string): Promise<Comment> {
       const names = mentionedNames(content);
       // An id that is not a UUID names nothing: the directory says so (404), once the author is known.
-      const known = await findPostingContext(pool, target.type, isUuid(target.id) ? target.id : null, authorId, names);
+      const targetId = isUuid(target.id) ? target.id : null;
+      const known = await findPostingContext(pool, target.type, targetId, authorId, names, parentId !== undefined && isUuid(parentId) ? parentId : null);
       const author = known.author ?? (await users.caller(authorId));
-      await ownerAllowing(target, authorId, known.target);
+      const ownerId = await ownerAllowing(target, authorId, known.target);
+      if (parentId !== undefined && !known.parent) throw notFound('Comment not found');
+      const thread = known.parent && threadOf(known.parent);
       const mentioned = await mentionedUserIds(names, authorId, new Set(), known.named);
       const id = newId();
       // `createdAt` is the stored row's: the statement writes it into the event.
-      const data = { id, targetType: target.type, targetId: target.id, authorId, createdAt: new Date().toISOString() };
+      const data = {
+        id,
+        targetType: target.type,
+        targetId: target.id,
+        authorId,
+        createdAt: new Date().toISOString(),
+        parentId: thread?.topLevelId ?? null,
+        targetOwnerId: ownerId,
+        repliedToAuthorId: known.parent?.authorId ?? null,
+        mentionedUserIds: mentioned,
+      };
       const announcement = createEvent(commentCreated, data, { producer: PRODUCER, correlationId });
-      const comment = { id, target, authorId, content, mentionKind: mentionKinds[target.type], mentionedUserIds: mentioned };
+      const comment = { id, target, authorId, content, mentionKind: mentionKinds[target.type], mentionedUserIds: mentioned, thread };
       const payment = mentioned.length === 0 ? undefined : { budget: payer.budget, key: authorId, amount: mentioned.length };
-      const { record, targetLive, spending } = await withStatement(pool, (db) => insertComment(db, comment, announcement, correlationId, payment));
-      // Deleted since the read (its deletion event came in between).
+      const { record, targetLive, placed, spending } = await withStatement(pool, (db) => insertComment(db, comment, announcement, correlationId, payment));
+      // Deleted since the read (its deletion event came in between, or the thread was deleted).
       if (!targetLive) throw notFound(`${targetNames[target.type]} not found`);
+      if (!placed) throw notFound('Comment not found');
       if (spending) payer.answer(spending);
       return withAuthorOf(record!, author);
     },
@@ -198,26 +228,38 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
 
     /**
      * Deletes the comment, for its author or the owner of its target: it leaves its list and counts
-     * (`comment.deleted`), and every notification of its mentions is retracted.
+     * (`comment.deleted`), and every notification of its mentions is retracted. A top-level comment takes
+     * its replies with it (docs/api.md §11.4), each deleted as if by itself; a reply leaves its top-level
+     * comment's count.
      */
     async remove(target: CommentTarget, commentId: string, callerId: string, correlationId: string): Promise<void> {
       await users.caller(callerId);
       const owner = await ownerOf(target);
       await withTransaction(pool, async (tx) => {
-        const existing = await lockedComment(tx, target, commentId);
+        // An id that is not a UUID names nothing.
+        const existing = isUuid(commentId) ? await lockInThread(tx, target, commentId) : undefined;
+        if (!existing) throw notFound('Comment not found');
         if (existing.authorId !== callerId && owner !== callerId) throw forbidden('Only its author or the owner of what it is on may delete a comment');
         await repository.setCorrelationId(tx, correlationId);
-        const deletedAt = await repository.markDeleted(tx, commentId);
-        await setMentions(tx, target, commentId, []);
-        const data = { id: commentId, targetType: target.type, targetId: target.id, authorId: existing.authorId, createdAt: existing.createdAt, deletedAt };
-        await enqueue(tx, createEvent(commentDeleted, data, { producer: PRODUCER, correlationId }));
+        const { deletedAt, replies } = await markDeletedInThread(tx, existing);
+        await deleteAllMentions(tx, mentionKinds[target.type], [commentId, ...replies.map((reply) => reply.id)]);
+        for (const gone of [{ ...existing, deletedAt }, ...replies]) {
+          const data = { id: gone.id, targetType: target.type, targetId: target.id, authorId: gone.authorId, createdAt: gone.createdAt, deletedAt: gone.deletedAt };
+          await enqueue(tx, createEvent(commentDeleted, data, { producer: PRODUCER, correlationId }));
+        }
       });
     },
   };
 }
 
-function withAuthorOf({ id, content, createdAt, editedAt }: CommentRecord, author: UserSnapshot): Comment {
-  return { id, content, createdAt, editedAt, author: toAuthor(author) };
+function withAuthorOf({ id, content, createdAt, editedAt, parentId, replyCount }: CommentRecord, author: UserSnapshot): Comment {
+  return { id, content, createdAt, editedAt, parentId, replyCount, author: toAuthor(author) };
 }
+
+/** A page of comments, how many the listing holds, and where the next page starts. */
+export type CommentPage = { comments: Comment[]; total: number; next: ListPosition | null };
+
+/** Where a reply to `parent` goes: under its top-level comment, one level deep (docs/api.md §11.4). */
+const threadOf = (parent: ParentComment) => ({ repliedToId: parent.id, topLevelId: parent.parentId ?? parent.id });
 
 export type Comments = ReturnType<typeof comments>;

@@ -17,6 +17,15 @@ export interface PostingContext {
   target: KnownTarget | undefined;
   /** By lower-cased username; names the read model does not know are left out. */
   named: Map<string, MentionedUser>;
+  /** The live comment of the same target a reply names, if it names one that is there. */
+  parent: ParentComment | undefined;
+}
+
+/** A comment replied to: its author, and the top-level comment it is or replies to. */
+export interface ParentComment {
+  id: string;
+  authorId: string;
+  parentId: string | null;
 }
 
 /** Where the read models keep the target $3 (of type $2), and which column names its owner. */
@@ -30,23 +39,34 @@ const targetRow: Record<CommentTargetType, { from: string; owner: string }> = {
 const blocksCaller = (blocker: string) => `EXISTS (SELECT 1 FROM user_relations WHERE user_id = ${blocker} AND target_id = $1 AND blocked)`;
 
 /**
- * The author ($1), the target, its owner's block and the users `names` name with theirs, from the read
- * models in one statement, where reading each took a round trip of its own.
+ * The author ($1), the target, its owner's block, the users `names` name with theirs, and the comment
+ * replied to (`parentId`, if any), from the read models and the comments in one statement, where reading
+ * each took a round trip of its own.
  */
-export async function findPostingContext(db: Queryable, targetType: CommentTargetType, targetId: string | null, authorId: string, names: string[]): Promise<PostingContext> {
-  const { rows } = await db.query<{ author: UserSnapshot | null; target: KnownTarget | null; named: ({ name: string } & MentionedUser)[] }>(
+export async function findPostingContext(
+  db: Queryable,
+  targetType: CommentTargetType,
+  targetId: string | null,
+  authorId: string,
+  names: string[],
+  parentId: string | null = null,
+): Promise<PostingContext> {
+  const { rows } = await db.query<{ author: UserSnapshot | null; target: KnownTarget | null; named: ({ name: string } & MentionedUser)[]; parent: ParentComment | null }>(
     `SELECT (SELECT json_build_object('id', id, 'username', username, 'avatarUrl', avatar_url, 'revision', revision) FROM users WHERE id = $1) AS author,
             (SELECT json_build_object('ownerId', owner_id, 'deleted', deleted, 'ownerBlocksCaller', ${blocksCaller('owner_id')})
                FROM (SELECT ${targetRow[targetType].owner} AS owner_id, deleted FROM ${targetRow[targetType].from}) AS known) AS target,
             (SELECT coalesce(json_agg(json_build_object('name', lower(username), 'id', id, 'blocksAuthor', ${blocksCaller('id')})), '[]')
-               FROM users WHERE lower(username) = ANY($4::text[])) AS named`,
-    [authorId, targetType, targetId, names],
+               FROM users WHERE lower(username) = ANY($4::text[])) AS named,
+            (SELECT json_build_object('id', id, 'authorId', author_id, 'parentId', parent_id)
+               FROM comments WHERE id = $5 AND target_type = $2 AND target_id = $3 AND deleted_at IS NULL) AS parent`,
+    [authorId, targetType, targetId, names, parentId],
   );
-  const { author, target: known, named } = rows[0]!;
+  const { author, target: known, named, parent } = rows[0]!;
   return {
     author: author ?? undefined,
     target: known ?? undefined,
     named: new Map(named.map(({ name, id, blocksAuthor }) => [name, { id, blocksAuthor }])),
+    parent: parent ?? undefined,
   };
 }
 
@@ -58,6 +78,8 @@ export interface NewComment {
   content: string;
   mentionKind: MentionKind;
   mentionedUserIds: string[];
+  /** For a reply: the comment replied to, and its top-level comment (the same one for a reply to a top-level comment). */
+  thread?: { repliedToId: string; topLevelId: string } | undefined;
 }
 
 /**
@@ -74,10 +96,26 @@ export interface Payment {
   amount: number;
 }
 
-/** What storing a comment came to: the stored comment (none when the target is deleted or the payment refused), and the payment's spending. */
+/**
+ * The comments a reply is stored under, locked for the statement's transaction, top-level first (as a
+ * deletion locks them, src/thread-repository.ts): live, on the target, the top-level one top-level. `placed`
+ * has a row when all of them are there (always for a top-level comment, which names none).
+ */
+const placedInThread = `parents AS (
+       SELECT id FROM comments
+        WHERE id = ANY($11::uuid[]) AND target_type = $2 AND target_id = $3::uuid AND deleted_at IS NULL
+          AND (id <> $12::uuid OR parent_id IS NULL)
+        ORDER BY parent_id NULLS FIRST FOR UPDATE
+     ), placed AS (
+       SELECT 1 WHERE (SELECT count(*) FROM parents) = cardinality($11::uuid[])
+     )`;
+
+/** What storing a comment came to: the stored comment (none when the target or the comment replied to is deleted, or the payment refused), and the payment's spending. */
 export interface StoredComment {
   record: CommentRecord | undefined;
   targetLive: boolean;
+  /** Whether the comments a reply names were there (always for a top-level comment). */
+  placed: boolean;
   spending: BudgetSpending | undefined;
 }
 
@@ -88,17 +126,22 @@ export interface StoredComment {
  * statement: atomic without a transaction block, and one round trip where BEGIN, the spending, three
  * inserts and COMMIT took six. The announcement's `data.createdAt` becomes the row's. The statement first
  * names the request behind it (`setCorrelationId`), for the events the trigger writes at its end. Nothing
- * is stored, or spent, when the target is deleted (`liveTarget`).
+ * is stored, or spent, when the target is deleted (`liveTarget`), nor a reply when a comment it is
+ * placed under is (`placedInThread`); a reply stored counts on its top-level comment in the same statement.
  */
 export async function insertComment(db: Queryable, comment: NewComment, announcement: EventEnvelope, correlationId: string, payment?: Payment): Promise<StoredComment> {
   const paid = payment ? ', (SELECT 1 FROM spent) AS paid' : '';
-  const { rows } = await db.query<{ comment: CommentRecord | null; targetLive: boolean; spent?: number | null; resetSeconds?: number }>(
+  const { thread } = comment;
+  const { rows } = await db.query<{ comment: CommentRecord | null; targetLive: boolean; placed: boolean; spent?: number | null; resetSeconds?: number }>(
     `WITH live AS (${liveTarget(comment.target.type)}),
-     ${payment ? `${spendingCtes(11, 'EXISTS (SELECT 1 FROM live)')},` : ''}
+     ${placedInThread},
+     ${payment ? `${spendingCtes(13, 'EXISTS (SELECT 1 FROM live) AND EXISTS (SELECT 1 FROM placed)')},` : ''}
      comment AS (
-       INSERT INTO comments (id, target_type, target_id, author_id, content)
-       SELECT $1::uuid, $2, $3::uuid, $4::uuid, $5 FROM (SELECT ${setCorrelation('$6')}) AS correlated, live${paid}
+       INSERT INTO comments (id, target_type, target_id, author_id, content, parent_id)
+       SELECT $1::uuid, $2, $3::uuid, $4::uuid, $5, $12::uuid FROM (SELECT ${setCorrelation('$6')}) AS correlated, live, placed${paid}
        RETURNING ${columns}
+     ), counted AS (
+       UPDATE comments SET reply_count = reply_count + 1 WHERE id = (SELECT "parentId" FROM comment)
      ), mentioned AS (
        INSERT INTO ${mentionStores[comment.mentionKind]} (comment_id, mentioned_user_id) SELECT id, unnest($7::uuid[]) FROM comment
      ), remembered AS (
@@ -107,7 +150,7 @@ export async function insertComment(db: Queryable, comment: NewComment, announce
        INSERT INTO outbox (id, type, payload)
        SELECT $8::uuid, $9, jsonb_set($10::jsonb, '{data,createdAt}', to_jsonb("createdAt")) FROM comment
      )
-     SELECT (SELECT row_to_json(comment) FROM comment) AS comment, EXISTS (SELECT 1 FROM live) AS "targetLive"
+     SELECT (SELECT row_to_json(comment) FROM comment) AS comment, EXISTS (SELECT 1 FROM live) AS "targetLive", EXISTS (SELECT 1 FROM placed) AS placed
             ${payment ? ', spent, "resetSeconds" FROM spending' : ''}`,
     [
       comment.id,
@@ -118,13 +161,16 @@ export async function insertComment(db: Queryable, comment: NewComment, announce
       correlationId,
       comment.mentionedUserIds,
       ...outboxRow(announcement),
+      thread ? [...new Set([thread.topLevelId, thread.repliedToId])] : [],
+      thread?.topLevelId ?? null,
       ...(payment ? spendingValues(payment.budget, payment.key, payment.amount) : []),
     ],
   );
-  const { comment: record, targetLive, spent, resetSeconds } = rows[0]!;
+  const { comment: record, targetLive, placed, spent, resetSeconds } = rows[0]!;
   return {
     record: record ?? undefined,
     targetLive,
+    placed,
     spending: payment ? spendingOf(payment.budget.max, { spent: spent ?? null, resetSeconds: resetSeconds! }) : undefined,
   };
 }

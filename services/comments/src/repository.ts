@@ -15,9 +15,14 @@ export interface CommentRecord {
   createdAt: string;
   /** Null until the author edits it. */
   editedAt: string | null;
+  /** The top-level comment it replies to; null for a top-level comment. */
+  parentId: string | null;
+  /** Its live replies; 0 for a reply. */
+  replyCount: number;
 }
 
-export const columns = `id, author_id AS "authorId", content, iso_timestamp(created_at) AS "createdAt", iso_timestamp(edited_at) AS "editedAt"`;
+export const columns = `id, author_id AS "authorId", content, iso_timestamp(created_at) AS "createdAt", iso_timestamp(edited_at) AS "editedAt",
+                       parent_id AS "parentId", reply_count AS "replyCount"`;
 
 export const mentionStores: Record<MentionKind, string> = {
   recipe_comment: 'recipe_comment_mentions',
@@ -47,28 +52,26 @@ export interface CommentWithAuthor extends CommentRecord {
   author: { id: string; username: string; avatarUrl: string | null } | null;
 }
 
-/**
- * One page of the target's comments, oldest first (comments of the same instant by id), by number or after
- * a position (a keyset seek on `comments_page_idx`), each with its author from the users read model (a
- * table `directoryTables` declares), and how many the target has in all: one statement, so the page and
- * its total agree (`readListing`).
- */
-export async function findCommentPage(
-  db: Queryable,
-  target: CommentTarget,
-  request: ListingRequest,
-): Promise<{ comments: CommentWithAuthor[]; total: number; next: Position | null }> {
+/** Which of a target's comments a listing keeps (docs/api.md §11.4): all, or the top-level ones. */
+export interface CommentFilter {
+  topLevelOnly: boolean;
+}
+
+const listedColumns = `c.id, c.author_id AS "authorId", c.content, iso_timestamp(c.created_at) AS "createdAt",
+                iso_timestamp(c.edited_at) AS "editedAt", c.parent_id AS "parentId", c.reply_count AS "replyCount",
+                u.username, u.avatar_url AS "avatarUrl"`;
+
+/** A listing's page and total, each comment with its author from the users read model (`readListing`). */
+async function readComments(db: Queryable, where: (alias: string) => string, values: unknown[], request: ListingRequest): Promise<{ comments: CommentWithAuthor[]; total: number; next: Position | null }> {
   const { rows, total, next } = await readListing<CommentRecord & { username: string | null; avatarUrl: string | null }>(
     db,
     {
-      count: 'SELECT count(*)::int AS total FROM comments WHERE target_type = $1 AND target_id = $2 AND deleted_at IS NULL',
-      columns: `c.id, c.author_id AS "authorId", c.content, iso_timestamp(c.created_at) AS "createdAt",
-                iso_timestamp(c.edited_at) AS "editedAt", u.username, u.avatar_url AS "avatarUrl"`,
-      from: `FROM comments c LEFT JOIN users u ON u.id = c.author_id
-            WHERE c.target_type = $1 AND c.target_id = $2 AND c.deleted_at IS NULL`,
+      count: `SELECT count(*)::int AS total FROM comments WHERE ${where('')}`,
+      columns: listedColumns,
+      from: `FROM comments c LEFT JOIN users u ON u.id = c.author_id WHERE ${where('c.')}`,
       order: { at: 'c.created_at', id: 'c.id', idType: 'uuid', direction: 'asc' },
     },
-    [target.type, target.id],
+    values,
     request,
   );
   const comments = rows.map(({ username, avatarUrl, ...record }) => ({
@@ -76,6 +79,35 @@ export async function findCommentPage(
     author: username === null ? null : { id: record.authorId, username, avatarUrl },
   }));
   return { comments, total, next };
+}
+
+/**
+ * One page of the target's comments (or of its top-level ones, `filter`), oldest first (comments of the
+ * same instant by id), by number or after a position (a keyset seek on `comments_page_idx`, or
+ * `comments_top_level_page_idx`), each with its author from the users read model (a table
+ * `directoryTables` declares), and how many the listing holds in all: one statement, so the page and its
+ * total agree (`readListing`).
+ */
+export async function findCommentPage(
+  db: Queryable,
+  target: CommentTarget,
+  filter: CommentFilter,
+  request: ListingRequest,
+): Promise<{ comments: CommentWithAuthor[]; total: number; next: Position | null }> {
+  // Written into the SQL, so that the planner sees which partial index matches.
+  const where = (c: string) => `${c}target_type = $1 AND ${c}target_id = $2 AND ${c}deleted_at IS NULL${filter.topLevelOnly ? ` AND ${c}parent_id IS NULL` : ''}`;
+  return readComments(db, where, [target.type, target.id], request);
+}
+
+/** One page of the replies to the comment `parentId`, oldest first, as `findCommentPage` (on `comments_replies_idx`). */
+export async function findReplyPage(db: Queryable, parentId: string, request: ListingRequest): Promise<{ comments: CommentWithAuthor[]; total: number; next: Position | null }> {
+  return readComments(db, (c) => `${c}parent_id = $1 AND ${c}deleted_at IS NULL`, [parentId], request);
+}
+
+/** The live comment `id`, wherever it is; undefined when there is none. */
+export async function findComment(db: Queryable, id: string): Promise<CommentRecord | undefined> {
+  const { rows } = await db.query<CommentRecord>(`SELECT ${columns} FROM comments WHERE id = $1 AND deleted_at IS NULL`, [id]);
+  return rows[0];
 }
 
 /** The live comment `id` on `target`, locked until the transaction ends; undefined when there is none. */

@@ -24,6 +24,14 @@ export const commentContent = z
 export const commentBody = z.object({ content: commentContent });
 
 /**
+ * A new comment, or a reply (docs/api.md §11.4): `parentId` any string, since an id that is not a UUID
+ * names no comment, which is a 404 found after validation, as for `targetParams`.
+ */
+export const newCommentBody = commentBody.extend({
+  parentId: z.string().optional().meta({ description: 'The comment this one replies to, on the same target; a reply to a reply is stored under its top-level comment' }),
+});
+
+/**
  * Any string: an id that is not a UUID names nothing, which is a 404 like any other missing target,
  * found only after the body and query have been validated (docs/api.md §1 check order).
  */
@@ -34,7 +42,21 @@ export const commentParams = targetParams.extend({ commentId: z.string().meta({ 
 
 /** Where a walk through a target's comments stands (docs/api.md §10.1). */
 export const commentCursor = listCursor('comments');
-export const commentsPageQuery = listQuery(50, commentCursor);
+export const commentsPageQuery = listQuery(50, commentCursor).extend({
+  // As `standalone` on saved items: `true` filters, any other value, or none, keeps all.
+  topLevel: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((value) => value === 'true')
+    .meta({ description: '`true` keeps only top-level comments (and `total` counts those); anything else keeps every comment' }),
+});
+
+/** Where a walk through a comment's replies stands. */
+export const replyCursor = listCursor('replies');
+export const repliesPageQuery = listQuery(20, replyCursor);
+
+/** A comment named alone: any string, for the same reason as `targetParams`. */
+export const commentIdParams = z.object({ id: z.string().meta({ description: 'The comment’s id, a UUID' }) });
 
 export const commentSchema = z.object({
   id: z.uuid(),
@@ -42,15 +64,35 @@ export const commentSchema = z.object({
   createdAt: timestampSchema,
   /** Null until its author edits it. */
   editedAt: timestampSchema.nullable(),
+  /** The top-level comment it replies to; null for a top-level comment. */
+  parentId: z.uuid().nullable(),
+  /** Its replies; 0 for a reply. */
+  replyCount: z.number().int().nonnegative(),
   author: authorSchema,
 }).meta({
   id: 'Comment',
-  examples: [{ id: '019375a3-1b2c-7d4e-8f90-a1b2c3d4e5f6', content: 'What a light, @ada!', createdAt: '2026-11-22T10:00:00.000Z', editedAt: null, author: AUTHOR_EXAMPLE }],
+  examples: [
+    {
+      id: '019375a3-1b2c-7d4e-8f90-a1b2c3d4e5f6',
+      content: 'What a light, @ada!',
+      createdAt: '2026-11-22T10:00:00.000Z',
+      editedAt: null,
+      parentId: null,
+      replyCount: 2,
+      author: AUTHOR_EXAMPLE,
+    },
+  ],
 });
 
 export const commentListResponse = z.object({
   comments: z.array(commentSchema),
   total: z.number().int(),
+  pagination: listPaginationSchema,
+});
+
+/** A comment's replies (docs/api.md §11.4): no `total` beside the pagination, unlike a target's list. */
+export const replyListResponse = z.object({
+  comments: z.array(commentSchema),
   pagination: listPaginationSchema,
 });
 

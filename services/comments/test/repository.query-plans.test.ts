@@ -2,7 +2,7 @@ import type { Queryable } from '@recipes/db';
 import { explainQuery, type PlanNode, planNodes } from '@recipes/testing';
 import { migratedPool } from '@recipes/testing/service';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { findCommentPage } from '../src/repository.js';
+import { findCommentPage, findReplyPage } from '../src/repository.js';
 import { commentsService } from '../src/service.js';
 
 /**
@@ -16,6 +16,9 @@ const heavy = '0190f5a4-1c2d-7e3f-8a9b-000000000001';
 const light = '0190f5a4-1c2d-7e3f-8a9b-000000000002';
 const author = '0190f5a4-1c2d-7e3f-8a9b-0000000000aa';
 const HEAVY_COMMENTS = 50_000;
+const threaded = '0190f5a4-1c2d-7e3f-8a9b-000000000003';
+const threadTop = '0190f5a4-1c2d-7e3f-8a9b-000000000004';
+const THREAD_REPLIES = 5_000;
 
 beforeAll(async () => {
   await pool.query(
@@ -31,8 +34,22 @@ beforeAll(async () => {
        FROM generate_series(1, 50000) AS n`,
     [heavy, light, author, HEAVY_COMMENTS],
   );
+  // A thread: one top-level comment with 5,000 replies, on a target of its own.
+  await pool.query(
+    `INSERT INTO comments (id, target_type, target_id, author_id, content, created_at, reply_count)
+     VALUES ($1, 'post', $2, $3, 'Top', now() - interval '1 day', $4)`,
+    [threadTop, threaded, author, THREAD_REPLIES],
+  );
+  await pool.query(
+    `INSERT INTO comments (id, target_type, target_id, author_id, content, created_at, parent_id)
+     SELECT gen_random_uuid(), 'post', $2, $3, 'Reply ' || n, date_trunc('milliseconds', now()) - n * interval '1 second', $1
+       FROM generate_series(1, $4::int) AS n`,
+    [threadTop, threaded, author, THREAD_REPLIES],
+  );
   await pool.query('VACUUM ANALYZE comments');
 }, 120_000);
+
+const everyComment = { topLevelOnly: false };
 
 /** Explains the one query `run` makes. */
 const explain = (run: (db: Queryable) => Promise<unknown>) => explainQuery(pool, run);
@@ -43,7 +60,7 @@ const indexScans = (nodes: PlanNode[]) => nodes.filter((node) => node['Index Nam
 
 describe('the comment listing’s query plan', () => {
   it('reads page 1 of 50,000 comments as the first 20 entries of the page index, with no sort', async () => {
-    const plan = await explain((db) => findCommentPage(db, { type: 'recipe', id: heavy }, { limit: 20, offset: 0 }));
+    const plan = await explain((db) => findCommentPage(db, { type: 'recipe', id: heavy }, everyComment, { limit: 20, offset: 0 }));
     const [scan, ...others] = scansAs(plan, 'c');
     expect(others).toEqual([]);
     expect(scan).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'comments_page_idx' });
@@ -60,7 +77,7 @@ describe('the comment listing’s query plan', () => {
     );
     const texts: string[] = [];
     const plan = await explain((db) =>
-      findCommentPage({ query: (text: string, values: unknown[]) => (texts.push(text), db.query(text, values)) } as Queryable, { type: 'recipe', id: heavy }, { limit: 20, after: rows[0]! }),
+      findCommentPage({ query: (text: string, values: unknown[]) => (texts.push(text), db.query(text, values)) } as Queryable, { type: 'recipe', id: heavy }, everyComment, { limit: 20, after: rows[0]! }),
     );
     expect(texts.join('\n')).not.toMatch(/OFFSET/i);
     const [scan, ...others] = scansAs(plan, 'c');
@@ -70,7 +87,7 @@ describe('the comment listing’s query plan', () => {
   });
 
   it('reads a page of a target with few comments from the page index too, never scanning the table', async () => {
-    const plan = await explain((db) => findCommentPage(db, { type: 'recipe', id: light }, { limit: 20, offset: 0 }));
+    const plan = await explain((db) => findCommentPage(db, { type: 'recipe', id: light }, everyComment, { limit: 20, offset: 0 }));
     expect(plan.some((node) => node['Node Type'] === 'Seq Scan')).toBe(false);
     expect(indexScans(scansAs(plan, 'c'))).toEqual([expect.objectContaining({ 'Index Name': 'comments_page_idx', 'Actual Rows': 10 })]);
   });
@@ -80,11 +97,29 @@ describe('the comment listing’s query plan', () => {
       [light, 10],
       [heavy, HEAVY_COMMENTS],
     ] as const) {
-      const plan = await explain((db) => findCommentPage(db, { type: 'recipe', id: target }, { limit: 20, offset: 0 }));
+      const plan = await explain((db) => findCommentPage(db, { type: 'recipe', id: target }, everyComment, { limit: 20, offset: 0 }));
       const [scan, ...others] = indexScans(scansAs(plan, 'comments'));
       expect(others).toEqual([]);
       expect(scan!['Node Type']).toMatch(/^(Index|Index Only|Bitmap Index) Scan$/);
       expect(scan).toMatchObject({ 'Index Name': 'comments_page_idx', 'Actual Rows': count });
     }
+  });
+});
+
+describe('the top-level and replies listings’ query plans', () => {
+  it('reads a page of top-level comments from their own index, counting them there, past a target’s replies', async () => {
+    const plan = await explain((db) => findCommentPage(db, { type: 'post', id: threaded }, { topLevelOnly: true }, { limit: 20, offset: 0 }));
+    expect(plan.some((node) => node['Node Type'] === 'Seq Scan' || node['Node Type'] === 'Sort')).toBe(false);
+    expect(indexScans(scansAs(plan, 'c'))).toEqual([expect.objectContaining({ 'Index Name': 'comments_top_level_page_idx', 'Actual Rows': 1 })]);
+    expect(indexScans(scansAs(plan, 'comments'))).toEqual([expect.objectContaining({ 'Index Name': 'comments_top_level_page_idx', 'Actual Rows': 1 })]);
+  });
+
+  it('reads a page of 5,000 replies as the first 21 entries of the replies index, with no sort', async () => {
+    const plan = await explain((db) => findReplyPage(db, threadTop, { limit: 20, offset: 0 }));
+    expect(plan.some((node) => node['Node Type'] === 'Seq Scan' || node['Node Type'] === 'Sort')).toBe(false);
+    const [scan, ...others] = indexScans(scansAs(plan, 'c'));
+    expect(others).toEqual([]);
+    expect(scan).toMatchObject({ 'Index Name': 'comments_replies_idx' });
+    expect(scan!['Actual Rows']).toBeLessThanOrEqual(21);
   });
 });

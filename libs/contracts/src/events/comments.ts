@@ -15,10 +15,21 @@ const commentSchema = z.object({
 export const commentCreated = defineEvent({
   type: 'comment.created',
   version: 1,
-  data: commentSchema,
+  // Fields added since the first release are optional: events written before them may still be queued.
+  data: commentSchema.extend({
+    /** The top-level comment a reply is stored under (docs/api.md §11.4); null for a top-level comment. */
+    parentId: z.uuid().nullable().optional(),
+    /** The owner of the recipe, post or collection commented on. */
+    targetOwnerId: z.uuid().optional(),
+    /** For a reply, the author of the comment replied to (before the reply was moved to the top level); else null. */
+    repliedToAuthorId: z.uuid().nullable().optional(),
+    /** The users the comment mentions (each told by its own comment.mention.created, which comes before a reply or a comment on their content). */
+    mentionedUserIds: z.array(z.uuid()).optional(),
+  }),
   producer: 'comments',
-  consumers: ['content'],
-  description: 'A comment was added to a recipe, collection or post (for comment counts).',
+  consumers: ['content', 'notifications'],
+  description:
+    'A comment or a reply was added to a recipe, collection or post (for comment counts, and to tell the owner and the author replied to).',
 });
 
 /** The three mention stores, one per kind of comment (docs/api.md §5). */
@@ -58,8 +69,9 @@ export const commentDeleted = defineEvent({
   version: 1,
   data: commentSchema.extend({ deletedAt: z.iso.datetime() }),
   producer: 'comments',
-  consumers: ['content'],
-  description: 'A comment was deleted by its author or the owner of its target (for comment counts).',
+  consumers: ['content', 'notifications'],
+  description:
+    'A comment was deleted by its author or the owner of its target, or with its thread or its target (for comment counts, and to retract what it notified).',
 });
 
 export const commentMentionDeleted = defineEvent({

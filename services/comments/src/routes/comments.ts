@@ -8,6 +8,7 @@ import type { NotificationPayer } from '../mentions.js';
 import {
   commentAddedResponse,
   commentBody,
+  newCommentBody,
   commentDeletedResponse,
   commentEditedResponse,
   commentListResponse,
@@ -45,7 +46,7 @@ export function commentRoutes(type: CommentTargetType) {
       '/:id/comments',
       {
         schema: {
-          summary: `A ${type}’s comments, oldest first`,
+          summary: `A ${type}’s comments, replies among them, oldest first; or only its top-level comments`,
           operationId: `list${kind}Comments`,
           tags,
           security: [],
@@ -55,7 +56,8 @@ export function commentRoutes(type: CommentTargetType) {
         },
       },
       async (request, reply) => {
-        const { comments: found, total, next } = await comments.list({ type, id: request.params.id }, listRequest(request.query));
+        const filter = { topLevelOnly: request.query.topLevel };
+        const { comments: found, total, next } = await comments.list({ type, id: request.params.id }, filter, listRequest(request.query));
         return withListLinks(request, reply, { comments: found, total, pagination: listPagination(request.query, total, next, commentCursor) });
       },
     );
@@ -68,20 +70,20 @@ export function commentRoutes(type: CommentTargetType) {
         ...idempotency.hooks,
         config: { location: ({ comment }, path) => `${path}/${comment.id}` },
         schema: {
-          summary: `Comment on a ${type}; @names in it mention those users`,
+          summary: `Comment on a ${type}, or reply to a comment on it; @names in it mention those users`,
           operationId: `create${kind}Comment`,
           tags,
           security: [{ bearerAuth: [] }],
           headers: idempotencyKeyHeaders,
           params: targetParams,
-          body: commentBody,
+          body: newCommentBody,
           response: { 201: commentAddedResponse, ...problemResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 503) },
         },
       },
       async (request, reply) => {
         const target = { type, id: request.params.id };
-        const comment = await comments.add(target, callerOf(request).id, request.body.content, request.id, payerFor(reply));
-        request.log.info({ commentId: comment.id, targetType: type, targetId: target.id }, 'comment added');
+        const comment = await comments.add(target, callerOf(request).id, request.body.content, request.id, payerFor(reply), request.body.parentId);
+        request.log.info({ commentId: comment.id, parentId: comment.parentId, targetType: type, targetId: target.id }, 'comment added');
         return reply.code(201).send({ message: 'Comment added successfully', comment });
       },
     );

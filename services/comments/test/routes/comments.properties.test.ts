@@ -130,7 +130,17 @@ describe('what a new comment writes', () => {
         );
         const created = await harness.outboxEvents(requestId, 'comment.created');
         expect(created.map((event) => commentCreated.data.parse(event.data))).toEqual([
-          { id: comment.id, targetType: kind, targetId: target, authorId: author.user.id, createdAt: comment.createdAt },
+          {
+            id: comment.id,
+            targetType: kind,
+            targetId: target,
+            authorId: author.user.id,
+            createdAt: comment.createdAt,
+            parentId: null,
+            targetOwnerId: expect.any(String),
+            repliedToAuthorId: null,
+            mentionedUserIds: [...expected],
+          },
         ]);
       }),
       { numRuns: RUNS },

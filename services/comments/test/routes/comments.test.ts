@@ -32,6 +32,8 @@ describe.each(kinds)('comments on a %s', (kind) => {
         content: 'Lovely tones',
         createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
         editedAt: null,
+        parentId: null,
+        replyCount: 0,
         author: { id: user.id, username: user.username, avatarUrl: null },
       },
     });
@@ -53,6 +55,10 @@ describe.each(kinds)('comments on a %s', (kind) => {
       targetId: target,
       authorId: user.id,
       createdAt: comment.createdAt,
+      parentId: null,
+      targetOwnerId: expect.any(String),
+      repliedToAuthorId: null,
+      mentionedUserIds: [],
     });
     expect(await harness.outboxEvents(requestId, 'comment.mention.created')).toEqual([]);
     expect(await harness.mentionRows(kind, comment.id)).toEqual([]);
