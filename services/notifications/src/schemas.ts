@@ -14,7 +14,7 @@ export const notificationSchema = z.object({
   actor: authorSchema,
   contentType: z.enum(targetTypes),
   contentId: z.uuid(),
-  /** Absent, not null, on tags. */
+  /** The comment it comes from: absent, not null, on tags. */
   commentId: z.uuid().optional(),
   isRead: z.boolean(),
   createdAt: timestampSchema,

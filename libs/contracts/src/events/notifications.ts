@@ -2,8 +2,18 @@ import { z } from 'zod';
 import { commentTargetTypeSchema } from './comments.js';
 import { defineEvent } from './envelope.js';
 
-/** What a notification is about (docs/api.md §7). */
-export const notificationTypeSchema = z.enum(['mention_recipe_comment', 'mention_collection_comment', 'mention_post_comment', 'tag_recipe', 'tag_post']);
+/** What a notification is about (docs/api.md §7, and §11.4 for replies and comments on the recipient's content). */
+export const notificationTypeSchema = z.enum([
+  'mention_recipe_comment',
+  'mention_collection_comment',
+  'mention_post_comment',
+  'tag_recipe',
+  'tag_post',
+  'reply_comment',
+  'comment_recipe',
+  'comment_post',
+  'comment_collection',
+]);
 export type NotificationType = z.infer<typeof notificationTypeSchema>;
 
 export const notificationCreated = defineEvent({
@@ -18,7 +28,7 @@ export const notificationCreated = defineEvent({
     actorId: z.uuid(),
     contentType: commentTargetTypeSchema,
     contentId: z.uuid(),
-    /** The comment of a mention; null for a tag. */
+    /** The comment of a mention, a reply or a comment on the recipient's content; null for a tag. */
     commentId: z.uuid().nullable(),
     createdAt: z.iso.datetime(),
     /** The recipient's unread count once this one is stored. */

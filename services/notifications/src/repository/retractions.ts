@@ -61,7 +61,8 @@ export async function retractMention(db: Queryable, id: string, sourceEventId: s
     db,
     tombstone.recipientId,
     retractedAt,
-    'comment_id = $8',
+    // Its own type only: the comment may have notified the user otherwise (docs/api.md §11.4), which stays.
+    'comment_id = $8 AND type = $4',
     [id, tombstone.type, tombstone.actorId, tombstone.contentType, tombstone.contentId, tombstone.commentId, tombstone.createdAt, sourceEventId],
     `, tombstone AS (
        INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, comment_id, created_at, source_event_id, retracted_at)
@@ -70,6 +71,35 @@ export async function retractMention(db: Queryable, id: string, sourceEventId: s
        ON CONFLICT DO NOTHING
      )`,
   );
+}
+
+/** A comment, and what it is on. */
+export interface CommentRef {
+  id: string;
+  targetType: TargetType;
+  targetId: string;
+}
+
+/**
+ * Records the comment as deleted, so that nothing from it is stored from now on (see `insertNotification`),
+ * and retracts every notification it caused, each recipient's in turn, in id order. The lock of what it is
+ * on comes first, as `store_notification` takes it, so that a notification being stored is either seen
+ * here or sees the deletion. Run in a transaction.
+ */
+export async function retractAboutComment(db: Queryable, comment: CommentRef, retractedAt: string): Promise<Map<string, Retracted>> {
+  await db.query(`SELECT ${contentLock('$1', '$2')}`, [comment.targetType, comment.targetId]);
+  await db.query('INSERT INTO deleted_comments (comment_id) VALUES ($1) ON CONFLICT DO NOTHING', [comment.id]);
+  const { rows } = await db.query<{ recipientId: string }>(
+    `SELECT DISTINCT recipient_id AS "recipientId" FROM notifications WHERE comment_id = $1 AND retracted_at IS NULL ORDER BY recipient_id`,
+    [comment.id],
+  );
+  const retracted = new Map<string, Retracted>();
+  for (const { recipientId } of rows) {
+    await lockRecipient(db, recipientId);
+    const done = await retractWhere(db, recipientId, retractedAt, 'comment_id = $3', [comment.id]);
+    if (done) retracted.set(recipientId, done);
+  }
+  return retracted;
 }
 
 /** A recipe, post or collection. */

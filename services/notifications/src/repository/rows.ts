@@ -16,7 +16,7 @@ export interface NewNotification {
   actorId: string;
   contentType: TargetType;
   contentId: string;
-  /** The comment of a mention; null for a tag. */
+  /** The comment it comes from (a mention, a reply, a comment on the recipient's content); null for a tag. */
   commentId: string | null;
   createdAt: string;
 }

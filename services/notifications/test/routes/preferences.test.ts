@@ -6,7 +6,17 @@ let harness: NotificationsHarness, ada: TestUser;
 beforeAll(async () => ({ harness, users: [ada] } = await notificationsHarnessWith(['Ada_Prefers'])));
 afterAll(() => harness.close());
 
-const allOn = { mention_recipe_comment: true, mention_collection_comment: true, mention_post_comment: true, tag_recipe: true, tag_post: true };
+const allOn = {
+  mention_recipe_comment: true,
+  mention_collection_comment: true,
+  mention_post_comment: true,
+  tag_recipe: true,
+  tag_post: true,
+  reply_comment: true,
+  comment_recipe: true,
+  comment_post: true,
+  comment_collection: true,
+};
 const get = (user: TestUser) => harness.app.inject({ method: 'GET', url: '/api/notifications/preferences', headers: bearer(user) });
 const put = (user: TestUser, payload: unknown) => harness.app.inject({ method: 'PUT', url: '/api/notifications/preferences', headers: bearer(user), payload: payload as object });
 const types = async (user: TestUser) =>

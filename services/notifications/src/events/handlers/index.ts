@@ -1,5 +1,7 @@
 import type { EventHandler } from '@recipes/messaging';
 import type { NotificationsParts } from '../../parts.js';
+import { commentCreatedHandler } from './comment-created.js';
+import { commentDeletedHandler } from './comment-deleted.js';
 import { commentMentionCreatedHandler } from './comment-mention-created.js';
 import { commentMentionDeletedHandler } from './comment-mention-deleted.js';
 import { collectionDeletedHandler, postDeletedHandler, recipeDeletedHandler } from './content-deleted.js';
@@ -10,7 +12,8 @@ import { userMutedHandler, userUnmutedHandler } from './user-muted.js';
 import { userUpdatedHandler } from './user-updated.js';
 
 /**
- * Every event this service consumes: mentions and tags make and retract notifications, deleted content
+ * Every event this service consumes: mentions, tags, replies and comments on a user's content make and
+ * retract notifications, deleted content
  * retracts those about it, user events keep its directories current, and blocks also retract what the
  * blocked user caused.
  */
@@ -24,6 +27,8 @@ export function handlers({ directories: { users, relations }, notifications, blo
     userUnblockedHandler(blocks),
     commentMentionCreatedHandler(notifications),
     commentMentionDeletedHandler(notifications),
+    commentCreatedHandler(notifications),
+    commentDeletedHandler(notifications),
     userTaggedHandler(notifications),
     recipeDeletedHandler(notifications),
     postDeletedHandler(notifications),
