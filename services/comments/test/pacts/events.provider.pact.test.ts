@@ -41,13 +41,36 @@ async function commentAndRead(type: TargetType, eventType: string, content: (men
   return events[0];
 }
 
+/**
+ * A reply on a fresh target of `type`, by a new author to a comment of another user, mentioning a third:
+ * the `comment.created` it caused.
+ */
+async function replyAndRead(type: TargetType) {
+  const [author, replied, mentioned] = ['author', 'replied', 'friend'].map((name) => harness.register(`${name}_${newId().slice(-8)}`));
+  const target = harness.target(type);
+  const post = async (token: string, payload: object) => {
+    const requestId = `pact-${newId()}`;
+    const response = await harness.app.inject({ method: 'POST', url: `/api/${type}s/${target}/comments`, payload, headers: { authorization: `Bearer ${token}`, 'x-request-id': requestId } });
+    expect(response.statusCode).toBe(201);
+    return { requestId, comment: response.json().comment };
+  };
+  const parent = await post(replied!.token, { content: 'A question' });
+  const reply = await post(author!.token, { content: `Ask @${mentioned!.user.username}`, parentId: parent.comment.id });
+  const events = await harness.outboxEvents(reply.requestId, 'comment.created');
+  expect(events).toHaveLength(1);
+  return events[0];
+}
+
+const isReply = (example: unknown) => typeof (example as { parentId?: unknown })?.parentId === 'string';
+
 const targetTypeOf = (example: unknown) => commentTargetTypeSchema.catch('recipe').parse((example as { targetType?: unknown })?.targetType);
 const mentionTargetTypeOf = (example: unknown) =>
   commentTargetTypeSchema.parse(mentionKindSchema.catch('recipe_comment').parse((example as { kind?: unknown })?.kind).replace('_comment', ''));
 
 /** The consumer's example data picks the situation: which kind of target, which mention store. */
 const producers: Record<string, EventProducer> = {
-  'comment.created': (example) => commentAndRead(targetTypeOf(example), 'comment.created', () => 'Lovely tones'),
+  'comment.created': (example) =>
+    isReply(example) ? replyAndRead(targetTypeOf(example)) : commentAndRead(targetTypeOf(example), 'comment.created', () => 'Lovely tones'),
   'comment.updated': (example) => commentAndRead(targetTypeOf(example), 'comment.updated', () => 'Lovely tones', 'edit'),
   'comment.deleted': (example) => commentAndRead(targetTypeOf(example), 'comment.deleted', () => 'Lovely tones', 'delete'),
   'comment.mention.created': (example) => commentAndRead(mentionTargetTypeOf(example), 'comment.mention.created', (name) => `Look, @${name}!`),
