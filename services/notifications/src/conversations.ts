@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { commentCreated, CommentTargetType, EventData, EventEnvelope } from '@recipes/contracts';
+import type { Pool } from '@recipes/db';
+import { handleOnce } from '@recipes/outbox';
+import { announceRetracted } from './notifications.js';
+import { type CommentRef, retractAboutComment } from './repository/retractions.js';
 import type { NewNotification } from './repository/rows.js';
 
 /**
@@ -49,3 +53,22 @@ export function sourceFor(event: EventEnvelope, recipientId: string): EventEnvel
   const id = `${hash.slice(0, 8)}-${hash.slice(8, 12)}-8${hash.slice(13, 16)}-${variant}${hash.slice(17, 20)}-${hash.slice(20, 32)}`;
   return { ...event, id };
 }
+
+/** Comments deleted, as the notifications service follows them. */
+export function deletedComments(pool: Pool) {
+  return {
+    /**
+     * The comment was deleted: every notification it caused (its mentions, the reply, the comment on the
+     * owner's content) is retracted and announced, and none is stored from it from now on; once however
+     * often `event` is delivered, and whichever comes first, the deletion or what it retracts.
+     */
+    async retractFrom(event: EventEnvelope, comment: CommentRef, retractedAt: string): Promise<void> {
+      await handleOnce(pool, event, async (tx) => {
+        const retracted = await retractAboutComment(tx, comment, retractedAt);
+        for (const [recipientId, done] of retracted) await announceRetracted(tx, recipientId, done, event.correlationId);
+      });
+    },
+  };
+}
+
+export type DeletedComments = ReturnType<typeof deletedComments>;

@@ -136,18 +136,6 @@ export function notifications(pool: Pool, directory: UserDirectory) {
     },
 
     /**
-     * The comment was deleted: every notification it caused (its mentions, the reply, the comment on the
-     * owner's content) is retracted and announced, and none is stored from it from now on; once however
-     * often `event` is delivered, and whichever comes first, the deletion or what it retracts.
-     */
-    async retractFromComment(event: EventEnvelope, comment: retractions.CommentRef, retractedAt: string): Promise<void> {
-      await handleOnce(pool, event, async (tx) => {
-        const retracted = await retractions.retractAboutComment(tx, comment, retractedAt);
-        for (const [recipientId, done] of retracted) await announceRetracted(tx, recipientId, done, event.correlationId);
-      });
-    },
-
-    /**
      * `content` was deleted: every notification about it (its tags, the mentions in its comments) is
      * retracted and announced, and none is stored about it from now on; once however often `event` is
      * delivered, and whichever comes first, the deletion or what it retracts.

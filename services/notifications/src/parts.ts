@@ -2,6 +2,7 @@ import { RelationDirectory, UserDirectory } from '@recipes/directory';
 import type { PartsContext } from '@recipes/runtime';
 import type { NotificationsConfig } from './config.js';
 import { blocks } from './blocks.js';
+import { deletedComments } from './conversations.js';
 import { notificationGroups } from './groups.js';
 import { notifications } from './notifications.js';
 import { preferences } from './preferences.js';
@@ -18,6 +19,7 @@ export function parts({ config, pool, endedSessions }: PartsContext<Notification
     blocks: blocks(directories.relations),
     preferences: preferences(pool),
     notifications: notifications(pool, directories.users),
+    deletedComments: deletedComments(pool),
     groups: notificationGroups(pool, directories.users),
     streams: streams(pool, directories.users, { keepAliveMs: config.STREAM_KEEP_ALIVE_MS, ticketsPerUser: config.STREAM_TICKETS_PER_USER }, endedSessions),
   };

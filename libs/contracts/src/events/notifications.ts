@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { commentTargetTypeSchema } from './comments.js';
 import { defineEvent } from './envelope.js';
 
-/** What a notification is about (docs/api.md §7, and §11.4 for replies and comments on the recipient's content). */
+/** What a notification is about (docs/api.md §7; replies and comments on the recipient's content: docs/api.md §11.4). */
 export const notificationTypeSchema = z.enum([
   'mention_recipe_comment',
   'mention_collection_comment',

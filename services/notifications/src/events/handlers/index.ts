@@ -17,7 +17,7 @@ import { userUpdatedHandler } from './user-updated.js';
  * retracts those about it, user events keep its directories current, and blocks also retract what the
  * blocked user caused.
  */
-export function handlers({ directories: { users, relations }, notifications, blocks }: NotificationsParts): EventHandler[] {
+export function handlers({ directories: { users, relations }, notifications, blocks, deletedComments }: NotificationsParts): EventHandler[] {
   return [
     userCreatedHandler(users),
     userUpdatedHandler(users),
@@ -28,7 +28,7 @@ export function handlers({ directories: { users, relations }, notifications, blo
     commentMentionCreatedHandler(notifications),
     commentMentionDeletedHandler(notifications),
     commentCreatedHandler(notifications),
-    commentDeletedHandler(notifications),
+    commentDeletedHandler(deletedComments),
     userTaggedHandler(notifications),
     recipeDeletedHandler(notifications),
     postDeletedHandler(notifications),

@@ -153,10 +153,14 @@ class Conversation {
       const at = this.at();
       const events: EventEnvelope[] = [];
       for (const user of comment.mentioned) {
-        if (!wanted.has(user)) (this.takeMentionBack(user, comment), events.push(this.mentionEvent(comment, user, at, 'deleted')));
+        if (wanted.has(user)) continue;
+        this.takeMentionBack(user, comment);
+        events.push(this.mentionEvent(comment, user, at, 'deleted'));
       }
       for (const user of wanted) {
-        if (!comment.mentioned.has(user)) (this.notify(user, comment, mentionTypes[this.targets[comment.target]!.type]), events.push(this.mentionEvent(comment, user, at, 'created')));
+        if (comment.mentioned.has(user)) continue;
+        this.notify(user, comment, mentionTypes[this.targets[comment.target]!.type]);
+        events.push(this.mentionEvent(comment, user, at, 'created'));
       }
       comment.mentioned = wanted;
       return events;
