@@ -1,6 +1,7 @@
 import { type EventStreamClient, openEventStream, type StreamEvent } from '@recipes/testing/sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedSystem } from '../scripts/system.mjs';
+import { replyFlow } from './client/client.js';
 import { unlimited } from './faults/support.js';
 import { type JsonCall, jsonClient } from './support/http.js';
 import { startTestSystem } from './support/system.js';
@@ -127,5 +128,15 @@ describe('a conversation on a recipe', () => {
     expect(types).toEqual(expect.arrayContaining([['comment_post', onPost.id], ['comment_collection', onCollection.id]]));
     expect(types).toHaveLength(2);
     expect(types.some(([, commentId]) => commentId === own.id)).toBe(false);
+  });
+});
+
+describe('the generated client', () => {
+  it('replies to a comment and reads the thread and the reply notification, typed by the OpenAPI document', async () => {
+    const { question, answer, topLevel, replies, notification } = await replyFlow(system.urlOf('gateway'), 'talk_client');
+    expect(answer.parentId).toBe(question.id);
+    expect(topLevel.map((comment) => [comment.id, comment.replyCount])).toEqual([[question.id, 1]]);
+    expect(replies.map((comment) => comment.id)).toEqual([answer.id]);
+    expect(notification).toMatchObject({ type: 'reply_comment', commentId: answer.id, contentType: 'recipe' });
   });
 });

@@ -7,8 +7,9 @@
  * `mentionFlow` registers two users; one publishes a recipe, the other comments on it mentioning the first,
  * who then reads the notification; `muteFlow` has one user mute another and list their mutes;
  * `notificationsByCursor` reads a user's notifications page by page by cursor; `sessionFlow` keeps a user
- * signed in by refreshing, then signs them out. test/system.test.ts runs the first against the whole
- * system, test/inbox-control.test.ts the second, test/lists.test.ts the third, test/sessions.test.ts the last.
+ * signed in by refreshing, then signs them out; `replyFlow` replies to a comment. test/system.test.ts runs
+ * the first against the whole system, test/inbox-control.test.ts the second, test/lists.test.ts the third,
+ * test/sessions.test.ts the fourth, test/conversations.test.ts the last.
  */
 import type { components, paths } from '../../generated/api.js';
 
@@ -181,4 +182,45 @@ export async function notificationsByCursor(baseUrl: string, token: string, { li
     pages += 1;
   } while (cursor !== undefined);
   return { ids: notifications, pages };
+}
+
+/**
+ * A conversation (docs/api.md §11.4): `owner` publishes a recipe, `guest` comments on it, the owner
+ * replies; returns the thread as the top-level list and the replies list show it, and the guest's
+ * `reply_comment` once it has come through the broker.
+ */
+export async function replyFlow(baseUrl: string, prefix: string, { timeoutMs = 10_000 } = {}) {
+  const call = apiClient(baseUrl);
+  const register = async (username: string) => {
+    const answer = await call('post', '/api/auth/register', { body: { username, password: 'correct horse battery' } });
+    if (answer.status !== 201) throw unexpected(`register ${username}`, answer);
+    return answer.body;
+  };
+  const owner = await register(`${prefix}_owner`);
+  const guest = await register(`${prefix}_guest`);
+  const published = await call('post', '/api/recipes', { token: owner.token, body: { title: 'Acros at noon', cameraModel: 'X100V', filmSimulation: 'Acros' } });
+  if (published.status !== 201) throw unexpected('publish a recipe', published);
+  const params = { id: published.body.recipe.id };
+
+  const asked = await call('post', '/api/recipes/{id}/comments', { token: guest.token, params, body: { content: 'Which filter?' } });
+  if (asked.status !== 201) throw unexpected('comment', asked);
+  const question: Comment = asked.body.comment;
+  const answered = await call('post', '/api/recipes/{id}/comments', { token: owner.token, params, body: { content: 'A yellow one', parentId: question.id } });
+  if (answered.status !== 201) throw unexpected('reply', answered);
+  const answer: Comment = answered.body.comment;
+
+  const topLevel = await call('get', '/api/recipes/{id}/comments', { params, query: { topLevel: 'true' } });
+  if (topLevel.status !== 200) throw unexpected('list top-level comments', topLevel);
+  const replies = await call('get', '/api/comments/{id}/replies', { params: { id: question.id } });
+  if (replies.status !== 200) throw unexpected('list replies', replies);
+
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const listed = await call('get', '/api/notifications', { token: guest.token, query: { types: 'reply_comment' } });
+    if (listed.status !== 200) throw unexpected('read notifications', listed);
+    const notification: Notification | undefined = listed.body.data.find((candidate) => candidate.commentId === answer.id);
+    if (notification) return { question, answer, topLevel: topLevel.body.comments, replies: replies.body.comments, notification };
+    if (Date.now() > deadline) throw new Error(`no reply_comment for comment ${answer.id} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
