@@ -74,15 +74,18 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
 
   /**
    * The owner of the target `callerId` comments on: 404 when it does not exist (any more), 403 when they
-   * block the caller. From what the read models hold (`known`), or else the directories.
+   * block the caller. From what the read models hold (`known`), or else the directories. `alsoExists`
+   * checks what else must exist (404) before the block is (403), as docs/api.md §1 orders them.
    */
-  async function ownerAllowing(target: CommentTarget, callerId: string, known?: KnownTarget): Promise<string> {
+  async function ownerAllowing(target: CommentTarget, callerId: string, known?: KnownTarget, alsoExists: () => void = () => {}): Promise<string> {
     if (!known) {
       const owner = await ownerOf(target);
+      alsoExists();
       await blocks.allowComment(owner, callerId, target.type);
       return owner;
     }
     if (known.deleted) throw notFound(`${targetNames[target.type]} not found`);
+    alsoExists();
     if (known.ownerBlocksCaller) throw blockedFromCommenting(target.type);
     return known.ownerId;
   }
@@ -167,8 +170,9 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
       const targetId = isUuid(target.id) ? target.id : null;
       const known = await findPostingContext(pool, target.type, targetId, authorId, names, parentId !== undefined && isUuid(parentId) ? parentId : null);
       const author = known.author ?? (await users.caller(authorId));
-      const ownerId = await ownerAllowing(target, authorId, known.target);
-      if (parentId !== undefined && !known.parent) throw notFound('Comment not found');
+      const ownerId = await ownerAllowing(target, authorId, known.target, () => {
+        if (parentId !== undefined && !known.parent) throw notFound('Comment not found');
+      });
       const thread = known.parent && threadOf(known.parent);
       const mentioned = await mentionedUserIds(names, authorId, new Set(), known.named);
       const id = newId();

@@ -1,4 +1,4 @@
-import { newId } from '@recipes/contracts';
+import { createEvent, newId, userBlocked } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, type CommentsHarness, commentsHarness, commentsUrl, expectProblem, generousLimits, type Kind, kinds } from '../support.js';
 
@@ -107,6 +107,19 @@ describe.each(kinds)('replies on a %s', (kind) => {
     expect(await harness.mentionRows(kind, kept.id)).toEqual([]);
     expectProblem(await replies(top.id), 404);
     expectProblem(await post(kind, target, author!.token, { content: 'Too late', parentId: kept.id }), 404);
+  });
+});
+
+describe('the check order of a reply', () => {
+  it('answers a missing parent (404) before the owner’s block (403), and a blocked reply with 403', async () => {
+    const [owner, blocked] = [harness.register(unique('Blocker')), harness.register(unique('Blocked'))];
+    const target = harness.target('recipe', owner.user.id);
+    const top = await commented('recipe', target, owner.token, 'Mine');
+    const at = new Date().toISOString();
+    const relation = { userId: owner.user.id, targetId: blocked.user.id, muted: false, blocked: true, revision: 1, changedAt: at, lastUnblockedAt: null };
+    await harness.deliver(createEvent(userBlocked, relation, { producer: 'users', correlationId: 'test-block' }));
+    expectProblem(await post('recipe', target, blocked.token, { content: 'Reply', parentId: newId() }), 404);
+    expectProblem(await post('recipe', target, blocked.token, { content: 'Reply', parentId: top.id }), 403);
   });
 });
 
