@@ -135,10 +135,10 @@ export async function insertComment(db: Queryable, comment: NewComment, announce
   const { rows } = await db.query<{ comment: CommentRecord | null; targetLive: boolean; placed: boolean; spent?: number | null; resetSeconds?: number }>(
     `WITH live AS (${liveTarget(comment.target.type)}),
      ${placedInThread},
-     ${payment ? `${spendingCtes(13, 'EXISTS (SELECT 1 FROM live) AND EXISTS (SELECT 1 FROM placed)')},` : ''}
+     ${payment ? `${spendingCtes(14, 'EXISTS (SELECT 1 FROM live) AND EXISTS (SELECT 1 FROM placed)')},` : ''}
      comment AS (
-       INSERT INTO comments (id, target_type, target_id, author_id, content, parent_id)
-       SELECT $1::uuid, $2, $3::uuid, $4::uuid, $5, $12::uuid FROM (SELECT ${setCorrelation('$6')}) AS correlated, live, placed${paid}
+       INSERT INTO comments (id, target_type, target_id, author_id, content, parent_id, replied_to_id)
+       SELECT $1::uuid, $2, $3::uuid, $4::uuid, $5, $12::uuid, $13::uuid FROM (SELECT ${setCorrelation('$6')}) AS correlated, live, placed${paid}
        RETURNING ${columns}
      ), counted AS (
        UPDATE comments SET reply_count = reply_count + 1 WHERE id = (SELECT "parentId" FROM comment)
@@ -163,6 +163,7 @@ export async function insertComment(db: Queryable, comment: NewComment, announce
       ...outboxRow(announcement),
       thread ? [...new Set([thread.topLevelId, thread.repliedToId])] : [],
       thread?.topLevelId ?? null,
+      thread?.repliedToId ?? null,
       ...(payment ? spendingValues(payment.budget, payment.key, payment.amount) : []),
     ],
   );

@@ -44,6 +44,9 @@ describe.each(kinds)('replies on a %s', (kind) => {
     const requestId = newId();
     const deeper = await commented(kind, target, second!.token, `Thanks @${mentioned!.user.username}`, answer.id, requestId);
     expect(deeper).toMatchObject({ parentId: top.id, replyCount: 0 });
+    // It remembers whom it answered, for the audits of what it notified.
+    const { rows } = await harness.pool.query('SELECT replied_to_id FROM comments WHERE id = $1', [deeper.id]);
+    expect(rows).toEqual([{ replied_to_id: answer.id }]);
     expect(await eventsOf(requestId, 'comment.created')).toEqual([
       expect.objectContaining({
         id: deeper.id,
