@@ -10,10 +10,26 @@ const count = async (db, sql, params = []) => (await db.query(sql, params)).rows
 /** `n` rows, and the first few ids of the bad ones, for a failing row. */
 const sample = (ids) => (ids.length === 0 ? '' : `; e.g. ${ids.slice(0, 3).join(', ')}`);
 
-/** Each 201 comment's mentions and each 201 recipe's or post's tags, as notifications should show them: kind, source, recipient, actor, type. */
+/**
+ * Each 201 comment's mentions, the author it replies to and the owner of its target (one each, a mention
+ * before a reply before a comment on their content, never its author: docs/api.md §11.4), and each 201
+ * recipe's or post's tags, as notifications should show them: kind, source, recipient, actor, type.
+ */
 function confirmedSources(world) {
   const sources = [];
-  for (const c of world.comments) for (const user of c.mentioned) sources.push(['mention', c.id, user, c.authorId, `mention_${c.targetType}_comment`]);
+  for (const c of world.comments) {
+    const told = new Set([c.authorId]);
+    const reasons = [
+      ...c.mentioned.map((user) => [user, `mention_${c.targetType}_comment`]),
+      [c.repliedToAuthorId, 'reply_comment'],
+      [c.ownerId, `comment_${c.targetType}`],
+    ];
+    for (const [user, type] of reasons) {
+      if (!user || told.has(user)) continue;
+      told.add(user);
+      sources.push(['comment', c.id, user, c.authorId, type]);
+    }
+  }
   for (const recipe of world.recipes) for (const user of recipe.tagged) sources.push(['tag_recipe', recipe.id, user, recipe.authorId, 'tag_recipe']);
   for (const post of world.posts) for (const user of post.tagged) sources.push(['tag_post', post.id, user, post.authorId, 'tag_post']);
   return sources;
@@ -42,7 +58,7 @@ async function confirmedNotified(db, world) {
   const { rows } = await db.query(
     `WITH confirmed AS (
        SELECT e.*, CASE e.kind
-                     WHEN 'mention' THEN EXISTS (SELECT 1 FROM comments.comments c WHERE c.id = e.source AND ${liveComment('c')})
+                     WHEN 'comment' THEN EXISTS (SELECT 1 FROM comments.comments c WHERE c.id = e.source AND ${liveComment('c')})
                      WHEN 'tag_recipe' THEN EXISTS (SELECT 1 FROM content.recipes r WHERE r.id = e.source AND r.deleted_at IS NULL)
                      ELSE EXISTS (SELECT 1 FROM content.posts p WHERE p.id = e.source AND p.deleted_at IS NULL)
                    END AS live
@@ -51,7 +67,7 @@ async function confirmedNotified(db, world) {
        FROM confirmed e
        LEFT JOIN notifications.notifications n
          ON n.recipient_id = e.recipient
-        AND CASE WHEN e.kind = 'mention' THEN n.comment_id = e.source ELSE n.type = e.kind AND n.content_id = e.source END
+        AND CASE WHEN e.kind = 'comment' THEN n.comment_id = e.source ELSE n.type = e.kind AND n.content_id = e.source END
       GROUP BY e.kind, e.source, e.recipient, e.actor, e.type, e.live
      HAVING count(n.id) > 1 OR (e.live AND count(n.id) = 0 AND NOT ${silenceable('e.recipient', 'e.actor', 'e.type')})`,
     [0, 1, 2, 3, 4].map((i) => sources.map((s) => s[i])),
@@ -59,15 +75,16 @@ async function confirmedNotified(db, world) {
   const missing = rows.filter((r) => r.n === 0);
   const doubled = rows.filter((r) => r.n > 1);
   return row(
-    '201 mentions and tags: one notification each',
+    '201 mentions, replies, comments and tags: one notification each',
     rows.length,
     `${sources.length} confirmed, ${missing.length} missing, ${doubled.length} doubled${sample(rows.map((r) => `${r.kind} ${r.source}`))}`,
   );
 }
 
 /**
- * Every stored mention and tag, in the shape of the notification it causes (actor included), and whether
- * it is live: a mention in a comment not deleted, on a target not deleted; a tag of content not deleted.
+ * Every stored mention and tag, every reply (to the author it answered) and every comment (to the owner of
+ * its target), in the shape of the notification it may cause (actor included), and whether it is live: a
+ * mention, reply or comment in a comment not deleted, on a target not deleted; a tag of content not deleted.
  */
 const storedSources = `
   SELECT 'mention_' || m.kind AS type, m.mentioned_user_id AS recipient, c.author_id AS actor, c.target_id AS content_id, m.comment_id,
@@ -77,6 +94,17 @@ const storedSources = `
           UNION ALL SELECT 'post_comment', comment_id, mentioned_user_id FROM comments.post_comment_mentions) AS m
     JOIN comments.comments c ON c.id = m.comment_id
   UNION ALL
+  SELECT 'reply_comment', p.author_id, c.author_id, c.target_id, c.id, ${liveComment('c')}
+    FROM comments.comments c JOIN comments.comments p ON p.id = c.replied_to_id
+   WHERE p.author_id <> c.author_id
+  UNION ALL
+  SELECT 'comment_' || c.target_type, o.owner_id, c.author_id, c.target_id, c.id, ${liveComment('c')}
+    FROM comments.comments c
+    JOIN (SELECT 'recipe' AS type, id, author_id AS owner_id FROM content.recipes
+          UNION ALL SELECT 'post', id, author_id FROM content.posts
+          UNION ALL SELECT 'collection', id, owner_id FROM collections.collections) AS o ON o.type = c.target_type AND o.id = c.target_id
+   WHERE o.owner_id <> c.author_id
+  UNION ALL
   SELECT 'tag_recipe', t.user_id, r.author_id, r.id, NULL::uuid, r.deleted_at IS NULL FROM content.recipe_tags t JOIN content.recipes r ON r.id = t.recipe_id
   UNION ALL
   SELECT 'tag_post', t.user_id, p.author_id, p.id, NULL::uuid, p.deleted_at IS NULL FROM content.post_tags t JOIN content.posts p ON p.id = t.post_id`;
@@ -85,17 +113,25 @@ const sameSource = `n.type = s.type AND n.recipient_id = s.recipient AND n.actor
   AND n.content_id = s.content_id AND n.comment_id IS NOT DISTINCT FROM s.comment_id`;
 
 /**
- * Each live mention and tag has one notification (which may be retracted: a user mentioned again in a
- * comment that mentioned them before is not notified again), and each notification not retracted has a
- * live mention or tag: a retraction (an edit, a deletion, deleted content) leaves nothing visible behind.
+ * A comment's source whose recipient the comment told otherwise: one comment gives a user one notification
+ * (docs/api.md §11.4), so a mention, a reply or a comment on their content may find the one of another.
+ */
+const toldOtherwise = `(matched.comment_id IS NOT NULL AND EXISTS (SELECT 1 FROM notifications.notifications n
+  WHERE n.recipient_id = matched.recipient AND n.comment_id = matched.comment_id))`;
+
+/**
+ * Each live mention, reply, comment on a user's content and tag has one notification (which may be
+ * retracted: a user mentioned again in a comment that mentioned them before is not notified again; or of
+ * another type: one comment tells a user once), and each notification not retracted has a live source of
+ * its type: a retraction (an edit, a deletion, deleted content) leaves nothing visible behind.
  */
 async function storedNotified(db) {
   const { rows } = await db.query(
     `WITH sources AS (${storedSources}),
           matched AS (SELECT s.*, (SELECT count(*)::int FROM notifications.notifications n WHERE ${sameSource}) AS n FROM sources s WHERE s.live)
      SELECT (SELECT count(*)::int FROM matched) AS sources,
-            (SELECT count(*)::int FROM matched WHERE n = 0 AND NOT ${silenceable('recipient', 'actor', 'type')}) AS missing,
-            (SELECT count(*)::int FROM matched WHERE n = 0 AND ${silenceable('recipient', 'actor', 'type')}) AS silenced,
+            (SELECT count(*)::int FROM matched WHERE n = 0 AND NOT ${silenceable('recipient', 'actor', 'type')} AND NOT ${toldOtherwise}) AS missing,
+            (SELECT count(*)::int FROM matched WHERE n = 0 AND (${silenceable('recipient', 'actor', 'type')} OR ${toldOtherwise})) AS silenced,
             (SELECT count(*)::int FROM matched WHERE n > 1) AS doubled,
             (SELECT count(*)::int FROM notifications.notifications WHERE retracted_at IS NULL) AS notifications,
             (SELECT count(*)::int FROM notifications.notifications WHERE retracted_at IS NOT NULL) AS retracted,
@@ -104,7 +140,7 @@ async function storedNotified(db) {
   );
   const r = rows[0];
   return row(
-    'stored mentions and tags ↔ notifications',
+    'stored mentions, replies, comments and tags ↔ notifications',
     r.missing + r.doubled + r.orphans,
     `${r.sources} live, ${r.notifications} notifications (${r.retracted} more retracted, ${r.silenced} silenced): ${r.missing} missing, ${r.doubled} doubled, ${r.orphans} without a live source`,
   );
@@ -449,8 +485,8 @@ export function runChecks({ settled, requests, exits, faults, quota, errors }) {
 /** Every invariant, as rows of a table; a check that cannot run at all is a FAIL row of its own. */
 export async function checkInvariants({ db, amqpUrl, exchange, world, retractedSeen = new Set() }) {
   const checks = [
-    ['201 mentions and tags: one notification each', () => confirmedNotified(db, world)],
-    ['stored mentions and tags ↔ notifications', () => storedNotified(db)],
+    ['201 mentions, replies, comments and tags: one notification each', () => confirmedNotified(db, world)],
+    ['stored mentions, replies, comments and tags ↔ notifications', () => storedNotified(db)],
     ['blocks: nothing they cover shown', () => blocksCover(db)],
     ['mutes, blocks, types off: nothing notified once settled', () => silencesHeld(db)],
     ['nothing retracted comes back', () => retractedStayRetracted(db, retractedSeen)],

@@ -28,7 +28,17 @@ const weights = {
   preferences: 1,
 };
 
-const NOTIFICATION_TYPES = ['mention_recipe_comment', 'mention_collection_comment', 'mention_post_comment', 'tag_recipe', 'tag_post'];
+const NOTIFICATION_TYPES = [
+  'mention_recipe_comment',
+  'mention_collection_comment',
+  'mention_post_comment',
+  'tag_recipe',
+  'tag_post',
+  'reply_comment',
+  'comment_recipe',
+  'comment_post',
+  'comment_collection',
+];
 
 function emptyWorld() {
   return {
@@ -37,7 +47,10 @@ function emptyWorld() {
     /** Created (201): `{ id, authorId, tagged: [userId] }`, `deleted` once a DELETE said 200. */
     recipes: [],
     posts: [],
-    /** Created (201): `{ id, targetType, targetId, authorId, mentioned: [userId] }`. */
+    /**
+     * Created (201): `{ id, targetType, targetId, authorId, mentioned: [userId], ownerId, repliedToAuthorId }`;
+     * `repliedToAuthorId` is the author of the comment it replies to, or null (docs/api.md §11.4).
+     */
     comments: [],
     /** Created (201): `{ id, ownerId }`, `deleted` once a DELETE said 200. */
     collections: [],
@@ -99,9 +112,21 @@ function actions(world, call, rng, label) {
       const target = rng.chance(0.9) && live(pool).length > 0 ? rng.pick(live(pool)) : rng.pick(pool);
       const mentioned = others(rng, world.users, user, rng.int(0, 3));
       const content = `${mentioned.map((u) => `@${u.username}`).join(' ')} look at this (${serial++})`;
-      const reply = await call(`comment:${targetType}`, 'POST', `/${targetType}s/${target.id}/comments`, { body: { content }, token: user.token });
+      // A third of them reply to a comment on the same target (a reply, or a reply to a reply).
+      const onTarget = world.comments.filter((c) => c.targetId === target.id);
+      const parent = onTarget.length > 0 && rng.chance(0.35) ? rng.pick(onTarget) : undefined;
+      const body = parent ? { content, parentId: parent.id } : { content };
+      const reply = await call(`comment:${targetType}${parent ? ':reply' : ''}`, 'POST', `/${targetType}s/${target.id}/comments`, { body, token: user.token });
       if (reply.status === 201) {
-        world.comments.push({ id: reply.body.comment.id, targetType, targetId: target.id, authorId: user.id, mentioned: mentioned.map((u) => u.id) });
+        world.comments.push({
+          id: reply.body.comment.id,
+          targetType,
+          targetId: target.id,
+          authorId: user.id,
+          mentioned: mentioned.map((u) => u.id),
+          ownerId: target.authorId ?? target.ownerId,
+          repliedToAuthorId: parent ? parent.authorId : null,
+        });
       }
       if (reply.status === 403) world.refusedComments.push({ authorId: user.id, targetType, targetId: target.id });
     },
