@@ -11,7 +11,6 @@ import {
   issueTicket,
   redeemTicket,
   type TicketHolder,
-  type TokenSession,
   ticketStreamEnded,
   ticketStreamOpened,
 } from '../repository/tickets.js';
@@ -37,7 +36,7 @@ export interface SessionEnd {
   notBefore: string | null;
 }
 
-export type { TicketHolder, TokenSession };
+export type { TicketHolder };
 
 export interface StreamSettings {
   keepAliveMs: number;
