@@ -40,7 +40,7 @@ export function pushDelivery({ pool, directory, vapid, ttlSeconds, metrics, logg
     if (await deleteDeadSubscription(pool, push.subscription.id)) metrics.subscriptionsRemoved(reason);
   }
 
-  return async function deliver(push: DuePush): Promise<void> {
+  return async function deliver(push: DuePush, stopping: AbortSignal): Promise<void> {
     const { subscription } = push;
     const issuedAt = Math.floor(subscription.createdAt.getTime() / 1000);
     if (sessionEnded({ userId: subscription.userId, sessionId: subscription.sessionId ?? '', issuedAt })) return removeSubscription(push, 'session_ended');
@@ -63,7 +63,7 @@ export function pushDelivery({ pool, directory, vapid, ttlSeconds, metrics, logg
       logger.error({ notificationId: found.id, bytes: Buffer.byteLength(payload) }, 'push payload over 3 KB left out');
       return deliveries.finishPush(pool, push);
     }
-    const outcome = await sendPush(subscription, payload, { vapid, ttlSeconds: Math.ceil(leftMs / 1000), topic: topicOf(found.groupKey), timeoutMs: PUSH_TIMEOUT_MS });
+    const outcome = await sendPush(subscription, payload, { vapid, ttlSeconds: Math.ceil(leftMs / 1000), topic: topicOf(found.groupKey), timeoutMs: PUSH_TIMEOUT_MS, stopping });
     switch (outcome.kind) {
       case 'sent':
         metrics.sent();
@@ -76,6 +76,8 @@ export function pushDelivery({ pool, directory, vapid, ttlSeconds, metrics, logg
         metrics.failed('rejected');
         return removeSubscription(push, 'rejected');
       case 'retry': {
+        // Cut short by a shutdown: due again at once, for another instance or the next start.
+        if (outcome.reason === 'stopping') return deliveries.retryPushLater(pool, push, 0, false);
         const delayMs = Math.min(Math.max(outcome.retryAfterMs ?? 0, backoffMs(push.attempts + 1)), MAX_RETRY_DELAY_MS);
         if (delayMs >= push.queuedAt.getTime() + ttlSeconds * 1000 - Date.now()) {
           metrics.failed('expired');

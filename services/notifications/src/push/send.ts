@@ -42,8 +42,8 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
  * posted with this process's own `fetch`, so that the time-out covers the whole exchange and `http`
  * endpoints work where tests allow them.
  */
-export async function sendPush(target: PushTarget, payload: string, settings: { vapid: Vapid; ttlSeconds: number; topic: string; timeoutMs: number }): Promise<PushOutcome> {
-  const { vapid, ttlSeconds, topic, timeoutMs } = settings;
+export async function sendPush(target: PushTarget, payload: string, settings: { vapid: Vapid; ttlSeconds: number; topic: string; timeoutMs: number; stopping: AbortSignal }): Promise<PushOutcome> {
+  const { vapid, ttlSeconds, topic, timeoutMs, stopping } = settings;
   const request = webPush.generateRequestDetails({ endpoint: target.endpoint, keys: { p256dh: target.p256dh, auth: target.auth } }, payload, {
     vapidDetails: vapid,
     TTL: ttlSeconds,
@@ -61,11 +61,12 @@ export async function sendPush(target: PushTarget, payload: string, settings: { 
       headers,
       body: request.body ? new Uint8Array(request.body) : null,
       redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), stopping]),
     });
     body = (await response.text()).slice(0, 500);
   } catch (err) {
-    const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+    if (stopping.aborted) return { kind: 'retry', reason: 'stopping' };
+    const timedOut = err instanceof Error && err.name === 'TimeoutError';
     return { kind: 'retry', reason: timedOut ? 'timeout' : 'network' };
   }
   const { status } = response;

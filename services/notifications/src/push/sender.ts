@@ -13,7 +13,8 @@ export interface PushSenderSettings {
   schema: string;
   databaseUrl?: string;
   logger: Logger;
-  deliver(push: DuePush): Promise<void>;
+  /** Handles one push; `stopping` aborts when the sender stops, so that a hanging endpoint does not hold up a shutdown. */
+  deliver(push: DuePush, stopping: AbortSignal): Promise<void>;
   /** Pushes in flight at once, over every endpoint. */
   maxInFlight?: number;
   /** How often to look at the table when nothing wakes the sender. */
@@ -30,6 +31,7 @@ export interface PushSenderSettings {
 export class PushSender {
   private readonly wakeUps = new WakeUps(() => this.running);
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly stopping = new AbortController();
   private readonly listener: OutboxListener;
   private readonly maxInFlight: number;
   private readonly pollIntervalMs: number;
@@ -56,10 +58,11 @@ export class PushSender {
     this.loop = this.run();
   }
 
-  /** Stops claiming, and waits for the pushes in flight (each ends within its time-out). */
+  /** Stops claiming, cuts the pushes in flight short (they are due again at once), and waits for them. */
   async stop(): Promise<void> {
     if (!this.running) return this.loop;
     this.running = false;
+    this.stopping.abort();
     this.wakeUps.wakeAll();
     await Promise.all([this.loop, this.listener.stop(), ...this.inFlight]);
   }
@@ -95,7 +98,7 @@ export class PushSender {
 
   private send(push: DuePush): void {
     const sending: Promise<void> = this.settings
-      .deliver(push)
+      .deliver(push, this.stopping.signal)
       // Its lease runs out and another claim tries it again.
       .catch((err: unknown) => this.settings.logger.warn({ err, subscriptionId: push.subscription.id }, 'push could not be handled; retried when its lease ends'))
       .finally(() => {

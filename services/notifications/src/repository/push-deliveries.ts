@@ -50,12 +50,15 @@ export async function finishPush(db: Queryable, push: DuePush): Promise<void> {
   );
 }
 
-/** The push is tried again in `delayMs`; its subscription is free meanwhile for the pushes due before. */
-export async function retryPushLater(db: Queryable, push: DuePush, delayMs: number): Promise<void> {
+/**
+ * The push is tried again in `delayMs` (`failed`: after a failure, which counts towards its next delay);
+ * its subscription is free meanwhile for the pushes due before.
+ */
+export async function retryPushLater(db: Queryable, push: DuePush, delayMs: number, failed = true): Promise<void> {
   await db.query(
-    `WITH later AS (UPDATE push_deliveries SET attempts = attempts + 1, available_at = clock_timestamp() + $2 * interval '1 millisecond' WHERE id = $1)
+    `WITH later AS (UPDATE push_deliveries SET attempts = attempts + $4::int, available_at = clock_timestamp() + $2 * interval '1 millisecond' WHERE id = $1)
      UPDATE push_subscriptions SET busy_until = NULL WHERE id = $3`,
-    [push.id, delayMs, push.subscription.id],
+    [push.id, delayMs, push.subscription.id, failed ? 1 : 0],
   );
 }
 
