@@ -32,6 +32,8 @@ export default async function pushRoutes(app: App, { push }: { push: WebPush }) 
     '/subscriptions',
     {
       onRequest: app.auth.required,
+      // The subscription's own path, where it is deleted.
+      config: { location: ({ subscription }, path) => `${path}/${subscription.id}` },
       schema: {
         summary: 'Subscribe a browser to the caller’s notifications; the same endpoint again replaces it',
         operationId: 'createPushSubscription',
