@@ -22,6 +22,7 @@ export default async function pushRoutes(app: App, { push }: { push: WebPush }) 
         summary: 'The VAPID application server key a browser subscribes with',
         operationId: 'getPushPublicKey',
         tags: ['push'],
+        security: [],
         response: { 200: publicKeyResponse, ...problemResponses(503) },
       },
     },
