@@ -5,13 +5,14 @@ import { blocks } from './blocks.js';
 import { notificationGroups } from './groups.js';
 import { notifications } from './notifications.js';
 import { preferences } from './preferences.js';
+import { webPush } from './push/index.js';
 import { streams } from './stream/streams.js';
 
 /**
  * The notifications domain, the streams this instance holds, what it knows of users (the actors it shows)
  * and of who mutes or blocks whom (libs/directory), and its users' preferences.
  */
-export function parts({ config, pool, endedSessions }: PartsContext<NotificationsConfig>) {
+export function parts({ config, pool, endedSessions, logger }: PartsContext<NotificationsConfig>) {
   const directories = { users: new UserDirectory({ pool, usersUrl: config.USERS_INTERNAL_URL }), relations: new RelationDirectory(pool) };
   return {
     directories,
@@ -20,6 +21,7 @@ export function parts({ config, pool, endedSessions }: PartsContext<Notification
     notifications: notifications(pool, directories.users),
     groups: notificationGroups(pool, directories.users),
     streams: streams(pool, directories.users, { keepAliveMs: config.STREAM_KEEP_ALIVE_MS, ticketsPerUser: config.STREAM_TICKETS_PER_USER }, endedSessions),
+    push: webPush({ pool, config, directory: directories.users, sessionEnds: endedSessions, logger }),
   };
 }
 
