@@ -92,4 +92,3 @@ export function pushDelivery({ pool, directory, vapid, ttlSeconds, metrics, logg
   };
 }
 
-export type PushDelivery = ReturnType<typeof pushDelivery>;

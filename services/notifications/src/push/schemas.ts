@@ -38,7 +38,6 @@ export function subscriptionBody(allowPrivate: boolean) {
   return z.object({ endpoint, keys }).meta({ examples: [SUBSCRIPTION_EXAMPLE] });
 }
 
-export type SubscriptionBody = z.infer<ReturnType<typeof subscriptionBody>>;
 
 export const pushSubscriptionSchema = z
   .object({ id: z.uuid(), endpoint: z.string(), createdAt: timestampSchema })

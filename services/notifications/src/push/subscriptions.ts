@@ -56,4 +56,3 @@ export function pushSubscriptions(pool: Pool, metrics: () => PushMetrics | undef
   };
 }
 
-export type PushSubscriptions = ReturnType<typeof pushSubscriptions>;
