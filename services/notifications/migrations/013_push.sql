@@ -46,7 +46,9 @@ BEGIN
   RETURN NULL;
 END;
 $$;
-CREATE TRIGGER queue_pushes AFTER INSERT ON notifications FOR EACH ROW EXECUTE FUNCTION queue_pushes();
+-- A mention taken back before its notification came is stored already retracted: nothing to push.
+CREATE TRIGGER queue_pushes AFTER INSERT ON notifications FOR EACH ROW WHEN (NEW.retracted_at IS NULL)
+  EXECUTE FUNCTION queue_pushes();
 COMMENT ON TRIGGER queue_pushes ON notifications IS
   'store_notification stores a notification in one round trip, and other paths may store them too; this queues its pushes (docs/api.md §11.3) in the same transaction without another round trip, so a restart between storing and sending loses none.';
 
