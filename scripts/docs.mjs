@@ -14,6 +14,7 @@ import { updatePart } from './docs/generated-part.mjs';
 import { staleReferences } from './docs/section-references.mjs';
 import { eventTable } from './docs/event-map.mjs';
 import { routeTable } from './docs/route-map.mjs';
+import { unlistedTables } from './docs/table-list.mjs';
 import { triggerRows, triggerTable } from './docs/trigger-table.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,6 +33,7 @@ const problems = [
   updatePart(architecture, 'events', await eventTable(root, triggers), { check }),
   updatePart(architecture, 'triggers', triggerTable(triggers), { check }),
   ...staleReferences(root),
+  ...unlistedTables(root),
 ].filter((problem) => problem !== undefined);
 
 for (const problem of problems) console.error(problem);

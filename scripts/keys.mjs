@@ -1,7 +1,8 @@
-// A development Ed25519 key pair for token signing, written once. As a command: `node scripts/keys.mjs DIR`.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+// A development Ed25519 key pair for token signing, and a VAPID pair for Web Push, written once.
+// As a command: `node scripts/keys.mjs DIR`.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { generateKeyPairSync } from 'node:crypto';
+import { createECDH, generateKeyPairSync } from 'node:crypto';
 
 export function ensureKeyPair(privateKeyFile, publicKeyFile) {
   if (existsSync(privateKeyFile) && existsSync(publicKeyFile)) return false;
@@ -15,7 +16,26 @@ export function ensureKeyPair(privateKeyFile, publicKeyFile) {
   return true;
 }
 
+/**
+ * A development VAPID pair (RFC 8292: P-256, both halves base64url, the public one uncompressed) in
+ * `file`, made once; gives it as the notifications service reads it, and whether it was made now.
+ */
+export function ensureVapidKeys(file) {
+  if (existsSync(file)) return { ...JSON.parse(readFileSync(file, 'utf8')), generated: false };
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  const keys = {
+    PUSH_VAPID_PUBLIC_KEY: ecdh.getPublicKey().toString('base64url'),
+    // 32 bytes, with the leading zeros a small key loses.
+    PUSH_VAPID_PRIVATE_KEY: Buffer.from(ecdh.getPrivateKey('hex').padStart(64, '0'), 'hex').toString('base64url'),
+  };
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
+  return { ...keys, generated: true };
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const dir = resolve(process.argv[2] ?? '.keys');
   if (ensureKeyPair(`${dir}/jwt-private.pem`, `${dir}/jwt-public.pem`)) console.log(`keys: generated a key pair in ${dir}`);
+  if (ensureVapidKeys(`${dir}/vapid.json`).generated) console.log(`keys: generated a VAPID pair in ${dir}`);
 }

@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import concurrently from 'concurrently';
 import pg from 'pg';
-import { ensureKeyPair } from './keys.mjs';
+import { ensureKeyPair, ensureVapidKeys } from './keys.mjs';
 import { allocatorSettings, services, upstreamVariables } from './services.mjs';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/recipes';
@@ -62,9 +62,19 @@ function ensureKeys() {
   return { JWT_PRIVATE_KEY_FILE: privateKeyFile, JWT_PUBLIC_KEY_FILE: publicKeyFile };
 }
 
+/** A development VAPID pair for Web Push (docs/push.md), made once, unless one is configured. */
+function ensurePushKeys() {
+  const { PUSH_VAPID_PUBLIC_KEY, PUSH_VAPID_PRIVATE_KEY } = process.env;
+  if (PUSH_VAPID_PUBLIC_KEY && PUSH_VAPID_PRIVATE_KEY) return { PUSH_VAPID_PUBLIC_KEY, PUSH_VAPID_PRIVATE_KEY };
+  const { generated, ...keys } = ensureVapidKeys(resolve('.keys/vapid.json'));
+  if (generated) console.log(`start: generated a development VAPID pair in ${resolve('.keys/vapid.json')}`);
+  return keys;
+}
+
 await requireServers();
 await ensureDatabase();
 const keys = ensureKeys();
+const pushKeys = ensurePushKeys();
 
 const placed = services.map(({ port, internalPort, metricsPort, ...service }) => ({
   ...service,
@@ -97,6 +107,7 @@ const { result } = concurrently(
       // Only the users service ever sees the private key.
       JWT_PUBLIC_KEY_FILE: keys.JWT_PUBLIC_KEY_FILE,
       ...(name === 'users' ? { JWT_PRIVATE_KEY_FILE: keys.JWT_PRIVATE_KEY_FILE } : {}),
+      ...(name === 'notifications' ? pushKeys : {}),
     },
   })),
   // raw: each process writes its JSON lines (each names its `service`) straight to this terminal, rather

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import pg from 'pg';
-import { ensureKeyPair } from './keys.mjs';
+import { ensureKeyPair, ensureVapidKeys } from './keys.mjs';
 import { allocatorSettings, services, upstreamVariables } from './services.mjs';
 
 /**
@@ -150,6 +150,7 @@ export async function startSystem({
   const { portOf, urlOf, internalUrlOf } = addressesOf(portOffset);
   const keysDir = resolve(`.keys/${name}`);
   ensureKeyPair(`${keysDir}/jwt-private.pem`, `${keysDir}/jwt-public.pem`);
+  const { generated: _, ...pushKeys } = ensureVapidKeys(`${keysDir}/vapid.json`);
   const DATABASE_URL = await freshDatabase(databaseUrl, name);
   const present = services.filter((s) => existsSync(`services/${s.name}/dist/server.js`));
   const instancesOf = (service) => Array.from({ length: service === 'gateway' ? gateways : replicas }, (_, i) => i);
@@ -182,6 +183,7 @@ export async function startSystem({
         LOG_LEVEL: 'warn',
         JWT_PUBLIC_KEY_FILE: `${keysDir}/jwt-public.pem`,
         ...(service === 'users' ? { JWT_PRIVATE_KEY_FILE: `${keysDir}/jwt-private.pem` } : {}),
+        ...(service === 'notifications' ? pushKeys : {}),
         ...env,
       };
       return new ServiceProcess({

@@ -1,6 +1,7 @@
 // docs/architecture.md's table from a URL prefix to its route file and to the SQL it runs: each service's
 // src/service.ts registers a route plugin under a prefix; the plugin's relative imports, followed through
-// the domain modules they reach, end in the repository files that hold its SQL.
+// the domain modules they reach, end in the modules that hold its SQL (repositories, and any other module
+// with a statement in it).
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
@@ -28,6 +29,9 @@ function reachable(file) {
   return [...seen];
 }
 
+/** Whether `file` holds SQL: a template literal that starts a statement. */
+const holdsSql = (file) => /`\s*(?:WITH|SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b/.test(readFileSync(file, 'utf8'));
+
 /** Rows of { prefix, service, routes, sql } for every route plugin each service registers. */
 export function routeMap(root) {
   const rows = [];
@@ -44,7 +48,7 @@ export function routeMap(root) {
         prefix,
         service,
         routes: modules.filter((file) => file.includes('/src/routes/')).map(rel),
-        sql: modules.filter((file) => /\/src\/repository(\.ts|\/)/.test(file) && !file.endsWith('/rows.ts')).map(rel),
+        sql: modules.filter((file) => !file.includes('/src/routes/') && holdsSql(file)).map(rel),
       });
     }
   }

@@ -5,13 +5,15 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The migration sets, as `migrationSetsOf` (libs/runtime) runs them into the schemas that use them. */
-const SETS = [
+export const SETS = [
   { owner: 'libs/outbox (every service)', dir: 'libs/outbox/migrations' },
   { owner: 'libs/idempotency', dir: 'libs/idempotency/migrations' },
   { owner: 'libs/db (budgets)', dir: 'libs/db/budget-migrations' },
   { owner: 'libs/directory (users)', dir: 'libs/directory/users-migrations' },
   { owner: 'libs/directory (content)', dir: 'libs/directory/content-migrations' },
   { owner: 'libs/directory (collections)', dir: 'libs/directory/collection-migrations' },
+  { owner: 'libs/directory (relations)', dir: 'libs/directory/relation-migrations' },
+  { owner: 'libs/runtime (ended sessions)', dir: 'libs/runtime/migrations/ended-sessions' },
   ...['users', 'content', 'comments', 'collections', 'notifications'].map((name) => ({ owner: name, dir: `services/${name}/migrations` })),
 ];
 

@@ -2,10 +2,14 @@ import type { Channel, ConsumeMessage } from 'amqplib';
 import type { EventEnvelope } from '@recipes/contracts';
 import { eventLogger, type Logger } from '@recipes/logging';
 import { inSpan } from '@recipes/tracing';
+import { backoff } from './backoff.js';
 import { type DependencyGate, sleep } from './dependency-gate.js';
 import type { BrokerMetrics } from './metrics.js';
 import { failedAttemptsOf, parseEnvelope, typeOf } from './message.js';
 import { isLastAttempt, type Parking, type RetryPolicy, retryLater } from './retry.js';
+
+/** 0.25 s, 0.5 s … up to 5 s: the wait between tries of a handler whose dependency answers but still fails. */
+const heldBackoffMs = backoff({ firstMs: 250, maxMs: 5_000 });
 
 export interface DeliverySettings {
   queue: string;
@@ -60,7 +64,7 @@ export function deliverer(settings: DeliverySettings): (channel: Channel, messag
           log.warn({ err, queue }, 'event handler met an unavailable dependency: held until it is back, not counted as an attempt');
           await gate.recovered();
           // A dependency that answers readiness but still fails (another service's look-up): back off.
-          await sleep(Math.min(250 * 2 ** held, 5_000));
+          await sleep(heldBackoffMs(held + 1));
           continue;
         }
         const failedAttempts = failedAttemptsOf(message) + 1;

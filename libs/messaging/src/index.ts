@@ -1,3 +1,4 @@
+export { backoff } from './backoff.js';
 export { Broker, type BrokerSettings } from './broker.js';
 export { type Consumer, type ConsumerSpec, DEFAULT_RETRY_DELAYS_MS } from './consumer.js';
 export type { BrokerMetrics } from './metrics.js';

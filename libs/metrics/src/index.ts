@@ -12,6 +12,7 @@ export {
   poolMetrics,
   type QueueDepth,
 } from './gauges.js';
+export { type PushFailure, type PushMetrics, pushMetrics, type SubscriptionRemoval } from './push.js';
 export { httpMetrics, UNMATCHED_ROUTE, type UpstreamRoute } from './http.js';
 export { metricsListener, type MetricsListenerOptions } from './listener.js';
 export { METRIC_PREFIX, Registry } from './registry.js';

@@ -1,7 +1,4 @@
-/** The longest a relay waits after failures in a row, and the latest a failed row is tried again. */
-export const MAX_BACKOFF_MS = 30_000;
+import { backoff } from '@recipes/messaging';
 
-/** 0.5 s, 1 s, 2 s … capped: how long to wait after the n-th failure in a row. */
-export function backoffMs(failures: number): number {
-  return Math.min(500 * 2 ** (failures - 1), MAX_BACKOFF_MS);
-}
+/** 0.5 s, 1 s, 2 s … up to 30 s: how long a relay waits after failures in a row, and a failed row before its next try. */
+export const backoffMs = backoff({ firstMs: 500, maxMs: 30_000 });

@@ -3,7 +3,7 @@ import { type Pool, withTransaction } from '@recipes/db';
 import type { Logger } from '@recipes/logging';
 import type { Publisher } from '@recipes/messaging';
 import { withTraceparent } from '@recipes/tracing';
-import { MAX_BACKOFF_MS } from './backoff.js';
+import { backoffMs } from './backoff.js';
 
 // Rows are claimed by deleting them, in the batch's transaction: one the broker confirms stays deleted at
 // the commit, the others are put back (RESCHEDULE), and all come back if the relay dies before it. SKIP
@@ -25,17 +25,16 @@ const CLAIM = `
     FROM claimed, (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed
    ORDER BY created_at, id`;
 
-// A row that failed is put back, to be tried again later, each time a little later (the same curve as
-// backoffMs, and as rescheduleDelayMs).
+// A row that failed is put back, to be tried again after its delay ($7, backoffMs of its failures).
 const RESCHEDULE = `
   INSERT INTO outbox (id, type, payload, created_at, attempts, last_error, available_at, traceparent)
   SELECT id, type, payload, created_at, attempts + 1, error,
-         clock_timestamp() + least($7::float8, 500 * power(2, attempts)) * interval '1 millisecond', traceparent
-    FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::int[], $6::text[], $8::text[])
-      AS failed(id, type, payload, created_at, attempts, error, traceparent)`;
+         clock_timestamp() + delay_ms * interval '1 millisecond', traceparent
+    FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::int[], $6::text[], $7::float8[], $8::text[])
+      AS failed(id, type, payload, created_at, attempts, error, delay_ms, traceparent)`;
 
-/** How long after being put back a row that had failed `attempts` times before is tried again (as RESCHEDULE). */
-const rescheduleDelayMs = (attempts: number) => Math.min(MAX_BACKOFF_MS, 500 * 2 ** attempts);
+/** How long after being put back a row that had failed `attempts` times before is tried again. */
+const rescheduleDelayMs = (attempts: number) => backoffMs(attempts + 1);
 
 interface ClaimedRow {
   id: string;
@@ -82,7 +81,7 @@ export async function relayBatch({ pool, publisher, logger, batchSize, onPutBack
         failed.map(({ row }) => row.createdAt),
         failed.map(({ row }) => row.attempts),
         failed.map(({ error }) => error),
-        MAX_BACKOFF_MS,
+        failed.map(({ row }) => rescheduleDelayMs(row.attempts)),
         failed.map(({ row }) => row.traceparent),
       ]);
       logger.warn({ failed: failed.length, published: rows.length - failed.length, firstError: failed[0]!.error }, 'outbox events not published; retrying later');

@@ -3,12 +3,15 @@ import { createPool, isDatabaseReachable, migrate, type Pool } from '@recipes/db
 import { type App, isDependencyUnavailable, listen } from '@recipes/http';
 import { KeyPurger } from '@recipes/idempotency';
 import { createLogger, type Logger } from '@recipes/logging';
-import { Broker, deadLetterQueueOf, dispatcher } from '@recipes/messaging';
+import { backoff, Broker, deadLetterQueueOf, dispatcher } from '@recipes/messaging';
 import { deadLetterQueueMetrics, eventMetrics, eventQueueMetrics, metricsListener, outboxMetrics, poolMetrics, Registry } from '@recipes/metrics';
 import { OutboxRelay, WRITER_WAKE_SETTINGS } from '@recipes/outbox';
 import type { BackendConfig } from './config.js';
 import { composeService, migrationSetsOf, type ServiceDefinition, type ServiceKeys } from './definition.js';
 import { consumerQueuesOf, queueOf } from './queues.js';
+
+/** 0.5 s, 1 s … up to 5 s: the wait between tries to reach the database at start. */
+const startBackoffMs = backoff({ firstMs: 250, maxMs: 5_000 });
 
 /** How `startBackendService` is given what the environment and files hold; tests pass their own. */
 export interface StartOptions<C> {
@@ -36,7 +39,7 @@ async function whileUnavailable<T>(work: () => Promise<T>, logger: Logger): Prom
       return await work();
     } catch (err) {
       if (!isDependencyUnavailable(err) || Date.now() > deadline) throw err;
-      const retryInMs = Math.min(250 * 2 ** attempt, 5_000);
+      const retryInMs = startBackoffMs(attempt + 1);
       logger.warn({ err, retryInMs }, 'the database is unavailable at start: waiting for it');
       await new Promise((resolve) => setTimeout(resolve, retryInMs));
     }

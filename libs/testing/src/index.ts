@@ -6,6 +6,7 @@ import { dropDatabase } from './cleanup.js';
 export { brokerAdmin } from './broker-admin.js';
 export { dropDatabase, exchangeFamily, type ExchangeFamilyOptions, queueFamily, removeExchangeFamily, serviceNames } from './cleanup.js';
 export { createTcpProxy, type TcpProxy } from './tcp-proxy.js';
+export { type LocalPushService, type LocalSubscription, type PushAnswer, type ReceivedPush, startLocalPushService } from './push-service.js';
 export { type ClusterNode, type RabbitCluster, startRabbitCluster } from './rabbit-cluster.js';
 export { explainQuery, type PlanNode, planNodes } from './explain.js';
 export { type CursorPage, pagesAtOdds, readWhileWriting, walkFaults, walkWhileChanging } from './pages.js';

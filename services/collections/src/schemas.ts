@@ -16,7 +16,6 @@ const singleLine = /^[^\u0000-\u001f\u007f]*$/u;
 // eslint-disable-next-line no-control-regex
 const multiLine = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/u;
 
-export const idParams = z.object({ id: z.uuid() });
 
 export const saveBody = z.object({ contentType: contentTypeSchema, contentId: z.uuid() });
 

@@ -1,26 +1,12 @@
 /* eslint-disable max-lines -- one domain: posting, editing and deleting share the target, mention and block rules */
-import {
-  type Author,
-  commentCreated,
-  commentDeleted,
-  commentUpdated,
-  type CommentTargetType,
-  createEvent,
-  forbidden,
-  type MentionKind,
-  newId,
-  notFound,
-  type ListPosition,
-  type ListRequest,
-  type UserSnapshot,
-} from '@recipes/contracts';
+import { type Author, commentCreated, commentDeleted, type CommentTargetType, commentUpdated, createEvent, forbidden, isUuid, type ListPosition, type ListRequest, newId, notFound, type UserSnapshot } from '@recipes/contracts';
 import { type Pool, type Queryable, spendBudget, withStatement, withTransaction } from '@recipes/db';
 import type { UserDirectory } from '@recipes/directory';
 import { enqueue } from '@recipes/outbox';
-import { z } from 'zod';
 import { blockedFromCommenting, type Blocks } from './blocks.js';
 import { mentionable, mentionedNames, type Named, type NotificationPayer, withinCap } from './mentions.js';
 import * as repository from './repository.js';
+import { mentionKindOf } from './repository.js';
 import { findPostingContext, insertComment, type KnownTarget, type ParentComment } from './posting.js';
 import type { CommentFilter, CommentRecord, CommentTarget, CommentWithAuthor } from './repository.js';
 import { lockInThread, markDeletedInThread, deleteAllMentions } from './thread-repository.js';
@@ -30,12 +16,6 @@ const PRODUCER = 'comments';
 
 /** The users service resolves at most this many names per look-up. */
 const NAMES_PER_LOOKUP = 50;
-
-const mentionKinds: Record<CommentTargetType, MentionKind> = {
-  recipe: 'recipe_comment',
-  collection: 'collection_comment',
-  post: 'post_comment',
-};
 
 const targetNames: Record<CommentTargetType, string> = { recipe: 'Recipe', collection: 'Collection', post: 'Post' };
 
@@ -53,8 +33,6 @@ export interface Comment {
 
 const toAuthor = ({ id, username, avatarUrl }: Author): Author => ({ id, username, avatarUrl });
 
-const uuid = z.uuid();
-const isUuid = (value: string) => uuid.safeParse(value).success;
 
 export interface CommentsDependencies {
   pool: Pool;
@@ -100,7 +78,7 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
 
   /** Brings the kind's mention store to `wanted`: its triggers announce each mention added and each taken out. */
   async function setMentions(tx: Queryable, target: CommentTarget, commentId: string, wanted: string[]): Promise<void> {
-    const kind = mentionKinds[target.type];
+    const kind = mentionKindOf[target.type];
     const current = await repository.mentionedUsers(tx, kind, commentId);
     await repository.deleteMentions(tx, kind, commentId, current.filter((id) => !wanted.includes(id)));
     await repository.insertMentions(tx, kind, commentId, wanted.filter((id) => !current.includes(id)));
@@ -189,7 +167,7 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
         mentionedUserIds: mentioned,
       };
       const announcement = createEvent(commentCreated, data, { producer: PRODUCER, correlationId });
-      const comment = { id, target, authorId, content, mentionKind: mentionKinds[target.type], mentionedUserIds: mentioned, thread };
+      const comment = { id, target, authorId, content, mentionKind: mentionKindOf[target.type], mentionedUserIds: mentioned, thread };
       const payment = mentioned.length === 0 ? undefined : { budget: payer.budget, key: authorId, amount: mentioned.length };
       const { record, targetLive, placed, spending } = await withStatement(pool, (db) => insertComment(db, comment, announcement, correlationId, payment));
       // Deleted since the read (its deletion event came in between, or the thread was deleted).
@@ -246,7 +224,7 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
         if (existing.authorId !== callerId && owner !== callerId) throw forbidden('Only its author or the owner of what it is on may delete a comment');
         await repository.setCorrelationId(tx, correlationId);
         const { deletedAt, replies } = await markDeletedInThread(tx, existing);
-        await deleteAllMentions(tx, mentionKinds[target.type], [commentId, ...replies.map((reply) => reply.id)]);
+        await deleteAllMentions(tx, mentionKindOf[target.type], [commentId, ...replies.map((reply) => reply.id)]);
         for (const gone of [{ ...existing, deletedAt }, ...replies]) {
           const data = { id: gone.id, targetType: target.type, targetId: target.id, authorId: gone.authorId, createdAt: gone.createdAt, deletedAt: gone.deletedAt };
           await enqueue(tx, createEvent(commentDeleted, data, { producer: PRODUCER, correlationId }));

@@ -1,14 +1,7 @@
-import { commentDeleted, type CommentTargetType, createEvent } from '@recipes/contracts';
+import { commentDeleted, createEvent } from '@recipes/contracts';
 import { type Pool, withTransaction } from '@recipes/db';
 import { enqueue } from '@recipes/outbox';
-import { type CommentTarget, setCorrelationId } from './repository.js';
-
-/** The mention store of each kind of target (migrations/002_mention_stores.sql). */
-const mentionStores: Record<CommentTargetType, string> = {
-  recipe: 'recipe_comment_mentions',
-  collection: 'collection_comment_mentions',
-  post: 'post_comment_mentions',
-};
+import { type CommentTarget, mentionKindOf, mentionStores, setCorrelationId } from './repository.js';
 
 /**
  * A recipe, post or collection this service has learnt is deleted: each of its comments still live is
@@ -27,7 +20,7 @@ export async function removeCommentsOn(pool: Pool, target: CommentTarget, correl
        RETURNING id, author_id AS "authorId", iso_timestamp(created_at) AS "createdAt", iso_timestamp(deleted_at) AS "deletedAt"`,
       [target.type, target.id],
     );
-    await tx.query(`DELETE FROM ${mentionStores[target.type]} WHERE comment_id = ANY($1::uuid[])`, [rows.map((row) => row.id)]);
+    await tx.query(`DELETE FROM ${mentionStores[mentionKindOf[target.type]]} WHERE comment_id = ANY($1::uuid[])`, [rows.map((row) => row.id)]);
     for (const { id, authorId, createdAt, deletedAt } of rows) {
       const data = { id, targetType: target.type, targetId: target.id, authorId, createdAt, deletedAt };
       await enqueue(tx, createEvent(commentDeleted, data, { producer: 'comments', correlationId }));

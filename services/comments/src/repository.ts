@@ -24,6 +24,14 @@ export interface CommentRecord {
 export const columns = `id, author_id AS "authorId", content, iso_timestamp(created_at) AS "createdAt", iso_timestamp(edited_at) AS "editedAt",
                        parent_id AS "parentId", reply_count AS "replyCount"`;
 
+/** The mentions in a comment on each kind of target are of this kind, and kept in its store. */
+export const mentionKindOf: Record<CommentTargetType, MentionKind> = {
+  recipe: 'recipe_comment',
+  collection: 'collection_comment',
+  post: 'post_comment',
+};
+
+/** The mention store of each kind (migrations/002_mention_stores.sql). */
 export const mentionStores: Record<MentionKind, string> = {
   recipe_comment: 'recipe_comment_mentions',
   collection_comment: 'collection_comment_mentions',

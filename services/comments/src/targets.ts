@@ -1,8 +1,6 @@
+import { isUuid } from '@recipes/contracts';
 import type { CollectionDirectory, ContentDirectory } from '@recipes/directory';
-import { z } from 'zod';
 import type { CommentTarget } from './repository.js';
-
-const uuid = z.uuid();
 
 /**
  * Who owns a target that can be commented on (it exists and is not deleted): the author of the recipe
@@ -11,8 +9,7 @@ const uuid = z.uuid();
  */
 export function targetOwners(content: ContentDirectory, collections: CollectionDirectory) {
   return async ({ type, id }: CommentTarget): Promise<string | undefined> => {
-    // Every target's id is a UUID: anything else names nothing, and is not worth a look-up.
-    if (!uuid.safeParse(id).success) return undefined;
+    if (!isUuid(id)) return undefined;
     if (type === 'collection') {
       const collection = await collections.find(id);
       return collection && !collection.deleted ? collection.ownerId : undefined;

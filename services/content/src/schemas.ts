@@ -56,7 +56,6 @@ export const recipeDraftBody = z.object({
 
 export const postDraftBody = z.object({ title, coverImageUrl, taggedUsernames });
 
-export const idParams = z.object({ id: z.uuid() });
 
 export const recipeSummarySchema = z.object({
   id: z.uuid(),

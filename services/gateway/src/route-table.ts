@@ -45,6 +45,9 @@ export const routeTable: ReadonlyArray<readonly [pattern: string, service: Servi
   ['/api/notifications/preferences', 'notifications'],
   ['/api/notifications/stream', 'notifications'],
   ['/api/notifications/stream-tickets', 'notifications'],
+  ['/api/push/public-key', 'notifications'],
+  ['/api/push/subscriptions', 'notifications'],
+  ['/api/push/subscriptions/:id', 'notifications'],
 ];
 
 /** Responses that stay open (Server-Sent Events): never timed out or buffered by the gateway (see plugins/stream-proxy.ts). */

@@ -22,12 +22,6 @@ export interface NotificationGroup {
   latestAt: string;
 }
 
-/**
- * The group of a notification: the same type on the same content (docs/api.md §10.5), written out as
- * migrations/009_filters_and_groups.sql computes its `group_key` column.
- */
-export const groupKeyOf = ({ type, contentId }: { type: NotificationType; contentId: string }): string => `${type}:${contentId}`;
-
 /** Grouped notifications, for the clients that ask for them: read from the same rows as the flat list. */
 export function notificationGroups(pool: Pool, directory: UserDirectory) {
   return {

@@ -6,13 +6,14 @@ import { deletedComments } from './conversations.js';
 import { notificationGroups } from './groups.js';
 import { notifications } from './notifications.js';
 import { preferences } from './preferences.js';
+import { webPush } from './push/index.js';
 import { streams } from './stream/streams.js';
 
 /**
  * The notifications domain, the streams this instance holds, what it knows of users (the actors it shows)
  * and of who mutes or blocks whom (libs/directory), and its users' preferences.
  */
-export function parts({ config, pool, endedSessions }: PartsContext<NotificationsConfig>) {
+export function parts({ config, pool, endedSessions, logger }: PartsContext<NotificationsConfig>) {
   const directories = { users: new UserDirectory({ pool, usersUrl: config.USERS_INTERNAL_URL }), relations: new RelationDirectory(pool) };
   return {
     directories,
@@ -22,6 +23,7 @@ export function parts({ config, pool, endedSessions }: PartsContext<Notification
     deletedComments: deletedComments(pool),
     groups: notificationGroups(pool, directories.users),
     streams: streams(pool, directories.users, { keepAliveMs: config.STREAM_KEEP_ALIVE_MS, ticketsPerUser: config.STREAM_TICKETS_PER_USER }, endedSessions),
+    push: webPush({ pool, config, directory: directories.users, sessionEnds: endedSessions, logger }),
   };
 }
 

@@ -10,6 +10,7 @@ import { parts } from './parts.js';
 import groupRoutes from './routes/groups/index.js';
 import notificationRoutes from './routes/notifications/index.js';
 import preferenceRoutes from './routes/preferences/index.js';
+import pushRoutes from './routes/push/index.js';
 import streamRoutes from './routes/stream/index.js';
 
 export type { NotificationsParts } from './parts.js';
@@ -22,11 +23,14 @@ export const notificationsService = defineService({
   sharedMigrations: [userDirectoryMigrations, relationDirectoryMigrations],
   publishes: published,
   parts,
-  async routes(app, { notifications, groups, preferences, streams }) {
+  async routes(app, { notifications, groups, preferences, streams, push }) {
     await app.register(notificationRoutes, { prefix: '/api/notifications', notifications });
     await app.register(groupRoutes, { prefix: '/api/notifications/groups', groups, notifications });
     await app.register(preferenceRoutes, { prefix: '/api/notifications/preferences', preferences });
     await app.register(streamRoutes, { prefix: '/api/notifications', streams });
+    await app.register(pushRoutes, { prefix: '/api/push', push });
+    // Pushes in flight finish (each within its time-out) before the pool closes.
+    app.addHook('onClose', push.start(app.metricsRegistry));
     openStreamsMetric(app.metricsRegistry, () => streams.hub.size);
     // Streams end as shutdown starts, so that their clients reconnect to another instance and resume.
     onShutdown(app, () => streams.endAll());

@@ -58,5 +58,13 @@ export const httpUrlSchema = z
     examples: ['https://images.example.com/velvia.jpg'],
   });
 
+/** The path of a resource named by its id: every id the API hands out is a UUID. */
+export const idParams = z.object({ id: z.uuid() });
+
+const uuidSchema = z.uuid();
+
+/** Whether `value` is a UUID: anything else names nothing, and is not worth a look-up. */
+export const isUuid = (value: string): boolean => uuidSchema.safeParse(value).success;
+
 /** Timestamps as docs/api.md §1 writes them. */
 export const timestampSchema = z.iso.datetime();

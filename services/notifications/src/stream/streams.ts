@@ -11,12 +11,12 @@ import {
   issueTicket,
   redeemTicket,
   type TicketHolder,
-  type TokenSession,
   ticketStreamEnded,
   ticketStreamOpened,
 } from '../repository/tickets.js';
 import { StreamHub } from './hub.js';
 import { type MissedChange, type StreamSource, StreamSession } from './session.js';
+import { sse } from './sse.js';
 
 export const TICKET_TTL_SECONDS = 60;
 /** What `EventSource` waits before it reconnects, sent as the stream's first frame. */
@@ -37,7 +37,7 @@ export interface SessionEnd {
   notBefore: string | null;
 }
 
-export type { TicketHolder, TokenSession };
+export type { TicketHolder };
 
 export interface StreamSettings {
   keepAliveMs: number;
@@ -122,7 +122,7 @@ export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs, tic
     ): Promise<void> {
       if (closing) {
         // Shutting down: the client is told when to come back, and reconnects elsewhere.
-        response.end(`retry: ${RETRY_MS}\n\n`);
+        response.end(sse.retry(RETRY_MS));
         return;
       }
       const id = newId();

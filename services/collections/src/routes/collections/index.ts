@@ -1,19 +1,10 @@
 import { callerOf } from '@recipes/auth';
-import { listPagination, listRequest } from '@recipes/contracts';
+import { idParams, listPagination, listRequest } from '@recipes/contracts';
 import { type App, problemResponses, withListLinks } from '@recipes/http';
 import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
 import type { Collections } from '../../collections.js';
 import type { CollectionRecord } from '../../repository/collections.js';
-import {
-  collectionBody,
-  collectionItemBody,
-  collectionItemCursor,
-  collectionItemsQuery,
-  collectionResponse,
-  idParams,
-  messageResponse,
-  savedItemsResponse,
-} from '../../schemas.js';
+import { collectionBody, collectionItemBody, collectionItemCursor, collectionItemsQuery, collectionResponse, messageResponse, savedItemsResponse } from '../../schemas.js';
 import type { Views } from '../../views.js';
 
 /** Collections and the saved items in them: `/api/collections/...`. */

@@ -1,6 +1,7 @@
+import { idParams } from '@recipes/contracts';
 import { type App, notFound, problemResponses } from '@recipes/http';
 import type { Collections } from '../../collections.js';
-import { idParams, internalCollectionResponse } from '../../schemas.js';
+import { internalCollectionResponse } from '../../schemas.js';
 
 /**
  * For the comments service, whose read model has not yet heard of a collection created a moment ago

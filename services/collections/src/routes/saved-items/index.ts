@@ -1,8 +1,9 @@
+import { idParams } from '@recipes/contracts';
 import { callerOf } from '@recipes/auth';
 import { type App, problemResponses } from '@recipes/http';
 import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
 import type { SavedItems } from '../../saved-items.js';
-import { idParams, messageResponse, saveBody, savedItemResponse } from '../../schemas.js';
+import { messageResponse, saveBody, savedItemResponse } from '../../schemas.js';
 import type { Views } from '../../views.js';
 
 /** Saving and unsaving posts and recipes: `/api/saved-items/...`. */

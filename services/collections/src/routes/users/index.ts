@@ -1,8 +1,8 @@
-import { listPagination, listRequest } from '@recipes/contracts';
+import { idParams, listPagination, listRequest } from '@recipes/contracts';
 import { type App, problemResponses, withListLinks } from '@recipes/http';
 import type { Collections } from '../../collections.js';
 import type { SavedItems } from '../../saved-items.js';
-import { collectionCursor, collectionsQuery, collectionsResponse, idParams, savedItemCursor, savedItemsQuery, savedItemsResponse } from '../../schemas.js';
+import { collectionCursor, collectionsQuery, collectionsResponse, savedItemCursor, savedItemsQuery, savedItemsResponse } from '../../schemas.js';
 import type { Views } from '../../views.js';
 
 export interface UserRoutesOptions {

@@ -1,7 +1,8 @@
+import { idParams } from '@recipes/contracts';
 import { type App, problemResponses } from '@recipes/http';
 import type { Posts } from '../../posts.js';
 import type { Recipes } from '../../recipes.js';
-import { idParams, internalContentResponse } from '../../schemas.js';
+import { internalContentResponse } from '../../schemas.js';
 
 /**
  * Look-ups for services whose read models have not yet heard of a recipe or post (read-your-writes,

@@ -1,8 +1,9 @@
+import { idParams } from '@recipes/contracts';
 import { callerOf } from '@recipes/auth';
 import { type App, type LimitPolicy, problemResponses } from '@recipes/http';
 import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
 import type { Posts } from '../../posts.js';
-import { idParams, messageResponse, postDraftBody, postResponse } from '../../schemas.js';
+import { messageResponse, postDraftBody, postResponse } from '../../schemas.js';
 import { spendingOn } from '../notification-budget.js';
 import { tokenRequired } from '../security.js';
 

@@ -1,15 +1,9 @@
+import { idParams } from '@recipes/contracts';
 import { callerOf } from '@recipes/auth';
 import { type App, type LimitPolicy, problemResponses } from '@recipes/http';
 import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
 import type { Recipes } from '../../recipes.js';
-import {
-  favoriteResponse,
-  idParams,
-  messageResponse,
-  recipeDraftBody,
-  recipeResponse,
-  repostResponse,
-} from '../../schemas.js';
+import { favoriteResponse, messageResponse, recipeDraftBody, recipeResponse, repostResponse } from '../../schemas.js';
 import { spendingOn } from '../notification-budget.js';
 import { tokenOptional, tokenRequired } from '../security.js';
 

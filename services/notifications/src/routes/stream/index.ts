@@ -1,9 +1,10 @@
 import { callerOf } from '@recipes/auth';
+import { isUuid } from '@recipes/contracts';
 import { type App, HttpError, logWhenClosedByClient, problemResponses, REQUEST_ID_HEADER, unauthorized } from '@recipes/http';
 import type { Logger } from '@recipes/logging';
 import { z } from 'zod';
 import { SSE_HEADERS } from '../../stream/sse.js';
-import type { Streams, TicketHolder } from '../../stream/streams.js';
+import { type Streams, TICKET_TTL_SECONDS, type TicketHolder } from '../../stream/streams.js';
 
 const streamQuery = z.object({
   /** From `POST /stream-tickets`, for a browser's `EventSource`, which cannot send a header. */
@@ -14,8 +15,6 @@ const streamQuery = z.object({
 
 const ticketResponse = z.object({ ticket: z.string(), expiresIn: z.number().int() });
 
-const uuid = z.uuid();
-
 /** The caller's real-time notifications: `/api/notifications/stream` and its tickets (docs/api.md §9). */
 export default async function streamRoutes(app: App, { streams }: { streams: Streams }) {
   app.post(
@@ -24,7 +23,7 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
       onRequest: app.auth.required,
       config: { location: ({ ticket }) => `/api/notifications/stream?ticket=${encodeURIComponent(ticket)}` },
       schema: {
-        summary: 'A single-use ticket that opens the caller’s notification stream, valid 60 s',
+        summary: `A single-use ticket that opens the caller’s notification stream, valid ${TICKET_TTL_SECONDS} s`,
         operationId: 'createNotificationStreamTicket',
         tags: ['notifications'],
         security: [{ bearerAuth: [] }],
@@ -34,7 +33,7 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
     async (request, reply) => {
       const { id, session } = callerOf(request);
       const ticket = await streams.issueTicket(session ? { recipientId: id, session } : { recipientId: id });
-      return reply.code(201).send({ ticket, expiresIn: 60 });
+      return reply.code(201).send({ ticket, expiresIn: TICKET_TTL_SECONDS });
     },
   );
 
@@ -71,7 +70,7 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
       if (holder === undefined && ticket !== undefined) {
         holder = await streams.redeemTicket(ticket);
         const header = request.headers['last-event-id'];
-        if (holder === undefined && header !== undefined && uuid.safeParse(header).success) {
+        if (holder === undefined && header !== undefined && isUuid(header)) {
           const resumed = await streams.resumeByTicket(ticket, header);
           if (resumed) ({ resumeAfter, ...holder } = resumed);
         }
@@ -81,7 +80,7 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
       const { recipientId } = holder;
 
       if (lastEventId !== undefined && resumeAfter === undefined) {
-        resumeAfter = uuid.safeParse(lastEventId).success ? await streams.resumePoint(recipientId, lastEventId) : undefined;
+        resumeAfter = isUuid(lastEventId) ? await streams.resumePoint(recipientId, lastEventId) : undefined;
         if (resumeAfter === undefined) {
           throw new HttpError(400, 'The request is not valid', [{ path: 'Last-Event-ID', message: 'is not one of your notifications' }]);
         }

@@ -1,6 +1,6 @@
+import { idParams } from '@recipes/contracts';
 import { callerOf } from '@recipes/auth';
 import { type App, notFound, problemResponses, rateLimits, refuseOverLimit, type SharedStore, unauthorized } from '@recipes/http';
-import { z } from 'zod';
 import type { Accounts } from '../../accounts.js';
 import { toAuthor } from '../../accounts.js';
 import { loginBody, messageResponse, refreshBody, refreshResponse, registrationBody, sessionResponse, sessionsResponse } from '../../schemas.js';
@@ -176,7 +176,7 @@ export default async function authRoutes(app: App, { accounts, sessions, passwor
         operationId: 'endSession',
         tags: ['users'],
         security: [{ bearerAuth: [] }],
-        params: z.object({ id: z.uuid() }),
+        params: idParams,
         response: { 200: messageResponse, ...problemResponses(401, 404) },
       },
     },

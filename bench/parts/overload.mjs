@@ -1,0 +1,148 @@
+import { TIMEOUT_MS } from '../open-loop.mjs';
+import { CAPACITY_P99_MS, endedBy, findCapacity, floorPhases, overloadPhases, overloadWorkloads } from '../overload.mjs';
+import { startProcess } from '../reference-phase.mjs';
+import { PORT_OFFSET } from './context.mjs';
+
+const ADMITTING_PROXY_PORT = 3096 + PORT_OFFSET;
+
+/** `overload`: each workload's capacity through the gateway, then open loop past it, beside its floor (bench/overload.mjs). */
+export async function overloadPart(ctx) {
+  const { system, pools, fixture, scenarios, config, phase, target, saved } = ctx;
+  // Each workload's capacity on this machine, then open loop at multiples of it (bench/overload.mjs).
+  for (const workload of await overloadWorkloads(system, pools, fixture, scenarios)) {
+    const { capacity, steps } = await phase(`overload: capacity of ${workload.name} through the gateway, ${config.capacityStepSeconds} s a step`, () =>
+      findCapacity(workload, pools, { stepSeconds: config.capacityStepSeconds, factor: config.capacityFactor, refineSteps: config.capacityRefineSteps }),
+    );
+    saved.overload.push({ workload: workload.name, capacity, steps });
+    const capacityStep = steps.find((step) => step.rate === capacity);
+    target(
+      `overload: capacity of ${workload.name} (highest open-loop rate with p99 < ${CAPACITY_P99_MS} ms, every answer 2xx)`,
+      capacity > 0 ? `${capacity} req/s (p99 ${capacityStep.p99Ms} ms; ${steps.length} steps of ${config.capacityStepSeconds} s)` : `none: ${workload.start} req/s already failed`,
+      capacity > 0,
+    );
+    // The capacity is the CPU's when the search ends on latency; ending on refusals while answers are still
+    // fast would mean admission control sets it.
+    const ended = endedBy(steps, capacity);
+    target(`overload: the capacity search of ${workload.short} ended by latency, not by refusals`, ended.figure, ended.byLatency);
+    if (capacity === 0) continue;
+    const levels = [0.5, 1, 2, 4];
+    const phases = await phase(`overload: ${workload.name} at ${levels.join('×, ')}× ${capacity} req/s, ${config.overloadSeconds} s each, then 0.5× for ${config.overloadRecoverySeconds} s`, () =>
+      overloadPhases(workload, pools, { capacity, levels, seconds: config.overloadSeconds, recoveryLevel: 0.5, recoverySeconds: config.overloadRecoverySeconds }),
+    );
+    saved.overload.at(-1).phases = phases;
+    for (const p of phases) pastCapacity(ctx, workload, capacity, p);
+    saved.overload.at(-1).floor = await overloadFloor(ctx, workload, capacity, phases);
+  }
+}
+
+/** One phase of a workload at a multiple of its capacity: its row, and past capacity its targets. */
+function pastCapacity({ config, rows, target }, workload, capacity, p) {
+  rows.push({
+    scenario: `${workload.name}: ${p.recovery ? `${p.level}× right after 4× (recovery)` : `${p.level}×`} capacity, open loop at ${p.offeredPerSecond} req/s`,
+    via: 'gateway',
+    connections: null,
+    requestsPerSecond: p.sentPerSecond,
+    goodputPerSecond: p.goodputPerSecond,
+    ok: p.ok,
+    refused: p.refused,
+    tooMany: p.tooMany,
+    other: p.other,
+    timeouts: p.timeouts,
+    p50Ms: p.admitted.p50,
+    p99Ms: p.admitted.p99,
+    maxMs: p.admitted.max,
+    refusedP99Ms: p.refusedMs.p99,
+    ...(p.late ? { p99FromFiveSecondsMs: p.late.admitted.p99 } : {}),
+    ...(p.notified ? { notifiedMissing: p.notified.missing, notifiedTwice: p.notified.doubled } : {}),
+    ...(p.otherKinds ? { errorKinds: p.otherKinds } : {}),
+    ...(p.admission ? { admission: p.admission } : {}),
+  });
+  // The targets hold past capacity; a phase whose rate the load generator could not hold measured less than asked.
+  const held = p.sentPerSecond >= 0.9 * p.offeredPerSecond;
+  const short = held ? '' : `; the load generator sent only ${p.sentPerSecond} of ${p.offeredPerSecond} req/s`;
+  const at = `${workload.short} at ${p.level}× capacity (${p.offeredPerSecond} req/s, ${config.overloadSeconds} s)`;
+  if (p.recovery) {
+    const late = p.late;
+    target(
+      `overload: ${workload.short}, p99 back under ${CAPACITY_P99_MS} ms within 5 s after 4× (0.5× capacity; requests sent from 5 s on, every answer 2xx)`,
+      `p99 ${late.admitted.p99} ms over ${late.answers} requests, ${late.answers - late.ok} not 2xx (${late.refused} refused, ${late.timeouts} timeouts)${short}`,
+      held && late.answers > 0 && late.ok === late.answers && late.admitted.p99 < CAPACITY_P99_MS,
+    );
+    return;
+  }
+  if (p.level < 2) return;
+  target(`overload: ${at}: goodput ≥ 80 % of capacity`, `${p.goodputPerSecond} 2xx/s = ${Math.round((100 * p.goodputPerSecond) / capacity)} % of ${capacity}${short}`, held && p.goodputPerSecond >= 0.8 * capacity);
+  target(`overload: ${at}: p99 of admitted < 500 ms`, `p50 ${p.admitted.p50} ms, p99 ${p.admitted.p99} ms over ${p.ok}${short}`, held && p.admitted.p99 !== null && p.admitted.p99 < 500);
+  target(
+    `overload: ${at}: p99 of refused (503) < 100 ms`,
+    p.refused > 0 ? `p50 ${p.refusedMs.p50} ms, p99 ${p.refusedMs.p99} ms over ${p.refused}${short}` : `none refused${short}`,
+    held && (p.refused === 0 || p.refusedMs.p99 < 100),
+  );
+  target(
+    `overload: ${at}: 0 timeouts (${TIMEOUT_MS / 1000} s), 0 answers but 2xx, 429, 503`,
+    `${p.timeouts} timeouts, ${p.other} others${p.otherKinds ? ` (${p.otherKinds})` : ''}; ${p.ok} 2xx, ${p.tooMany} 429, ${p.refused} 503${short}`,
+    held && p.timeouts === 0 && p.other === 0,
+  );
+  if (p.notified) {
+    target(
+      `overload: ${at}: every 201 mention notified once`,
+      `${p.notified.created} created: ${p.notified.missing} missing, ${p.notified.doubled} twice (all in ${p.notified.drainSeconds} s after the phase)`,
+      p.notified.missing === 0 && p.notified.doubled === 0,
+    );
+  }
+}
+
+/** How many times the floor's figure the gateway's may be, past capacity, on a machine the load saturates. */
+const FLOOR_RATIO = 2;
+
+/**
+ * The floor of a workload past capacity (bench/reference/admitting-proxy.mjs: plain Fastify with a fixed
+ * limit, the same services, the same requests at the same rates, 2× and 4×, right after the gateway's
+ * phases), printed beside the gateway's, with the targets that hold on a machine the load generator and
+ * the system saturate between them: the gateway's refused and admitted p99 within FLOOR_RATIO × the floor's.
+ */
+async function overloadFloor({ system, pools, scenarios, config, phase, rows, target }, workload, capacity, phases) {
+  const { urlOf } = system;
+  const services = [...new Set(['comments', ...scenarios.map((s) => s.service)])];
+  const proxy = await startProcess('bench/reference/admitting-proxy.mjs', ADMITTING_PROXY_PORT, {
+    UPSTREAMS: JSON.stringify(Object.fromEntries(services.map((service) => [service, urlOf(service)]))),
+  });
+  try {
+    const levels = [2, 4];
+    const floor = await phase(`overload floor: ${workload.name} through a plain Fastify proxy with a fixed limit, at ${levels.join('×, ')}× ${capacity} req/s, ${config.overloadSeconds} s each`, () =>
+      floorPhases(workload, pools, proxy.url, { capacity, levels, seconds: config.overloadSeconds }),
+    );
+    for (const f of floor) {
+      const gateway = phases.find((p) => !p.recovery && p.level === f.level);
+      const at = `${workload.short} at ${f.level}× capacity (${f.offeredPerSecond} req/s)`;
+      rows.push({
+        scenario: `${workload.name}: ${f.level}× capacity, open loop at ${f.offeredPerSecond} req/s (floor)`,
+        via: 'admitting proxy',
+        connections: null,
+        requestsPerSecond: f.sentPerSecond,
+        goodputPerSecond: f.goodputPerSecond,
+        ok: f.ok,
+        refused: f.refused,
+        other: f.other,
+        timeouts: f.timeouts,
+        p50Ms: f.admitted.p50,
+        p99Ms: f.admitted.p99,
+        refusedP99Ms: f.refusedMs.p99,
+      });
+      const within = (ours, floorMs) => ours === null || (floorMs !== null && ours <= FLOOR_RATIO * floorMs);
+      target(
+        `overload vs floor: ${at}: p99 of refused ≤ ${FLOOR_RATIO} × the admitting proxy's`,
+        `gateway ${gateway.refusedMs.p99 ?? 'none refused'} ms, floor ${f.refusedMs.p99 ?? 'none refused'} ms (${f.refused} refused, ${f.goodputPerSecond} 2xx/s)`,
+        within(gateway.refusedMs.p99, f.refusedMs.p99 ?? f.admitted.p99),
+      );
+      target(
+        `overload vs floor: ${at}: p99 of admitted ≤ ${FLOOR_RATIO} × the admitting proxy's`,
+        `gateway ${gateway.admitted.p99} ms, floor ${f.admitted.p99} ms (${f.timeouts} timeouts at the floor, ${gateway.timeouts} at the gateway)`,
+        within(gateway.admitted.p99, f.admitted.p99),
+      );
+    }
+    return floor;
+  } finally {
+    proxy.stop();
+  }
+}

@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto';
+import webPush from 'web-push';
+
+/** The VAPID pair and subject a push is signed with (RFC 8292). */
+export interface Vapid {
+  publicKey: string;
+  privateKey: string;
+  subject: string;
+}
+
+export interface PushTarget {
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+}
+
+/** What the push service made of one push. */
+export type PushOutcome =
+  | { kind: 'sent' }
+  /** 404 or 410: the subscription is dead. */
+  | { kind: 'gone'; status: number }
+  /** Another 4xx (but 408 and 429): the subscription is unusable as it is. */
+  | { kind: 'rejected'; status: number; body: string }
+  /** 408, 429, 5xx, a time-out or a network error: worth another try, not before `retryAfterMs` if given. */
+  | { kind: 'retry'; reason: string; retryAfterMs?: number };
+
+/** A `Topic` (RFC 8030 §5.4: at most 32 base64url characters) for a group: its pushes waiting at the push service replace each other. */
+export function topicOf(groupKey: string): string {
+  return createHash('sha256').update(groupKey).digest('base64url').slice(0, 32);
+}
+
+/** `Retry-After` in milliseconds (seconds or an HTTP date), or undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (header === null) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1_000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * Sends one push: encrypted as RFC 8291 `aes128gcm` and signed with VAPID by the `web-push` package,
+ * posted with this process's own `fetch`, so that the time-out covers the whole exchange and `http`
+ * endpoints work where tests allow them.
+ */
+export async function sendPush(target: PushTarget, payload: string, settings: { vapid: Vapid; ttlSeconds: number; topic: string; timeoutMs: number; stopping: AbortSignal }): Promise<PushOutcome> {
+  const { vapid, ttlSeconds, topic, timeoutMs, stopping } = settings;
+  const request = webPush.generateRequestDetails({ endpoint: target.endpoint, keys: { p256dh: target.p256dh, auth: target.auth } }, payload, {
+    vapidDetails: vapid,
+    TTL: ttlSeconds,
+    urgency: 'normal',
+    topic,
+    contentEncoding: 'aes128gcm',
+  });
+  // fetch counts the body itself.
+  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => name.toLowerCase() !== 'content-length').map(([name, value]) => [name, String(value)]));
+  let response: Response;
+  let body: string;
+  try {
+    response = await fetch(target.endpoint, {
+      method: 'POST',
+      headers,
+      body: request.body ? new Uint8Array(request.body) : null,
+      redirect: 'manual',
+      signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), stopping]),
+    });
+    body = (await response.text()).slice(0, 500);
+  } catch (err) {
+    if (stopping.aborted) return { kind: 'retry', reason: 'stopping' };
+    const timedOut = err instanceof Error && err.name === 'TimeoutError';
+    return { kind: 'retry', reason: timedOut ? 'timeout' : 'network' };
+  }
+  const { status } = response;
+  if (status >= 200 && status < 300) return { kind: 'sent' };
+  if (status === 404 || status === 410) return { kind: 'gone', status };
+  if (status >= 400 && status < 500 && status !== 408 && status !== 429) return { kind: 'rejected', status, body };
+  // 408, 429, 5xx, and anything a push service should not answer (a redirect, say): another try later.
+  const after = retryAfterMs(response.headers.get('retry-after'));
+  return { kind: 'retry', reason: String(status), ...(after === undefined ? {} : { retryAfterMs: after }) };
+}
