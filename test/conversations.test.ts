@@ -1,3 +1,4 @@
+import { type LocalPushService, startLocalPushService } from '@recipes/testing';
 import { type EventStreamClient, openEventStream, type StreamEvent } from '@recipes/testing/sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedSystem } from '../scripts/system.mjs';
@@ -10,20 +11,36 @@ import { startTestSystem } from './support/system.js';
  * Conversations (docs/api.md §11.4) as clients meet them: every service its own process behind the
  * gateway, events through the real broker, notification streams open. A comment on someone's recipe
  * that mentions a third user, a reply, and a reply to the reply: each user told once, by the right type,
- * on their open stream; the thread one level deep; and its deletion retracting what it caused.
+ * on their open stream and as a Web Push; the thread one level deep; and its deletion retracting what it
+ * caused.
  */
 let system: StartedSystem;
 let api: JsonCall;
+let pushService: LocalPushService;
 const streams: EventStreamClient[] = [];
 
 beforeAll(async () => {
-  system = await startTestSystem({ name: 'recipes_conversations', portOffset: 9370, env: unlimited });
+  pushService = await startLocalPushService();
+  system = await startTestSystem({ name: 'recipes_conversations', portOffset: 9370, env: { ...unlimited, PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true' } });
   api = jsonClient(`${system.urlOf('gateway')}/api`);
 }, 90_000);
 afterAll(async () => {
   for (const stream of streams) stream.close();
   await system?.stop();
+  expect(pushService.violations).toEqual([]);
+  await pushService?.close();
 });
+
+/** A browser of the account's subscribing to Web Push, as docs/push.md shows. */
+async function browserOf(account: Account) {
+  const browser = pushService.subscribe((await api('GET', '/push/public-key')).body.publicKey);
+  expect((await api('POST', '/push/subscriptions', { ...browser, expirationTime: null }, account.token)).status).toBe(201);
+  return browser;
+}
+
+/** The types of the notifications pushed to `browser`, once `count` have come. */
+const pushedTypes = async (browser: { id: string }, count: number) =>
+  (await pushService.waitFor(browser.id, count, 5_000)).map((push) => (push.payload as { notification: { type: string } }).notification.type).sort();
 
 interface Account {
   user: { id: string; username: string };
@@ -69,6 +86,7 @@ describe('a conversation on a recipe', () => {
     const recipe = await api('POST', '/recipes', { title: 'Golden hour', cameraModel: 'X-T5', filmSimulation: 'Classic Chrome' }, bob.token);
     const path = `/recipes/${recipe.body.recipe.id}`;
     const [adaStream, bobStream, cyStream] = [await streamOf(ada), await streamOf(bob), await streamOf(cy)];
+    const [adaBrowser, bobBrowser, cyBrowser] = [await browserOf(ada), await browserOf(bob), await browserOf(cy)];
 
     const question = await comment(ada, path, `Which white balance, @${cy.user.username}?`);
     const answer = await comment(bob, path, 'Daylight, +2 red', question.id);
@@ -95,6 +113,10 @@ describe('a conversation on a recipe', () => {
     expect(await listed(cy)).toEqual([['mention_recipe_comment', question.id]]);
     expect(await listed(ada)).toEqual([['reply_comment', answer.id]]);
     expect(shownOn(bobStream).map((n) => n.type)).toEqual(['comment_recipe', 'reply_comment']);
+    // And each as a push to the user's browser.
+    expect(await pushedTypes(bobBrowser, 2)).toEqual(['comment_recipe', 'reply_comment']);
+    expect(await pushedTypes(cyBrowser, 1)).toEqual(['mention_recipe_comment']);
+    expect(await pushedTypes(adaBrowser, 1)).toEqual(['reply_comment']);
 
     const topLevel = await api('GET', `${path}/comments?topLevel=true`);
     expect(topLevel.body.comments.map((c: { id: string; replyCount: number }) => [c.id, c.replyCount])).toEqual([[question.id, 2]]);
