@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 // Every listing starts from a read model that knows nobody, so that it has to ask.
-beforeEach(() => harness.pool.query('TRUNCATE users, notifications, notification_counts'));
+beforeEach(() => harness.pool.query('TRUNCATE users, notifications, notification_counts, push_deliveries'));
 
 const page = { limit: 20, offset: 0 };
 const everything = { unreadOnly: false };

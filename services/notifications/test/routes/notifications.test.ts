@@ -243,12 +243,17 @@ describe('the API document', () => {
       '/api/notifications/stream',
       '/api/notifications/stream-tickets',
       '/api/notifications/unread-count',
+      '/api/push/public-key',
+      '/api/push/subscriptions',
+      '/api/push/subscriptions/{id}',
     ]);
-    const { '/api/notifications/stream': stream, ...others } = document.paths as Record<string, Record<string, { security?: unknown }>>;
+    // The push service's key is public (docs/api.md §11.3); the stream takes a ticket as well.
+    const { '/api/notifications/stream': stream, '/api/push/public-key': publicKey, ...others } = document.paths as Record<string, Record<string, { security?: unknown }>>;
     for (const path of Object.values(others)) {
       for (const operation of Object.values(path)) expect(operation.security).toEqual([{ bearerAuth: [] }]);
     }
     expect(stream!.get!.security).toEqual([{ bearerAuth: [] }, {}]);
+    expect(publicKey!.get!.security).toEqual([]);
     expect(Object.keys((stream!.get as unknown as { responses: Record<string, { content: object }> }).responses['200']!.content)).toEqual(['text/event-stream']);
   });
 });
