@@ -1,4 +1,4 @@
-import type { Queryable } from '@recipes/db';
+import { type Queryable, query, type Sql, sql } from '@recipes/db';
 import { contentLock, lockRecipient } from './notifications.js';
 import type { NewNotification, TargetType } from './rows.js';
 
@@ -21,31 +21,31 @@ export interface Retracted {
 }
 
 /**
- * Retracts the recipient's live notifications `which` selects (SQL over `notifications`, with `$1` the
- * recipient and `params` from `$3`), takes them off their counts, and gives each retraction a place in
- * their sequence after everything stored before (migrations/004), in one statement: run in a transaction
- * that holds the recipient's lock (`lockRecipient`), so that the places commit in order, as a new
- * notification's do. `also` is a further CTE of the same statement, if any.
+ * Retracts the recipient's live notifications `which` selects (a condition on `notifications`), takes them
+ * off their counts, and gives each retraction a place in their sequence after everything stored before
+ * (migrations/004), in one statement: run in a transaction that holds the recipient's lock
+ * (`lockRecipient`), so that the places commit in order, as a new notification's do. `also` is a further
+ * CTE of the same statement, if any.
  */
-async function retractWhere(db: Queryable, recipientId: string, retractedAt: string, which: string, params: unknown[], also = ''): Promise<Retracted | undefined> {
-  const { rows } = await db.query<Retracted>(
-    `WITH targets AS (
+async function retractWhere(db: Queryable, recipientId: string, retractedAt: string, which: Sql, also: Sql = sql``): Promise<Retracted | undefined> {
+  const { text, values } = query(sql`
+    WITH targets AS (
        SELECT id, is_read, row_number() OVER (ORDER BY sequence, id) AS step
-         FROM notifications WHERE recipient_id = $1 AND retracted_at IS NULL AND ${which}
+         FROM notifications WHERE recipient_id = ${recipientId} AND retracted_at IS NULL AND ${which}
      ), retracted AS (
        UPDATE notifications n
-          SET retracted_at = $2, retraction_sequence = (SELECT last_sequence FROM notification_counts WHERE recipient_id = $1) + t.step
+          SET retracted_at = ${retractedAt},
+              retraction_sequence = (SELECT last_sequence FROM notification_counts WHERE recipient_id = ${recipientId}) + t.step
          FROM targets t WHERE n.id = t.id
        RETURNING n.id, n.retraction_sequence AS sequence, t.is_read
      )${also}
      UPDATE notification_counts
         SET total = total - (SELECT count(*) FROM retracted), unread = unread - (SELECT count(*) FROM retracted WHERE NOT is_read),
             last_sequence = last_sequence + (SELECT count(*) FROM retracted), version = version + 1
-      WHERE recipient_id = $1 AND EXISTS (SELECT 1 FROM retracted)
-     RETURNING unread, EXISTS (SELECT 1 FROM open_streams WHERE recipient_id = $1) AS "streamOpen",
-               (SELECT json_agg(json_build_object('id', id, 'sequence', sequence) ORDER BY sequence) FROM retracted) AS retractions`,
-    [recipientId, retractedAt, ...params],
-  );
+      WHERE recipient_id = ${recipientId} AND EXISTS (SELECT 1 FROM retracted)
+     RETURNING unread, EXISTS (SELECT 1 FROM open_streams WHERE recipient_id = ${recipientId}) AS "streamOpen",
+               (SELECT json_agg(json_build_object('id', id, 'sequence', sequence) ORDER BY sequence) FROM retracted) AS retractions`);
+  const { rows } = await db.query<Retracted>(text, values);
   return rows[0];
 }
 
@@ -56,18 +56,19 @@ async function retractWhere(db: Queryable, recipientId: string, retractedAt: str
  * comment's, `lockCommentNotifications`); run in a transaction.
  */
 export async function retractMention(db: Queryable, id: string, sourceEventId: string, tombstone: NewNotification, retractedAt: string): Promise<Retracted | undefined> {
-  await lockRecipient(db, tombstone.recipientId);
+  const { recipientId, type, actorId, contentType, contentId, commentId, createdAt } = tombstone;
+  await lockRecipient(db, recipientId);
   return retractWhere(
     db,
-    tombstone.recipientId,
+    recipientId,
     retractedAt,
     // Its own type only: the comment may have notified the user otherwise (docs/api.md §11.4), which stays.
-    'comment_id = $8 AND type = $4',
-    [id, tombstone.type, tombstone.actorId, tombstone.contentType, tombstone.contentId, tombstone.commentId, tombstone.createdAt, sourceEventId],
-    `, tombstone AS (
+    sql`comment_id = ${commentId} AND type = ${type}`,
+    sql`, tombstone AS (
        INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, comment_id, created_at, source_event_id, retracted_at)
-       SELECT $3, $1, $4, $5, $6, $7, $8, $9, $10, $2
-        WHERE NOT EXISTS (SELECT 1 FROM notifications WHERE recipient_id = $1 AND comment_id = $8)
+       SELECT ${id}::uuid, ${recipientId}::uuid, ${type}, ${actorId}::uuid, ${contentType}, ${contentId}::uuid, ${commentId}::uuid,
+              ${createdAt}::timestamptz, ${sourceEventId}::uuid, ${retractedAt}::timestamptz
+        WHERE NOT EXISTS (SELECT 1 FROM notifications WHERE recipient_id = ${recipientId} AND comment_id = ${commentId})
        ON CONFLICT DO NOTHING
      )`,
   );
@@ -96,7 +97,7 @@ export async function retractAboutComment(db: Queryable, comment: CommentRef, re
   const retracted = new Map<string, Retracted>();
   for (const { recipientId } of rows) {
     await lockRecipient(db, recipientId);
-    const done = await retractWhere(db, recipientId, retractedAt, 'comment_id = $3', [comment.id]);
+    const done = await retractWhere(db, recipientId, retractedAt, sql`comment_id = ${comment.id}`);
     if (done) retracted.set(recipientId, done);
   }
   return retracted;
@@ -124,7 +125,7 @@ export async function retractAboutContent(db: Queryable, content: ContentRef, re
   const retracted = new Map<string, Retracted>();
   for (const { recipientId } of rows) {
     await lockRecipient(db, recipientId);
-    const done = await retractWhere(db, recipientId, retractedAt, 'content_id = $3 AND content_type = $4', [content.id, content.type]);
+    const done = await retractWhere(db, recipientId, retractedAt, sql`content_id = ${content.id} AND content_type = ${content.type}`);
     if (done) retracted.set(recipientId, done);
   }
   return retracted;
@@ -143,8 +144,7 @@ export async function retractFromBlocked(db: Queryable, recipientId: string, act
     db,
     recipientId,
     retractedAt,
-    `actor_id = $3 AND EXISTS (SELECT 1 FROM user_relations r WHERE r.user_id = $1 AND r.target_id = $3
+    sql`actor_id = ${actorId} AND EXISTS (SELECT 1 FROM user_relations r WHERE r.user_id = ${recipientId} AND r.target_id = ${actorId}
                                   AND (r.blocked OR notifications.created_at <= r.last_unblocked_at))`,
-    [actorId],
   );
 }
