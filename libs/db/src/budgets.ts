@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { MigrationSet } from './migrate.js';
 import type { Queryable } from './pool.js';
+import { query, type Sql, sql } from './sql.js';
 
 /**
  * The `budgets` table, migrated into the using service's schema (its `sharedMigrations`). The folder sits
@@ -28,19 +29,18 @@ export interface BudgetSpending {
 /**
  * A spending as CTEs, to open a statement that also does what it pays for, so that both are one atomic
  * statement: `spent` has a row when the amount was spent, and `spending` one row, its `spent` (null when
- * refused) and `resetSeconds`. Its parameters are `spendingValues`, from `$first` on. `onlyIf`, SQL, holds
- * the spending back when false: when what it pays for cannot happen, nothing is spent. The key's rows of
- * earlier windows are deleted on the way; the row it locks makes a key's concurrent spendings take turns.
+ * refused) and `resetSeconds`. `onlyIf` holds the spending back when false: when what it pays for cannot
+ * happen, nothing is spent. The key's rows of earlier windows are deleted on the way; the row it locks
+ * makes a key's concurrent spendings take turns.
  */
-export function spendingCtes(first: number, onlyIf = 'true'): string {
-  const [name, key, windowMs, amount, max] = [0, 1, 2, 3, 4].map((offset) => `$${first + offset}`);
-  return `current_window AS (
+export function spendingCtes({ name, max, windowMs }: Budget, key: string, amount: number, onlyIf: Sql = sql`true`): Sql {
+  return sql`current_window AS (
        SELECT date_bin(make_interval(secs => ${windowMs}::float8 / 1000), now(), 'epoch'::timestamptz) AS start
      ), earlier AS (
        DELETE FROM budgets USING current_window WHERE name = ${name}::text AND key = ${key}::text AND window_start < current_window.start
      ), spent AS (
        INSERT INTO budgets AS b (name, key, window_start, spent)
-       SELECT ${name}, ${key}, start, ${amount}::int FROM current_window WHERE ${amount}::int <= ${max}::int AND ${onlyIf}
+       SELECT ${name}::text, ${key}::text, start, ${amount}::int FROM current_window WHERE ${amount}::int <= ${max}::int AND ${onlyIf}
        ON CONFLICT (name, key, window_start) DO UPDATE SET spent = b.spent + EXCLUDED.spent WHERE b.spent + EXCLUDED.spent <= ${max}::int
        RETURNING b.spent
      ), spending AS (
@@ -49,9 +49,6 @@ export function spendingCtes(first: number, onlyIf = 'true'): string {
          FROM current_window
      )`;
 }
-
-/** The values of `spendingCtes`' parameters, in order. */
-export const spendingValues = ({ name, max, windowMs }: Budget, key: string, amount: number): unknown[] => [name, key, windowMs, amount, max];
 
 /** What the `spending` row of `spendingCtes` means for a budget of `max`. */
 export function spendingOf(max: number, { spent, resetSeconds }: { spent: number | null; resetSeconds: number }): BudgetSpending {
@@ -66,9 +63,7 @@ export function spendingOf(max: number, { spent, resetSeconds }: { spent: number
  * that statement): a rollback gives the amount back.
  */
 export async function spendBudget(db: Queryable, budget: Budget, key: string, amount: number): Promise<BudgetSpending> {
-  const { rows } = await db.query<{ spent: number | null; resetSeconds: number }>(
-    `WITH ${spendingCtes(1)} SELECT spent, "resetSeconds" FROM spending`,
-    spendingValues(budget, key, amount),
-  );
+  const { text, values } = query(sql`WITH ${spendingCtes(budget, key, amount)} SELECT spent, "resetSeconds" FROM spending`);
+  const { rows } = await db.query<{ spent: number | null; resetSeconds: number }>(text, values);
   return spendingOf(budget.max, rows[0]!);
 }

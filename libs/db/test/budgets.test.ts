@@ -1,7 +1,7 @@
 import { createTestDatabase, type TestDatabase } from '@recipes/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { budgetMigrations, createPool, migrate, type Pool, spendBudget, spendingCtes, spendingOf, spendingValues, withTransaction } from '../src/index.js';
+import { budgetMigrations, createPool, migrate, type Pool, query, spendBudget, spendingCtes, spendingOf, sql, withTransaction } from '../src/index.js';
 
 const silent = { info: () => undefined, warn: () => undefined };
 
@@ -65,10 +65,8 @@ describe('budgets', () => {
   it('spends nothing, folded into a statement, when what it pays for cannot happen (onlyIf)', async () => {
     const key = freshKey();
     const spendIf = async (possible: boolean) => {
-      const { rows } = await pool.query<{ spent: number | null; resetSeconds: number }>(
-        `WITH ${spendingCtes(2, '$1::boolean')} SELECT spent, "resetSeconds" FROM spending`,
-        [possible, ...spendingValues(hourly, key, 4)],
-      );
+      const { text, values } = query(sql`WITH ${spendingCtes(hourly, key, 4, sql`${possible}::boolean`)} SELECT spent, "resetSeconds" FROM spending`);
+      const { rows } = await pool.query<{ spent: number | null; resetSeconds: number }>(text, values);
       return spendingOf(hourly.max, rows[0]!);
     };
     expect(await spendIf(false)).toMatchObject({ allowed: false });

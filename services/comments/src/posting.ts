@@ -1,5 +1,5 @@
 import type { CommentTargetType, EventEnvelope, MentionKind, UserSnapshot } from '@recipes/contracts';
-import { type Budget, type BudgetSpending, type Queryable, spendingCtes, spendingOf, spendingValues } from '@recipes/db';
+import { type Budget, type BudgetSpending, identifier, type Queryable, query, type Sql, spendingCtes, spendingOf, sql } from '@recipes/db';
 import { outboxRow } from '@recipes/outbox';
 import type { MentionedUser } from './mentions.js';
 import { columns, type CommentRecord, type CommentTarget, mentionStores, setCorrelation } from './repository.js';
@@ -28,18 +28,19 @@ export interface ParentComment {
   parentId: string | null;
 }
 
-/** Where the read models keep the target $3 (of type $2), and which column names its owner. */
-const targetRow: Record<CommentTargetType, { from: string; owner: string }> = {
-  recipe: { from: 'content_items WHERE id = $3 AND content_type = $2', owner: 'author_id' },
-  post: { from: 'content_items WHERE id = $3 AND content_type = $2', owner: 'author_id' },
-  collection: { from: "known_collections WHERE id = $3 AND $2::text = 'collection'", owner: 'owner_id' },
+/** Where the read models keep a target of the type, and which column names its owner. */
+const targetRow: Record<CommentTargetType, { from: (id: string | null) => Sql; owner: Sql }> = {
+  recipe: { from: (id) => sql`content_items WHERE id = ${id}::uuid AND content_type = 'recipe'`, owner: sql`author_id` },
+  post: { from: (id) => sql`content_items WHERE id = ${id}::uuid AND content_type = 'post'`, owner: sql`author_id` },
+  collection: { from: (id) => sql`known_collections WHERE id = ${id}::uuid`, owner: sql`owner_id` },
 };
 
-/** Whether the user `blocker` (SQL) blocks the user $1 (the relation read model, docs/api.md §10.4). */
-const blocksCaller = (blocker: string) => `EXISTS (SELECT 1 FROM user_relations WHERE user_id = ${blocker} AND target_id = $1 AND blocked)`;
+/** Whether the user `blocker` (a column) blocks the user `callerId` (the relation read model, docs/api.md §10.4). */
+const blocks = (blocker: Sql, callerId: string) =>
+  sql`EXISTS (SELECT 1 FROM user_relations WHERE user_id = ${blocker} AND target_id = ${callerId}::uuid AND blocked)`;
 
 /**
- * The author ($1), the target, its owner's block, the users `names` name with theirs, and the comment
+ * The author, the target, its owner's block, the users `names` name with theirs, and the comment
  * replied to (`parentId`, if any), from the read models and the comments in one statement, where reading
  * each took a round trip of its own.
  */
@@ -51,15 +52,20 @@ export async function findPostingContext(
   names: string[],
   parentId: string | null = null,
 ): Promise<PostingContext> {
+  const target = targetRow[targetType];
+  const { text, values } = query(sql`
+    SELECT (SELECT json_build_object('id', id, 'username', username, 'avatarUrl', avatar_url, 'revision', revision)
+              FROM users WHERE id = ${authorId}::uuid) AS author,
+           (SELECT json_build_object('ownerId', owner_id, 'deleted', deleted, 'ownerBlocksCaller', ${blocks(sql`owner_id`, authorId)})
+              FROM (SELECT ${target.owner} AS owner_id, deleted FROM ${target.from(targetId)}) AS known) AS target,
+           (SELECT coalesce(json_agg(json_build_object('name', lower(username), 'id', id, 'blocksAuthor', ${blocks(sql`id`, authorId)})), '[]')
+              FROM users WHERE lower(username) = ANY(${names}::text[])) AS named,
+           (SELECT json_build_object('id', id, 'authorId', author_id, 'parentId', parent_id)
+              FROM comments WHERE id = ${parentId}::uuid AND target_type = ${targetType} AND target_id = ${targetId}::uuid
+                              AND deleted_at IS NULL) AS parent`);
   const { rows } = await db.query<{ author: UserSnapshot | null; target: KnownTarget | null; named: ({ name: string } & MentionedUser)[]; parent: ParentComment | null }>(
-    `SELECT (SELECT json_build_object('id', id, 'username', username, 'avatarUrl', avatar_url, 'revision', revision) FROM users WHERE id = $1) AS author,
-            (SELECT json_build_object('ownerId', owner_id, 'deleted', deleted, 'ownerBlocksCaller', ${blocksCaller('owner_id')})
-               FROM (SELECT ${targetRow[targetType].owner} AS owner_id, deleted FROM ${targetRow[targetType].from}) AS known) AS target,
-            (SELECT coalesce(json_agg(json_build_object('name', lower(username), 'id', id, 'blocksAuthor', ${blocksCaller('id')})), '[]')
-               FROM users WHERE lower(username) = ANY($4::text[])) AS named,
-            (SELECT json_build_object('id', id, 'authorId', author_id, 'parentId', parent_id)
-               FROM comments WHERE id = $5 AND target_type = $2 AND target_id = $3 AND deleted_at IS NULL) AS parent`,
-    [authorId, targetType, targetId, names, parentId],
+    text,
+    values,
   );
   const { author, target: known, named, parent } = rows[0]!;
   return {
@@ -83,11 +89,11 @@ export interface NewComment {
 }
 
 /**
- * The target $3 (of type $2) as the read models know it, live, locked against its deletion being taken in
+ * The target as the read models know it, live, locked against its deletion being taken in
  * (`removeCommentsOn` in src/deleted-targets.ts): a deletion that commits first leaves the comment
  * unstored; a comment that commits first is found by the deletion, and removed.
  */
-const liveTarget = (type: CommentTargetType) => `SELECT 1 FROM ${targetRow[type].from} AND NOT deleted FOR SHARE`;
+const liveTarget = ({ type, id }: CommentTarget) => sql`SELECT 1 FROM ${targetRow[type].from(id)} AND NOT deleted FOR SHARE`;
 
 /** What a comment's mentions cost: `amount` of `budget`, from the author's (`key`) spending. */
 export interface Payment {
@@ -101,14 +107,17 @@ export interface Payment {
  * deletion locks them, src/thread-repository.ts): live, on the target, the top-level one top-level. `placed`
  * has a row when all of them are there (always for a top-level comment, which names none).
  */
-const placedInThread = `parents AS (
+function placedInThread({ type, id }: CommentTarget, thread: NewComment['thread']): Sql {
+  const parentIds = thread ? [...new Set([thread.topLevelId, thread.repliedToId])] : [];
+  return sql`parents AS (
        SELECT id FROM comments
-        WHERE id = ANY($11::uuid[]) AND target_type = $2 AND target_id = $3::uuid AND deleted_at IS NULL
-          AND (id <> $12::uuid OR parent_id IS NULL)
+        WHERE id = ANY(${parentIds}::uuid[]) AND target_type = ${type} AND target_id = ${id}::uuid AND deleted_at IS NULL
+          AND (id <> ${thread?.topLevelId ?? null}::uuid OR parent_id IS NULL)
         ORDER BY parent_id NULLS FIRST FOR UPDATE
      ), placed AS (
-       SELECT 1 WHERE (SELECT count(*) FROM parents) = cardinality($11::uuid[])
+       SELECT 1 WHERE (SELECT count(*) FROM parents) = cardinality(${parentIds}::uuid[])
      )`;
+}
 
 /** What storing a comment came to: the stored comment (none when the target or the comment replied to is deleted, or the payment refused), and the payment's spending. */
 export interface StoredComment {
@@ -130,42 +139,34 @@ export interface StoredComment {
  * placed under is (`placedInThread`); a reply stored counts on its top-level comment in the same statement.
  */
 export async function insertComment(db: Queryable, comment: NewComment, announcement: EventEnvelope, correlationId: string, payment?: Payment): Promise<StoredComment> {
-  const paid = payment ? ', (SELECT 1 FROM spent) AS paid' : '';
-  const { thread } = comment;
-  const { rows } = await db.query<{ comment: CommentRecord | null; targetLive: boolean; placed: boolean; spent?: number | null; resetSeconds?: number }>(
-    `WITH live AS (${liveTarget(comment.target.type)}),
-     ${placedInThread},
-     ${payment ? `${spendingCtes(14, 'EXISTS (SELECT 1 FROM live) AND EXISTS (SELECT 1 FROM placed)')},` : ''}
+  const { id, target, authorId, content, mentionKind, mentionedUserIds, thread } = comment;
+  const [eventId, eventType, payload] = outboxRow(announcement);
+  const paying = payment && spendingCtes(payment.budget, payment.key, payment.amount, sql`EXISTS (SELECT 1 FROM live) AND EXISTS (SELECT 1 FROM placed)`);
+  const { text, values } = query(sql`
+    WITH live AS (${liveTarget(target)}),
+     ${placedInThread(target, thread)},
+     ${paying ? sql`${paying},` : sql``}
      comment AS (
        INSERT INTO comments (id, target_type, target_id, author_id, content, parent_id, replied_to_id)
-       SELECT $1::uuid, $2, $3::uuid, $4::uuid, $5, $12::uuid, $13::uuid FROM (SELECT ${setCorrelation('$6')}) AS correlated, live, placed${paid}
-       RETURNING ${columns}
+       SELECT ${id}::uuid, ${target.type}, ${target.id}::uuid, ${authorId}::uuid, ${content}, ${thread?.topLevelId ?? null}::uuid,
+              ${thread?.repliedToId ?? null}::uuid
+         FROM (SELECT ${setCorrelation(correlationId)}) AS correlated, live, placed${paying ? sql`, (SELECT 1 FROM spent) AS paid` : sql``}
+       RETURNING ${sql([columns])}
      ), counted AS (
        UPDATE comments SET reply_count = reply_count + 1 WHERE id = (SELECT "parentId" FROM comment)
      ), mentioned AS (
-       INSERT INTO ${mentionStores[comment.mentionKind]} (comment_id, mentioned_user_id) SELECT id, unnest($7::uuid[]) FROM comment
+       INSERT INTO ${identifier(mentionStores[mentionKind])} (comment_id, mentioned_user_id) SELECT id, unnest(${mentionedUserIds}::uuid[]) FROM comment
      ), remembered AS (
-       INSERT INTO ever_mentioned (comment_id, user_id) SELECT id, unnest($7::uuid[]) FROM comment
+       INSERT INTO ever_mentioned (comment_id, user_id) SELECT id, unnest(${mentionedUserIds}::uuid[]) FROM comment
      ), announced AS (
        INSERT INTO outbox (id, type, payload)
-       SELECT $8::uuid, $9, jsonb_set($10::jsonb, '{data,createdAt}', to_jsonb("createdAt")) FROM comment
+       SELECT ${eventId}::uuid, ${eventType}, jsonb_set(${payload}::jsonb, '{data,createdAt}', to_jsonb("createdAt")) FROM comment
      )
      SELECT (SELECT row_to_json(comment) FROM comment) AS comment, EXISTS (SELECT 1 FROM live) AS "targetLive", EXISTS (SELECT 1 FROM placed) AS placed
-            ${payment ? ', spent, "resetSeconds" FROM spending' : ''}`,
-    [
-      comment.id,
-      comment.target.type,
-      comment.target.id,
-      comment.authorId,
-      comment.content,
-      correlationId,
-      comment.mentionedUserIds,
-      ...outboxRow(announcement),
-      thread ? [...new Set([thread.topLevelId, thread.repliedToId])] : [],
-      thread?.topLevelId ?? null,
-      thread?.repliedToId ?? null,
-      ...(payment ? spendingValues(payment.budget, payment.key, payment.amount) : []),
-    ],
+            ${paying ? sql`, spent, "resetSeconds" FROM spending` : sql``}`);
+  const { rows } = await db.query<{ comment: CommentRecord | null; targetLive: boolean; placed: boolean; spent?: number | null; resetSeconds?: number }>(
+    text,
+    values,
   );
   const { comment: record, targetLive, placed, spent, resetSeconds } = rows[0]!;
   return {

@@ -1,5 +1,5 @@
 import type { CommentTargetType, MentionKind } from '@recipes/contracts';
-import { type ListingRequest, type Position, type Queryable, readListing } from '@recipes/db';
+import { type ListingRequest, type Position, query, type Queryable, readListing, type Sql, sql } from '@recipes/db';
 
 /** What a comment is on. */
 export interface CommentTarget {
@@ -38,12 +38,13 @@ export const mentionStores: Record<MentionKind, string> = {
   post_comment: 'post_comment_mentions',
 };
 
-/** The SQL that sets this transaction's correlation id to `parameter`, read by the mention triggers (`write_event`, migrations/007). */
-export const setCorrelation = (parameter: string) => `set_correlation_id(${parameter})`;
+/** The SQL that sets this transaction's correlation id, read by the mention triggers (`write_event`, migrations/007). */
+export const setCorrelation = (correlationId: string): Sql => sql`set_correlation_id(${correlationId})`;
 
 /** Names the request behind this transaction's changes, for the events the mention trigger writes. */
 export async function setCorrelationId(db: Queryable, correlationId: string): Promise<void> {
-  await db.query(`SELECT ${setCorrelation('$1')}`, [correlationId]);
+  const { text, values } = query(sql`SELECT ${setCorrelation(correlationId)}`);
+  await db.query(text, values);
 }
 
 /** One row per user in the kind's own store; its trigger writes the event for each. */
