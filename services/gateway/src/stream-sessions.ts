@@ -46,6 +46,8 @@ export class StreamSessions {
     return new Promise((resolve, reject) => {
       const fail = (error: Error) => {
         clearTimeout(deadline);
+        // Cancelling may report once more; the failure is already being handled.
+        body.on('error', ignoreError);
         body.close(constants.NGHTTP2_CANCEL);
         reject(error);
       };

@@ -1,5 +1,5 @@
 import { get as httpGet, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import { createServer, type Http2Session } from 'node:http2';
+import { constants, createServer, type Http2Session, type ServerHttp2Stream } from 'node:http2';
 import { setTimeout as pause } from 'node:timers/promises';
 import type { App } from '@recipes/http';
 import { eventually } from '@recipes/testing';
@@ -69,6 +69,32 @@ async function startNotifications() {
     streams,
     /** The stream opened after the first `count`, once the gateway has opened it. */
     stream: (index: number) => eventually(async () => streams[index]),
+    close: () => {
+      for (const session of sessions) session.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** An HTTP/2 instance that takes no stream: `refuse` answers each one. Counts the streams it was sent. */
+async function startUnwilling(refuse: (stream: ServerHttp2Stream) => void) {
+  let streams = 0;
+  const sessions = new Set<Http2Session>();
+  const server = createServer();
+  server.on('stream', (stream) => {
+    streams += 1;
+    // Closing a stream with an error code reports that code on this side too.
+    stream.on('error', () => undefined);
+    refuse(stream);
+  });
+  server.on('session', (session: Http2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    streams: () => streams,
     close: () => {
       for (const session of sessions) session.destroy();
       return new Promise<void>((resolve) => server.close(() => resolve()));
@@ -156,6 +182,30 @@ describe('GET /api/notifications/stream through the gateway', () => {
     } finally {
       failover.server.closeAllConnections();
       await failover.close();
+    }
+  });
+
+  it('opens the stream on the next instance when one refuses the stream, goes away or answers 503', async () => {
+    // Three instances that take no stream: one resets each stream (REFUSED_STREAM), one sends GOAWAY on
+    // each session as a stopping instance does, one answers 503. A stream's GET acts on nothing, so the
+    // gateway moves on from each; round-robin starts every open at a different instance.
+    const unwilling = await Promise.all([
+      startUnwilling((stream) => stream.close(constants.NGHTTP2_REFUSED_STREAM)),
+      startUnwilling((stream) => stream.session?.goaway(constants.NGHTTP2_NO_ERROR)),
+      startUnwilling((stream) => stream.respond({ ':status': 503 }, { endStream: true })),
+    ]);
+    const failover = await gatewayFor([...unwilling.map((server) => server.url), notifications.url].join(','));
+    try {
+      for (let i = 0; i < 4; i += 1) {
+        const { client } = await openStream(failover);
+        expect(client.status).toBe(200);
+        client.close();
+      }
+      for (const server of unwilling) expect(server.streams()).toBeGreaterThan(0);
+    } finally {
+      failover.server.closeAllConnections();
+      await failover.close();
+      await Promise.all(unwilling.map((server) => server.close()));
     }
   });
 

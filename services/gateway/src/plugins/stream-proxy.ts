@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type App, type LimitHook, logWhenClosedByClient, onShutdown, sendProblem } from '@recipes/http';
 import { openStreamsMetric } from '@recipes/metrics';
 import { requestPathOf } from '../request-path.js';
-import { serviceFor, streamRoutes } from '../route-table.js';
+import { type Service, serviceFor, streamRoutes } from '../route-table.js';
 import type { UpstreamStream } from '../stream-sessions.js';
 import type { Upstreams } from '../upstreams.js';
 import { wasRefused } from '../upstream-failures.js';
@@ -43,19 +43,7 @@ export default async function streamProxyPlugin(app: App, { upstreams, limit, st
 
       const targetPath = `${target.path}${target.query ? `?${target.query}` : ''}`;
       const requestHeaders = forwardedRequestHeaders(request, { ...request.headers }) as OutgoingHttpHeaders;
-      let upstream: UpstreamStream | undefined;
-      // Each instance in turn, moving on only while they refuse the connection (one that has stopped).
-      for (const base of upstreams.inTurn(service)) {
-        try {
-          upstream = await upstreams.streams.open(base, targetPath, requestHeaders);
-          break;
-        } catch (error) {
-          if (!wasRefused(error as Error)) {
-            request.log.warn({ err: error }, 'stream upstream unavailable');
-            break;
-          }
-        }
-      }
+      const upstream = await openOnAnyInstance(upstreams, service, targetPath, requestHeaders, request.log);
       if (!upstream) return sendProblem(request, reply, 503, 'The service is unavailable, try again later');
 
       reply.hijack();
@@ -68,6 +56,35 @@ export default async function streamProxyPlugin(app: App, { upstreams, limit, st
       relay(upstream.body, reply.raw, open, stallTimeoutMs, request.log);
     });
   }
+}
+
+/**
+ * The stream opened on the first instance that takes it, each in turn. Opening a stream acts on nothing,
+ * so any failure before its head moves on: a refused connection (an instance that stopped), a stream
+ * refused or a session going away (an instance that is stopping sends GOAWAY, and a stream sent just
+ * before it learnt of it fails), no head in time, or a 503 (an instance not taking streams). What the
+ * last instance answers goes to the client, a 503 included.
+ */
+async function openOnAnyInstance(
+  upstreams: Upstreams,
+  service: Service,
+  path: string,
+  headers: OutgoingHttpHeaders,
+  log: FastifyBaseLogger,
+): Promise<UpstreamStream | undefined> {
+  const bases = upstreams.inTurn(service);
+  for (const [index, base] of bases.entries()) {
+    const last = index === bases.length - 1;
+    try {
+      const upstream = await upstreams.streams.open(base, path, headers);
+      if (upstream.statusCode !== 503 || last) return upstream;
+      upstream.body.close(constants.NGHTTP2_CANCEL);
+      log.warn({ upstream: base }, 'stream upstream not taking streams: trying the next instance');
+    } catch (error) {
+      if (!wasRefused(error as Error)) log.warn({ err: error, upstream: base }, 'stream upstream unavailable');
+    }
+  }
+  return undefined;
 }
 
 /**
