@@ -148,3 +148,21 @@ export function eventQueueMetrics(registry: Registry, queues: readonly string[],
     timeoutMs,
   );
 }
+
+/**
+ * A gauge of one count a service reads from its own tables on each scrape (a domain's backlog, say); left
+ * out while the read fails or is late.
+ */
+export function queriedGauge(registry: Registry, name: string, help: string, read: () => Promise<number>, timeoutMs?: number): void {
+  const current = boundedRead(read, timeoutMs);
+  new Gauge({
+    name: `${METRIC_PREFIX}${name}`,
+    help,
+    registers: [registry],
+    async collect() {
+      const value = await current();
+      if (value === undefined) this.remove();
+      else this.set(value);
+    },
+  });
+}

@@ -11,6 +11,7 @@ export {
   type PoolCounts,
   poolMetrics,
   type QueueDepth,
+  queriedGauge,
 } from './gauges.js';
 export { httpMetrics, UNMATCHED_ROUTE, type UpstreamRoute } from './http.js';
 export { metricsListener, type MetricsListenerOptions } from './listener.js';

@@ -55,3 +55,5 @@ export const blockedResponse = z.object({ blocked: z.boolean() });
 /** The caller's mutes or blocks (docs/api.md §10): 20 a page unless asked otherwise, by page or by cursor. */
 export const relatedUsersQuery = (cursor: ListCursor) => listQuery(20, cursor);
 export const relatedUsersResponse = z.object({ users: z.array(authorSchema), pagination: listPaginationSchema });
+
+export const accountDeletionBody = z.object({ password: z.string().max(1024) });
