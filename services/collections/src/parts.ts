@@ -3,6 +3,7 @@ import { Idempotency } from '@recipes/idempotency';
 import { type PartsContext } from '@recipes/runtime';
 import { collections } from './collections.js';
 import { type CollectionsConfig } from './config.js';
+import { erasureSteps } from './erasure.js';
 import { savedItems } from './saved-items.js';
 import { views } from './views.js';
 
@@ -16,10 +17,13 @@ export function parts({ config, pool }: PartsContext<CollectionsConfig>) {
     content: new ContentDirectory({ pool, contentUrl: config.CONTENT_INTERNAL_URL }),
   };
   const { users, content } = directories;
+  const ownSavedItems = savedItems({ pool, users, content, visibility: config.SAVED_ITEMS_VISIBILITY });
+  const ownCollections = collections({ pool, users });
   return {
     directories,
-    savedItems: savedItems({ pool, users, content, visibility: config.SAVED_ITEMS_VISIBILITY }),
-    collections: collections({ pool, users }),
+    savedItems: ownSavedItems,
+    collections: ownCollections,
+    erasure: { pool, service: 'collections' as const, steps: erasureSteps(pool, ownCollections, ownSavedItems) },
     views: views(users),
     idempotency: new Idempotency(pool),
   };

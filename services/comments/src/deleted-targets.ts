@@ -4,7 +4,7 @@ import { enqueue } from '@recipes/outbox';
 import { type CommentTarget, setCorrelationId } from './repository.js';
 
 /** The mention store of each kind of target (migrations/002_mention_stores.sql). */
-const mentionStores: Record<CommentTargetType, string> = {
+export const mentionStores: Record<CommentTargetType, string> = {
   recipe: 'recipe_comment_mentions',
   collection: 'collection_comment_mentions',
   post: 'post_comment_mentions',

@@ -5,6 +5,7 @@ import { blocks } from './blocks.js';
 import { comments } from './comments.js';
 import { type CommentsConfig } from './config.js';
 import { deletedTargets } from './deleted-targets.js';
+import { erasureSteps } from './erasure.js';
 import { targetOwners } from './targets.js';
 
 /** The comments domain, and what it knows of users, recipes and posts, collections, and blocks (libs/directory). */
@@ -20,6 +21,7 @@ export function parts({ config, pool }: PartsContext<CommentsConfig>) {
     comments: comments({ pool, users: directories.users, blocks: blocks(directories.relations), targetOwner: targetOwners(directories.content, directories.collections) }),
     deletedTargets: deletedTargets(pool),
     idempotency: new Idempotency(pool),
+    erasure: { pool, service: 'comments' as const, steps: erasureSteps(pool) },
   };
 }
 

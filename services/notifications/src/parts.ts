@@ -2,6 +2,7 @@ import { RelationDirectory, UserDirectory } from '@recipes/directory';
 import type { PartsContext } from '@recipes/runtime';
 import type { NotificationsConfig } from './config.js';
 import { blocks } from './blocks.js';
+import { erasureSteps } from './erasure.js';
 import { notificationGroups } from './groups.js';
 import { notifications } from './notifications.js';
 import { preferences } from './preferences.js';
@@ -17,6 +18,7 @@ export function parts({ config, pool, endedSessions }: PartsContext<Notification
     directories,
     blocks: blocks(directories.relations),
     preferences: preferences(pool),
+    erasure: { pool, service: 'notifications' as const, steps: erasureSteps(pool) },
     notifications: notifications(pool, directories.users),
     groups: notificationGroups(pool, directories.users),
     streams: streams(pool, directories.users, { keepAliveMs: config.STREAM_KEEP_ALIVE_MS, ticketsPerUser: config.STREAM_TICKETS_PER_USER }, endedSessions),

@@ -15,6 +15,12 @@ export const userDeletedSchema = z.object({
 });
 export type UserDeleted = z.infer<typeof userDeletedSchema>;
 
+/**
+ * The owner kept where an owner's id is no longer wanted but a row must stay: the end of a deleted
+ * account's session (its id alone refuses its tokens), a deleted recipe or collection known elsewhere.
+ */
+export const NOBODY = '00000000-0000-0000-0000-000000000000';
+
 /** The services that hold a part of a user and confirm its erasure; the deletion is complete once all have. */
 export const ERASING_SERVICES = ['content', 'comments', 'collections', 'notifications'] as const;
 export type ErasingService = (typeof ERASING_SERVICES)[number];

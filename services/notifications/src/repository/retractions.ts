@@ -118,3 +118,12 @@ export async function retractFromBlocked(db: Queryable, recipientId: string, act
     [actorId],
   );
 }
+
+/**
+ * Retracts every live notification of the recipient that `actorId` caused: the actor deleted their
+ * account (docs/api.md §11.2). Takes the recipient's lock; run in a transaction.
+ */
+export async function retractFromActor(db: Queryable, recipientId: string, actorId: string, retractedAt: string): Promise<Retracted | undefined> {
+  await lockRecipient(db, recipientId);
+  return retractWhere(db, recipientId, retractedAt, 'actor_id = $3', [actorId]);
+}

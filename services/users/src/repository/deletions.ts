@@ -1,8 +1,5 @@
-import { ERASING_SERVICES, type ErasingService } from '@recipes/contracts';
+import { ERASING_SERVICES, type ErasingService, NOBODY } from '@recipes/contracts';
 import type { Queryable } from '@recipes/db';
-
-/** A session end kept without its owner: the session's id is enough to refuse its tokens. */
-export const NOBODY = '00000000-0000-0000-0000-000000000000';
 
 /**
  * Turns the live user `id` into a tombstone: the id and the username (still reserved by the unique index)
