@@ -26,6 +26,22 @@ export function deleteRowsOf(pool: Pool, table: string, column: string): Erasure
 }
 
 /**
+ * A step that marks the user's live items in a directory of others' things (`content_items`,
+ * `known_collections`) deleted, with no owner, as their deletion event will when it comes: what hangs on
+ * them here goes at once (their triggers), and nothing waits on the owner's service to name the user.
+ */
+export function retireItemsOf(pool: Pool, table: string, ownerColumn: string): ErasureStep {
+  return async (userId, limit) => {
+    const { rowCount } = await pool.query(
+      `UPDATE ${table} SET deleted = true, ${ownerColumn} = $3
+        WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${ownerColumn} = $1 LIMIT $2))`,
+      [userId, limit, NOBODY],
+    );
+    return rowCount ?? 0;
+  };
+}
+
+/**
  * The ends of the user's sessions stay (their tokens are refused until they expire) but no longer say
  * whose they were; what a per-user not-before kept goes with them, as the deletion's own ends name every
  * session. In one transaction, so the table never holds the user's id next to an end learnt from the event.

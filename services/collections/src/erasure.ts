@@ -1,5 +1,5 @@
 import { type Pool, withTransaction } from '@recipes/db';
-import { deleteRowsOf, eachIn, type ErasureStep, idsOf } from '@recipes/runtime';
+import { deleteRowsOf, eachIn, type ErasureStep, idsOf, retireItemsOf } from '@recipes/runtime';
 import type { Collections } from './collections.js';
 import type { SavedItems } from './saved-items.js';
 
@@ -7,7 +7,8 @@ import type { SavedItems } from './saved-items.js';
  * What collections erases of a deleted user (docs/api.md §11.2), as if they had done it themselves: each
  * collection through `delete` (so `collection.deleted` closes its comments and retracts what it caused),
  * each saved item through `unsave` (so the counts follow); then the deleted collections themselves, the
- * user's totals and what the directories knew of them.
+ * user's totals and what the directories knew of them (their recipes and posts as deleted, so that
+ * others' saved items of them go).
  */
 export function erasureSteps(pool: Pool, collections: Collections, savedItems: SavedItems): ErasureStep[] {
   return [
@@ -24,7 +25,7 @@ export function erasureSteps(pool: Pool, collections: Collections, savedItems: S
       }),
     async (userId, limit) => eachIn(await idsOf(pool, 'SELECT id FROM saved_items WHERE user_id = $1 ORDER BY id LIMIT $2', userId, limit), (id) => savedItems.unsave(id, userId)),
     deleteRowsOf(pool, 'saved_item_totals', 'user_id'),
-    deleteRowsOf(pool, 'content_items', 'author_id'),
+    retireItemsOf(pool, 'content_items', 'author_id'),
     deleteRowsOf(pool, 'users', 'id'),
   ];
 }

@@ -1,7 +1,7 @@
 import { commentDeleted, type CommentTargetType, createEvent } from '@recipes/contracts';
 import { type Pool, withTransaction } from '@recipes/db';
 import { enqueue } from '@recipes/outbox';
-import { deleteRowsOf, type ErasureStep, idsOf } from '@recipes/runtime';
+import { deleteRowsOf, type ErasureStep, idsOf, retireItemsOf } from '@recipes/runtime';
 import { mentionStores } from './deleted-targets.js';
 import { setCorrelationId } from './repository.js';
 
@@ -49,8 +49,8 @@ export function erasureSteps(pool: Pool): ErasureStep[] {
     ...Object.values(mentionStores).map((store) => deleteRowsOf(pool, store, 'mentioned_user_id')),
     deleteRowsOf(pool, 'ever_mentioned', 'user_id'),
     deleteRowsOf(pool, 'budgets', 'key'),
-    deleteRowsOf(pool, 'content_items', 'author_id'),
-    deleteRowsOf(pool, 'known_collections', 'owner_id'),
+    retireItemsOf(pool, 'content_items', 'author_id'),
+    retireItemsOf(pool, 'known_collections', 'owner_id'),
     deleteRowsOf(pool, 'user_relations', 'user_id'),
     deleteRowsOf(pool, 'user_relations', 'target_id'),
     deleteRowsOf(pool, 'users', 'id'),

@@ -26,10 +26,11 @@ export async function eraseOwnParts(db: Queryable, id: string): Promise<void> {
 
 /** Records `service`'s confirmation; the deletion is complete once every erasing service has confirmed. */
 export async function recordErasure(db: Queryable, id: string, service: ErasingService): Promise<void> {
+  // Computed from the row itself, never from a read before: two confirmations at once both count.
+  const confirmed = `array(SELECT DISTINCT s FROM unnest(erased_by || $2::text) AS s ORDER BY s)`;
   await db.query(
-    `UPDATE users SET erased_by = confirmed.services,
-            erasure_completed_at = CASE WHEN confirmed.services @> $3::text[] THEN coalesce(erasure_completed_at, now()) END
-       FROM (SELECT array(SELECT DISTINCT s FROM unnest(erased_by || $2::text) AS s ORDER BY s) AS services FROM users WHERE id = $1) AS confirmed
+    `UPDATE users SET erased_by = ${confirmed},
+            erasure_completed_at = CASE WHEN ${confirmed} @> $3::text[] THEN coalesce(erasure_completed_at, now()) END
       WHERE id = $1 AND deleted_at IS NOT NULL`,
     [id, service, [...ERASING_SERVICES]],
   );
