@@ -40,6 +40,7 @@ describe('event catalogue', () => {
       'user.blocked',
       'user.unblocked',
       'user.session.ended',
+      'user.deleted',
       'recipe.deleted',
       'post.deleted',
       'content.user.tagged',

@@ -20,10 +20,6 @@ export const eventCatalogue: readonly EventDefinition[] = [
   userUnblocked,
   userSessionEnded,
   userDeleted,
-  contentUserErased,
-  commentsUserErased,
-  collectionsUserErased,
-  notificationsUserErased,
   recipeCreated,
   recipeUpdated,
   recipeDeleted,
@@ -41,6 +37,10 @@ export const eventCatalogue: readonly EventDefinition[] = [
   notificationRetracted,
   notificationsRead,
   notificationsStreamsReplaced,
+  contentUserErased,
+  commentsUserErased,
+  collectionsUserErased,
+  notificationsUserErased,
 ];
 
 /** Thrown when a service tries to publish an event the catalogue does not declare for it. */
