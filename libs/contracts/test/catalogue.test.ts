@@ -31,6 +31,7 @@ describe('event catalogue', () => {
       'comment.deleted',
       'comment.mention.created',
       'comment.mention.deleted',
+      'comments.user.erased',
     ]);
     expect(eventsConsumedBy('notifications').map((event) => event.type)).toEqual([
       'user.created',
