@@ -49,6 +49,6 @@ describe('event catalogue', () => {
       'comment.mention.deleted',
       'collection.deleted',
     ]);
-    expect(eventsConsumedBy('users')).toEqual([]);
+    expect(eventsConsumedBy('users').map((event) => event.type)).toEqual(['content.user.erased', 'comments.user.erased', 'collections.user.erased', 'notifications.user.erased']);
   });
 });
