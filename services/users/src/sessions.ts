@@ -82,7 +82,7 @@ export function sessions(pool: Pool, settings: SessionSettings) {
   ) {
     const { ids, endedAt } = await repository.endSessions(tx, userId, which, reason);
     if (ids.length === 0) return { ended: false, ids, tokensExpireBy: endedAt.toISOString(), committed: () => undefined };
-    // A deleted account's ends name its sessions only: a not-before kept per user would keep its id (§11.2).
+    // A deleted account's ends name its sessions only: a not-before kept per user would keep its id (docs/api.md §11.2).
     const all = 'except' in which && which.except === null && reason !== 'account_deleted';
     const data: SessionEnded = {
       userId,
