@@ -1,6 +1,7 @@
 export { admissionMetrics, type AdmissionLaneState, type AdmissionMetrics, gatewayShedMetric } from './admission.js';
 export { type EventMetrics, eventMetrics } from './events.js';
 export {
+  accountDeletionMetrics,
   boundedRead,
   deadLetterQueueMetrics,
   DEFAULT_READ_TIMEOUT_MS,
