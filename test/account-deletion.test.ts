@@ -98,6 +98,48 @@ async function expectOnlyTombstone(account: Account) {
   expect(rows).toEqual([{ password_hash: null, avatar_url: null, deleted_at: expect.any(Date) }]);
 }
 
+describe('a user who did everything exports it', () => {
+  it('gets one JSON file with every part, holding what they made; the fourth in an hour is refused', async () => {
+    const ada = await api.register('export_ada');
+    const bob = await api.register('export_bob');
+    const third = await api.register('export_tom');
+    const made = await liveEverywhere(ada, bob, third);
+    await created('POST', `/recipes/${made.own}/comments`, { content: `Thanks @${ada.user.username}` }, bob);
+    await eventually(async () => ((await api.unreadCount(ada)) === 1 ? true : undefined), 10_000);
+
+    const response = await api.call('GET', '/users/me/export', undefined, ada.token);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.headers.get('content-disposition')).toMatch(/^attachment/);
+    const exported = response.body;
+    expect(Object.keys(exported)).toEqual([
+      'exportedAt', 'user', 'recipes', 'posts', 'collections', 'savedItems', 'comments',
+      'notifications', 'mutes', 'blocks', 'preferences', 'sessions', 'pushSubscriptions',
+    ]);
+    expect(exported.user).toEqual(ada.user);
+    expect(exported.recipes.map((recipe: { id: string }) => recipe.id)).toEqual([made.own]);
+    expect(exported.recipes[0]).toMatchObject({ title: 'Mine', coverImageUrl: 'https://img.example/c.jpg', commentCount: 2, author: ada.user });
+    expect(exported.posts.map((post: { id: string }) => post.id)).toEqual([made.post]);
+    expect(exported.collections).toEqual([expect.objectContaining({ id: made.collection, name: 'Leaving soon', itemCount: 2, owner: ada.user })]);
+    expect(exported.savedItems.map((item: { contentId: string }) => item.contentId).sort()).toEqual([made.own, made.post, made.theirs].sort());
+    expect(exported.comments).toHaveLength(4);
+    expect(exported.comments.map((comment: { content: string }) => comment.content)).toContain(`Lovely, @${bob.user.username}!`);
+    expect(exported.comments.every((comment: { author: { id: string } }) => comment.author.id === ada.user.id)).toBe(true);
+    expect(exported.notifications).toEqual([expect.objectContaining({ type: 'mention_recipe_comment', actor: bob.user })]);
+    expect(exported.mutes).toEqual([third.user]);
+    expect(exported.blocks).toEqual([third.user]);
+    expect(exported.preferences).toMatchObject({ tag_post: false, tag_recipe: true });
+    expect(exported.sessions).toEqual([expect.objectContaining({ current: true })]);
+    expect(exported.pushSubscriptions).toEqual([]);
+
+    for (let i = 0; i < 2; i += 1) expect((await api.call('GET', '/users/me/export', undefined, ada.token)).status).toBe(200);
+    const refused = await api.call('GET', '/users/me/export', undefined, ada.token);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await api.call('GET', '/users/me/export', undefined, bob.token)).status).toBe(200);
+  }, 60_000);
+});
+
 describe('a user who did everything leaves', () => {
   let leaver: Account;
   let other: Account;

@@ -4,6 +4,7 @@ import { type PartsContext } from '@recipes/runtime';
 import { blocks } from './blocks.js';
 import { comments } from './comments.js';
 import { type CommentsConfig } from './config.js';
+import { dataExport } from './data-export.js';
 import { deletedTargets } from './deleted-targets.js';
 import { erasureSteps } from './erasure.js';
 import { targetOwners } from './targets.js';
@@ -21,6 +22,7 @@ export function parts({ config, pool }: PartsContext<CommentsConfig>) {
     comments: comments({ pool, users: directories.users, blocks: blocks(directories.relations), targetOwner: targetOwners(directories.content, directories.collections) }),
     deletedTargets: deletedTargets(pool),
     idempotency: new Idempotency(pool),
+    dataExport: dataExport(pool),
     erasure: { pool, service: 'comments' as const, steps: erasureSteps(pool) },
   };
 }

@@ -7,6 +7,7 @@ import { commentsConfigSchema } from './config.js';
 import { handlers } from './events/handlers/index.js';
 import { published } from './events/published.js';
 import collectionRoutes from './routes/collections/index.js';
+import internalRoutes from './routes/internal/index.js';
 import postRoutes from './routes/posts/index.js';
 import recipeRoutes from './routes/recipes/index.js';
 import { parts } from './parts.js';
@@ -41,6 +42,9 @@ export const commentsService = defineService({
     await app.register(recipeRoutes, { prefix: '/api/recipes', ...options });
     await app.register(collectionRoutes, { prefix: '/api/collections', ...options });
     await app.register(postRoutes, { prefix: '/api/posts', ...options });
+  },
+  async internalRoutes(internal, { dataExport }) {
+    await internal.register(internalRoutes, { prefix: '/internal/comments', dataExport });
   },
   handlers,
 });

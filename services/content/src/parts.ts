@@ -3,6 +3,7 @@ import { Idempotency } from '@recipes/idempotency';
 import { type PartsContext } from '@recipes/runtime';
 import { commentCounts } from './comment-counts.js';
 import { type ContentConfig } from './config.js';
+import { dataExport } from './data-export.js';
 import { erasureSteps } from './erasure.js';
 import { posts } from './posts.js';
 import { recipes } from './recipes.js';
@@ -21,6 +22,7 @@ export function parts({ config, pool }: PartsContext<ContentConfig>) {
     erasure: { pool, service: 'content' as const, steps: erasureSteps(pool, userRecipes, userPosts) },
     commentCounts: commentCounts(pool),
     idempotency: new Idempotency(pool),
+    dataExport: dataExport(pool),
   };
 }
 

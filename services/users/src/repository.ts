@@ -118,3 +118,14 @@ export async function findRelatedPage(db: Queryable, userId: string, kind: Relat
 export async function setPasswordHash(db: Queryable, id: string, passwordHash: string): Promise<void> {
   await db.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1 AND deleted_at IS NULL', [id, passwordHash]);
 }
+
+/** The users `userId` mutes or blocks, after `after` by id, for their data export (docs/api.md §11.2). */
+export async function findRelatedAfter(db: Queryable, userId: string, kind: RelationKind, after: string | null, limit: number) {
+  const since = sinceColumn[kind];
+  const { rows } = await db.query<{ id: string; username: string; avatarUrl: string | null }>(
+    `SELECT u.id, u.username, u.avatar_url AS "avatarUrl" FROM user_relations r JOIN users u ON u.id = r.target_id
+      WHERE r.user_id = $1 AND r.${since} IS NOT NULL AND ($2::uuid IS NULL OR r.target_id > $2) ORDER BY r.target_id LIMIT $3`,
+    [userId, after, limit],
+  );
+  return rows;
+}

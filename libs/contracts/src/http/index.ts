@@ -60,3 +60,4 @@ export const httpUrlSchema = z
 
 /** Timestamps as docs/api.md §1 writes them. */
 export const timestampSchema = z.iso.datetime();
+export * from './export.js';
