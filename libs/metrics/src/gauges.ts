@@ -168,8 +168,8 @@ export function queriedGauge(registry: Registry, name: string, help: string, rea
 }
 
 /**
- * Account deletions some service has not confirmed erasing more than an hour after they began (docs/api.md
- * §11.2), as the users service counts them on each scrape; the AccountDeletionStalled alert reads it.
+ * Account deletions some service has not confirmed erasing more than an hour after they began
+ * (docs/api.md §11.2), as the users service counts them on each scrape; AccountDeletionStalled reads it.
  */
 export function accountDeletionMetrics(registry: Registry, incompleteAfterAnHour: () => Promise<number>, timeoutMs?: number): void {
   queriedGauge(

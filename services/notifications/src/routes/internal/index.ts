@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { DataExport } from '../../data-export.js';
 import { notificationSchema, preferencesResponse } from '../../schemas.js';
 
-/** A push subscription as its owner lists it (docs/api.md §11.3). */
+/** A push subscription as its owner will list it (Web Push, to come): none are kept yet. */
 const pushSubscriptionSchema = z.object({ id: z.uuid(), endpoint: z.string(), createdAt: z.string() });
 
 /** For the users service: what a user holds here, page by page, for their data export (docs/api.md §11.2). Internal listener only. */
