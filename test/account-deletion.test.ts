@@ -185,6 +185,8 @@ describe('a user who did everything leaves', () => {
     expect(await api.unreadCount(other)).toBe(0);
     const inbox = await api.call('GET', '/notifications', undefined, other.token);
     expect([inbox.body.data, inbox.body.pagination.total]).toEqual([[], 0]);
+    const groups = await api.call('GET', '/notifications/groups', undefined, other.token);
+    expect([groups.body.groups, groups.body.pagination.total]).toEqual([[], 0]);
     const recipe = (await api.call('GET', `/recipes/${made.theirs}`, undefined, other.token)).body.recipe;
     expect([recipe.favoriteCount, recipe.repostCount, recipe.commentCount]).toEqual([0, 0, 0]);
     const comments = await api.call('GET', `/recipes/${made.theirs}/comments`);
