@@ -317,13 +317,15 @@ const usersDirectory = (db) =>
 
 // Timestamps to the millisecond: the events carry them so.
 const ms = (column) => `date_trunc('milliseconds', ${column}) AS created_at`;
+// A directory keeps no owner of a deleted item (libs/directory, docs/api.md §11.2).
+const ownerWhileLive = (owner, deleted) => `CASE WHEN ${deleted} THEN '00000000-0000-0000-0000-000000000000'::uuid ELSE ${owner} END`;
 const contentOwner = `
-  SELECT r.id, 'recipe' AS content_type, r.author_id, r.title,
+  SELECT r.id, 'recipe' AS content_type, ${ownerWhileLive('r.author_id', 'r.deleted_at IS NOT NULL')} AS author_id, r.title,
          coalesce(r.cover_image_url, (SELECT i.url FROM content.recipe_images i WHERE i.recipe_id = r.id ORDER BY i.position LIMIT 1)) AS cover_image_url,
          r.deleted_at IS NOT NULL AS deleted, r.revision, ${ms('r.created_at')}
     FROM content.recipes r
   UNION ALL
-  SELECT p.id, 'post', p.author_id, p.title, p.cover_image_url, p.deleted_at IS NOT NULL, p.revision, ${ms('p.created_at')} FROM content.posts p`;
+  SELECT p.id, 'post', ${ownerWhileLive('p.author_id', 'p.deleted_at IS NOT NULL')}, p.title, p.cover_image_url, p.deleted_at IS NOT NULL, p.revision, ${ms('p.created_at')} FROM content.posts p`;
 const contentColumns = ['content_type', 'author_id', 'title', 'cover_image_url', 'deleted', 'revision', 'created_at'];
 const contentDirectory = (db) =>
   readModel(
@@ -339,7 +341,7 @@ const collectionDirectory = (db) =>
   readModel(
     db,
     'collections directory = collections.collections',
-    `SELECT id, owner_id, name, deleted, revision, ${ms('created_at')} FROM collections.collections`,
+    `SELECT id, ${ownerWhileLive('owner_id', 'deleted')} AS owner_id, name, deleted, revision, ${ms('created_at')} FROM collections.collections`,
     [['comments', `SELECT id, owner_id, name, deleted, revision, ${ms('created_at')} FROM comments.known_collections`]],
     collectionColumns,
   );

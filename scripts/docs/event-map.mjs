@@ -15,10 +15,10 @@ function handlerFiles(root, service, directoryHandlers) {
   for (const file of readdirSync(join(root, dir)).filter((name) => name.endsWith('.ts') && name !== 'index.ts')) {
     const text = readFileSync(join(root, dir, file), 'utf8');
     for (const [, event] of text.matchAll(/\bon\(\s*(\w+)/g)) add(event, `${dir}/${file}`);
-    for (const [, names] of text.matchAll(/export\s*\{([^}]+)\}\s*from\s*'@recipes\/directory'/g)) {
+    for (const [, names, library] of text.matchAll(/export\s*\{([^}]+)\}\s*from\s*'@recipes\/(directory|runtime)'/g)) {
       for (const name of names.split(',').map((item) => item.trim())) {
         const event = directoryHandlers.get(name);
-        if (event) add(event, `${dir}/${file} → libs/directory/src/handlers.ts`);
+        if (event) add(event, `${dir}/${file} → ${library === 'directory' ? 'libs/directory/src/handlers.ts' : 'libs/runtime/src/erasure.ts'}`);
       }
     }
   }
@@ -29,8 +29,14 @@ function handlerFiles(root, service, directoryHandlers) {
 export async function eventMap(root, triggers) {
   const contracts = await import(pathToFileURL(join(root, 'libs/contracts/dist/index.js')).href);
   const definitions = Object.entries(contracts).filter(([, value]) => value && typeof value === 'object' && typeof value.type === 'string' && Array.isArray(value.consumers));
-  const directoryText = readFileSync(join(root, 'libs/directory/src/handlers.ts'), 'utf8');
-  const directoryHandlers = new Map([...directoryText.matchAll(/export const (\w+)\s*=[^;]*?\bon\(\s*(\w+)/g)].map(([, name, event]) => [name, event]));
+  // Handlers a library writes once for every service (a read model's, an erasure's), re-exported by each.
+  const libraryText = ['libs/directory/src/handlers.ts', 'libs/runtime/src/erasure.ts'].map((file) => readFileSync(join(root, file), 'utf8')).join('\n');
+  const directoryHandlers = new Map([...libraryText.matchAll(/export const (\w+)\s*=[^;]*?\bon\(\s*(\w+)/g)].map(([, name, event]) => [name, event]));
+  // Events every instance of every consuming service hears on a queue of its own (libs/runtime), not a handler of the service's.
+  const instanceText = readFileSync(join(root, 'libs/runtime/src/ended-sessions.ts'), 'utf8');
+  const instanceHandlers = new Map(
+    [...instanceText.matchAll(/\bon\(\s*(\w+)/g)].map(([, event]) => [event, (consumer) => [`libs/runtime/src/ended-sessions.ts (each ${consumer} instance)`]]),
+  );
   const services = ['users', 'content', 'comments', 'collections', 'notifications'];
   const handlersOf = Object.fromEntries(services.map((service) => [service, handlerFiles(root, service, directoryHandlers)]));
   const published = {};
@@ -46,7 +52,7 @@ export async function eventMap(root, triggers) {
       producer: event.producer,
       writtenBy: published[event.producer]?.find((entry) => entry.event.type === event.type && entry.event.version === event.version)?.from,
       triggers: triggers.filter((trigger) => trigger.events.includes(event.type)).map((trigger) => trigger.name),
-      handlers: event.consumers.flatMap((consumer) => (handlersOf[consumer]?.get(name) ?? [`**no handler in ${consumer}**`]).map((file) => file)),
+      handlers: event.consumers.flatMap((consumer) => handlersOf[consumer]?.get(name) ?? instanceHandlers.get(name)?.(consumer) ?? [`**no handler in ${consumer}**`]),
     }));
 }
 

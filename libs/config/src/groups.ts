@@ -129,6 +129,18 @@ export const lookupEnv = {
     .describe('look-ups of collections the events have not brought yet; several instances comma-separated'),
 };
 
+/** Where the users service gathers a user's data export from (docs/api.md §11.2): each service's internal port. */
+export const exportSourcesEnv = {
+  CONTENT_INTERNAL_URL: lookupEnv.CONTENT_INTERNAL_URL,
+  COLLECTIONS_INTERNAL_URL: lookupEnv.COLLECTIONS_INTERNAL_URL,
+  COMMENTS_INTERNAL_URL: env
+    .urls('http://127.0.0.1:3103', /^https?$/)
+    .describe("the comments service's internal routes, for a user's data export; several instances comma-separated"),
+  NOTIFICATIONS_INTERNAL_URL: env
+    .urls('http://127.0.0.1:3105', /^https?$/)
+    .describe("the notifications service's internal routes, for a user's data export; several instances comma-separated"),
+};
+
 /**
  * Where the instances of a process that counts limits (the gateway, users, comments) count them together
  * (docs/architecture.md §11).

@@ -31,6 +31,7 @@ describe('event catalogue', () => {
       'comment.deleted',
       'comment.mention.created',
       'comment.mention.deleted',
+      'comments.user.erased',
     ]);
     expect(eventsConsumedBy('notifications').map((event) => event.type)).toEqual([
       'user.created',
@@ -40,6 +41,7 @@ describe('event catalogue', () => {
       'user.blocked',
       'user.unblocked',
       'user.session.ended',
+      'user.deleted',
       'recipe.deleted',
       'post.deleted',
       'content.user.tagged',
@@ -47,6 +49,6 @@ describe('event catalogue', () => {
       'comment.mention.deleted',
       'collection.deleted',
     ]);
-    expect(eventsConsumedBy('users')).toEqual([]);
+    expect(eventsConsumedBy('users').map((event) => event.type)).toEqual(['content.user.erased', 'comments.user.erased', 'collections.user.erased', 'notifications.user.erased']);
   });
 });

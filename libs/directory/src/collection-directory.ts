@@ -1,18 +1,19 @@
-import { type CollectionSnapshot, collectionSnapshotSchema } from '@recipes/contracts';
+import { type CollectionSnapshot, collectionSnapshotSchema, NOBODY } from '@recipes/contracts';
 import type { Pool, Queryable } from '@recipes/db';
 import { handleOnce } from '@recipes/outbox';
 import { z } from 'zod';
 import { InternalClient } from './internal-client.js';
 import { OwnerLookups, type OwnerLookupsSettings } from './owner-lookups.js';
 
+/** A deleted collection keeps no owner, as a deleted recipe keeps no author (content-directory.ts). */
 async function upsertCollection(db: Queryable, collection: CollectionSnapshot): Promise<void> {
   await db.query(
     `INSERT INTO known_collections (id, owner_id, name, deleted, revision, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6)
+     VALUES ($1, CASE WHEN $4 THEN $7::uuid ELSE $2::uuid END, $3, $4, $5, $6)
      ON CONFLICT (id) DO UPDATE
-       SET name = EXCLUDED.name, deleted = EXCLUDED.deleted, revision = EXCLUDED.revision
+       SET owner_id = EXCLUDED.owner_id, name = EXCLUDED.name, deleted = EXCLUDED.deleted, revision = EXCLUDED.revision
        WHERE known_collections.revision < EXCLUDED.revision`,
-    [collection.id, collection.ownerId, collection.name, collection.deleted, collection.revision, collection.createdAt],
+    [collection.id, collection.ownerId, collection.name, collection.deleted, collection.revision, collection.createdAt, NOBODY],
   );
 }
 

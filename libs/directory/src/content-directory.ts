@@ -1,4 +1,4 @@
-import { type ContentSnapshot, contentSnapshotSchema, type ContentType } from '@recipes/contracts';
+import { type ContentSnapshot, contentSnapshotSchema, type ContentType, NOBODY } from '@recipes/contracts';
 import type { Pool, Queryable } from '@recipes/db';
 import { handleOnce } from '@recipes/outbox';
 import { z } from 'zod';
@@ -9,15 +9,16 @@ export interface ContentItem extends ContentSnapshot {
   contentType: ContentType;
 }
 
+/** A deleted item keeps no author: its author may delete their account after, and nothing here should name them. */
 async function upsertContent(db: Queryable, item: ContentItem): Promise<void> {
   await db.query(
     `INSERT INTO content_items (id, content_type, author_id, title, cover_image_url, deleted, revision, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     VALUES ($1, $2, CASE WHEN $6 THEN $9::uuid ELSE $3::uuid END, $4, $5, $6, $7, $8)
      ON CONFLICT (id) DO UPDATE
-       SET title = EXCLUDED.title, cover_image_url = EXCLUDED.cover_image_url,
+       SET author_id = EXCLUDED.author_id, title = EXCLUDED.title, cover_image_url = EXCLUDED.cover_image_url,
            deleted = EXCLUDED.deleted, revision = EXCLUDED.revision
        WHERE content_items.revision < EXCLUDED.revision`,
-    [item.id, item.contentType, item.authorId, item.title, item.coverImageUrl, item.deleted, item.revision, item.createdAt],
+    [item.id, item.contentType, item.authorId, item.title, item.coverImageUrl, item.deleted, item.revision, item.createdAt, NOBODY],
   );
 }
 

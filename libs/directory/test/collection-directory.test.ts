@@ -1,4 +1,4 @@
-import { type CollectionSnapshot, collectionCreated, collectionDeleted, createEvent, newId } from '@recipes/contracts';
+import { type CollectionSnapshot, collectionCreated, collectionDeleted, createEvent, newId, NOBODY } from '@recipes/contracts';
 import { createPool, migrate, type Pool } from '@recipes/db';
 import { createLogger } from '@recipes/logging';
 import { outboxMigrations } from '@recipes/outbox';
@@ -48,7 +48,8 @@ describe('CollectionDirectory', () => {
     await dispatch(deletion, log);
     await dispatch(createEvent(collectionCreated, collection, context), log);
     await dispatch(deletion, log);
-    expect(await directory.find(collection.id)).toEqual({ ...collection, deleted: true, revision: 1 });
+    // A deleted collection keeps no owner (docs/api.md §11.2: they may delete their account after).
+    expect(await directory.find(collection.id)).toEqual({ ...collection, ownerId: NOBODY, deleted: true, revision: 1 });
     expect(lookups()).toBe(0);
   });
 

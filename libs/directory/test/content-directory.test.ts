@@ -1,4 +1,4 @@
-import { type ContentSnapshot, createEvent, DomainError, newId, postCreated, recipeCreated, recipeDeleted } from '@recipes/contracts';
+import { type ContentSnapshot, createEvent, DomainError, newId, postCreated, recipeCreated, recipeDeleted, NOBODY } from '@recipes/contracts';
 import { createPool, migrate, type Pool } from '@recipes/db';
 import { createLogger } from '@recipes/logging';
 import { outboxMigrations } from '@recipes/outbox';
@@ -54,7 +54,8 @@ describe('ContentDirectory', () => {
     const dispatch = dispatcher(contentDirectoryHandlers(directory));
     await dispatch(createEvent(recipeDeleted, { ...recipe, deleted: true, revision: 1 }, context), log);
     await dispatch(createEvent(recipeCreated, recipe, context), log);
-    expect(await directory.find('recipe', recipe.id)).toEqual({ ...recipe, deleted: true, revision: 1, contentType: 'recipe' });
+    // A deleted item keeps no author (docs/api.md §11.2: they may delete their account after).
+    expect(await directory.find('recipe', recipe.id)).toEqual({ ...recipe, authorId: NOBODY, deleted: true, revision: 1, contentType: 'recipe' });
     expect(lookups()).toBe(0);
   });
 

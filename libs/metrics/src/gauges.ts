@@ -148,3 +148,35 @@ export function eventQueueMetrics(registry: Registry, queues: readonly string[],
     timeoutMs,
   );
 }
+
+/**
+ * A gauge of one count a service reads from its own tables on each scrape (a domain's backlog, say); left
+ * out while the read fails or is late.
+ */
+export function queriedGauge(registry: Registry, name: string, help: string, read: () => Promise<number>, timeoutMs?: number): void {
+  const current = boundedRead(read, timeoutMs);
+  new Gauge({
+    name: `${METRIC_PREFIX}${name}`,
+    help,
+    registers: [registry],
+    async collect() {
+      const value = await current();
+      if (value === undefined) this.remove();
+      else this.set(value);
+    },
+  });
+}
+
+/**
+ * Account deletions some service has not confirmed erasing more than an hour after they began
+ * (docs/api.md §11.2), as the users service counts them on each scrape; AccountDeletionStalled reads it.
+ */
+export function accountDeletionMetrics(registry: Registry, incompleteAfterAnHour: () => Promise<number>, timeoutMs?: number): void {
+  queriedGauge(
+    registry,
+    'account_deletions_incomplete',
+    'Account deletions begun more than an hour ago that some service has not yet confirmed erasing.',
+    incompleteAfterAnHour,
+    timeoutMs,
+  );
+}

@@ -1,6 +1,7 @@
 export { admissionMetrics, type AdmissionLaneState, type AdmissionMetrics, gatewayShedMetric } from './admission.js';
 export { type EventMetrics, eventMetrics } from './events.js';
 export {
+  accountDeletionMetrics,
   boundedRead,
   deadLetterQueueMetrics,
   DEFAULT_READ_TIMEOUT_MS,
@@ -11,6 +12,7 @@ export {
   type PoolCounts,
   poolMetrics,
   type QueueDepth,
+  queriedGauge,
 } from './gauges.js';
 export { type PushFailure, type PushMetrics, pushMetrics, type SubscriptionRemoval } from './push.js';
 export { httpMetrics, UNMATCHED_ROUTE, type UpstreamRoute } from './http.js';

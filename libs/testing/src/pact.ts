@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MatchersV3, MessageProviderPact, PactV3, SpecificationVersion, Verifier, type VerifierOptions } from '@pact-foundation/pact';
+import { createEvent, type EventEnvelope, newId, userDeleted } from '@recipes/contracts';
 import { type App, internalServerOf } from '@recipes/http';
 import { expect } from 'vitest';
 
@@ -143,4 +144,20 @@ export function unmadeMessages(pactFiles: string[], producers: Record<string, Ev
   return pactMessages(pactFiles)
     .filter(({ example }) => !(example.type !== undefined && example.type in producers))
     .map(({ consumer, example }) => `${consumer}: ${example.type}`);
+}
+
+/**
+ * The confirmation (`<service>.user.erased`) an erasing service writes once it has erased the user a
+ * `user.deleted` names, handed to it with `deliver`; read back from its outbox as the relay would publish it.
+ */
+export async function erasureConfirmation(
+  harness: { deliver(event: EventEnvelope): Promise<void>; pool: { query(sql: string, params: unknown[]): Promise<{ rows: Array<{ payload: unknown }> }> } },
+  service: string,
+): Promise<unknown> {
+  const userId = newId();
+  const now = new Date().toISOString();
+  await harness.deliver(createEvent(userDeleted, { userId, deletedAt: now, sessionIds: [], tokensExpireBy: now }, { producer: 'users', correlationId: 'erasure' }));
+  const { rows } = await harness.pool.query("SELECT payload FROM outbox WHERE type = $1 AND payload->'data'->>'userId' = $2", [`${service}.user.erased`, userId]);
+  expect(rows).toHaveLength(1);
+  return rows[0]!.payload;
 }

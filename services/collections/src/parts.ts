@@ -3,6 +3,8 @@ import { Idempotency } from '@recipes/idempotency';
 import { type PartsContext } from '@recipes/runtime';
 import { collections } from './collections.js';
 import { type CollectionsConfig } from './config.js';
+import { dataExport } from './data-export.js';
+import { erasureSteps } from './erasure.js';
 import { savedItems } from './saved-items.js';
 import { views } from './views.js';
 
@@ -16,11 +18,16 @@ export function parts({ config, pool }: PartsContext<CollectionsConfig>) {
     content: new ContentDirectory({ pool, contentUrl: config.CONTENT_INTERNAL_URL }),
   };
   const { users, content } = directories;
+  const ownSavedItems = savedItems({ pool, users, content, visibility: config.SAVED_ITEMS_VISIBILITY });
+  const ownCollections = collections({ pool, users });
+  const ownViews = views(users);
   return {
     directories,
-    savedItems: savedItems({ pool, users, content, visibility: config.SAVED_ITEMS_VISIBILITY }),
-    collections: collections({ pool, users }),
-    views: views(users),
+    savedItems: ownSavedItems,
+    collections: ownCollections,
+    erasure: { pool, service: 'collections' as const, steps: erasureSteps(pool, ownCollections, ownSavedItems) },
+    views: ownViews,
+    dataExport: dataExport(pool, ownViews),
     idempotency: new Idempotency(pool),
   };
 }

@@ -30,8 +30,8 @@ export const collectionsService = defineService({
       savedItemsNeedToken: config.SAVED_ITEMS_VISIBILITY === 'owner',
     });
   },
-  async internalRoutes(internal, { collections }) {
-    await internal.register(internalCollectionRoutes, { prefix: '/internal/collections', collections });
+  async internalRoutes(internal, { collections, dataExport }) {
+    await internal.register(internalCollectionRoutes, { prefix: '/internal/collections', collections, dataExport });
   },
   handlers,
 });

@@ -1,5 +1,5 @@
 /* eslint-disable max-lines -- one domain: posting, editing and deleting share the target, mention and block rules */
-import { type Author, commentCreated, commentDeleted, type CommentTargetType, commentUpdated, createEvent, forbidden, isUuid, type ListPosition, type ListRequest, newId, notFound, type UserSnapshot } from '@recipes/contracts';
+import { type Author, commentCreated, type CommentTargetType, commentUpdated, createEvent, forbidden, isUuid, type ListPosition, type ListRequest, newId, notFound, type UserSnapshot } from '@recipes/contracts';
 import { type Pool, type Queryable, spendBudget, withStatement, withTransaction } from '@recipes/db';
 import type { UserDirectory } from '@recipes/directory';
 import { enqueue } from '@recipes/outbox';
@@ -9,7 +9,8 @@ import * as repository from './repository.js';
 import { mentionKindOf } from './repository.js';
 import { findPostingContext, insertComment, type KnownTarget, type ParentComment } from './posting.js';
 import type { CommentFilter, CommentRecord, CommentTarget, CommentWithAuthor } from './repository.js';
-import { lockInThread, markDeletedInThread, deleteAllMentions } from './thread-repository.js';
+import { deleteInThread } from './thread-deletion.js';
+import { lockInThread } from './thread-repository.js';
 import type { TargetOwner } from './targets.js';
 
 const PRODUCER = 'comments';
@@ -223,12 +224,7 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
         if (!existing) throw notFound('Comment not found');
         if (existing.authorId !== callerId && owner !== callerId) throw forbidden('Only its author or the owner of what it is on may delete a comment');
         await repository.setCorrelationId(tx, correlationId);
-        const { deletedAt, replies } = await markDeletedInThread(tx, existing);
-        await deleteAllMentions(tx, mentionKindOf[target.type], [commentId, ...replies.map((reply) => reply.id)]);
-        for (const gone of [{ ...existing, deletedAt }, ...replies]) {
-          const data = { id: gone.id, targetType: target.type, targetId: target.id, authorId: gone.authorId, createdAt: gone.createdAt, deletedAt: gone.deletedAt };
-          await enqueue(tx, createEvent(commentDeleted, data, { producer: PRODUCER, correlationId }));
-        }
+        await deleteInThread(tx, target, existing, correlationId);
       });
     },
   };

@@ -4,7 +4,9 @@ import { type PartsContext } from '@recipes/runtime';
 import { blocks } from './blocks.js';
 import { comments } from './comments.js';
 import { type CommentsConfig } from './config.js';
+import { dataExport } from './data-export.js';
 import { deletedTargets } from './deleted-targets.js';
+import { erasureSteps } from './erasure.js';
 import { targetOwners } from './targets.js';
 
 /** The comments domain, and what it knows of users, recipes and posts, collections, and blocks (libs/directory). */
@@ -20,6 +22,8 @@ export function parts({ config, pool }: PartsContext<CommentsConfig>) {
     comments: comments({ pool, users: directories.users, blocks: blocks(directories.relations), targetOwner: targetOwners(directories.content, directories.collections) }),
     deletedTargets: deletedTargets(pool),
     idempotency: new Idempotency(pool),
+    dataExport: dataExport(pool),
+    erasure: { pool, service: 'comments' as const, steps: erasureSteps(pool) },
   };
 }
 

@@ -168,3 +168,30 @@ export async function deleteMentions(db: Queryable, kind: MentionKind, commentId
   if (userIds.length === 0) return;
   await db.query(`DELETE FROM ${mentionStores[kind]} WHERE comment_id = $1 AND mentioned_user_id = ANY($2::uuid[])`, [commentId, userIds]);
 }
+
+/** A comment as the API shows it, and what it is on: a row of a user's data export. */
+export interface ExportedComment {
+  id: string;
+  content: string;
+  createdAt: string;
+  editedAt: string | null;
+  parentId: string | null;
+  replyCount: number;
+  author: { id: string; username: string; avatarUrl: string | null };
+  targetType: CommentTargetType;
+  targetId: string;
+}
+
+/** The author's live comments after `after` by id (docs/api.md §11.2). */
+export async function findCommentsOfAuthorAfter(db: Queryable, authorId: string, after: string | null, limit: number): Promise<ExportedComment[]> {
+  const { rows } = await db.query<ExportedComment>(
+    `SELECT c.id, c.content, iso_timestamp(c.created_at) AS "createdAt", iso_timestamp(c.edited_at) AS "editedAt",
+            c.parent_id AS "parentId", c.reply_count AS "replyCount",
+            json_build_object('id', u.id, 'username', u.username, 'avatarUrl', u.avatar_url) AS author,
+            c.target_type AS "targetType", c.target_id AS "targetId"
+       FROM comments c JOIN users u ON u.id = c.author_id
+      WHERE c.author_id = $1 AND c.deleted_at IS NULL AND ($2::uuid IS NULL OR c.id > $2) ORDER BY c.id LIMIT $3`,
+    [authorId, after, limit],
+  );
+  return rows;
+}

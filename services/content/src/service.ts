@@ -33,8 +33,8 @@ export const contentService = defineService({
     await app.register(postRoutes, { prefix: '/api/posts', posts, notificationBudget, idempotency });
     await app.register(userRoutes, { prefix: '/api/users', recipes });
   },
-  async internalRoutes(internal, { recipes, posts }) {
-    await internal.register(internalRoutes, { prefix: '/internal/content', recipes, posts });
+  async internalRoutes(internal, { recipes, posts, dataExport }) {
+    await internal.register(internalRoutes, { prefix: '/internal/content', recipes, posts, dataExport });
   },
   handlers,
 });

@@ -12,6 +12,7 @@ export const routeTable: ReadonlyArray<readonly [pattern: string, service: Servi
   ['/api/users/me/mutes', 'users'],
   ['/api/users/me/blocks', 'users'],
   ['/api/users/me/password', 'users'],
+  ['/api/users/me/export', 'users'],
   ['/api/users/:id/mute', 'users'],
   ['/api/users/:id/block', 'users'],
   ['/api/users/:id/recipes', 'content'],

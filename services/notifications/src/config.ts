@@ -1,4 +1,4 @@
-import { backendEnv, env, lookupEnv, portsEnv, tokenEnv } from '@recipes/config';
+import { backendEnv, env, internalPortEnv, lookupEnv, portsEnv, tokenEnv } from '@recipes/config';
 import { z } from 'zod';
 
 /** A key of the VAPID pair (RFC 8292), base64url. */
@@ -19,6 +19,7 @@ export const notificationsConfigSchema = z.object({
   ...backendEnv,
   ...tokenEnv,
   ...portsEnv({ PORT: 3005, METRICS_PORT: 9105 }),
+  ...internalPortEnv(3105),
   USERS_INTERNAL_URL: lookupEnv.USERS_INTERNAL_URL,
   STREAM_KEEP_ALIVE_MS: env
     .positiveInt(15_000)

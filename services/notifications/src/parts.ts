@@ -3,6 +3,8 @@ import type { PartsContext } from '@recipes/runtime';
 import type { NotificationsConfig } from './config.js';
 import { blocks } from './blocks.js';
 import { deletedComments } from './conversations.js';
+import { dataExport } from './data-export.js';
+import { erasureSteps } from './erasure.js';
 import { notificationGroups } from './groups.js';
 import { notifications } from './notifications.js';
 import { preferences } from './preferences.js';
@@ -15,10 +17,13 @@ import { streams } from './stream/streams.js';
  */
 export function parts({ config, pool, endedSessions, logger }: PartsContext<NotificationsConfig>) {
   const directories = { users: new UserDirectory({ pool, usersUrl: config.USERS_INTERNAL_URL }), relations: new RelationDirectory(pool) };
+  const ownPreferences = preferences(pool);
   return {
     directories,
     blocks: blocks(directories.relations),
-    preferences: preferences(pool),
+    preferences: ownPreferences,
+    dataExport: dataExport(pool, directories.users, ownPreferences),
+    erasure: { pool, service: 'notifications' as const, steps: erasureSteps(pool) },
     notifications: notifications(pool, directories.users),
     deletedComments: deletedComments(pool),
     groups: notificationGroups(pool, directories.users),

@@ -8,6 +8,7 @@ import { published } from './events/published.js';
 import { streamSubscription } from './events/subscription.js';
 import { parts } from './parts.js';
 import groupRoutes from './routes/groups/index.js';
+import internalRoutes from './routes/internal/index.js';
 import notificationRoutes from './routes/notifications/index.js';
 import preferenceRoutes from './routes/preferences/index.js';
 import pushRoutes from './routes/push/index.js';
@@ -34,6 +35,9 @@ export const notificationsService = defineService({
     openStreamsMetric(app.metricsRegistry, () => streams.hub.size);
     // Streams end as shutdown starts, so that their clients reconnect to another instance and resume.
     onShutdown(app, () => streams.endAll());
+  },
+  async internalRoutes(internal, { dataExport }) {
+    await internal.register(internalRoutes, { prefix: '/internal/notifications', dataExport });
   },
   handlers,
   instanceSubscription: streamSubscription,

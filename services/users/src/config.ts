@@ -1,4 +1,4 @@
-import { backendEnv, env, internalPortEnv, portsEnv, sharedStoreEnv, signingEnv, tokenEnv } from '@recipes/config';
+import { backendEnv, env, exportSourcesEnv, internalPortEnv, portsEnv, sharedStoreEnv, signingEnv, tokenEnv } from '@recipes/config';
 import { z } from 'zod';
 
 export const usersConfigSchema = z.object({
@@ -24,6 +24,8 @@ export const usersConfigSchema = z.object({
   SESSIONS_PER_USER: env
     .positiveInt(50)
     .describe('live sessions one user may have; a login past it ends the least recently used (`user.session.ended`, reason `too_many_sessions`)'),
+  ...exportSourcesEnv,
+  EXPORT_LIMIT_PER_HOUR: env.positiveInt(3).describe("data exports (`GET /api/users/me/export`) one user may take per hour; past it, `429`"),
   REFRESH_LIMIT_PER_SESSION: env
     .positiveInt(10)
     .describe('refreshes of one session per window (`RATE_LIMIT_WINDOW_MS`); past it, `429` (an answer repeated within the grace does not count)'),

@@ -20,18 +20,18 @@ export async function insertUser(db: Queryable, user: Omit<UserRecord, 'revision
 }
 
 export async function findUserById(db: Queryable, id: string): Promise<UserRecord | undefined> {
-  const { rows } = await db.query<UserRecord>(`SELECT ${columns} FROM users WHERE id = $1`, [id]);
+  const { rows } = await db.query<UserRecord>(`SELECT ${columns} FROM users WHERE id = $1 AND deleted_at IS NULL`, [id]);
   return rows[0];
 }
 
 export async function findUserByUsername(db: Queryable, username: string): Promise<UserRecord | undefined> {
-  const { rows } = await db.query<UserRecord>(`SELECT ${columns} FROM users WHERE lower(username) = lower($1)`, [username]);
+  const { rows } = await db.query<UserRecord>(`SELECT ${columns} FROM users WHERE lower(username) = lower($1) AND deleted_at IS NULL`, [username]);
   return rows[0];
 }
 
 export async function findUsersByUsernames(db: Queryable, usernames: string[]): Promise<UserRecord[]> {
   const { rows } = await db.query<UserRecord>(
-    `SELECT ${columns} FROM users WHERE lower(username) = ANY(SELECT lower(name) FROM unnest($1::text[]) AS name)`,
+    `SELECT ${columns} FROM users WHERE lower(username) = ANY(SELECT lower(name) FROM unnest($1::text[]) AS name) AND deleted_at IS NULL`,
     [usernames],
   );
   return rows;
@@ -42,12 +42,12 @@ export async function findUsersByUsernames(db: Queryable, usernames: string[]): 
  * no revision, no event.
  */
 export async function replacePasswordHash(db: Queryable, id: string, current: string, replacement: string): Promise<void> {
-  await db.query('UPDATE users SET password_hash = $3 WHERE id = $1 AND password_hash = $2', [id, current, replacement]);
+  await db.query('UPDATE users SET password_hash = $3 WHERE id = $1 AND password_hash = $2 AND deleted_at IS NULL', [id, current, replacement]);
 }
 
 export async function updateAvatar(db: Queryable, id: string, avatarUrl: string | null): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
-    `UPDATE users SET avatar_url = $2, revision = revision + 1, updated_at = now() WHERE id = $1 RETURNING ${columns}`,
+    `UPDATE users SET avatar_url = $2, revision = revision + 1, updated_at = now() WHERE id = $1 AND deleted_at IS NULL RETURNING ${columns}`,
     [id, avatarUrl],
   );
   return rows[0];
@@ -116,5 +116,16 @@ export async function findRelatedPage(db: Queryable, userId: string, kind: Relat
 
 /** Replaces the password hash of `id`. */
 export async function setPasswordHash(db: Queryable, id: string, passwordHash: string): Promise<void> {
-  await db.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [id, passwordHash]);
+  await db.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1 AND deleted_at IS NULL', [id, passwordHash]);
+}
+
+/** The users `userId` mutes or blocks, after `after` by id, for their data export (docs/api.md §11.2). */
+export async function findRelatedAfter(db: Queryable, userId: string, kind: RelationKind, after: string | null, limit: number) {
+  const since = sinceColumn[kind];
+  const { rows } = await db.query<{ id: string; username: string; avatarUrl: string | null }>(
+    `SELECT u.id, u.username, u.avatar_url AS "avatarUrl" FROM user_relations r JOIN users u ON u.id = r.target_id
+      WHERE r.user_id = $1 AND r.${since} IS NOT NULL AND ($2::uuid IS NULL OR r.target_id > $2) ORDER BY r.target_id LIMIT $3`,
+    [userId, after, limit],
+  );
+  return rows;
 }

@@ -55,3 +55,24 @@ export const blockedResponse = z.object({ blocked: z.boolean() });
 /** The caller's mutes or blocks (docs/api.md §10): 20 a page unless asked otherwise, by page or by cursor. */
 export const relatedUsersQuery = (cursor: ListCursor) => listQuery(20, cursor);
 export const relatedUsersResponse = z.object({ users: z.array(authorSchema), pagination: listPaginationSchema });
+
+export const accountDeletionBody = z.object({ password: z.string().max(1024) });
+
+const exported = (what: string) => z.array(z.record(z.string(), z.unknown())).meta({ description: what });
+
+/** A user's data export (docs/api.md §11.2): every part in the shape the API shows it. */
+export const exportResponse = z.object({
+  exportedAt: timestampSchema,
+  user: authorSchema,
+  recipes: exported('their recipes, as Recipe summaries (their own favorite and repost)'),
+  posts: exported('their posts'),
+  collections: exported('their collections'),
+  savedItems: exported('their saved items'),
+  comments: exported('their comments, each with `targetType` and `targetId`'),
+  notifications: exported('their notifications, as their list shows them'),
+  mutes: z.array(authorSchema),
+  blocks: z.array(authorSchema),
+  preferences: z.record(z.string(), z.boolean()).meta({ description: 'their notification preferences, by type' }),
+  sessions: exported('their live sessions, as `GET /api/auth/sessions` shows them'),
+  pushSubscriptions: exported('their push subscriptions'),
+});

@@ -81,8 +81,9 @@ export function sessions(pool: Pool, settings: SessionSettings) {
     correlationId: string,
   ) {
     const { ids, endedAt } = await repository.endSessions(tx, userId, which, reason);
-    if (ids.length === 0) return { ended: false, committed: () => undefined };
-    const all = 'except' in which && which.except === null;
+    if (ids.length === 0) return { ended: false, ids, tokensExpireBy: endedAt.toISOString(), committed: () => undefined };
+    // A deleted account's ends name its sessions only: a not-before kept per user would keep its id (docs/api.md §11.2).
+    const all = 'except' in which && which.except === null && reason !== 'account_deleted';
     const data: SessionEnded = {
       userId,
       sessionIds: ids,
@@ -94,7 +95,7 @@ export function sessions(pool: Pool, settings: SessionSettings) {
     };
     await recordSessionEnd(tx, data);
     await enqueue(tx, createEvent(userSessionEnded, data, { producer: PRODUCER, correlationId }));
-    return { ended: true, committed: () => settings.endedSessions.learn(data) };
+    return { ended: true, ids, tokensExpireBy: data.tokensExpireBy, committed: () => settings.endedSessions.learn(data) };
   }
 
   async function ending(work: (tx: Queryable) => ReturnType<typeof end>): Promise<boolean> {
@@ -172,6 +173,9 @@ export function sessions(pool: Pool, settings: SessionSettings) {
     /** Ends, in `tx`, every session of `userId` but `except` (a password change's); call `committed` once `tx` has. */
     endOthersIn: (tx: Queryable, userId: string, except: string | null, correlationId: string) =>
       end(tx, userId, { except }, 'password_changed', correlationId),
+
+    /** Ends, in `tx`, every session of `userId` whose account is being deleted; call `committed` once `tx` has. */
+    endAllOfDeletedIn: (tx: Queryable, userId: string, correlationId: string) => end(tx, userId, { except: null }, 'account_deleted', correlationId),
 
     /** Forgets the sessions over for more than `SESSIONS_KEPT_DAYS`, their refresh tokens with them. */
     sweep: () => repository.deleteSessionsOverFor(pool, SESSIONS_KEPT_DAYS, settings.idleDays),

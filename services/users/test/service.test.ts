@@ -19,8 +19,13 @@ describe('the users service definition', () => {
     expect(catalogueDisagreements(eventCatalogue, serviceEventsOf(usersService))).toEqual([]);
   });
 
-  it('consumes nothing (its definition has no handlers), and its SQL writes no events', () => {
-    expect(serviceEventsOf(usersService).handlers).toEqual([]);
+  it('consumes only the erasure confirmations of deleted accounts, and its SQL writes no events', () => {
+    expect(serviceEventsOf(usersService).handlers.map((handler) => handler.definition.type).sort()).toEqual([
+      'collections.user.erased',
+      'comments.user.erased',
+      'content.user.erased',
+      'notifications.user.erased',
+    ]);
     expect(sqlOutboxWrites(migrationsDir)).toEqual([]);
   });
 
@@ -33,6 +38,7 @@ describe('the users service definition', () => {
       'user.blocked',
       'user.unblocked',
       'user.session.ended',
+      'user.deleted',
     ]);
   });
 

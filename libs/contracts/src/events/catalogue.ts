@@ -2,6 +2,7 @@ import { collectionCreated, collectionDeleted } from './collections.js';
 import { commentCreated, commentDeleted, commentMentionCreated, commentMentionDeleted, commentUpdated } from './comments.js';
 import { postCreated, postDeleted, recipeCreated, recipeDeleted, recipeUpdated, userTagged } from './content.js';
 import type { EventDefinition, EventEnvelope } from './envelope.js';
+import { collectionsUserErased, commentsUserErased, contentUserErased, notificationsUserErased, userDeleted } from './erasure.js';
 import { notificationCreated, notificationRetracted, notificationsRead, notificationsStreamsReplaced } from './notifications.js';
 import { userBlocked, userCreated, userMuted, userSessionEnded, userUnblocked, userUnmuted, userUpdated } from './users.js';
 
@@ -18,6 +19,7 @@ export const eventCatalogue: readonly EventDefinition[] = [
   userBlocked,
   userUnblocked,
   userSessionEnded,
+  userDeleted,
   recipeCreated,
   recipeUpdated,
   recipeDeleted,
@@ -35,6 +37,10 @@ export const eventCatalogue: readonly EventDefinition[] = [
   notificationRetracted,
   notificationsRead,
   notificationsStreamsReplaced,
+  contentUserErased,
+  commentsUserErased,
+  collectionsUserErased,
+  notificationsUserErased,
 ];
 
 /** Thrown when a service tries to publish an event the catalogue does not declare for it. */

@@ -6,3 +6,4 @@ export * from './envelope.js';
 export * from './notifications.js';
 export * from './users.js';
 
+export * from './erasure.js';

@@ -99,7 +99,7 @@ export const sessionEndedSchema = z.object({
   userId: z.uuid(),
   sessionIds: z.array(z.uuid()).min(1),
   notBefore: z.iso.datetime().nullable(),
-  reason: z.enum(['logout', 'logout_all', 'ended_by_user', 'reuse', 'password_changed', 'too_many_sessions']),
+  reason: z.enum(['logout', 'logout_all', 'ended_by_user', 'reuse', 'password_changed', 'too_many_sessions', 'account_deleted']),
   endedAt: z.iso.datetime(),
   tokensExpireBy: z.iso.datetime(),
 });

@@ -68,3 +68,4 @@ export const isUuid = (value: string): boolean => uuidSchema.safeParse(value).su
 
 /** Timestamps as docs/api.md §1 writes them. */
 export const timestampSchema = z.iso.datetime();
+export * from './export.js';

@@ -12,7 +12,7 @@ export interface CollectionRecord {
   createdAt: Date;
 }
 
-const columns = `id, owner_id AS "ownerId", name, description, item_count AS "itemCount", deleted, revision, created_at AS "createdAt"`;
+export const columns = `id, owner_id AS "ownerId", name, description, item_count AS "itemCount", deleted, revision, created_at AS "createdAt"`;
 
 export async function insertCollection(
   db: Queryable,

@@ -30,10 +30,10 @@ export interface SavedItemFilter {
 const columns = `id, user_id AS "userId", content_type AS "contentType", content_id AS "contentId", created_at AS "createdAt"`;
 
 // Content and author are joined when read, so a listing shows their state now, not when the item was saved.
-const rowColumns = `s.id, s.user_id AS "userId", s.content_type AS "contentType", s.content_id AS "contentId",
+export const rowColumns = `s.id, s.user_id AS "userId", s.content_type AS "contentType", s.content_id AS "contentId",
   s.created_at AS "createdAt", c.title, c.cover_image_url AS "coverImageUrl", c.author_id AS "authorId",
   u.username AS "authorUsername", u.avatar_url AS "authorAvatarUrl"`;
-const withContent = `JOIN content_items c ON c.id = s.content_id LEFT JOIN users u ON u.id = c.author_id`;
+export const withContent = `JOIN content_items c ON c.id = s.content_id LEFT JOIN users u ON u.id = c.author_id`;
 
 /**
  * Locks the content's read-model row until commit, when the content is there and not deleted. A deletion

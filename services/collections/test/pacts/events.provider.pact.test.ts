@@ -1,11 +1,14 @@
-import { collectionCreated, collectionDeleted, createEvent, type EventEnvelope, eventCatalogue, newId, userCreated } from '@recipes/contracts';
-import { UserDirectory, userDirectoryHandlers } from '@recipes/directory';
+import { collectionCreated, collectionDeleted, collectionsUserErased, createEvent, type EventEnvelope, eventCatalogue, newId, userCreated } from '@recipes/contracts';
+import { ContentDirectory, UserDirectory, userDirectoryHandlers } from '@recipes/directory';
 import { createLogger } from '@recipes/logging';
 import { dispatcher } from '@recipes/messaging';
-import { type EventProducer, missingConsumerPacts, pactNames, pactsForProvider, verifyEventsProvider } from '@recipes/testing/pact';
+import { erasureConfirmation, type EventProducer, missingConsumerPacts, pactNames, pactsForProvider, verifyEventsProvider } from '@recipes/testing/pact';
 import { migratedPool } from '@recipes/testing/service';
 import { describe, expect, it } from 'vitest';
+import { userDeletedHandler } from '@recipes/runtime';
 import { collections } from '../../src/collections.js';
+import { erasureSteps } from '../../src/erasure.js';
+import { savedItems } from '../../src/saved-items.js';
 import { collectionsService } from '../../src/service.js';
 
 /**
@@ -16,6 +19,9 @@ const provider = pactNames.events('collections');
 const pool = migratedPool(collectionsService);
 const users = new UserDirectory({ pool, usersUrl: 'http://127.0.0.1:1' });
 const domain = collections({ pool, users });
+const content = new ContentDirectory({ pool, contentUrl: 'http://127.0.0.1:1' });
+const erasure = userDeletedHandler({ pool, service: 'collections', steps: erasureSteps(pool, domain, savedItems({ pool, users, content, visibility: 'public' })) });
+const deliverErasure = (event: EventEnvelope) => dispatcher([erasure])(event, createLogger({ service: 'collections', level: 'silent' }));
 
 /** An owner the directory knows, as after their user.created: only known accounts create collections. */
 async function knownOwner(): Promise<string> {
@@ -42,6 +48,7 @@ const producers: Record<string, EventProducer> = {
     await domain.delete(collection.id, ownerId, 'req-2');
     return outboxEvent(collectionDeleted.type, collection.id);
   },
+  [collectionsUserErased.type]: () => erasureConfirmation({ deliver: deliverErasure, pool }, 'collections'),
 };
 
 describe(`${provider} provider`, () => {

@@ -2,6 +2,7 @@ import { asynchronousBodyHandler, MessageConsumerPact } from '@pact-foundation/p
 import {
   collectionCreated,
   collectionDeleted,
+  createEvent,
   type EventDefinition,
   eventEnvelopeSchema,
   postCreated,
@@ -11,6 +12,8 @@ import {
   recipeUpdated,
   userBlocked,
   userCreated,
+  userDeleted,
+  NOBODY,
   userSessionEnded,
   userUnblocked,
   userUpdated,
@@ -113,6 +116,17 @@ describe('from the users service', () => {
       expect(await read(await harness.anotherApp({}))).toBe(401);
     });
   });
+
+  it('user.deleted: their comments and what knew them go, and comments confirms', async () => {
+    const leaver = '0190f5a4-0000-7000-8000-000000000006';
+    await harness.deliver(createEvent(userCreated, { id: leaver, username: 'pact_leaver', avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: 'c' }));
+    const deleted = { userId: leaver, deletedAt: createdAt, sessionIds: [], tokensExpireBy: createdAt };
+    await receive(pact, userDeleted, deleted, async () => {
+      expect((await pool.query('SELECT id FROM users WHERE id = $1', [leaver])).rows).toEqual([]);
+      const { rows } = await pool.query("SELECT payload->'data'->>'userId' AS \"userId\" FROM outbox WHERE type = 'comments.user.erased'");
+      expect(rows).toContainEqual({ userId: leaver });
+    });
+  });
 });
 
 describe('from the content service', () => {
@@ -141,7 +155,9 @@ describe('from the content service', () => {
     { definition: postDeleted, type: 'post', example: snapshot('0190f5a4-0000-7000-8000-000000000015', { deleted: true, revision: 1 }), commentable: false },
   ] as const)('$definition.type: commentable is $commentable', async ({ definition, type, example, commentable }) => {
     await receive(pact, definition, example, async () => {
-      expect(await directories.content.find(type, example.id)).toEqual({ ...example, contentType: type });
+      // A deleted item keeps no author: they may delete their account after (docs/api.md §11.2).
+      const kept = example.deleted ? { ...example, authorId: NOBODY } : example;
+      expect(await directories.content.find(type, example.id)).toEqual({ ...kept, contentType: type });
       expect(await ownerOf()({ type, id: example.id })).toBe(commentable ? example.authorId : undefined);
     });
   });
@@ -164,7 +180,7 @@ describe('from the collections service', () => {
     { definition: collectionDeleted, example: snapshot('0190f5a4-0000-7000-8000-000000000022', { deleted: true, revision: 1 }), commentable: false },
   ] as const)('$definition.type: commentable is $commentable', async ({ definition, example, commentable }) => {
     await receive(pact, definition, example, async () => {
-      expect(await directories.collections.find(example.id)).toEqual(example);
+      expect(await directories.collections.find(example.id)).toEqual(example.deleted ? { ...example, ownerId: NOBODY } : example);
       expect(await ownerOf()({ type: 'collection', id: example.id })).toBe(commentable ? example.ownerId : undefined);
     });
   });

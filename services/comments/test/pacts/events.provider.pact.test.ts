@@ -1,5 +1,5 @@
-import { commentTargetTypeSchema, eventCatalogue, mentionKindSchema, newId } from '@recipes/contracts';
-import { type EventProducer, missingConsumerPacts, pactNames, pactsForProvider, unmadeMessages, verifyEventsProvider } from '@recipes/testing/pact';
+import { commentTargetTypeSchema, eventCatalogue, mentionKindSchema, newId, commentsUserErased } from '@recipes/contracts';
+import { erasureConfirmation, type EventProducer, missingConsumerPacts, pactNames, pactsForProvider, unmadeMessages, verifyEventsProvider } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CommentsHarness, commentsHarness, generousLimits } from '../support.js';
 
@@ -76,6 +76,7 @@ const producers: Record<string, EventProducer> = {
   'comment.mention.created': (example) => commentAndRead(mentionTargetTypeOf(example), 'comment.mention.created', (name) => `Look, @${name}!`),
   // Taken out by an edit; a deletion takes it out by the same trigger.
   'comment.mention.deleted': (example) => commentAndRead(mentionTargetTypeOf(example), 'comment.mention.deleted', (name) => `Look, @${name}!`, 'edit'),
+  [commentsUserErased.type]: () => erasureConfirmation(harness, 'comments'),
 };
 
 describe(`${provider} provider`, () => {

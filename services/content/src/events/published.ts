@@ -1,4 +1,4 @@
-import { postCreated, postDeleted, recipeCreated, recipeDeleted, recipeUpdated, userTagged } from '@recipes/contracts';
+import { contentUserErased, postCreated, postDeleted, recipeCreated, recipeDeleted, recipeUpdated, userTagged } from '@recipes/contracts';
 import type { PublishedEvent } from '@recipes/runtime';
 
 /** Every event this service writes to its outbox, and where. */
@@ -9,4 +9,5 @@ export const published: PublishedEvent[] = [
   { event: postCreated, from: '`publish` in src/posts.ts' },
   { event: postDeleted, from: '`remove` in src/posts.ts' },
   { event: userTagged, from: '`tagEvents` in src/tagging.ts, by `publish` in src/recipes.ts and src/posts.ts' },
+  { event: contentUserErased, from: '`eraseUser` in @recipes/runtime, once src/erasure.ts has erased a deleted user' },
 ];

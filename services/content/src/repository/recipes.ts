@@ -33,8 +33,8 @@ export interface RecipeSummary {
 // The summary's cover: the recipe's own, else its first image (lowest position), else null.
 const cover = `coalesce(r.cover_image_url, (SELECT i.url FROM recipe_images i WHERE i.recipe_id = r.id ORDER BY i.position LIMIT 1))`;
 
-// $1 is the viewer (null without a token): their favorite and repost are looked up in the same query.
-const summaryColumns = `
+// $1 is the viewer (null without a token; the author in an export): their favorite and repost are looked up in the same query.
+export const summaryColumns = `
   r.id, r.title, r.description, ${cover} AS "coverImageUrl",
   r.camera_model AS "cameraModel", r.film_simulation AS "filmSimulation",
   r.favorite_count AS "favoriteCount", r.comment_count AS "commentCount", r.repost_count AS "repostCount",

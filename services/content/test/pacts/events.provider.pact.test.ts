@@ -8,8 +8,9 @@ import {
   recipeDeleted,
   recipeUpdated,
   userTagged,
+  contentUserErased,
 } from '@recipes/contracts';
-import { type EventProducer, missingConsumerPacts, pactNames, pactsForProvider, verifyEventsProvider } from '@recipes/testing/pact';
+import { erasureConfirmation, type EventProducer, missingConsumerPacts, pactNames, pactsForProvider, verifyEventsProvider } from '@recipes/testing/pact';
 import { internalServerOf } from '@recipes/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentEvent } from '../../src/events/content-event.js';
@@ -96,6 +97,7 @@ const producers: Record<string, EventProducer> = {
     const kind = situation(example).contentType === 'post' ? 'posts' : 'recipes';
     return fromOutbox(userTagged.type, await create(kind, undefined, ['bob_provider']));
   },
+  [contentUserErased.type]: () => erasureConfirmation(harness, 'content'),
 };
 
 describe('content-events', () => {

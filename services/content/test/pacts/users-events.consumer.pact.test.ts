@@ -1,5 +1,5 @@
 import { asynchronousBodyHandler, MessageConsumerPact } from '@pact-foundation/pact';
-import { createEvent, type EventEnvelope, userBlocked, userCreated, userSessionEnded, userUnblocked, userUpdated } from '@recipes/contracts';
+import { createEvent, type EventEnvelope, userBlocked, userCreated, userDeleted, userSessionEnded, userUnblocked, userUpdated } from '@recipes/contracts';
 import { eventMessage, pactNames, pactsDir } from '@recipes/testing/pact';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ContentHarness, contentHarness } from '../support.js';
@@ -109,4 +109,18 @@ describe('content consuming users-events', () => {
         }),
       );
   });
+
+  it('erases a deleted user: what it knew of them goes, and content confirms', () =>
+    pact
+      .expectsToReceive(userDeleted.type)
+      .withContent(eventMessage(userDeleted, { userId: id, deletedAt: '2026-11-22T10:00:00.000Z', sessionIds: [], tokensExpireBy: '2026-11-22T10:15:01.000Z' }))
+      .verify(
+        asynchronousBodyHandler(async (body) => {
+          await harness.deliver(createEvent(userCreated, { id, username: 'pact_ada', avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: 'c' }));
+          await harness.deliver(body as unknown as EventEnvelope);
+          expect(await readModel()).toBeUndefined();
+          const { rows } = await harness.pool.query("SELECT payload->'data'->>'userId' AS \"userId\" FROM outbox WHERE type = 'content.user.erased'");
+          expect(rows).toEqual([{ userId: id }]);
+        }),
+      ));
 });

@@ -21,7 +21,8 @@ export interface Subscriber {
   sessionId: string | undefined;
 }
 
-const shown = ({ id, endpoint, createdAt }: SubscriptionRecord) => ({ id, endpoint, createdAt: createdAt.toISOString() });
+/** A subscription as the API shows it. */
+export const toSubscription = ({ id, endpoint, createdAt }: SubscriptionRecord) => ({ id, endpoint, createdAt: createdAt.toISOString() });
 
 /** Push subscriptions (docs/api.md §11.3): each its owner's only, and its session's. */
 export function pushSubscriptions(pool: Pool, metrics: () => PushMetrics | undefined, logger: Logger) {
@@ -32,11 +33,11 @@ export function pushSubscriptions(pool: Pool, metrics: () => PushMetrics | undef
         repository.saveSubscription(tx, { id: newId(), userId, sessionId: sessionId ?? null, endpoint, p256dh: keys.p256dh, auth: keys.auth }, SUBSCRIPTIONS_PER_USER),
       );
       metrics()?.subscriptionsRemoved('over_limit', saved.dropped);
-      return { subscription: shown(saved.record), created: saved.created };
+      return { subscription: toSubscription(saved.record), created: saved.created };
     },
 
     async list(userId: string) {
-      return (await repository.findSubscriptions(pool, userId)).map(shown);
+      return (await repository.findSubscriptions(pool, userId)).map(toSubscription);
     },
 
     /** Another user's or an unknown id is not found. */

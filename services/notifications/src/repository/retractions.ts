@@ -148,3 +148,12 @@ export async function retractFromBlocked(db: Queryable, recipientId: string, act
                                   AND (r.blocked OR notifications.created_at <= r.last_unblocked_at))`,
   );
 }
+
+/**
+ * Retracts every live notification of the recipient that `actorId` caused: the actor deleted their
+ * account (docs/api.md §11.2). Takes the recipient's lock; run in a transaction.
+ */
+export async function retractFromActor(db: Queryable, recipientId: string, actorId: string, retractedAt: string): Promise<Retracted | undefined> {
+  await lockRecipient(db, recipientId);
+  return retractWhere(db, recipientId, retractedAt, sql`actor_id = ${actorId}`);
+}

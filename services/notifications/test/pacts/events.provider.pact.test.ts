@@ -1,5 +1,5 @@
-import { type EventEnvelope, newId, notificationCreated, notificationsRead, notificationsStreamsReplaced } from '@recipes/contracts';
-import { type EventProducer, pactNames, pactsForProvider, unmadeMessages, verifyEventsProvider } from '@recipes/testing/pact';
+import { type EventEnvelope, newId, notificationCreated, notificationsRead, notificationsStreamsReplaced, notificationsUserErased } from '@recipes/contracts';
+import { erasureConfirmation, type EventProducer, pactNames, pactsForProvider, unmadeMessages, verifyEventsProvider } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, mentionEvent, type NotificationsHarness, notificationsHarnessWith, type TestUser } from '../support.js';
 
@@ -70,6 +70,7 @@ const producers: Record<string, EventProducer> = {
       }
     });
   },
+  [notificationsUserErased.type]: () => erasureConfirmation(harness, 'notifications'),
 };
 
 describe(`${provider} provider`, () => {

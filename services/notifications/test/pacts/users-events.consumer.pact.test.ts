@@ -1,5 +1,5 @@
 import { MatchersV3 } from '@pact-foundation/pact';
-import { userBlocked, userCreated, userMuted, userSessionEnded, userUnblocked, userUnmuted, userUpdated } from '@recipes/contracts';
+import { userBlocked, userCreated, userDeleted, userMuted, userSessionEnded, userUnblocked, userUnmuted, userUpdated } from '@recipes/contracts';
 import { eventMessage } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mentionEvent, type NotificationsHarness, notificationsHarness } from '../support.js';
@@ -86,7 +86,7 @@ describe('mute and block events', () => {
       userId: uuid(USER),
       sessionIds: eachLike(uuid(sessionId)),
       notBefore: null,
-      reason: regex('^(logout|logout_all|ended_by_user|reuse|password_changed|too_many_sessions)$', 'logout'),
+      reason: regex('^(logout|logout_all|ended_by_user|reuse|password_changed|too_many_sessions|account_deleted)$', 'logout'),
       endedAt: isoMillis('2026-11-22T10:00:00.000Z'),
       // Far ahead in the example, so that the end is still worth keeping when the message is handled.
       tokensExpireBy: isoMillis('2099-11-22T10:15:01.000Z'),
@@ -94,5 +94,30 @@ describe('mute and block events', () => {
     await delivery(pact, 'a user.session.ended for one session that was logged out', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a92', message).verify(consumedBy(harness));
     expect((await list()).statusCode).toBe(401);
     expect((await list(await harness.anotherApp({}))).statusCode).toBe(401);
+  });
+});
+
+describe('account deletion', () => {
+  const LEAVER = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4aa1';
+  const OTHER = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4aa2';
+  const live = async (column: 'actor_id' | 'recipient_id') =>
+    (await harness.pool.query(`SELECT count(*)::int AS n FROM notifications WHERE ${column} = $1`, [LEAVER])).rows[0].n;
+
+  it('erases the inbox of a deleted user and retracts what they caused others, then confirms, on user.deleted', async () => {
+    await harness.deliver(mentionEvent({ id: LEAVER }, { id: OTHER }));
+    await harness.deliver(mentionEvent({ id: OTHER }, { id: LEAVER }));
+    expect([await live('actor_id'), await live('recipient_id')]).toEqual([1, 1]);
+    const message = eventMessage(userDeleted, {
+      userId: uuid(LEAVER),
+      deletedAt: isoMillis('2026-11-22T10:00:00.000Z'),
+      sessionIds: [],
+      tokensExpireBy: isoMillis('2026-11-22T10:15:01.000Z'),
+    });
+    await delivery(pact, 'a user.deleted for an account deleted', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4aa3', message).verify(consumedBy(harness));
+    expect([await live('actor_id'), await live('recipient_id')]).toEqual([0, 0]);
+    const unread = await harness.pool.query('SELECT unread FROM notification_counts WHERE recipient_id = $1', [OTHER]);
+    expect(unread.rows).toEqual([{ unread: 0 }]);
+    const { rows } = await harness.pool.query("SELECT payload->'data'->>'userId' AS \"userId\" FROM outbox WHERE type = 'notifications.user.erased'");
+    expect(rows).toEqual([{ userId: LEAVER }]);
   });
 });

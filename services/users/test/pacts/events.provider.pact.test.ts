@@ -1,5 +1,5 @@
 import { MessageProviderPact } from '@pact-foundation/pact';
-import { eventCatalogue, userBlocked, userCreated, userMuted, userSessionEnded, userUnblocked, userUnmuted, userUpdated } from '@recipes/contracts';
+import { eventCatalogue, userBlocked, userCreated, userDeleted, userMuted, userSessionEnded, userUnblocked, userUnmuted, userUpdated } from '@recipes/contracts';
 import { messageProvidersByType, missingConsumerPacts, pactNames, pactsForProvider } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type UsersHarness, usersHarness } from '../support.js';
@@ -97,11 +97,19 @@ describe('users-events', () => {
           expect(rows).toHaveLength(1);
           return rows[0].payload;
         },
+        [userDeleted.type]: async () => {
+          const { id, token } = await register();
+          const deleted = await harness.app.inject({ method: 'DELETE', url: '/api/users/me', payload: { password: 'pact password' }, headers: { authorization: `Bearer ${token}` } });
+          expect(deleted.statusCode).toBe(202);
+          const { rows } = await harness.pool.query("SELECT payload FROM outbox WHERE type = $1 AND payload->'data'->>'userId' = $2", [userDeleted.type, id]);
+          expect(rows).toHaveLength(1);
+          return rows[0].payload;
+        },
       }),
     }).verify();
   });
 
   it.skipIf(pactUrls.length === 0)('has a pact from every consumer the catalogue lists for its session ends', () => {
-    expect(missingConsumerPacts(eventCatalogue, 'users', pactUrls).filter((missing) => missing.endsWith(userSessionEnded.type))).toEqual([]);
+    expect(missingConsumerPacts(eventCatalogue, 'users', pactUrls).filter((missing) => missing.endsWith(userSessionEnded.type) || missing.endsWith(userDeleted.type))).toEqual([]);
   });
 });

@@ -42,6 +42,7 @@ describe('/internal/users', () => {
       '/api/auth/sessions/{id}',
       '/api/users/me',
       '/api/users/me/blocks',
+      '/api/users/me/export',
       '/api/users/me/mutes',
       '/api/users/me/password',
       '/api/users/{id}',

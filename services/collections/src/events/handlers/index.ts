@@ -1,4 +1,5 @@
 import type { EventHandler } from '@recipes/messaging';
+import { droppingErased } from '@recipes/runtime';
 import type { CollectionsParts } from '../../parts.js';
 import { postCreatedHandler } from './post-created.js';
 import { postDeletedHandler } from './post-deleted.js';
@@ -6,11 +7,12 @@ import { recipeCreatedHandler } from './recipe-created.js';
 import { recipeDeletedHandler } from './recipe-deleted.js';
 import { recipeUpdatedHandler } from './recipe-updated.js';
 import { userCreatedHandler } from './user-created.js';
+import { userDeletedHandler } from './user-deleted.js';
 import { userUpdatedHandler } from './user-updated.js';
 
 /** Every event this service consumes: all of them keep its directories of users and content current. */
-export function handlers({ directories: { users, content } }: CollectionsParts): EventHandler[] {
-  return [
+export function handlers({ directories: { users, content }, erasure }: CollectionsParts): EventHandler[] {
+  return droppingErased(erasure.pool, [
     userCreatedHandler(users),
     userUpdatedHandler(users),
     recipeCreatedHandler(content),
@@ -18,5 +20,6 @@ export function handlers({ directories: { users, content } }: CollectionsParts):
     recipeDeletedHandler(content),
     postCreatedHandler(content),
     postDeletedHandler(content),
-  ];
+    userDeletedHandler(erasure),
+  ]);
 }

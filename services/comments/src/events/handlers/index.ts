@@ -1,4 +1,5 @@
 import type { EventHandler } from '@recipes/messaging';
+import { droppingErased } from '@recipes/runtime';
 import type { CommentsParts } from '../../parts.js';
 import { collectionCreatedHandler } from './collection-created.js';
 import { collectionDeletedHandler } from './collection-deleted.js';
@@ -9,11 +10,12 @@ import { recipeDeletedHandler } from './recipe-deleted.js';
 import { recipeUpdatedHandler } from './recipe-updated.js';
 import { userBlockedHandler, userUnblockedHandler } from './user-blocked.js';
 import { userCreatedHandler } from './user-created.js';
+import { userDeletedHandler } from './user-deleted.js';
 import { userUpdatedHandler } from './user-updated.js';
 
 /** Every event this service consumes: all of them keep its directories current; a deletion also removes the target's comments. */
-export function handlers({ directories: { users, content, collections, relations }, deletedTargets }: CommentsParts): EventHandler[] {
-  return [
+export function handlers({ directories: { users, content, collections, relations }, deletedTargets, erasure }: CommentsParts): EventHandler[] {
+  return droppingErased(erasure.pool, [
     userCreatedHandler(users),
     userUpdatedHandler(users),
     userBlockedHandler(relations),
@@ -25,5 +27,6 @@ export function handlers({ directories: { users, content, collections, relations
     postDeletedHandler(content, deletedTargets),
     collectionCreatedHandler(collections),
     collectionDeletedHandler(collections, deletedTargets),
-  ];
+    userDeletedHandler(erasure),
+  ]);
 }

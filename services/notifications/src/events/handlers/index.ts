@@ -1,4 +1,5 @@
 import type { EventHandler } from '@recipes/messaging';
+import { droppingErased } from '@recipes/runtime';
 import type { NotificationsParts } from '../../parts.js';
 import { commentCreatedHandler } from './comment-created.js';
 import { commentDeletedHandler } from './comment-deleted.js';
@@ -8,6 +9,7 @@ import { collectionDeletedHandler, postDeletedHandler, recipeDeletedHandler } fr
 import { userTaggedHandler } from './content-user-tagged.js';
 import { userBlockedHandler, userUnblockedHandler } from './user-blocked.js';
 import { userCreatedHandler } from './user-created.js';
+import { userDeletedHandler } from './user-deleted.js';
 import { userMutedHandler, userUnmutedHandler } from './user-muted.js';
 import { userUpdatedHandler } from './user-updated.js';
 
@@ -17,8 +19,8 @@ import { userUpdatedHandler } from './user-updated.js';
  * retracts those about it, user events keep its directories current, and blocks also retract what the
  * blocked user caused.
  */
-export function handlers({ directories: { users, relations }, notifications, blocks, deletedComments }: NotificationsParts): EventHandler[] {
-  return [
+export function handlers({ directories: { users, relations }, notifications, blocks, deletedComments, erasure }: NotificationsParts): EventHandler[] {
+  return droppingErased(erasure.pool, [
     userCreatedHandler(users),
     userUpdatedHandler(users),
     userMutedHandler(relations),
@@ -33,5 +35,6 @@ export function handlers({ directories: { users, relations }, notifications, blo
     recipeDeletedHandler(notifications),
     postDeletedHandler(notifications),
     collectionDeletedHandler(notifications),
-  ];
+    userDeletedHandler(erasure),
+  ]);
 }

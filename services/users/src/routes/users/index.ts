@@ -114,6 +114,8 @@ export default async function userRoutes(app: App, { accounts, relations, sessio
   async function otherUser(callerId: string, id: string, kind: RelationKind): Promise<string> {
     const refuseSelf = () => badRequest(`You cannot ${kind} yourself`, [{ path: 'id', message: 'must be another user' }]);
     if (id.toLowerCase() === 'me') throw refuseSelf();
+    // A deleted account's token may outlive it by a moment: it relates nobody to anyone.
+    if (!(await accounts.find(callerId))) throw unauthorized('The token is invalid or expired');
     const user = await accounts.find(id);
     if (!user) throw notFound('User not found');
     if (user.id === callerId) throw refuseSelf();

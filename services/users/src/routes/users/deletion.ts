@@ -1,0 +1,40 @@
+import { callerOf } from '@recipes/auth';
+import { type App, problemResponses, unauthorized } from '@recipes/http';
+import { type Accounts } from '../../accounts.js';
+import type { Deletions } from '../../deletions.js';
+import { accountDeletionBody, messageResponse } from '../../schemas.js';
+import type { PasswordChecks } from '../password-checks.js';
+
+export interface DeletionRoutesOptions {
+  accounts: Accounts;
+  deletions: Deletions;
+  passwordChecked: PasswordChecks;
+}
+
+/** `DELETE /api/users/me` (docs/api.md §11.2): the caller leaves, proving it with their password. */
+export default async function deletionRoutes(app: App, { accounts, deletions, passwordChecked }: DeletionRoutesOptions) {
+  app.delete(
+    '/me',
+    {
+      onRequest: app.auth.required,
+      schema: {
+        summary: 'Delete the caller’s account',
+        description:
+          'Every session ends at once; the username stays reserved; every service then erases what it holds of the user. ' +
+          'A wrong `password` is `401` and counts as a failed login.',
+        operationId: 'deleteMyAccount',
+        tags: ['users'],
+        security: [{ bearerAuth: [] }],
+        body: accountDeletionBody,
+        response: { 202: messageResponse, ...problemResponses(400, 401, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      await passwordChecked(request, reply, caller.username, () => accounts.authenticate(caller.username, request.body.password));
+      // Two deletions at once: the second finds no live account, as a token of a deleted one would.
+      if (!(await deletions.start(caller.id, request.id))) throw unauthorized('The token is invalid or expired');
+      return reply.code(202).send({ message: 'Account deletion started' });
+    },
+  );
+}
