@@ -5,7 +5,7 @@ describe('consumerQueuesOf', () => {
   it('names the queue of each consumer the catalogue lists for what a service publishes, with the types it takes', () => {
     expect(consumerQueuesOf('comments', 'x')).toEqual([
       { queue: 'x.content', bindings: ['comment.created', 'comment.deleted'] },
-      { queue: 'x.notifications', bindings: ['comment.mention.created', 'comment.mention.deleted'] },
+      { queue: 'x.notifications', bindings: ['comment.created', 'comment.deleted', 'comment.mention.created', 'comment.mention.deleted'] },
       { queue: 'x.users', bindings: ['comments.user.erased'] },
     ]);
     // Each consumer of the users service binds only the relations it keeps: blocks for comments and
