@@ -29,6 +29,8 @@ import { supervisorPart } from './parts/supervisor.mjs';
 import { tracingPart } from './parts/tracing.mjs';
 import { cursorPart } from './parts/cursor.mjs';
 import { writePathPart } from './parts/writepath.mjs';
+import { pushPart } from './parts/push.mjs';
+import { vapidPair } from '../scripts/keys.mjs';
 import { wholeBenchPart } from './parts/whole.mjs';
 import { streamsPart } from './parts/streams.mjs';
 
@@ -69,6 +71,8 @@ const config = {
   writePathRate: setting('BENCH_WRITEPATH_RATE', 0),
   writePathSeconds: setting('BENCH_WRITEPATH_SECONDS', 10),
   writePathCountSeconds: setting('BENCH_WRITEPATH_COUNT_SECONDS', 5),
+  pushRate: setting('BENCH_PUSH_RATE', 50),
+  pushSeconds: setting('BENCH_PUSH_SECONDS', 10),
 };
 /**
  * BENCH_ONLY: a comma-separated list of the parts to run alone, after the seed: `reference` (the same-work
@@ -76,10 +80,12 @@ const config = {
  * mentions at BENCH_WAKEUP_RATE, each timed to its stream: no wake-up may wait for a poll), `rolling` (every
  * instance of a two-instance system restarted in turn under load, bench/rolling.mjs), `overload`, `supervisor`, `tracing`, `streams`, `cursor` (page 1 and page 1,000 of a
  * deep inbox, by cursor and by page number), `writepath` (a mentioned comment's CPU, round trips and capacity against
- * bench/reference/write-path.mjs). The rest (scale, ceiling, every GET, mentions, memory,
+ * bench/reference/write-path.mjs, and per notification with one and two a comment), `push` (BENCH_PUSH_RATE
+ * mentioned comments a second for BENCH_PUSH_SECONDS, without push subscriptions and with one per recipient at the
+ * local push service: pushes a second, POST → push received, the extra CPU). The rest (scale, ceiling, every GET, mentions, memory,
  * outbox) runs only in the whole bench.
  */
-const PARTS = ['reference', 'open-loop', 'bursts', 'wakeups', 'rolling', 'overload', 'supervisor', 'tracing', 'streams', 'cursor', 'writepath'];
+const PARTS = ['reference', 'open-loop', 'bursts', 'wakeups', 'rolling', 'overload', 'supervisor', 'tracing', 'streams', 'cursor', 'writepath', 'push'];
 const BENCH_ONLY = process.env.BENCH_ONLY?.split(',');
 const unknownParts = BENCH_ONLY?.filter((part) => !PARTS.includes(part)) ?? [];
 if (unknownParts.length > 0) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY}: the parts that run alone are ${PARTS.join(', ')}`);
@@ -100,7 +106,7 @@ function chosenReads(scenarios) {
 const IN_ORDER = Object.entries({
   reference: referencePart, 'open-loop': openLoopPart, bursts: burstsPart, wakeups: wakeupsPart, rolling: rollingPart,
   overload: overloadPart, supervisor: supervisorPart, tracing: tracingPart, cursor: cursorPart, writepath: writePathPart,
-  whole: wholeBenchPart, streams: streamsPart,
+  push: pushPart, whole: wholeBenchPart, streams: streamsPart,
 });
 
 mkdirSync('bench/results', { recursive: true });
@@ -141,6 +147,9 @@ const system = await phase('start the system', () =>
       COMMENT_LIMIT_PER_MINUTE: '100000000',
       NOTIFICATION_BUDGET_PER_HOUR: '100000000',
       TOKEN_TTL_SECONDS: String(24 * 3600),
+      // Web Push on, to the local push service of the `push` part (bench/push.mjs).
+      ...vapidPair(),
+      PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true',
     },
   }),
 );
@@ -232,6 +241,12 @@ if (writePath) {
   console.table([...roundTrips.system.statements, ...roundTrips.reference.statements]);
   console.log(`Write path: capacity steps, system ${capacity.system.capacity}/s, plain Node ${capacity.reference.capacity}/s (p50, p99: POST → event: notification)`);
   console.table(['system', 'reference'].flatMap((name) => capacity[name].steps.map((step) => ({ of: name, ...step }))));
+  console.log(`Write path: the system's CPU ms per notification at ${rate}/s, by process, with one notification a comment and with two (total per comment last)`);
+  console.table(Object.fromEntries(writePath.notificationCases.map((run) => [run.case, { ...run.perNotification, 'total per comment': run.cpu.total }])));
+}
+if (saved.push) {
+  console.log(`\nPush: CPU ms per mentioned comment at ${saved.push.rate}/s, by process, without push subscriptions and with one per recipient (the local push service is in the load generator)`);
+  console.table({ 'no subscription': saved.push.none.cpu, 'one per recipient': saved.push.withPush.cpu });
 }
 if (tracingFigures) {
   console.log('\nTracing off and on (every span sampled and exported over OTLP http/protobuf), one request at a time, latency in ms');
@@ -250,7 +265,7 @@ if (idleStreams.length > 0) {
 console.log('\nPhases');
 console.table([...phases, { phase: 'whole bench', seconds: elapsedSeconds }]);
 const file = `bench/results/${new Date().toISOString().replaceAll(':', '-')}.json`;
-writeFileSync(file, JSON.stringify({ failure: failure?.stack, config, only: BENCH_ONLY, tableRows, bursts, wakeups, rolling, tracingFigures, cursorFigures, writePath, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, reference, supervisorCpu, overload, rows, targets, phases, elapsedSeconds }, null, 2));
+writeFileSync(file, JSON.stringify({ failure: failure?.stack, config, only: BENCH_ONLY, tableRows, bursts, wakeups, rolling, tracingFigures, cursorFigures, writePath, push: saved.push, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, reference, supervisorCpu, overload, rows, targets, phases, elapsedSeconds }, null, 2));
 console.log(`written to ${file}`);
 if (failure) {
   console.error(failure);

@@ -3,7 +3,7 @@
 import { serviceFor } from '../services/gateway/dist/route-table.js';
 
 /** The path parameters of each GET, from the seeded fixture; extra variants beside the plain request. */
-function pathsFor({ viewer, recipeId, postId, collectionId }) {
+function pathsFor({ viewer, recipeId, postId, collectionId, commentId }) {
   const me = viewer.user.id;
   return {
     '/api/users/me': [''],
@@ -14,6 +14,7 @@ function pathsFor({ viewer, recipeId, postId, collectionId }) {
     '/api/recipes/{id}/comments': [recipeId],
     '/api/posts/{id}/comments': [postId],
     '/api/collections/{id}/comments': [collectionId],
+    '/api/comments/{id}/replies': [commentId],
     '/api/collections/{id}': [collectionId],
     '/api/collections/{id}/items': [collectionId],
     '/api/users/{id}/saved-items': [me, { query: '?standalone=true' }],
@@ -25,6 +26,8 @@ function pathsFor({ viewer, recipeId, postId, collectionId }) {
     '/api/users/me/mutes': [''],
     '/api/users/me/blocks': [''],
     '/api/auth/sessions': [''],
+    '/api/push/public-key': [''],
+    '/api/push/subscriptions': [''],
   };
 }
 

@@ -252,11 +252,15 @@ export async function seedFixture({ urlOf }, pools) {
     );
     return Number(rows[0].n) === 4;
   });
+  // A comment of the viewer's on their recipe with three replies of theirs (docs/api.md §11.4), for the
+  // replies listing: nobody is told of a comment on their own recipe.
+  const { comment } = await call(`${api}/recipes/${recipe.id}/comments`, { method: 'POST', token, body: { content: 'Bench thread' } });
+  for (const n of [1, 2, 3]) await call(`${api}/recipes/${recipe.id}/comments`, { method: 'POST', token, body: { content: `Bench reply ${n}`, parentId: comment.id } });
   const { rows } = await pool.query('SELECT password_hash FROM users.users WHERE id = $1', [viewer.user.id]);
   await seedPeople(pools, rows[0].password_hash);
   await seedPosts(pools);
   await seedOwned(pools, { viewerId: viewer.user.id, recipeId: recipe.id, postId: post.id, collectionId: collection.id });
-  return { viewer, friend, recipeId: recipe.id, postId: post.id, collectionId: collection.id };
+  return { viewer, friend, recipeId: recipe.id, postId: post.id, collectionId: collection.id, commentId: comment.id };
 }
 
 /** Rows in the biggest of the listings' tables, to print beside the scale figures. */

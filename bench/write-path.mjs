@@ -9,12 +9,16 @@
 //   (overload.mjs's search; each step waits for its stragglers, so the next starts without a backlog);
 // - CPU ms per mentioned comment by process (cpu.mjs), both at the same rate: half the lower capacity;
 //   and, just before, what each process spends a second idle;
+// - the system alone at that rate, 20 authors each on their own recipe (one notification: the mention)
+//   and each on another's (two: the mention and the owner's `comment_recipe`): CPU ms per comment and
+//   per notification, each run's taken once all its notifications are stored;
 // - round trips to PostgreSQL per mentioned comment, by process and statement (round-trips.mjs): the
 //   system's services restarted with their DATABASE_URL through the counting proxy, and back after; the
 //   reference likewise. What each process sends while idle, measured just before for as long, is taken off.
 import { Agent } from 'node:http';
 import { setTimeout as pause } from 'node:timers/promises';
 import { removeExchangeFamily } from '@recipes/testing/cleanup';
+import { notificationsOf, recipesOf } from './authors.mjs';
 import { cpuPer, cpuSample } from './cpu.mjs';
 import { latencyFigures } from './mentions.mjs';
 import { schedule, tally } from './open-loop.mjs';
@@ -105,20 +109,24 @@ async function allArrived(served, comments) {
  * Open loop at `rate` for `seconds`: comment i by author i % 20, mentioning user i % 20; then its stragglers. The POSTs'
  * answers (open-loop.mjs `tally`), and from each comment's sending to its `event: notification`
  * (mentions.mjs `latencyFigures`: `errors` counts those that never arrived, failed POSTs included).
+ * `workload` (the side's by default) may give each author a `postUrls` of its own; `createdIds` gets
+ * the ids of the comments made.
  */
-async function mentionRun(served, { rate, seconds }) {
+async function mentionRun(served, { rate, seconds, workload = served.workload, createdIds = [] }) {
   const agent = new Agent({ keepAlive: true }); // closed after, as every phase closes its own
   const sentAt = [];
-  const { mentioned, authorHeaders } = served.workload;
+  const { mentioned, authorHeaders, postUrls } = workload;
   const next = (i) => {
     sentAt[i] = performance.now();
+    const author = i % authorHeaders.length;
     const body = JSON.stringify({ content: `Write path ${i} for @${mentioned[i % mentioned.length].username}` });
-    return { method: 'POST', url: served.postUrl, headers: authorHeaders[i % authorHeaders.length], body, keepBody: true };
+    return { method: 'POST', url: postUrls?.[author] ?? served.postUrl, headers: authorHeaders[author], body, keepBody: true };
   };
   const duplicatesBefore = served.duplicates;
   try {
     const { sentPerSecond, answers } = await schedule(next, [{ rate, seconds }], { agent });
     const comments = answers.flatMap((answer, i) => (answer.status === 201 ? [{ commentId: JSON.parse(answer.body).comment.id, sentAt: sentAt[i] }] : []));
+    createdIds.push(...comments.map((c) => c.commentId));
     await allArrived(served, comments);
     return { ...latencyFigures(comments, served.arrivedAt, answers.length, sentPerSecond[0]), created: comments.length, duplicates: served.duplicates - duplicatesBefore, posts: tally(answers) };
   } finally {
@@ -146,15 +154,44 @@ async function capacityOf(served, { start, stepSeconds, factor, refineSteps }) {
 
 /**
  * A `mentionRun` with the CPU each process spent from its first comment to its last notification, per
- * comment; before it, what each spends a second idle, over `idleSeconds` without comments.
+ * comment; before it, what each spends a second idle, over `idleSeconds` without comments. With
+ * `settled(commentIds)`, the CPU is sampled once that resolves (with what it gives as `notifications`):
+ * the notifications not on the streams stored too.
  */
-async function cpuRun(served, { idleSeconds, ...options }) {
+async function cpuRun(served, { idleSeconds, settled, ...options }) {
   const [idleFrom, idleOwn, idleStart] = [served.cpuNow(), process.cpuUsage(), performance.now()];
   await pause(idleSeconds * 1000);
   const [before, own] = [served.cpuNow(), process.cpuUsage()];
   const idleCpu = cpuPer((performance.now() - idleStart) / 1000, idleFrom, before, process.cpuUsage(idleOwn));
-  const { posts: _posts, ...run } = await mentionRun(served, options);
-  return { ...run, cpu: cpuPer(run.sent, before, served.cpuNow(), process.cpuUsage(own)), idleCpu };
+  const createdIds = [];
+  const { posts: _posts, ...run } = await mentionRun(served, { ...options, createdIds });
+  const notifications = settled ? await settled(createdIds) : undefined;
+  return { ...run, cpu: cpuPer(run.sent, before, served.cpuNow(), process.cpuUsage(own)), idleCpu, ...(settled ? { notifications } : {}) };
+}
+
+/**
+ * The system's CPU per comment and per notification at `rate`, for 20 authors each mentioning a third
+ * user: on the author's own recipe (one notification: the mention) and on the next author's (two: the
+ * mention and `comment_recipe` to its owner, docs/api.md §11.4), one after the other. Each run's CPU is
+ * taken once its notifications are all stored (`notificationsOf`).
+ */
+async function notificationCases(served, { pool, gatewayUrl, rate, seconds, idleSeconds }) {
+  const authorHeaders = served.workload.authorHeaders.slice(0, AUTHORS);
+  const recipeIds = await recipesOf(gatewayUrl, pool, authorHeaders);
+  const urlOf = (recipeId) => `${gatewayUrl}/api/recipes/${recipeId}/comments`;
+  const cases = [
+    ['one notification (a mention, on the author’s own recipe)', 1, recipeIds.map(urlOf)],
+    ['two notifications (a mention, on another user’s recipe)', 2, recipeIds.map((_, n) => urlOf(recipeIds[(n + 1) % recipeIds.length]))],
+  ];
+  const runs = [];
+  for (const [name, perComment, postUrls] of cases) {
+    const workload = { ...served.workload, authorHeaders, postUrls };
+    const settled = (commentIds) => notificationsOf(pool, commentIds, commentIds.length * perComment);
+    const { cpu, idleCpu: _idleCpu, ...run } = await cpuRun(served, { rate, seconds, idleSeconds, workload, settled });
+    const perNotification = Object.fromEntries(Object.entries(cpu).map(([part, ms]) => [part, +((ms * run.sent) / Math.max(run.notifications, 1)).toFixed(2)]));
+    runs.push({ case: name, ...run, cpu, perNotification });
+  }
+  return runs;
 }
 
 /**
@@ -304,6 +341,7 @@ export async function writePathComparison({ system, pools, fixture, signToken, d
     figures.rate = fixedRate ?? Math.max(1, Math.round(lower / 2));
     figures.runs = {};
     for (const served of sides) figures.runs[served.name] = await cpuRun(served, { rate: figures.rate, seconds, idleSeconds: countSeconds });
+    figures.notificationCases = await notificationCases(ours, { pool: pools.public, gatewayUrl: system.urlOf('gateway'), rate: figures.rate, seconds, idleSeconds: countSeconds });
     figures.crowded = await crowdedRuns(ours, {
       rates: crowdShares.map((share) => Math.max(1, Math.round(share * figures.capacity.system.capacity))),
       seconds,

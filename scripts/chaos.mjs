@@ -1,17 +1,18 @@
 #!/usr/bin/env node
 // A seeded fault campaign against the whole system, on the local PostgreSQL and RabbitMQ (it stops and
 // starts them: anything else using them loses them for a few seconds at a time):
-//   npm run chaos -- [--seed N] [--minutes M] [--logs]
-// Four lanes of faults run at once (PostgreSQL, RabbitMQ, processes, network), paced so that each of
-// the nine kinds comes ~6 times a minute. Prints each fault as it happens, then the tables of the
+//   npm run chaos -- [--seed N] [--minutes M] [--lanes a,b] [--logs]
+// Lanes of faults run at once (scripts/chaos/README.md; `--lanes` picks some), paced so that each kind
+// comes ~6 times a minute. Prints each fault as it happens, then the tables of the
 // workload, the faults and the invariants. A failing run prints its seed and exits 1; `--seed`
 // replays its fault schedule. Uses the built services (npm run build).
 import { parseArgs } from 'node:util';
 import { runCampaign } from './chaos/campaign.mjs';
+import { LANES } from './chaos/lanes.mjs';
 import { randomSeed } from './chaos/random.mjs';
 import { formatResult } from './chaos/report.mjs';
 
-const usage = 'usage: npm run chaos -- [--seed N] [--minutes M] [--logs]';
+const usage = 'usage: npm run chaos -- [--seed N] [--minutes M] [--lanes a,b] [--logs]';
 
 function fail(message) {
   process.stderr.write(`${message}\n${usage}\n`);
@@ -20,7 +21,7 @@ function fail(message) {
 
 let values;
 try {
-  ({ values } = parseArgs({ options: { seed: { type: 'string' }, minutes: { type: 'string' }, logs: { type: 'boolean' } } }));
+  ({ values } = parseArgs({ options: { seed: { type: 'string' }, minutes: { type: 'string' }, lanes: { type: 'string' }, logs: { type: 'boolean' } } }));
 } catch (error) {
   fail(error.message);
 }
@@ -28,6 +29,10 @@ const seed = values.seed === undefined ? randomSeed() : Number(values.seed);
 const minutes = values.minutes === undefined ? 10 : Number(values.minutes);
 if (!Number.isInteger(seed) || seed < 0) fail('--seed must be a non-negative integer');
 if (!(minutes > 0)) fail('--minutes must be a positive number');
+// Some lanes only (scripts/chaos/lanes.mjs), e.g. those that leave the shared servers running.
+const lanes = values.lanes?.split(',').map((name) => name.trim());
+const unknown = lanes?.filter((name) => !LANES.some((lane) => lane.name === name)) ?? [];
+if (unknown.length > 0) fail(`no lane ${unknown.join(', ')}: the lanes are ${LANES.map((lane) => lane.name).join(', ')}`);
 
 // A signal ends the fault phase; the campaign then restores every server and stops every process itself.
 const interrupted = new AbortController();
@@ -51,7 +56,7 @@ for (const event of ['uncaughtException', 'unhandledRejection']) {
 console.log(`chaos: seed ${seed}, ${minutes} min of faults (replay with --seed ${seed})`);
 try {
   // Without --logs, the services' logs are kept, to show the last lines of one that exits unasked.
-  const result = await runCampaign({ seed, minutes, signal: interrupted.signal, logs: values.logs ? 'inherit' : 'pipe' });
+  const result = await runCampaign({ seed, minutes, lanes, signal: interrupted.signal, logs: values.logs ? 'inherit' : 'pipe' });
   console.log(`\n${formatResult(result)}`);
   process.exitCode = result.passed ? 0 : 1;
 } catch (error) {

@@ -16,19 +16,24 @@ export function ensureKeyPair(privateKeyFile, publicKeyFile) {
   return true;
 }
 
-/**
- * A development VAPID pair (RFC 8292: P-256, both halves base64url, the public one uncompressed) in
- * `file`, made once; gives it as the notifications service reads it, and whether it was made now.
- */
-export function ensureVapidKeys(file) {
-  if (existsSync(file)) return { ...JSON.parse(readFileSync(file, 'utf8')), generated: false };
+/** A new VAPID pair (RFC 8292: P-256, both halves base64url, the public one uncompressed), as the notifications service reads it. */
+export function vapidPair() {
   const ecdh = createECDH('prime256v1');
   ecdh.generateKeys();
-  const keys = {
+  return {
     PUSH_VAPID_PUBLIC_KEY: ecdh.getPublicKey().toString('base64url'),
     // 32 bytes, with the leading zeros a small key loses.
     PUSH_VAPID_PRIVATE_KEY: Buffer.from(ecdh.getPrivateKey('hex').padStart(64, '0'), 'hex').toString('base64url'),
   };
+}
+
+/**
+ * A development VAPID pair in `file`, made once; gives it as the notifications service reads it, and
+ * whether it was made now.
+ */
+export function ensureVapidKeys(file) {
+  if (existsSync(file)) return { ...JSON.parse(readFileSync(file, 'utf8')), generated: false };
+  const keys = vapidPair();
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
   return { ...keys, generated: true };

@@ -73,10 +73,37 @@ export async function writePathPart({ system, pools, fixture, config, phase, row
       writePath.crowded.slice(0, -1).map((run) => `; at ${run.rate}/s p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms, ${run.sent - run.errors} of ${run.sent}`).join(''),
     crowded.p99Ms !== null && crowded.p99Ms < CAPACITY_P99_MS && crowded.errors === 0 && crowded.duplicates === 0,
   );
+  notificationCaseRows(writePath, { rows, target });
   const [ourCapacity, floorCapacity] = [capacity.system.capacity, capacity.reference.capacity];
   target(
     `write path: capacity ≥ ${WRITE_PATH_CAPACITY_RATIO} × the same guarantees in plain Node (highest open-loop rate with POST → event: notification p99 < ${CAPACITY_P99_MS} ms)`,
     `${ourCapacity} / ${floorCapacity} mentioned comments/s = ${ratio(ourCapacity, floorCapacity)}`,
     ourCapacity >= WRITE_PATH_CAPACITY_RATIO * floorCapacity && floorCapacity > 0,
+  );
+}
+
+/**
+ * The system's CPU per comment and per notification with one notification a comment (a mention on the
+ * author's own recipe) and two (a mention on another user's recipe: its owner's `comment_recipe` too,
+ * docs/api.md §11.4), side by side at the same rate; per notification it must not grow.
+ */
+function notificationCaseRows(writePath, { rows, target }) {
+  const [one, two] = writePath.notificationCases;
+  for (const run of writePath.notificationCases) {
+    const { case: name, cpu, perNotification, posts: _posts, ...figures } = run;
+    rows.push({
+      scenario: `POST comment, ${name}, open loop at ${writePath.rate}/s (${run.sent})`,
+      via: 'gateway',
+      connections: null,
+      ...figures,
+      cpuMsPerComment: cpu.total,
+      cpuMsPerNotification: perNotification.total,
+    });
+  }
+  const complete = (run) => run.errors === 0 && run.notifications === run.sent * (run === one ? 1 : 2);
+  target(
+    `write path: CPU per notification with two a comment (a mention on another user's recipe) ≤ with one (on the author's own), both at ${writePath.rate}/s`,
+    `${two.perNotification.total} ms (${two.cpu.total} per comment, ${two.notifications} notifications of ${two.sent}) vs ${one.perNotification.total} ms (${one.cpu.total} per comment, ${one.notifications} of ${one.sent})`,
+    two.perNotification.total <= one.perNotification.total && complete(one) && complete(two),
   );
 }

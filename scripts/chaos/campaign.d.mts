@@ -10,7 +10,10 @@ export type FaultKind =
   | 'database-latency'
   | 'database-cut'
   | 'broker-latency'
-  | 'broker-cut';
+  | 'broker-cut'
+  | 'push-unavailable'
+  | 'push-throttled'
+  | 'push-hang';
 
 export const FAULT_KINDS: readonly FaultKind[];
 
@@ -46,6 +49,11 @@ export interface CampaignOptions {
   /** Ends the fault phase early; the campaign then restores everything, stops, and rejects. */
   /** How long each process may take to be ready, at the start and after a kill. Default 30,000. */
   readyWithinMs?: number;
+  /**
+   * The lanes to run, by name (scripts/chaos/lanes.mjs: postgres, rabbitmq, process, network, partition,
+   * push); every one by default. Only their kinds are injected, counted and held to the quota.
+   */
+  lanes?: string[];
   signal?: AbortSignal;
 }
 

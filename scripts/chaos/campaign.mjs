@@ -13,6 +13,7 @@ import { laneSchedule, LANES, pause, PER_KIND_PER_MINUTE, quotaFor, runLane } fr
 import { startOverload } from './overload.mjs';
 import { guardProcesses } from './processes.mjs';
 import { createFaultProxy } from './proxy.mjs';
+import { pushedOnce, startPushService } from './push.mjs';
 import { random, randomSeed } from './random.mjs';
 import { burstSummary, formatResult, hostileSummary, perMinute, workloadSummary } from './report.mjs';
 import { serverControl } from './servers.mjs';
@@ -26,6 +27,10 @@ export const LOCAL_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
 export { FAULT_KINDS, formatResult };
 
 const REPLICAS = 2;
+
+const fail = (message) => {
+  throw new Error(message);
+};
 
 /** Lifts the per-person and per-address limits, which the campaign's few clients would hit. */
 const unlimited = {
@@ -65,11 +70,11 @@ async function proxiesFor(instances, databaseUrl, amqpUrl) {
  * Runs every lane at once until `deadline` (each then goes on until its kinds reach `quota`, for at
  * most a quarter of the time more); resolves once every lane has undone its last fault.
  */
-async function injectFaults({ rng, instances, quota, minutes, deadline, signal, context, say, tally, errors, timeline }) {
+async function injectFaults({ rng, lanes, instances, quota, minutes, deadline, signal, context, say, tally, errors, timeline }) {
   const seconds = minutes * 60;
   const lastCall = deadline + (seconds * 1_000) / 4 + 10_000;
   await Promise.allSettled(
-    LANES.map((lane) => {
+    lanes.map((lane) => {
       const schedule = laneSchedule(rng.fork(`lane ${lane.name}`), lane, instances, { quota, seconds });
       return runLane({ lane, schedule, context, deadline, lastCall, quota, signal, say, tally, errors, timeline });
     }),
@@ -96,9 +101,13 @@ export async function runCampaign({
   keepDatabase = true,
   // How long each process may take to be ready, at the start and after a kill: more on a busy machine.
   readyWithinMs = 30_000,
+  // The lanes to run, by name (lanes.mjs); every one by default.
+  lanes: laneNames = LANES.map((lane) => lane.name),
   signal,
 } = {}) {
   refuseForeignServers({ databaseUrl, amqpUrl, containers });
+  const lanes = laneNames.map((name) => LANES.find((lane) => lane.name === name) ?? fail(`no lane ${name}`));
+  const kinds = lanes.flatMap((lane) => lane.kinds);
   const started = Date.now();
   const say = (line) => log(`[chaos +${((Date.now() - started) / 1_000).toFixed(1)}s] ${line}`);
   const rng = random(seed);
@@ -113,14 +122,15 @@ export async function runCampaign({
   const timeline = [];
   let proxies = new Map();
   let links;
-  let system, db, guard, workload, hostile, overload, sessions, retractions;
-  const context = () => ({ system, proxies, links, servers, state, say, signal });
+  let system, db, guard, workload, hostile, overload, sessions, retractions, push;
+  const context = () => ({ system, proxies, links, servers, state, say, signal, push });
 
   try {
     say(`seed ${seed}: starting the system, ${REPLICAS} instances of each backend service`);
     await deleteTopology(amqpUrl, servers, exchange);
     proxies = await proxiesFor(instances, databaseUrl, amqpUrl);
     links = await linksBetweenHosts(addressesOf(portOffset), services.filter((s) => s.name !== 'gateway'));
+    push = await startPushService();
     system = await startTwice(() => startSystem({
       name,
       portOffset,
@@ -131,7 +141,7 @@ export async function runCampaign({
       logs,
       // Eleven processes share PostgreSQL's connections with whatever else runs on the machine. The
       // failed-login limits stay, low: only the hostile user logs in.
-      env: { ...unlimited, ...HOSTILE_LIMITS, DATABASE_POOL_MAX: '4' },
+      env: { ...unlimited, ...HOSTILE_LIMITS, ...push.env, DATABASE_POOL_MAX: '4' },
       envFor: (service, instance, env) => {
         const proxy = proxies.get(`${service}#${instance}`);
         return {
@@ -145,14 +155,15 @@ export async function runCampaign({
     guard = guardProcesses({ system, state, signal, log: say });
     retractions = sampleRetractions(db);
     workload = await startWorkload({ apiUrl: `${system.urlOf('gateway')}/api`, rng: rng.fork('workload'), clients });
+    await push.subscribe(`${system.urlOf('gateway')}/api`, workload.world.users);
     hostile = await startHostile({ apiUrl: `${system.urlOf('gateway')}/api`, system, world: workload.world, rng: rng.fork('hostile') });
     overload = startOverload({ apiUrl: `${system.urlOf('gateway')}/api`, world: workload.world, rng: rng.fork('overload') });
     sessions = await startSessions({ apiUrl: `${system.urlOf('gateway')}/api`, rng: rng.fork('sessions') });
-    say(`${workload.world.users.length} users registered; ${clients} clients, a hostile user, users logging in and out and bursts above capacity at work; faults for ${minutes} min, at least ${quota} of each kind`);
+    say(`${workload.world.users.length} users registered, ${push.subscriptions.length} push subscriptions; ${clients} clients, a hostile user, users logging in and out and bursts above capacity at work; faults for ${minutes} min (lanes ${laneNames.join(', ')}), at least ${quota} of each kind`);
 
     const faultsStarted = Date.now();
     const deadline = faultsStarted + minutes * 60_000;
-    await injectFaults({ rng: rng.fork('faults'), instances, quota, minutes, deadline, signal, context: context(), say, tally, errors, timeline });
+    await injectFaults({ rng: rng.fork('faults'), lanes, instances, quota, minutes, deadline, signal, context: context(), say, tally, errors, timeline });
     const faultsEnded = Date.now();
     say(`stopping the workload after ${workload.requests.length} requests, the hostile user after ${hostile.requests.length}, the bursts after ${overload.requests.length}, the sessions after ${sessions.requests.length}`);
     await Promise.all([workload.stop(), hostile.stop(), overload.stop(), sessions.stop()]);
@@ -164,10 +175,11 @@ export async function runCampaign({
     const settled = await settle({ system, db, servers, exchange, timeoutMs: settleTimeoutMs, signal, log: say });
     if (signal?.aborted) throw new Error('the campaign was interrupted');
     say(settled.settled ? `settled in ${(settled.ms / 1_000).toFixed(1)} s; checking` : 'did not settle; checking anyway');
-    const faults = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, tally[kind].injected]));
+    const faults = Object.fromEntries(kinds.map((kind) => [kind, tally[kind].injected]));
     const retractedSeen = await retractions.stop();
     const rows = [
       ...runChecks({ settled, requests: workload.requests, exits: guard.exits, faults, quota, errors }),
+      ...(await pushedOnce({ db, push, timeline })),
       ...(await checkInvariants({ db, amqpUrl, exchange, world: workload.world, retractedSeen })),
       ...(await hostile.checks(db)),
       ...(await overload.checks(db)),
@@ -184,7 +196,7 @@ export async function runCampaign({
       quota,
       faults,
       // Mean seconds spent injecting and undoing one fault of each kind (its own duration aside).
-      faultCosts: Object.fromEntries(FAULT_KINDS.map((kind) => [kind, tally[kind].injected ? tally[kind].busyMs / tally[kind].injected / 1_000 : 0])),
+      faultCosts: Object.fromEntries(kinds.map((kind) => [kind, tally[kind].injected ? tally[kind].busyMs / tally[kind].injected / 1_000 : 0])),
       faultErrors: errors,
       requests: workload.requests.length,
       workload: workloadSummary(workload.requests),
@@ -206,6 +218,7 @@ export async function runCampaign({
     if (!keepDatabase) await dropDatabase(databaseUrl, name).catch((error) => say(`could not drop the database: ${error.message}`));
     await Promise.all([...proxies.values()].flatMap((p) => [p.database.close(), p.broker.close()]));
     await Promise.all((links?.all() ?? []).map((link) => link.close()));
+    await push?.close();
     await deleteTopology(amqpUrl, servers, exchange).catch((error) => say(`could not delete the system's queues: ${error.message}`));
   }
 }

@@ -37,6 +37,9 @@ export const FAULT_KINDS = [
   'broker-cut',
   'host-servers-cut',
   'host-partition',
+  'push-unavailable',
+  'push-throttled',
+  'push-hang',
 ];
 
 /**
@@ -45,7 +48,7 @@ export const FAULT_KINDS = [
  * `restarts`: those being started again), so that whoever restores everything at the end knows, and the
  * process guard leaves a killed instance to its fault.
  */
-export async function injectFault(plan, { system, proxies, links, servers, state, say, signal }) {
+export async function injectFault(plan, { system, proxies, links, servers, state, say, signal, push }) {
   const { kind, target } = plan;
   const proxy = proxies.get(target);
   switch (kind) {
@@ -146,6 +149,15 @@ export async function injectFault(plan, { system, proxies, links, servers, state
     case 'host-partition':
       for (const link of links.all()) link.cut();
       return { description: 'host a ↔ host b: cut', restore: async () => restoreLinks({ links }) };
+    case 'push-unavailable':
+    case 'push-throttled':
+    case 'push-hang': {
+      // A hang holds each push 15× the drawn latency (1.5–15 s): either side of the sender's 10 s time-out.
+      const answer = { 'push-unavailable': { status: 503 }, 'push-throttled': { status: 429, retryAfterSeconds: 1 }, 'push-hang': { holdMs: plan.latencyMs * 15 } }[kind];
+      push.answerEvery(answer);
+      const what = 'holdMs' in answer ? `holds each push ${(answer.holdMs / 1_000).toFixed(1)} s` : `answers ${answer.status}`;
+      return { description: `push service ${what}`, restore: async () => push.answerEvery(undefined) };
+    }
     default:
       throw new Error(`unknown fault kind ${kind}`);
   }
@@ -216,7 +228,8 @@ export async function restoreHeld({ system, state, say }) {
  * more (a lane that goes wrong undoes its own kinds alone). Resolves with what failed.
  */
 export async function restoreEverything(context, { processes = true } = {}) {
-  const { system, state, say } = context;
+  const { system, state, say, push } = context;
+  push?.answerEvery(undefined);
   const errors = [...(await restoreHosts(context)), ...(await restorePostgres(context)), ...(await restoreRabbitmq(context))];
   await restartsDone(state);
   if (system && processes) {

@@ -178,7 +178,7 @@ function deepBodies(answers) {
 
 /**
  * The hostile user's notifications of others: each one not retracted is of a mention still there, in a
- * live comment of theirs. And no collection of theirs, though every body they sent was one.
+ * live comment of theirs, or (a comment on the recipient's content) of a live comment of theirs. And no collection of theirs, though every body they sent was one.
  */
 async function leftMentions(db, hostileId) {
   const { rows } = await db.query(
@@ -194,15 +194,18 @@ async function leftMentions(db, hostileId) {
             (SELECT count(*)::int FROM notifications.notifications WHERE actor_id = $1 AND retracted_at IS NOT NULL) AS retracted,
             (SELECT count(*)::int FROM live_mentions) AS mentions,
             (SELECT count(*)::int FROM shown n
-              WHERE NOT EXISTS (SELECT 1 FROM live_mentions l WHERE l.comment_id = n.comment_id AND l.mentioned_user_id = n.recipient_id)) AS orphans,
+              WHERE CASE WHEN n.type LIKE 'mention%'
+                         THEN NOT EXISTS (SELECT 1 FROM live_mentions l WHERE l.comment_id = n.comment_id AND l.mentioned_user_id = n.recipient_id)
+                         -- A comment on someone's content tells its owner (docs/api.md §11.4): of a live comment of theirs.
+                         ELSE NOT EXISTS (SELECT 1 FROM comments.comments c WHERE c.id = n.comment_id AND c.author_id = $1 AND ${liveComment('c')}) END) AS orphans,
             (SELECT count(*)::int FROM comments.comments WHERE author_id = $1) AS comments,
             (SELECT count(*)::int FROM collections.collections WHERE owner_id = $1) AS collections`,
     [hostileId],
   );
   const r = rows[0];
   return row(
-    'hostile user: notifications shown only of mentions still there',
+    'hostile user: notifications shown only of mentions and comments still there',
     r.orphans + r.collections,
-    `${r.comments} comments, ${r.mentions} live mentions; ${r.shown} notifications shown, ${r.retracted} retracted: ${r.orphans} of gone mentions; ${r.collections} collections`,
+    `${r.comments} comments, ${r.mentions} live mentions; ${r.shown} notifications shown, ${r.retracted} retracted: ${r.orphans} of gone mentions or comments; ${r.collections} collections`,
   );
 }

@@ -1,6 +1,7 @@
 // The campaign's lanes: independent sequences of faults that run at the same time, each drawn from a
 // seeded stream of its own and paced so that every kind reaches its quota within the requested time.
 import { injectFault, restoreHeld, restoreHosts, restorePostgres, restoreProxies, restoreRabbitmq } from './faults.mjs';
+import { restorePush } from './push.mjs';
 
 /**
  * Per kind: how long it lasts (seconds, drawn in this range; 0 for a fault that is over at once) and
@@ -24,6 +25,9 @@ export const KINDS = {
   'broker-cut': { seconds: [0.5, 2], cost: 0 },
   'host-servers-cut': { seconds: [0.5, 3], cost: 0 },
   'host-partition': { seconds: [0.5, 3], cost: 0 },
+  'push-unavailable': { seconds: [0.5, 3], cost: 0 },
+  'push-throttled': { seconds: [0.5, 3], cost: 0 },
+  'push-hang': { seconds: [0.5, 3], cost: 0 },
 };
 
 /**
@@ -39,6 +43,9 @@ export const LANES = [
   // Host `a` (the gateway and instances #0) and host `b` (instances #1), see hosts.mjs: one cut from the
   // servers, or the two from each other.
   { name: 'partition', kinds: ['host-servers-cut', 'host-partition'], recover: restoreHosts },
+  // The local push service the users' subscriptions point at (push.mjs): it refuses every push, or holds
+  // each for a while, either side of the sender's 10 s time-out.
+  { name: 'push', kinds: ['push-unavailable', 'push-throttled', 'push-hang'], recover: restorePush },
 ];
 
 /** Faults of each kind per minute of campaign; 6.2 a minute gives 62 of each in 10 minutes. */

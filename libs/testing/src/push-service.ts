@@ -11,11 +11,17 @@ export interface ReceivedPush {
   ttl: number;
   urgency: string | undefined;
   topic: string | undefined;
+  /** When its request came in, and when it was accepted (later by a `holdMs` answer's time). */
+  arrivedAt: number;
   receivedAt: number;
 }
 
-/** What the push service answers instead of accepting: a status (with `Retry-After` seconds), or no answer at all. */
-export type PushAnswer = { status: 404 | 410 | 400 | 429 | 503; retryAfterSeconds?: number } | 'hang';
+/**
+ * What the push service answers instead of accepting at once: a status (with `Retry-After` seconds), no
+ * answer at all, or `holdMs` of nothing and then an accept, as a slow push service would (whether the
+ * sender still waits or not).
+ */
+export type PushAnswer = { status: 404 | 410 | 400 | 429 | 503; retryAfterSeconds?: number } | 'hang' | { holdMs: number };
 
 /** A subscription as a browser hands it to the app (`PushSubscription.toJSON()`). */
 export interface LocalSubscription {
@@ -76,9 +82,11 @@ export async function startLocalPushService(): Promise<LocalPushService> {
     const entry = request.method === 'POST' ? entries.get(/^\/push\/([\w-]+)$/.exec(request.url ?? '')?.[1] ?? '') : undefined;
     if (!entry) return void response.writeHead(404).end();
     entry.attempts += 1;
+    const arrivedAt = Date.now();
     const answer = entry.next.shift() ?? entry.always;
     if (answer === 'hang') return;
-    if (answer) {
+    if (answer && 'holdMs' in answer) await new Promise((resolve) => setTimeout(resolve, answer.holdMs));
+    else if (answer) {
       const headers = answer.retryAfterSeconds === undefined ? {} : { 'retry-after': String(answer.retryAfterSeconds) };
       return void response.writeHead(answer.status, headers).end();
     }
@@ -101,7 +109,7 @@ export async function startLocalPushService(): Promise<LocalPushService> {
       return refuse(response, 400, `decryption: ${(error as Error).message}`);
     }
     const urgency = request.headers.urgency as string | undefined;
-    entry.received.push({ subscriptionId: entry.id, payload, ttl, urgency, topic, receivedAt: Date.now() });
+    entry.received.push({ subscriptionId: entry.id, payload, ttl, urgency, topic, arrivedAt, receivedAt: Date.now() });
     for (const wake of entry.waiters) wake();
     response.writeHead(201, { location: `${origin}/message/${randomUUID()}` }).end();
   }
