@@ -62,7 +62,8 @@ module.exports = {
     {
       name: 'no-cross-service',
       severity: 'error',
-      comment: "a service never imports another service's files: what they share is an event, an internal route, or a library",
+      comment:
+        "a service never imports another service's files: what they share is an event, an internal route, or a library",
       from: { path: '^services/([^/]+)/' },
       to: { path: '^services/[^/]+/', pathNot: '^services/$1/' },
     },
@@ -77,10 +78,15 @@ module.exports = {
       name: 'http-only-in-routes',
       severity: 'error',
       comment:
-        "a service's domain and repository code throws DomainErrors and knows nothing of HTTP: only src/routes/** and src/service.ts import @recipes/http, @recipes/auth, fastify, fastify-* or @fastify/*",
+        "a service's domain and repository code throws DomainErrors and knows nothing of HTTP: only " +
+        'src/routes/** and src/service.ts import @recipes/http, @recipes/auth, fastify, fastify-* or @fastify/*',
       from: {
         path: '^services/[^/]+/src/',
-        pathNot: [`^services/(${alternatives(httpServices)})/`, '^services/[^/]+/src/routes/', '^services/[^/]+/src/service\\.ts$'],
+        pathNot: [
+          `^services/(${alternatives(httpServices)})/`,
+          '^services/[^/]+/src/routes/',
+          '^services/[^/]+/src/service\\.ts$',
+        ],
       },
       to: { path: ['^libs/(http|auth)/', '(^|/)node_modules/(fastify|fastify-[^/]+|@fastify/[^/]+)/'] },
     },

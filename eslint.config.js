@@ -15,10 +15,11 @@ export default tseslint.config(
     },
   },
   {
-    // Small files with one job: a source file longer than this says at its top why, with
-    // `/* eslint-disable max-lines -- <why> */`.
+    // Small files with one job: a source file of more code lines than this says at its top why, with
+    // `/* eslint-disable max-lines -- <why> */`. Code, not comments, is counted: the comments say why, and
+    // the formatter's lists of one item a line would otherwise push files over for nothing.
     files: ['{libs,services}/*/src/**/*.ts'],
-    rules: { 'max-lines': ['error', { max: 200 }] },
+    rules: { 'max-lines': ['error', { max: 200, skipBlankLines: true, skipComments: true }] },
   },
   {
     files: ['**/test/**/*.ts'],

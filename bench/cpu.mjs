@@ -25,7 +25,9 @@ function serverOf(pid, database) {
     if (name.startsWith('beam')) return 'rabbitmq';
     if (!name.startsWith('postgres')) return undefined;
     if (database === undefined) return 'postgres';
-    const backend = /^postgres: [^:]+: \S+ (\S+) \S+\(\d+\)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '));
+    const backend = /^postgres: [^:]+: \S+ (\S+) \S+\(\d+\)/.exec(
+      readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '),
+    );
     return backend && backend[1] !== database ? undefined : 'postgres';
   } catch {
     return undefined; // gone meanwhile
@@ -36,7 +38,8 @@ function serverOf(pid, database) {
 export const processName = (serviceProcess) => `${serviceProcess.service}#${serviceProcess.instance}`;
 
 /**
- * The CPU ms so far of every process that counts, by pid: the system's, `extra` ones (`{ part: pid }` or `{ part: [pid, …] }`),
+ * The CPU ms so far of every process that counts, by pid: the system's, `extra` ones (`{ part: pid }` or `{ part: [pid,
+ * …] }`),
  * and those of PostgreSQL (only `database`'s backends, when given) and RabbitMQ. Kept per pid, as
  * PostgreSQL's backends come and go: a sum over the processes alive at each end would lose the CPU of
  * one that exits in between.
@@ -61,8 +64,12 @@ export function cpuSpent(before, after) {
 
 /** CPU ms per unit of work between two samples, by part, with the sum; the load generator is this process. */
 export function cpuPer(units, before, after, ownCpu) {
-  const parts = Object.fromEntries(Object.entries(cpuSpent(before, after)).map(([part, ms]) => [part, +(ms / units).toFixed(2)]));
+  const parts = Object.fromEntries(
+    Object.entries(cpuSpent(before, after)).map(([part, ms]) => [part, +(ms / units).toFixed(2)]),
+  );
   parts['load generator'] = +((ownCpu.user + ownCpu.system) / 1000 / units).toFixed(2);
-  parts.total = +Object.values(parts).reduce((sum, ms) => sum + ms, 0).toFixed(2);
+  parts.total = +Object.values(parts)
+    .reduce((sum, ms) => sum + ms, 0)
+    .toFixed(2);
   return parts;
 }

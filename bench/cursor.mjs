@@ -28,7 +28,9 @@ async function deepInbox(system, pools, rows) {
   );
   await db.query('VACUUM ANALYZE notifications');
   // The last item of page DEEP_PAGE - 1: the position a client holds after following 999 next links.
-  const { rows: [last] } = await db.query(
+  const {
+    rows: [last],
+  } = await db.query(
     `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at, id::text AS id
        FROM notifications WHERE recipient_id = $1 AND retracted_at IS NULL
       ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`,
@@ -57,5 +59,10 @@ export async function cursorPaging(system, pools, { rows, seconds }) {
     figures.push({ name, ...(await sequential({ url: at, headers, seconds })) });
   }
   const [first, byCursor] = figures;
-  return { rows, figures, within: byCursor.p50Ms <= 1.5 * first.p50Ms, ratio: +(byCursor.p50Ms / first.p50Ms).toFixed(2) };
+  return {
+    rows,
+    figures,
+    within: byCursor.p50Ms <= 1.5 * first.p50Ms,
+    ratio: +(byCursor.p50Ms / first.p50Ms).toFixed(2),
+  };
 }

@@ -4,7 +4,11 @@ import { cpuPer, cpuSample } from './cpu.mjs';
 
 export async function loginCost(system, { username, password }, { logins }) {
   const url = `${system.urlOf('gateway')}/api/auth/login`;
-  const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) };
+  const init = {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  };
   const [before, ownCpu] = [cpuSample(system), process.cpuUsage()];
   for (let i = 0; i < logins; i++) {
     const response = await fetch(url, init);

@@ -17,7 +17,13 @@ export async function measure({ url, method = 'GET', headers, body, connections,
     errors: result.errors + result.timeouts + result.non2xx,
     requests: result.requests.total,
     ...(failedStatuses.length > 0 || result.errors + result.timeouts > 0
-      ? { errorKinds: [...failedStatuses, ...(result.errors ? [`connection×${result.errors}`] : []), ...(result.timeouts ? [`timeout×${result.timeouts}`] : [])].join(' ') }
+      ? {
+          errorKinds: [
+            ...failedStatuses,
+            ...(result.errors ? [`connection×${result.errors}`] : []),
+            ...(result.timeouts ? [`timeout×${result.timeouts}`] : []),
+          ].join(' '),
+        }
       : {}),
   };
 }

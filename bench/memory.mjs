@@ -19,7 +19,10 @@ function rssMb(pid) {
 /** The inspector's WebSocket address, once SIGUSR1 has opened it. */
 async function inspectorUrl(port) {
   for (let attempt = 0; attempt < 100; attempt++) {
-    const targets = await fetch(`http://127.0.0.1:${port}/json/list`).then((r) => r.json(), () => undefined);
+    const targets = await fetch(`http://127.0.0.1:${port}/json/list`).then(
+      (r) => r.json(),
+      () => undefined,
+    );
     if (targets?.[0]?.webSocketDebuggerUrl) return targets[0].webSocketDebuggerUrl;
     await pause(50);
   }
@@ -31,7 +34,9 @@ async function collectGarbage(serviceProcess) {
   process.kill(serviceProcess.pid, 'SIGUSR1'); // opens the inspector; a second signal changes nothing
   const socket = new WebSocket(await inspectorUrl(serviceProcess.inspectPort));
   await new Promise((resolve, reject) => {
-    socket.addEventListener('open', () => socket.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' })));
+    socket.addEventListener('open', () =>
+      socket.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' })),
+    );
     socket.addEventListener('message', (message) => {
       if (JSON.parse(message.data).id === 1) resolve();
     });
@@ -39,7 +44,6 @@ async function collectGarbage(serviceProcess) {
   });
   socket.close();
 }
-
 
 /** `{ asLeft: { 'content#0': MB, … }, afterGc: { … } }` for every process of the system. */
 export async function sampleRss(system) {

@@ -38,7 +38,9 @@ export function postComment(agent, url, headers, body) {
     const req = request(url, { method: 'POST', headers, agent }, (response) => {
       const chunks = [];
       response.on('data', (chunk) => chunks.push(chunk));
-      response.on('end', () => resolve(response.statusCode === 201 ? JSON.parse(Buffer.concat(chunks)).comment.id : undefined));
+      response.on('end', () =>
+        resolve(response.statusCode === 201 ? JSON.parse(Buffer.concat(chunks)).comment.id : undefined),
+      );
       response.on('error', () => resolve(undefined));
     });
     req.on('error', () => resolve(undefined));
@@ -73,7 +75,10 @@ export async function mentionLatency({ urlOf }, pools, fixture, { rate, seconds 
   agent.destroy();
   const failed = total - comments.length;
   // Stragglers get ten seconds; one never stored counts as an error.
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline && comments.some(({ commentId }) => !storedAt.has(commentId)); ) {
+  for (
+    const deadline = Date.now() + 10_000;
+    Date.now() < deadline && comments.some(({ commentId }) => !storedAt.has(commentId));
+  ) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   await stopWatching();
@@ -86,7 +91,9 @@ export async function mentionLatency({ urlOf }, pools, fixture, { rate, seconds 
  * that arrived (`arrivedAt` by comment id), and how many never did.
  */
 export function latencyFigures(comments, arrivedAt, total, achievedRate) {
-  const latencies = comments.filter(({ commentId }) => arrivedAt.has(commentId)).map(({ commentId, sentAt }) => arrivedAt.get(commentId) - sentAt);
+  const latencies = comments
+    .filter(({ commentId }) => arrivedAt.has(commentId))
+    .map(({ commentId, sentAt }) => arrivedAt.get(commentId) - sentAt);
   latencies.sort((a, b) => a - b);
   return {
     requestsPerSecond: Math.round(achievedRate),

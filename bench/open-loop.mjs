@@ -28,7 +28,9 @@ function call(agent, { method = 'GET', url, headers, body, keepBody = false }, t
     const req = request(url, { method, headers, agent }, (response) => {
       const chunks = [];
       response.on('data', (chunk) => keepBody && chunks.push(chunk));
-      response.on('end', () => settle({ status: response.statusCode, ...(keepBody ? { body: Buffer.concat(chunks).toString() } : {}) }));
+      response.on('end', () =>
+        settle({ status: response.statusCode, ...(keepBody ? { body: Buffer.concat(chunks).toString() } : {}) }),
+      );
       response.on('error', () => settle({ status: 0 }));
     });
     const timer = setTimeout(() => {
@@ -58,7 +60,9 @@ export async function schedule(next, segments, { agent = sharedAgent, timeoutMs 
       const wait = due - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const dueS = (due - segmentStart) / 1000;
-      answered.push(call(agent, next(i), timeoutMs).then((answer) => ({ segment, dueS, ...answer, ms: performance.now() - due })));
+      answered.push(
+        call(agent, next(i), timeoutMs).then((answer) => ({ segment, dueS, ...answer, ms: performance.now() - due })),
+      );
     }
     sentPerSecond.push(Math.round(total / Math.max(seconds, (performance.now() - segmentStart) / 1000)));
     segmentStart += seconds * 1000;
@@ -69,7 +73,9 @@ export async function schedule(next, segments, { agent = sharedAgent, timeoutMs 
 const ms = (value) => (value === undefined ? null : +value.toFixed(1));
 const percentiles = (latencies) => {
   const sorted = latencies.sort((a, b) => a - b);
-  return sorted.length === 0 ? { p50: null, p99: null, max: null } : { p50: ms(percentile(sorted, 50)), p99: ms(percentile(sorted, 99)), max: ms(sorted.at(-1)) };
+  return sorted.length === 0
+    ? { p50: null, p99: null, max: null }
+    : { p50: ms(percentile(sorted, 50)), p99: ms(percentile(sorted, 99)), max: ms(sorted.at(-1)) };
 };
 
 /**
@@ -95,7 +101,9 @@ export function tally(answers) {
     tooMany,
     refused: refused.length,
     other: Object.values(others).reduce((sum, n) => sum + n, 0),
-    otherKinds: Object.entries(others).map(([status, n]) => `${status === '0' ? 'connection' : status}×${n}`).join(' '),
+    otherKinds: Object.entries(others)
+      .map(([status, n]) => `${status === '0' ? 'connection' : status}×${n}`)
+      .join(' '),
     timeouts,
     admitted: percentiles(admitted),
     refusedMs: percentiles(refused),
@@ -120,7 +128,13 @@ export async function openLoop(requests, { rate, seconds, warmupSeconds = 5 }) {
     p99Ms: +percentile(latencies, 99).toFixed(1),
     maxMs: +latencies.at(-1).toFixed(1),
     errors: Object.values(failures).reduce((sum, n) => sum + n, 0),
-    ...(Object.keys(failures).length > 0 ? { errorKinds: Object.entries(failures).map(([status, n]) => `${status === '0' ? 'connection' : status}×${n}`).join(' ') } : {}),
+    ...(Object.keys(failures).length > 0
+      ? {
+          errorKinds: Object.entries(failures)
+            .map(([status, n]) => `${status === '0' ? 'connection' : status}×${n}`)
+            .join(' '),
+        }
+      : {}),
     sent: answers.length,
   };
 }

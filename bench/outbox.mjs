@@ -9,7 +9,9 @@ import { until } from './seed.mjs';
 const POLL_MS = 50;
 
 const BACKLOG_NAME = 'Backlog board ';
-/** Counting the comments service's directory scans it: less often than the outbox, so as not to slow what it waits for. */
+/**
+ * Counting the comments service's directory scans it: less often than the outbox, so as not to slow what it waits for.
+ */
 const CONSUMED_POLL_MS = 1_000;
 
 export async function outboxDrain(system, pools, { events }) {
@@ -32,7 +34,11 @@ export async function outboxDrain(system, pools, { events }) {
   await pools.collections.query('ANALYZE outbox');
   const count = async () => (await pools.collections.query('SELECT count(*)::int AS n FROM outbox')).rows[0].n;
   const consumedAll = async () =>
-    (await pools.comments.query('SELECT count(*)::int AS n FROM known_collections WHERE name LIKE $1', [`${BACKLOG_NAME}%`])).rows[0].n >= events;
+    (
+      await pools.comments.query('SELECT count(*)::int AS n FROM known_collections WHERE name LIKE $1', [
+        `${BACKLOG_NAME}%`,
+      ])
+    ).rows[0].n >= events;
 
   const startedAt = performance.now();
   await service.start();
@@ -56,7 +62,8 @@ export async function outboxDrain(system, pools, { events }) {
         consumedSeconds: +consumedSeconds.toFixed(2),
       };
     }
-    if (now - startedAt > 300_000) throw new Error(`the outbox still holds ${left} of ${events} events after 5 minutes`);
+    if (now - startedAt > 300_000)
+      throw new Error(`the outbox still holds ${left} of ${events} events after 5 minutes`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }

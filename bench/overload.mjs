@@ -21,7 +21,9 @@ const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function overloadWorkloads(system, pools, fixture, scenarios) {
   const { urlOf } = system;
   const { metricsUrl } = system.process('gateway');
-  const { rows: people } = await pools.public.query('SELECT k, id FROM bench_people ORDER BY k LIMIT $1', [MENTIONED_USERS]);
+  const { rows: people } = await pools.public.query('SELECT k, id FROM bench_people ORDER BY k LIMIT $1', [
+    MENTIONED_USERS,
+  ]);
   const path = `/api/recipes/${fixture.recipeId}/comments`;
   const url = `${urlOf('gateway')}${path}`;
   const mention = (i) => JSON.stringify({ content: `Overload ${i} for @bench_user_${people[i % people.length].k}` });
@@ -35,7 +37,13 @@ export async function overloadWorkloads(system, pools, fixture, scenarios) {
       start: 20,
       next: (i) => ({ method: 'POST', url, headers, keepBody: true, body: mention(i) }),
       // The same request through the admitting proxy (bench/reference/admitting-proxy.mjs).
-      nextViaFloor: (floorUrl) => (i) => ({ method: 'POST', url: `${floorUrl}/comments${path}`, headers, keepBody: true, body: mention(i) }),
+      nextViaFloor: (floorUrl) => (i) => ({
+        method: 'POST',
+        url: `${floorUrl}/comments${path}`,
+        headers,
+        keepBody: true,
+        body: mention(i),
+      }),
       recipients: people.map((p) => p.id),
     },
     {
@@ -89,11 +97,16 @@ function sampleAdmission(metricsUrl) {
   const lanes = new Map();
   const shed = { first: undefined, last: 0 };
   const read = async () => {
-    const text = await fetch(`${metricsUrl}/metrics`).then((r) => r.text(), () => '');
+    const text = await fetch(`${metricsUrl}/metrics`).then(
+      (r) => r.text(),
+      () => '',
+    );
     const shedNow = Number(/^recipes_gateway_shed_total (\S+)$/m.exec(text)?.[1] ?? 0);
     shed.first ??= shedNow;
     shed.last = shedNow;
-    for (const [, gauge, service, requestClass, value] of text.matchAll(/^recipes_admission_(limit|inflight)\{service="([^"]+)",class="([^"]+)"\} (\S+)$/gm)) {
+    for (const [, gauge, service, requestClass, value] of text.matchAll(
+      /^recipes_admission_(limit|inflight)\{service="([^"]+)",class="([^"]+)"\} (\S+)$/gm,
+    )) {
       const key = `${service} ${requestClass}`;
       const lane = lanes.get(key) ?? { low: Infinity, high: 0, inflight: 0 };
       if (gauge === 'limit') [lane.low, lane.high] = [Math.min(lane.low, +value), Math.max(lane.high, +value)];
@@ -107,7 +120,10 @@ function sampleAdmission(metricsUrl) {
     await read();
     const limits = [...lanes.entries()]
       .filter(([, lane]) => lane.inflight > 0)
-      .map(([key, { low, high, inflight }]) => `${key}: limit ${low === high ? low : `${low}–${high}`}, in flight ≤ ${inflight}`);
+      .map(
+        ([key, { low, high, inflight }]) =>
+          `${key}: limit ${low === high ? low : `${low}–${high}`}, in flight ≤ ${inflight}`,
+      );
     return [...limits, `shed before routing: ${shed.last - (shed.first ?? 0)}`].join('; ');
   };
 }
@@ -165,10 +181,19 @@ export async function findCapacity(workload, pools, { stepSeconds, factor, refin
     const { sentPerSecond, answers } = await run(workload, [{ rate, seconds: stepSeconds }]);
     const figures = tally(answers);
     if (workload.recipients) await notifiedOnce(pools, workload.recipients, answers);
-    const pass = figures.ok === figures.answers && figures.admitted.p99 < CAPACITY_P99_MS && sentPerSecond[0] >= 0.95 * rate;
-    steps.push({ rate, pass, sentPerSecond: sentPerSecond[0], p99Ms: figures.admitted.p99, notOk: figures.answers - figures.ok, refused: figures.refused });
+    const pass =
+      figures.ok === figures.answers && figures.admitted.p99 < CAPACITY_P99_MS && sentPerSecond[0] >= 0.95 * rate;
+    steps.push({
+      rate,
+      pass,
+      sentPerSecond: sentPerSecond[0],
+      p99Ms: figures.admitted.p99,
+      notOk: figures.answers - figures.ok,
+      refused: figures.refused,
+    });
     console.log(
-      `    ${workload.short} at ${rate}/s: ${pass ? 'pass' : 'fail'} (p99 ${figures.admitted.p99} ms, ${figures.answers - figures.ok} not 2xx of which ${figures.refused} refused, sent at ${sentPerSecond[0]}/s)`,
+      `    ${workload.short} at ${rate}/s: ${pass ? 'pass' : 'fail'} (p99 ${figures.admitted.p99} ms, ` +
+        `${figures.answers - figures.ok} not 2xx of which ${figures.refused} refused, sent at ${sentPerSecond[0]}/s)`,
     );
     return pass;
   };
@@ -185,8 +210,14 @@ export function endedBy(steps, capacity) {
   const failedAbove = steps.filter((step) => !step.pass && step.rate > capacity);
   const bound = Math.min(...failedAbove.map((step) => step.rate));
   const ending = failedAbove.filter((step) => step.rate === bound);
-  const onLatency = (step) => step.p99Ms === null || step.p99Ms >= CAPACITY_P99_MS || step.sentPerSecond < 0.95 * step.rate;
-  const figure = ending.map((step) => `${step.rate}/s: p99 ${step.p99Ms} ms, ${step.refused} refused, ${step.notOk - step.refused} other not 2xx`).join('; ');
+  const onLatency = (step) =>
+    step.p99Ms === null || step.p99Ms >= CAPACITY_P99_MS || step.sentPerSecond < 0.95 * step.rate;
+  const figure = ending
+    .map(
+      (step) =>
+        `${step.rate}/s: p99 ${step.p99Ms} ms, ${step.refused} refused, ${step.notOk - step.refused} other not 2xx`,
+    )
+    .join('; ');
   return { byLatency: ending.some(onLatency), figure: figure || 'no step failed' };
 }
 
@@ -216,15 +247,32 @@ export async function overloadPhases(workload, pools, { capacity, levels, second
     const segments = [{ rate, seconds }, ...(last ? [{ rate: recoveryRate, seconds: recoverySeconds }] : [])];
     const { sentPerSecond, answers, admission } = await run(workload, segments);
     const inSegment = (segment) => answers.filter((a) => a.segment === segment);
-    const figures = { ...(await phaseFigures(workload, pools, { level, rate, seconds, sentPerSecond: sentPerSecond[0], answers: inSegment(0) })), admission };
+    const figures = {
+      ...(await phaseFigures(workload, pools, {
+        level,
+        rate,
+        seconds,
+        sentPerSecond: sentPerSecond[0],
+        answers: inSegment(0),
+      })),
+      admission,
+    };
     console.log(`    ${workload.short} at ${level}× (${rate}/s): ${JSON.stringify(figures)}`);
     phases.push(figures);
     if (last) {
       const recovery = inSegment(1);
       const late = tally(recovery.filter((a) => a.dueS >= RECOVERY_AFTER_SECONDS));
-      const recoveryFigures = await phaseFigures(workload, pools, { level: recoveryLevel, rate: recoveryRate, seconds: recoverySeconds, sentPerSecond: sentPerSecond[1], answers: recovery });
+      const recoveryFigures = await phaseFigures(workload, pools, {
+        level: recoveryLevel,
+        rate: recoveryRate,
+        seconds: recoverySeconds,
+        sentPerSecond: sentPerSecond[1],
+        answers: recovery,
+      });
       phases.push({ ...recoveryFigures, recovery: true, fromSeconds: RECOVERY_AFTER_SECONDS, late });
-      console.log(`    ${workload.short} recovery at ${recoveryLevel}× (${recoveryRate}/s), from ${RECOVERY_AFTER_SECONDS} s on: ${JSON.stringify(late)}`);
+      console.log(
+        `    ${workload.short} recovery at ${recoveryLevel}× (${recoveryRate}/s), from ${RECOVERY_AFTER_SECONDS} s on: ${JSON.stringify(late)}`,
+      );
     }
   }
   return phases;
@@ -240,8 +288,16 @@ export async function floorPhases(workload, pools, floorUrl, { capacity, levels,
   for (const level of levels) {
     const rate = Math.round(level * capacity);
     const { sentPerSecond, answers } = await run(workload, [{ rate, seconds }], workload.nextViaFloor(floorUrl));
-    const figures = await phaseFigures(workload, pools, { level, rate, seconds, sentPerSecond: sentPerSecond[0], answers });
-    console.log(`    ${workload.short} at ${level}× (${rate}/s) through the admitting proxy: ${JSON.stringify(figures)}`);
+    const figures = await phaseFigures(workload, pools, {
+      level,
+      rate,
+      seconds,
+      sentPerSecond: sentPerSecond[0],
+      answers,
+    });
+    console.log(
+      `    ${workload.short} at ${level}× (${rate}/s) through the admitting proxy: ${JSON.stringify(figures)}`,
+    );
     phases.push(figures);
   }
   return phases;

@@ -21,7 +21,11 @@ const STRAGGLER_MS = 10_000;
 const json = (token) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
 
 async function api(url, { method = 'GET', token, body, expect = [200, 201] } = {}) {
-  const response = await fetch(url, { method, headers: token ? json(token) : {}, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(url, {
+    method,
+    headers: token ? json(token) : {},
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await response.text();
   if (!expect.includes(response.status)) throw new Error(`${method} ${url}: ${response.status} ${text}`);
   return text ? JSON.parse(text) : undefined;
@@ -49,12 +53,20 @@ async function mentionRun({ system, database, posts, mentioned, rate, seconds, s
   const next = (i) => {
     sentAt[i] = Date.now();
     const { url, headers } = posts[i % posts.length];
-    return { method: 'POST', url, headers, body: JSON.stringify({ content: `Push ${i} for @${mentioned[i % mentioned.length].username}` }), keepBody: true };
+    return {
+      method: 'POST',
+      url,
+      headers,
+      body: JSON.stringify({ content: `Push ${i} for @${mentioned[i % mentioned.length].username}` }),
+      keepBody: true,
+    };
   };
   const [before, own] = [cpuSample(system, { database }), process.cpuUsage()];
   try {
     const { sentPerSecond, answers } = await schedule(next, [{ rate, seconds }], { agent });
-    const comments = answers.flatMap((answer, i) => (answer.status === 201 ? [{ commentId: JSON.parse(answer.body).comment.id, sentAt: sentAt[i] }] : []));
+    const comments = answers.flatMap((answer, i) =>
+      answer.status === 201 ? [{ commentId: JSON.parse(answer.body).comment.id, sentAt: sentAt[i] }] : [],
+    );
     await settled(comments);
     const cpu = cpuPer(answers.length, before, cpuSample(system, { database }), process.cpuUsage(own));
     // The local push service decrypts in this process: the system's share leaves the load generator out.
@@ -72,13 +84,20 @@ async function mentionRun({ system, database, posts, mentioned, rate, seconds, s
  */
 export async function pushCost({ system, pools, signToken, database, rate, seconds, idleSeconds }) {
   const gateway = `${system.urlOf('gateway')}/api`;
-  const { rows } = await pools.public.query('SELECT k, id FROM bench_people ORDER BY k LIMIT $1', [MENTIONED_USERS + AUTHORS]);
+  const { rows } = await pools.public.query('SELECT k, id FROM bench_people ORDER BY k LIMIT $1', [
+    MENTIONED_USERS + AUTHORS,
+  ]);
   const people = rows.map(({ k, id }) => ({ id, username: `bench_user_${k}` }));
   const mentioned = people.slice(0, MENTIONED_USERS);
   const authorHeaders = people.slice(MENTIONED_USERS).map((user) => json(signToken(user)));
   const recipeIds = await recipesOf(system.urlOf('gateway'), pools.public, authorHeaders);
   const posts = recipeIds.map((id, n) => ({ url: `${gateway}/recipes/${id}/comments`, headers: authorHeaders[n] }));
-  const stored = (comments) => notificationsOf(pools.public, comments.map((c) => c.commentId), comments.length);
+  const stored = (comments) =>
+    notificationsOf(
+      pools.public,
+      comments.map((c) => c.commentId),
+      comments.length,
+    );
 
   const service = await startLocalPushService();
   const subscribed = [];
@@ -89,7 +108,11 @@ export async function pushCost({ system, pools, signToken, database, rate, secon
     for (const user of mentioned) {
       const token = signToken(user);
       const subscription = service.subscribe(publicKey);
-      const { subscription: made } = await api(`${gateway}/push/subscriptions`, { method: 'POST', token, body: { endpoint: subscription.endpoint, keys: subscription.keys } });
+      const { subscription: made } = await api(`${gateway}/push/subscriptions`, {
+        method: 'POST',
+        token,
+        body: { endpoint: subscription.endpoint, keys: subscription.keys },
+      });
       subscribed.push({ token, id: made.id, local: subscription.id });
     }
     const pushedAt = new Map();
@@ -137,7 +160,10 @@ export async function pushCost({ system, pools, signToken, database, rate, secon
       },
     };
   } finally {
-    for (const { token, id } of subscribed) await api(`${gateway}/push/subscriptions/${id}`, { method: 'DELETE', token, expect: [200, 204, 404] }).catch(() => undefined);
+    for (const { token, id } of subscribed)
+      await api(`${gateway}/push/subscriptions/${id}`, { method: 'DELETE', token, expect: [200, 204, 404] }).catch(
+        () => undefined,
+      );
     await service.close();
   }
 }

@@ -18,7 +18,10 @@ import { cpuPer, cpuSample } from './cpu.mjs';
 
 const ROUNDS = Number(process.env.BENCH_REFERENCE_ROUNDS ?? 3);
 const VIAS = ['reference', 'bare proxy', 'direct', 'gateway'];
-/** The gateway against the bare proxy, same reads, same run: at most this much more CPU per request, and at least this share of its throughput. */
+/**
+ * The gateway against the bare proxy, same reads, same run: at most this much more CPU per request, and at least this
+ * share of its throughput.
+ */
 const GATEWAY_CPU_MARGIN_MS = 0.05;
 const GATEWAY_THROUGHPUT_RATIO = 0.95;
 const pause = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
@@ -26,9 +29,12 @@ const ratio = (a, b) => +(a / b).toFixed(3);
 
 /** Spawns `script` with `env` (and the services' allocator settings) and resolves once it answers on `port`. */
 export async function startProcess(script, port, env) {
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ...allocatorSettings, PORT: String(port), ...env }, stdio: 'inherit' });
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, ...allocatorSettings, PORT: String(port), ...env },
+    stdio: 'inherit',
+  });
   const url = `http://127.0.0.1:${port}`;
-  for (let answered = false; !answered; ) {
+  for (let answered = false; !answered;) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
     answered = await fetch(`${url}/`).then(
       (response) => response.arrayBuffer().then(() => true),
@@ -42,7 +48,11 @@ export async function startProcess(script, port, env) {
 async function answer(url, headers) {
   const response = await fetch(url, { headers });
   if (!response.ok) throw new Error(`GET ${url}: ${response.status} ${await response.text()}`);
-  return { body: await response.json(), etag: response.headers.get('etag'), cacheControl: response.headers.get('cache-control') };
+  return {
+    body: await response.json(),
+    etag: response.headers.get('etag'),
+    cacheControl: response.headers.get('cache-control'),
+  };
 }
 
 /** Stops the bench unless the reference has a copy of every read: it answers 501 for one it lacks. */
@@ -56,7 +66,10 @@ async function checkEveryReadCopied(reads) {
   if (missing.length > 0) throw new Error(`reference: no copy of ${missing.join(', ')}`);
 }
 
-/** Stops the bench unless the reference answers exactly what the service does (body, ETag, Cache-Control), directly and through the gateway. */
+/**
+ * Stops the bench unless the reference answers exactly what the service does (body, ETag, Cache-Control), directly and
+ * through the gateway.
+ */
 async function checkSameBody(scenario, urls) {
   for (const query of scenario.listing ? ['', 'page=2&limit=30', 'limit=1000'] : ['']) {
     // A variant's path has a query already (`?standalone=true`): the page goes after it.
@@ -71,7 +84,10 @@ async function checkSameBody(scenario, urls) {
       ['gateway', gateway],
     ]) {
       if (!isDeepStrictEqual(reference, service)) {
-        throw new Error(`reference: GET ${path} differs from the service (${via}):\nreference ${JSON.stringify(reference).slice(0, 600)}\n${via} ${JSON.stringify(service).slice(0, 600)}`);
+        throw new Error(
+          `reference: GET ${path} differs from the service (${via}):\nreference ` +
+            `${JSON.stringify(reference).slice(0, 600)}\n${via} ${JSON.stringify(service).slice(0, 600)}`,
+        );
       }
     }
   }
@@ -94,24 +110,44 @@ async function measureWithCpu({ url, headers, connections, durationSeconds, syst
   };
 }
 
-/** The round with the median req/s (of an even number, the lower middle one), with every round's req/s and any round's errors. */
+/**
+ * The round with the median req/s (of an even number, the lower middle one), with every round's req/s and any round's
+ * errors.
+ */
 function medianRound(rounds) {
   const sorted = [...rounds].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
   const median = sorted[Math.floor((sorted.length - 1) / 2)];
-  return { ...median, rounds: rounds.map((r) => r.requestsPerSecond).join(' '), errors: rounds.reduce((sum, r) => sum + r.errors, 0) };
+  return {
+    ...median,
+    rounds: rounds.map((r) => r.requestsPerSecond).join(' '),
+    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
+  };
 }
 
 /**
  * For each of `scenarios`: the body check, then reference, bare proxy, direct and gateway, in rounds.
- * `ports`: `{ reference, proxy }`, where those two listen. `publicKeyFile`: the key the system's services check tokens with. Returns rows for the main table,
+ * `ports`: `{ reference, proxy }`, where those two listen. `publicKeyFile`: the key the system's services check tokens
+ * with. Returns rows for the main table,
  * targets, and a CPU table per read.
  */
-export async function referenceComparison({ system, scenarios, ports, connections, durationSeconds, publicKeyFile = system.process('users').env.JWT_PUBLIC_KEY_FILE }) {
-  const reference = await startProcess('bench/reference/server.mjs', ports.reference, { DATABASE_URL: system.databaseUrl, JWT_PUBLIC_KEY_FILE: publicKeyFile });
-  const proxy = await startProcess('bench/reference/proxy.mjs', ports.proxy, { UPSTREAM: reference.url }).catch((error) => {
-    reference.stop();
-    throw error;
+export async function referenceComparison({
+  system,
+  scenarios,
+  ports,
+  connections,
+  durationSeconds,
+  publicKeyFile = system.process('users').env.JWT_PUBLIC_KEY_FILE,
+}) {
+  const reference = await startProcess('bench/reference/server.mjs', ports.reference, {
+    DATABASE_URL: system.databaseUrl,
+    JWT_PUBLIC_KEY_FILE: publicKeyFile,
   });
+  const proxy = await startProcess('bench/reference/proxy.mjs', ports.proxy, { UPSTREAM: reference.url }).catch(
+    (error) => {
+      reference.stop();
+      throw error;
+    },
+  );
   const extra = { reference: reference.pid, 'bare proxy': proxy.pid };
   const rows = [];
   const targets = [];
@@ -120,7 +156,12 @@ export async function referenceComparison({ system, scenarios, ports, connection
     const reads = scenarios.map((scenario) => ({
       name: scenario.name,
       scenario,
-      urls: { reference: reference.url, 'bare proxy': proxy.url, direct: system.urlOf(scenario.service), gateway: system.urlOf('gateway') },
+      urls: {
+        reference: reference.url,
+        'bare proxy': proxy.url,
+        direct: system.urlOf(scenario.service),
+        gateway: system.urlOf('gateway'),
+      },
     }));
     await checkEveryReadCopied(reads);
     for (const { scenario, urls } of reads) await checkSameBody(scenario, urls);
@@ -129,18 +170,48 @@ export async function referenceComparison({ system, scenarios, ports, connection
     for (let round = 0; round <= ROUNDS; round++) {
       for (const { name, scenario, urls } of reads) {
         for (const via of VIAS) {
-          const figures = await measureWithCpu({ url: `${urls[via]}${scenario.path}`, headers: scenario.headers, connections, durationSeconds, system, extra });
+          const figures = await measureWithCpu({
+            url: `${urls[via]}${scenario.path}`,
+            headers: scenario.headers,
+            connections,
+            durationSeconds,
+            system,
+            extra,
+          });
           if (round > 0) measured.get(name)[via].push(figures);
         }
       }
     }
     for (const { name, scenario } of reads) {
       const [ref, bare, direct, gateway] = VIAS.map((via) => medianRound(measured.get(name)[via]));
-      const row = (via, f, extra = {}) => ({ scenario: name, via, connections, requestsPerSecond: f.requestsPerSecond, rounds: f.rounds, p50Ms: f.p50Ms, p99Ms: f.p99Ms, errors: f.errors, ...extra });
+      const row = (via, f, extra = {}) => ({
+        scenario: name,
+        via,
+        connections,
+        requestsPerSecond: f.requestsPerSecond,
+        rounds: f.rounds,
+        p50Ms: f.p50Ms,
+        p99Ms: f.p99Ms,
+        errors: f.errors,
+        ...extra,
+      });
       rows.push(row('reference (plain Fastify, same SQL)', ref));
-      rows.push(row('reference behind a bare proxy', bare, { ofReference: ratio(bare.requestsPerSecond, ref.requestsPerSecond) }));
-      rows.push(row(`direct (${scenario.service})`, direct, { ofReference: ratio(direct.requestsPerSecond, ref.requestsPerSecond) }));
-      rows.push(row('gateway', gateway, { ofReference: ratio(gateway.requestsPerSecond, ref.requestsPerSecond), ofBareProxy: ratio(gateway.requestsPerSecond, bare.requestsPerSecond) }));
+      rows.push(
+        row('reference behind a bare proxy', bare, {
+          ofReference: ratio(bare.requestsPerSecond, ref.requestsPerSecond),
+        }),
+      );
+      rows.push(
+        row(`direct (${scenario.service})`, direct, {
+          ofReference: ratio(direct.requestsPerSecond, ref.requestsPerSecond),
+        }),
+      );
+      rows.push(
+        row('gateway', gateway, {
+          ofReference: ratio(gateway.requestsPerSecond, ref.requestsPerSecond),
+          ofBareProxy: ratio(gateway.requestsPerSecond, bare.requestsPerSecond),
+        }),
+      );
       const clean = ref.errors === 0 && direct.errors === 0 && gateway.errors === 0;
       targets.push({
         target: `${name}: direct ≥ 0.90 × the same work in plain Fastify (req/s, ${connections} connections, median of ${ROUNDS})`,
@@ -158,10 +229,17 @@ export async function referenceComparison({ system, scenarios, ports, connection
         target: `${name}: through the gateway ≥ ${GATEWAY_THROUGHPUT_RATIO} × through the bare proxy (req/s, ${connections} connections, median of ${ROUNDS})`,
         figure:
           `${gateway.requestsPerSecond} / ${bare.requestsPerSecond} = ${ratio(gateway.requestsPerSecond, bare.requestsPerSecond)}` +
-          ` (of the plain reference: the gateway ${ratio(gateway.requestsPerSecond, ref.requestsPerSecond)}, the bare proxy ${ratio(bare.requestsPerSecond, ref.requestsPerSecond)})`,
-        result: gateway.requestsPerSecond >= GATEWAY_THROUGHPUT_RATIO * bare.requestsPerSecond && clean ? 'PASS' : 'MISS',
+          ` (of the plain reference: the gateway ${ratio(gateway.requestsPerSecond, ref.requestsPerSecond)}, ` +
+          `the bare proxy ${ratio(bare.requestsPerSecond, ref.requestsPerSecond)})`,
+        result:
+          gateway.requestsPerSecond >= GATEWAY_THROUGHPUT_RATIO * bare.requestsPerSecond && clean ? 'PASS' : 'MISS',
       });
-      cpu[name] = { reference: ref.cpu, 'reference behind a bare proxy': bare.cpu, [`direct (${scenario.service})`]: direct.cpu, gateway: gateway.cpu };
+      cpu[name] = {
+        reference: ref.cpu,
+        'reference behind a bare proxy': bare.cpu,
+        [`direct (${scenario.service})`]: direct.cpu,
+        gateway: gateway.cpu,
+      };
     }
   } finally {
     reference.stop();

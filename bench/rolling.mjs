@@ -1,5 +1,6 @@
 // A rolling restart, the bench's `rolling` part (`BENCH_ONLY=rolling npm run bench`, and
-// docs/architecture.md §10): a system of its own on spare ports (offset 1500) with two instances of every service. While
+// docs/architecture.md §10): a system of its own on spare ports (offset 1500) with two instances of every service.
+// While
 // clients post mentioned comments (no Idempotency-Key: a client that never retries), read a comment list
 // and hold one notification stream per mentioned user, each instance in turn gets SIGTERM and is started
 // again. Counted: every request and every answer that is not 2xx (or a failed connection), every comment
@@ -42,7 +43,12 @@ export async function rollingRestart() {
     replicas: 2,
     readyWithinMs: 90_000,
     logs: process.env.BENCH_LOGS ?? 'ignore',
-    env: { RATE_LIMIT_ENABLED: 'false', COMMENT_LIMIT_PER_MINUTE: '100000000', NOTIFICATION_BUDGET_PER_HOUR: '100000000', REGISTER_LIMIT_PER_ADDRESS: '1000000' },
+    env: {
+      RATE_LIMIT_ENABLED: 'false',
+      COMMENT_LIMIT_PER_MINUTE: '100000000',
+      NOTIFICATION_BUDGET_PER_HOUR: '100000000',
+      REGISTER_LIMIT_PER_ADDRESS: '1000000',
+    },
   });
   const db = new pg.Pool({ connectionString: system.databaseUrl, max: 2 });
   try {
@@ -72,7 +78,9 @@ export async function rollingRestart() {
       }
     };
     const streams = mentioned.map((account) =>
-      followNotifications(`${api}/notifications/stream`, { authorization: `Bearer ${account.token}` }, (why) => failures.push(`stream: ${why}`)),
+      followNotifications(`${api}/notifications/stream`, { authorization: `Bearer ${account.token}` }, (why) =>
+        failures.push(`stream: ${why}`),
+      ),
     );
     await Promise.all(streams.map((stream) => stream.ready));
     const posted = new Map();
@@ -108,7 +116,8 @@ export async function rollingRestart() {
     const seconds = +((performance.now() - startedAt) / 1000).toFixed(1);
 
     // Every comment answered 201 notified once: waited for until the count holds still.
-    const notifications = async () => (await db.query('SELECT comment_id, recipient_id, id FROM notifications.notifications')).rows;
+    const notifications = async () =>
+      (await db.query('SELECT comment_id, recipient_id, id FROM notifications.notifications')).rows;
     let rows = await notifications();
     for (let stableSince = Date.now(), last = -1; Date.now() - stableSince < 2_000; await pause(200)) {
       rows = await notifications();

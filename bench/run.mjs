@@ -76,26 +76,49 @@ const config = {
 };
 /**
  * BENCH_ONLY: a comma-separated list of the parts to run alone, after the seed: `reference` (the same-work
- * comparison), `open-loop`, `bursts` (50, 100 and 200 requests at once on an idle system), `wakeups` (BENCH_WAKEUP_MENTIONS
+ * comparison), `open-loop`, `bursts` (50, 100 and 200 requests at once on an idle system), `wakeups`
+ * (BENCH_WAKEUP_MENTIONS
  * mentions at BENCH_WAKEUP_RATE, each timed to its stream: no wake-up may wait for a poll), `rolling` (every
- * instance of a two-instance system restarted in turn under load, bench/rolling.mjs), `overload`, `supervisor`, `tracing`, `streams`, `cursor` (page 1 and page 1,000 of a
+ * instance of a two-instance system restarted in turn under load, bench/rolling.mjs), `overload`, `supervisor`,
+ * `tracing`, `streams`, `cursor` (page 1 and page 1,000 of a
  * deep inbox, by cursor and by page number), `writepath` (a mentioned comment's CPU, round trips and capacity against
  * bench/reference/write-path.mjs, and per notification with one and two a comment), `push` (BENCH_PUSH_RATE
  * mentioned comments a second for BENCH_PUSH_SECONDS, without push subscriptions and with one per recipient at the
- * local push service: pushes a second, POST → push received, the extra CPU). The rest (scale, ceiling, every GET, mentions, memory,
+ * local push service: pushes a second, POST → push received, the extra CPU). The rest (scale, ceiling, every GET,
+ * mentions, memory,
  * outbox) runs only in the whole bench.
  */
-const PARTS = ['reference', 'open-loop', 'bursts', 'wakeups', 'rolling', 'overload', 'supervisor', 'tracing', 'streams', 'cursor', 'writepath', 'push'];
+const PARTS = [
+  'reference',
+  'open-loop',
+  'bursts',
+  'wakeups',
+  'rolling',
+  'overload',
+  'supervisor',
+  'tracing',
+  'streams',
+  'cursor',
+  'writepath',
+  'push',
+];
 const BENCH_ONLY = process.env.BENCH_ONLY?.split(',');
 const unknownParts = BENCH_ONLY?.filter((part) => !PARTS.includes(part)) ?? [];
-if (unknownParts.length > 0) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY}: the parts that run alone are ${PARTS.join(', ')}`);
+if (unknownParts.length > 0)
+  throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY}: the parts that run alone are ${PARTS.join(', ')}`);
 const runs = (part) => BENCH_ONLY === undefined || BENCH_ONLY.includes(part);
-/** BENCH_READS: a comma-separated list of words; the `reference` part then measures only the reads whose name holds one (`groups`, `comments`). */
+/**
+ * BENCH_READS: a comma-separated list of words; the `reference` part then measures only the reads whose name holds one
+ * (`groups`, `comments`).
+ */
 const BENCH_READS = process.env.BENCH_READS?.split(',');
 function chosenReads(scenarios) {
   if (BENCH_READS === undefined) return scenarios;
   const chosen = scenarios.filter((s) => BENCH_READS.some((word) => s.name.includes(word)));
-  if (chosen.length === 0) throw new Error(`BENCH_READS=${process.env.BENCH_READS} names none of the reads: ${scenarios.map((s) => s.name).join(', ')}`);
+  if (chosen.length === 0)
+    throw new Error(
+      `BENCH_READS=${process.env.BENCH_READS} names none of the reads: ${scenarios.map((s) => s.name).join(', ')}`,
+    );
   return chosen;
 }
 
@@ -104,9 +127,19 @@ function chosenReads(scenarios) {
  * (after the write path), and the notification stream comes last, after the memory soak.
  */
 const IN_ORDER = Object.entries({
-  reference: referencePart, 'open-loop': openLoopPart, bursts: burstsPart, wakeups: wakeupsPart, rolling: rollingPart,
-  overload: overloadPart, supervisor: supervisorPart, tracing: tracingPart, cursor: cursorPart, writepath: writePathPart,
-  push: pushPart, whole: wholeBenchPart, streams: streamsPart,
+  reference: referencePart,
+  'open-loop': openLoopPart,
+  bursts: burstsPart,
+  wakeups: wakeupsPart,
+  rolling: rollingPart,
+  overload: overloadPart,
+  supervisor: supervisorPart,
+  tracing: tracingPart,
+  cursor: cursorPart,
+  writepath: writePathPart,
+  push: pushPart,
+  whole: wholeBenchPart,
+  streams: streamsPart,
 });
 
 mkdirSync('bench/results', { recursive: true });
@@ -160,8 +193,12 @@ const saved = { overload: [], idleStreams: [] };
 let failure;
 try {
   const fixture = await phase('seed the users and the viewer’s rows', () => seedFixture(system, pools));
-  // The notification stream never ends, so autocannon cannot time it: it has phases of its own (bench/parts/streams.mjs).
-  const scenarios = getScenarios((await publicGets(urlOf('gateway'))).filter((op) => op.template !== STREAM_PATH), fixture);
+  // The notification stream never ends, so autocannon cannot time it: it has phases of its own
+  // (bench/parts/streams.mjs).
+  const scenarios = getScenarios(
+    (await publicGets(urlOf('gateway'))).filter((op) => op.template !== STREAM_PATH),
+    fixture,
+  );
   const context = { system, pools, fixture, scenarios, config, phase, rows, target, targets, saved, chosenReads };
   for (const [part, run] of IN_ORDER) {
     if (part === 'whole' ? BENCH_ONLY === undefined : runs(part)) await run(context);
@@ -176,26 +213,50 @@ try {
   await dropDatabase(new URL('/postgres', system.databaseUrl).toString(), NAME);
 }
 
-const { memory, tableRows, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, reference, supervisorCpu, tracingFigures, cursorFigures, writePath, bursts, wakeups, rolling, overload, idleStreams } = saved;
+const {
+  memory,
+  tableRows,
+  cpuPerMention,
+  cpuPerLogin,
+  notModifiedCpu,
+  cpuPerStreamedMention,
+  reference,
+  supervisorCpu,
+  tracingFigures,
+  cursorFigures,
+  writePath,
+  bursts,
+  wakeups,
+  rolling,
+  overload,
+  idleStreams,
+} = saved;
 const elapsedSeconds = +((performance.now() - benchStart) / 1000).toFixed(0);
-console.log(`\n${config.durationSeconds} s per measurement, ${config.connections} connections, ${new Date().toISOString()}\n`);
+console.log(
+  `\n${config.durationSeconds} s per measurement, ${config.connections} connections, ${new Date().toISOString()}\n`,
+);
 console.table(rows);
 console.log('\nTargets');
 console.table(targets);
 if (memory) {
   console.log(
     `Memory: RSS of each process from /proc/<pid>/status, first after a warm-up pass over every GET and ${config.quietSeconds} s of quiet,` +
-      ` again after the ${memory?.soakSeconds} s of load that followed (every measurement, the mentions, then more GETs) and ${config.quietSeconds} s of quiet;` +
+      ` again after the ${memory?.soakSeconds} s of load that followed (every ` +
+      `measurement, the mentions, then more GETs) and ${config.quietSeconds} s of quiet;` +
       ' each time as the process left it and after a full GC (through its inspector); growth is the difference after GC.' +
       ' The outbox phase restarts collections, so it comes after.',
   );
 }
 if (cpuPerMention) {
-  console.log(`\nCPU ms per mentioned comment, by part of the system (${availableParallelism()} cores: ${availableParallelism() * 1000} ms of CPU a second)`);
+  console.log(
+    `\nCPU ms per mentioned comment, by part of the system (${availableParallelism()} cores: ${availableParallelism() * 1000} ms of CPU a second)`,
+  );
   console.table(cpuPerMention);
 }
 if (cpuPerLogin) {
-  console.log(`\nCPU ms per login (password hashing is in users#0), by part of the system, over ${config.logins} logins one at a time`);
+  console.log(
+    `\nCPU ms per login (password hashing is in users#0), by part of the system, over ${config.logins} logins one at a time`,
+  );
   console.table(cpuPerLogin);
 }
 if (cpuPerStreamedMention) {
@@ -207,8 +268,10 @@ if (cpuPerStreamedMention) {
 }
 if (notModifiedCpu) {
   console.log(
-    `\nCPU ms per GET /api/notifications/unread-count and /api/notifications at ${config.etagRate} req/s, by part of the system: 200 without If-None-Match, 304 with the current ETag` +
-      ' (the target compares notifications#0 + postgres, + gateway#0 through it; PostgreSQL: the backends of the bench’s database and the server’s own processes)',
+    `\nCPU ms per GET /api/notifications/unread-count and /api/notifications at ${config.etagRate} ` +
+      `req/s, by part of the system: 200 without If-None-Match, 304 with the current ETag` +
+      ' (the target compares notifications#0 + postgres, + gateway#0 through it; ' +
+      'PostgreSQL: the backends of the bench’s database and the server’s own processes)',
   );
   console.table(notModifiedCpu);
 }
@@ -226,46 +289,115 @@ if (writePath) {
   /** One row per part of either side, a column per side, the total last. */
   const sideBySide = (system, reference, extra = () => ({})) =>
     Object.fromEntries(
-      [...new Set([...Object.keys(system), ...Object.keys(reference)])].map((part) => [part, { system: system[part] ?? null, 'plain Node': reference[part] ?? null, ...extra(part) }]),
+      [...new Set([...Object.keys(system), ...Object.keys(reference)])].map((part) => [
+        part,
+        { system: system[part] ?? null, 'plain Node': reference[part] ?? null, ...extra(part) },
+      ]),
     );
   console.log(
     `\nWrite path: CPU ms per mentioned comment at ${rate}/s, by process (PostgreSQL: the bench database's backends and the server's own processes);` +
       ' beside, the CPU ms a second each spent idle just before',
   );
-  const idleCpu = (part) => ({ 'system idle, ms/s': measured.system.idleCpu[part] ?? null, 'plain Node idle, ms/s': measured.reference.idleCpu[part] ?? null });
+  const idleCpu = (part) => ({
+    'system idle, ms/s': measured.system.idleCpu[part] ?? null,
+    'plain Node idle, ms/s': measured.reference.idleCpu[part] ?? null,
+  });
   console.table(sideBySide(measured.system.cpu, measured.reference.cpu, idleCpu));
-  console.log(`Write path: round trips to PostgreSQL per mentioned comment at ${rate}/s, by process, less what each sends idle (idle per second beside)`);
-  const idlePerSecond = (part) => ({ 'idle/s': roundTrips.system.idlePerSecond[part] ?? roundTrips.reference.idlePerSecond[part] ?? null });
-  console.table(sideBySide({ ...roundTrips.system.byPart, total: roundTrips.system.total }, { ...roundTrips.reference.byPart, total: roundTrips.reference.total }, idlePerSecond));
+  console.log(
+    `Write path: round trips to PostgreSQL per mentioned comment at ${rate}/s, by process, less what each sends idle (idle per second beside)`,
+  );
+  const idlePerSecond = (part) => ({
+    'idle/s': roundTrips.system.idlePerSecond[part] ?? roundTrips.reference.idlePerSecond[part] ?? null,
+  });
+  console.table(
+    sideBySide(
+      { ...roundTrips.system.byPart, total: roundTrips.system.total },
+      { ...roundTrips.reference.byPart, total: roundTrips.reference.total },
+      idlePerSecond,
+    ),
+  );
   console.log('Write path: round trips per mentioned comment, by statement');
   console.table([...roundTrips.system.statements, ...roundTrips.reference.statements]);
-  console.log(`Write path: capacity steps, system ${capacity.system.capacity}/s, plain Node ${capacity.reference.capacity}/s (p50, p99: POST → event: notification)`);
+  console.log(
+    `Write path: capacity steps, system ${capacity.system.capacity}/s, plain Node ${capacity.reference.capacity}/s (p50, p99: POST → event: notification)`,
+  );
   console.table(['system', 'reference'].flatMap((name) => capacity[name].steps.map((step) => ({ of: name, ...step }))));
-  console.log(`Write path: the system's CPU ms per notification at ${rate}/s, by process, with one notification a comment and with two (total per comment last)`);
-  console.table(Object.fromEntries(writePath.notificationCases.map((run) => [run.case, { ...run.perNotification, 'total per comment': run.cpu.total }])));
+  console.log(
+    `Write path: the system's CPU ms per notification at ${rate}/s, by process, with one notification a comment and with two (total per comment last)`,
+  );
+  console.table(
+    Object.fromEntries(
+      writePath.notificationCases.map((run) => [
+        run.case,
+        { ...run.perNotification, 'total per comment': run.cpu.total },
+      ]),
+    ),
+  );
 }
 if (saved.push) {
-  console.log(`\nPush: CPU ms per mentioned comment at ${saved.push.rate}/s, by process, without push subscriptions and with one per recipient (the local push service is in the load generator)`);
+  console.log(
+    `\nPush: CPU ms per mentioned comment at ${saved.push.rate}/s, by process, without push ` +
+      `subscriptions and with one per recipient (the local push service is in the load generator)`,
+  );
   console.table({ 'no subscription': saved.push.none.cpu, 'one per recipient': saved.push.withPush.cpu });
 }
 if (tracingFigures) {
-  console.log('\nTracing off and on (every span sampled and exported over OTLP http/protobuf), one request at a time, latency in ms');
+  console.log(
+    '\nTracing off and on (every span sampled and exported over OTLP http/protobuf), one request at a time, latency in ms',
+  );
   console.table(tracingFigures);
 }
 if (supervisorCpu) {
-  console.log(`\nCPU ms per GET /api/users/{id} through the gateway of the system npm start runs (scripts/start.mjs), by process; the supervisor is concurrently in raw mode`);
+  console.log(
+    `\nCPU ms per GET /api/users/{id} through the gateway of the system npm start ` +
+      `runs (scripts/start.mjs), by process; the supervisor is concurrently in raw mode`,
+  );
   console.table(supervisorCpu.cpu);
 }
 if (idleStreams.length > 0) {
   console.log(
-    'Idle streams: RSS as memory.mjs reads it (after a full GC; as left beside), just before they opened and once all were open (each had its first unread_count);' +
-      ' one user a stream, with tokens signed by the bench. Through the gateway each stream is a socket there (its client’s; they share one HTTP/2 connection upstream): at most open-file limit − those open − 100 are opened.',
+    'Idle streams: RSS as memory.mjs reads it (after a full GC; as left beside), just ' +
+      'before they opened and once all were open (each had its first unread_count);' +
+      ' one user a stream, with tokens signed by the bench. Through the gateway each stream is a socket there (its ' +
+      'client’s; they share one HTTP/2 connection upstream): at most open-file limit − those open − 100 are opened.',
   );
 }
 console.log('\nPhases');
 console.table([...phases, { phase: 'whole bench', seconds: elapsedSeconds }]);
 const file = `bench/results/${new Date().toISOString().replaceAll(':', '-')}.json`;
-writeFileSync(file, JSON.stringify({ failure: failure?.stack, config, only: BENCH_ONLY, tableRows, bursts, wakeups, rolling, tracingFigures, cursorFigures, writePath, push: saved.push, memory, cpuPerMention, cpuPerLogin, notModifiedCpu, cpuPerStreamedMention, idleStreams, reference, supervisorCpu, overload, rows, targets, phases, elapsedSeconds }, null, 2));
+writeFileSync(
+  file,
+  JSON.stringify(
+    {
+      failure: failure?.stack,
+      config,
+      only: BENCH_ONLY,
+      tableRows,
+      bursts,
+      wakeups,
+      rolling,
+      tracingFigures,
+      cursorFigures,
+      writePath,
+      push: saved.push,
+      memory,
+      cpuPerMention,
+      cpuPerLogin,
+      notModifiedCpu,
+      cpuPerStreamedMention,
+      idleStreams,
+      reference,
+      supervisorCpu,
+      overload,
+      rows,
+      targets,
+      phases,
+      elapsedSeconds,
+    },
+    null,
+    2,
+  ),
+);
 console.log(`written to ${file}`);
 if (failure) {
   console.error(failure);

@@ -58,7 +58,9 @@ export function getScenarios(operations, fixture) {
   const known = pathsFor(fixture);
   const missing = operations.filter((op) => !known[op.template]);
   if (missing.length > 0) {
-    throw new Error(`no bench scenario for ${missing.map((op) => `GET ${op.template}`).join(', ')}: add one to bench/scenarios.mjs`);
+    throw new Error(
+      `no bench scenario for ${missing.map((op) => `GET ${op.template}`).join(', ')}: add one to bench/scenarios.mjs`,
+    );
   }
   const headers = { authorization: `Bearer ${fixture.viewer.token}` };
   return operations.flatMap((op) => {
@@ -68,7 +70,14 @@ export function getScenarios(operations, fixture) {
       const path = `${base}${query}`;
       const service = serviceFor(base);
       if (!service) throw new Error(`the gateway routes no service for ${base}`);
-      return { name: `GET ${op.template}${query}`, template: op.template, listing: op.listing, service, path, ...(op.secured ? { headers } : {}) };
+      return {
+        name: `GET ${op.template}${query}`,
+        template: op.template,
+        listing: op.listing,
+        service,
+        path,
+        ...(op.secured ? { headers } : {}),
+      };
     });
   });
 }

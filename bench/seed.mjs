@@ -17,7 +17,10 @@ const FILLED_COLLECTIONS = 100_000;
 async function call(url, { method = 'GET', token, body } = {}) {
   const response = await fetch(url, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
   if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
@@ -41,7 +44,8 @@ const iso = (column) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH2
  * A row's id from its kind and index: the same on every run, so later statements can refer to it, and
  * rising with the index, so a million rows go into the primary key's last pages rather than all over it.
  */
-const idOf = (kind, index) => `(lpad(to_hex(${index}), 8, '0') || '-0000-4000-8000-' || substr(md5('${kind}'), 1, 12))::uuid`;
+const idOf = (kind, index) =>
+  `(lpad(to_hex(${index}), 8, '0') || '-0000-4000-8000-' || substr(md5('${kind}'), 1, 12))::uuid`;
 /** Person k (0 … PEOPLE - 1) of `bench_people`. */
 const person = (alias, index) => `JOIN bench_people ${alias} ON ${alias}.k = (${index}) % ${PEOPLE}`;
 
@@ -65,10 +69,14 @@ async function seedPeople(db, passwordHash) {
        FROM (SELECT gen_random_uuid() AS event_id, * FROM users.users WHERE username LIKE 'bench\\_user\\_%') AS u`,
   );
   await db.public.query(`CREATE TABLE bench_people (k int PRIMARY KEY, id uuid NOT NULL)`);
-  await db.public.query(`INSERT INTO bench_people SELECT k, ${idOf('u', 'k')} FROM generate_series(0, ${PEOPLE - 1}) AS k`);
+  await db.public.query(
+    `INSERT INTO bench_people SELECT k, ${idOf('u', 'k')} FROM generate_series(0, ${PEOPLE - 1}) AS k`,
+  );
   for (const schema of ['content', 'comments', 'collections', 'notifications']) {
     await until(`${schema} to know the ${PEOPLE} users`, async () => {
-      const { rows } = await db.public.query(`SELECT count(*)::int AS n FROM ${schema}.users u JOIN bench_people p ON p.id = u.id`);
+      const { rows } = await db.public.query(
+        `SELECT count(*)::int AS n FROM ${schema}.users u JOIN bench_people p ON p.id = u.id`,
+      );
       return rows[0].n === PEOPLE;
     });
   }
@@ -102,7 +110,10 @@ async function seedOwned(db, { viewerId, recipeId, postId, collectionId }) {
        FROM generate_series(1, ${OWNED - 1}) AS n`,
     viewer,
   );
-  await db.content.query(`INSERT INTO content.recipe_favorites (recipe_id, user_id) SELECT id, $1 FROM content.recipes WHERE author_id = $1 AND favorite_count = 1`, viewer);
+  await db.content.query(
+    `INSERT INTO content.recipe_favorites (recipe_id, user_id) SELECT id, $1 FROM content.recipes WHERE author_id = $1 AND favorite_count = 1`,
+    viewer,
+  );
   // Comments on each of the viewer's three targets, oldest first as they are listed.
   await db.comments.query(
     `INSERT INTO comments.comments (id, target_type, target_id, author_id, content, created_at)
@@ -112,7 +123,9 @@ async function seedOwned(db, { viewerId, recipeId, postId, collectionId }) {
       CROSS JOIN (VALUES ('recipe', $1::uuid), ('post', $2::uuid), ('collection', $3::uuid)) AS t(type, id)`,
     [recipeId, postId, collectionId],
   );
-  await db.content.query(`UPDATE content.recipes SET comment_count = comment_count + ${OWNED} WHERE id = $1`, [recipeId]);
+  await db.content.query(`UPDATE content.recipes SET comment_count = comment_count + ${OWNED} WHERE id = $1`, [
+    recipeId,
+  ]);
   await db.collections.query(
     `INSERT INTO collections.collections (id, owner_id, name, description, created_at)
      SELECT gen_random_uuid(), $1, 'My board ' || n, '', now() - n * interval '1 minute' FROM generate_series(1, ${OWNED - 1}) AS n`,
@@ -137,7 +150,12 @@ async function seedOwned(db, { viewerId, recipeId, postId, collectionId }) {
      SELECT $2, id, created_at FROM collections.saved_items WHERE user_id = $1 ORDER BY created_at DESC LIMIT ${OWNED / 2}`,
     [viewerId, collectionId],
   );
-  await insertNotifications(db.notifications, 'viewer', `generate_series(1, ${OWNED}) AS i JOIN (SELECT $1::uuid AS id) AS r ON true`, viewer);
+  await insertNotifications(
+    db.notifications,
+    'viewer',
+    `generate_series(1, ${OWNED}) AS i JOIN (SELECT $1::uuid AS id) AS r ON true`,
+    viewer,
+  );
 }
 
 /**
@@ -238,7 +256,12 @@ export async function seedFixture({ urlOf }, pools) {
   const { recipe } = await call(`${api}/recipes`, {
     method: 'POST',
     token,
-    body: { title: 'Bench recipe', cameraModel: 'X-T5', filmSimulation: 'Velvia', imageUrls: ['https://cdn.example.com/bench.jpg'] },
+    body: {
+      title: 'Bench recipe',
+      cameraModel: 'X-T5',
+      filmSimulation: 'Velvia',
+      imageUrls: ['https://cdn.example.com/bench.jpg'],
+    },
   });
   const { post } = await call(`${api}/posts`, { method: 'POST', token, body: { title: 'Bench post' } });
   const { collection } = await call(`${api}/collections`, { method: 'POST', token, body: { name: 'Bench board' } });
@@ -254,19 +277,42 @@ export async function seedFixture({ urlOf }, pools) {
   });
   // A comment of the viewer's on their recipe with three replies of theirs (docs/api.md §11.4), for the
   // replies listing: nobody is told of a comment on their own recipe.
-  const { comment } = await call(`${api}/recipes/${recipe.id}/comments`, { method: 'POST', token, body: { content: 'Bench thread' } });
-  for (const n of [1, 2, 3]) await call(`${api}/recipes/${recipe.id}/comments`, { method: 'POST', token, body: { content: `Bench reply ${n}`, parentId: comment.id } });
+  const { comment } = await call(`${api}/recipes/${recipe.id}/comments`, {
+    method: 'POST',
+    token,
+    body: { content: 'Bench thread' },
+  });
+  for (const n of [1, 2, 3])
+    await call(`${api}/recipes/${recipe.id}/comments`, {
+      method: 'POST',
+      token,
+      body: { content: `Bench reply ${n}`, parentId: comment.id },
+    });
   const { rows } = await pool.query('SELECT password_hash FROM users.users WHERE id = $1', [viewer.user.id]);
   await seedPeople(pools, rows[0].password_hash);
   await seedPosts(pools);
-  await seedOwned(pools, { viewerId: viewer.user.id, recipeId: recipe.id, postId: post.id, collectionId: collection.id });
+  await seedOwned(pools, {
+    viewerId: viewer.user.id,
+    recipeId: recipe.id,
+    postId: post.id,
+    collectionId: collection.id,
+  });
   return { viewer, friend, recipeId: recipe.id, postId: post.id, collectionId: collection.id, commentId: comment.id };
 }
 
 /** Rows in the biggest of the listings' tables, to print beside the scale figures. */
 export async function tableSizes({ public: pool }) {
-  const tables = ['content.recipes', 'comments.comments', 'collections.collections', 'collections.saved_items', 'collections.collection_items', 'notifications.notifications'];
-  const { rows } = await pool.query(`SELECT ${tables.map((t, i) => `(SELECT count(*) FROM ${t})::int AS t${i}`).join(', ')}`);
+  const tables = [
+    'content.recipes',
+    'comments.comments',
+    'collections.collections',
+    'collections.saved_items',
+    'collections.collection_items',
+    'notifications.notifications',
+  ];
+  const { rows } = await pool.query(
+    `SELECT ${tables.map((t, i) => `(SELECT count(*) FROM ${t})::int AS t${i}`).join(', ')}`,
+  );
   return Object.fromEntries(tables.map((t, i) => [t, rows[0][`t${i}`]]));
 }
 

@@ -35,20 +35,28 @@ const UNREAD_COUNT_PATH = '/api/notifications/unread-count';
 /** The two reads a client polls, each with its validator. */
 export const CONDITIONAL_READS = { 'unread-count': UNREAD_COUNT_PATH, list: '/api/notifications' };
 
-/** Signs tokens for any user with the key of the system `name`, with the claims (issuer, audience, lifetime) of `template`. */
+/**
+ * Signs tokens for any user with the key of the system `name`, with the claims (issuer, audience, lifetime) of
+ * `template`.
+ */
 export function tokenSigner(name, template) {
   const key = createPrivateKey(readFileSync(resolve(`.keys/${name}/jwt-private.pem`)));
   const [header, payload] = template.split('.');
   const { iss, aud, iat, exp } = JSON.parse(Buffer.from(payload, 'base64url'));
   return ({ id, username }) => {
     const now = Math.floor(Date.now() / 1000);
-    const claims = Buffer.from(JSON.stringify({ sub: id, username, iat: now, exp: now + (exp - iat), iss, aud })).toString('base64url');
+    const claims = Buffer.from(
+      JSON.stringify({ sub: id, username, iat: now, exp: now + (exp - iat), iss, aud }),
+    ).toString('base64url');
     const input = `${header}.${claims}`;
     return `${input}.${sign(null, Buffer.from(input), key).toString('base64url')}`;
   };
 }
 
-/** One event of a `text/event-stream`, as `EventSource` would dispatch it (libs/testing/src/sse.ts, in short); undefined for a comment. */
+/**
+ * One event of a `text/event-stream`, as `EventSource` would dispatch it (libs/testing/src/sse.ts, in short); undefined
+ * for a comment.
+ */
 function parseEvent(block) {
   const event = { event: 'message', data: '' };
   let fields = 0;
@@ -73,33 +81,37 @@ function parseEvent(block) {
 function openStream(url, token, agent, onEvent = () => {}) {
   return new Promise((resolveOpen, rejectOpen) => {
     const stream = { ended: false, close: () => req.destroy() };
-    const req = get(url, { agent, headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } }, (response) => {
-      if (response.statusCode !== 200) {
-        response.resume();
-        rejectOpen(new Error(`${url}: ${response.statusCode}`));
-        return;
-      }
-      response.setEncoding('utf8');
-      let buffer = '';
-      let opened = false;
-      response.on('data', (chunk) => {
-        const at = performance.now();
-        buffer += chunk;
-        for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-          const event = parseEvent(buffer.slice(0, end));
-          buffer = buffer.slice(end + 2);
-          if (event === undefined) continue;
-          if (!opened && event.event === 'unread_count') {
-            opened = true;
-            resolveOpen(stream);
-          } else if (opened) onEvent(event, at);
+    const req = get(
+      url,
+      { agent, headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } },
+      (response) => {
+        if (response.statusCode !== 200) {
+          response.resume();
+          rejectOpen(new Error(`${url}: ${response.statusCode}`));
+          return;
         }
-      });
-      response.on('close', () => {
-        stream.ended = true;
-        if (!opened) rejectOpen(new Error(`${url}: the stream ended before its first unread_count`));
-      });
-    });
+        response.setEncoding('utf8');
+        let buffer = '';
+        let opened = false;
+        response.on('data', (chunk) => {
+          const at = performance.now();
+          buffer += chunk;
+          for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+            const event = parseEvent(buffer.slice(0, end));
+            buffer = buffer.slice(end + 2);
+            if (event === undefined) continue;
+            if (!opened && event.event === 'unread_count') {
+              opened = true;
+              resolveOpen(stream);
+            } else if (opened) onEvent(event, at);
+          }
+        });
+        response.on('close', () => {
+          stream.ended = true;
+          if (!opened) rejectOpen(new Error(`${url}: the stream ended before its first unread_count`));
+        });
+      },
+    );
     req.on('error', (error) => {
       stream.ended = true;
       rejectOpen(error);
@@ -113,10 +125,13 @@ export async function openStreams(url, tokens, { batch = 200, onEvent = () => ()
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
   try {
     for (let i = 0; i < tokens.length; i += batch) {
-      const opened = await Promise.allSettled(tokens.slice(i, i + batch).map((token, j) => openStream(url, token, agent, onEvent(i + j))));
+      const opened = await Promise.allSettled(
+        tokens.slice(i, i + batch).map((token, j) => openStream(url, token, agent, onEvent(i + j))),
+      );
       for (const result of opened) if (result.status === 'fulfilled') streams.push(result.value);
       const failed = opened.find((result) => result.status === 'rejected');
-      if (failed) throw new Error(`stream ${streams.length + 1} of ${tokens.length} did not open: ${failed.reason.message}`);
+      if (failed)
+        throw new Error(`stream ${streams.length + 1} of ${tokens.length} did not open: ${failed.reason.message}`);
     }
   } catch (error) {
     for (const stream of streams) stream.close();
@@ -125,7 +140,9 @@ export async function openStreams(url, tokens, { batch = 200, onEvent = () => ()
   return streams;
 }
 
-/** Closes `streams` and waits until the notifications service has forgotten every open stream (its `open_streams` rows). */
+/**
+ * Closes `streams` and waits until the notifications service has forgotten every open stream (its `open_streams` rows).
+ */
 export async function closeStreams(streams, pool) {
   for (const stream of streams) stream.close();
   for (const deadline = Date.now() + 60_000; Date.now() < deadline; await pause(200)) {
@@ -141,7 +158,13 @@ export async function closeStreams(streams, pool) {
  * POST's start until its `event: notification` arrives on that person's stream. `cpu`: CPU ms per
  * comment by part of the system (cpu.mjs), while the streams are open.
  */
-export async function streamedMentionLatency(system, pools, fixture, signToken, { database, streams: count, mentioned, rate, seconds }) {
+export async function streamedMentionLatency(
+  system,
+  pools,
+  fixture,
+  signToken,
+  { database, streams: count, mentioned, rate, seconds },
+) {
   const { urlOf } = system;
   const { rows: people } = await pools.public.query('SELECT k, id FROM bench_people ORDER BY k LIMIT $1', [count]);
   if (people.length < count) throw new Error(`${count} streams need as many seeded people, there are ${people.length}`);
@@ -182,7 +205,11 @@ export async function streamedMentionLatency(system, pools, fixture, signToken, 
     const achievedRate = total / ((performance.now() - start) / 1000);
     const comments = (await Promise.all(sent)).filter((comment) => comment !== undefined);
     // Stragglers get ten seconds; one that never arrives counts as an error.
-    for (const deadline = Date.now() + 10_000; Date.now() < deadline && comments.some(({ commentId }) => !arrivedAt.has(commentId)); ) await pause(50);
+    for (
+      const deadline = Date.now() + 10_000;
+      Date.now() < deadline && comments.some(({ commentId }) => !arrivedAt.has(commentId));
+    )
+      await pause(50);
     // While the streams are open, from the first comment until the last one's event (or the stragglers' deadline).
     const cpu = stopCpu(total).perUnit;
 
@@ -224,7 +251,13 @@ async function memoryUsage(serviceProcess) {
   const socket = new WebSocket(targets[0].webSocketDebuggerUrl);
   const usage = await new Promise((resolveUsage, reject) => {
     socket.addEventListener('open', () =>
-      socket.send(JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true } })),
+      socket.send(
+        JSON.stringify({
+          id: 1,
+          method: 'Runtime.evaluate',
+          params: { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true },
+        }),
+      ),
     );
     socket.addEventListener('message', (message) => {
       const { id, result } = JSON.parse(message.data);
@@ -234,7 +267,12 @@ async function memoryUsage(serviceProcess) {
   });
   socket.close();
   const mb = (bytes) => +(bytes / 1024 / 1024).toFixed(1);
-  return { heapUsedMb: mb(usage.heapUsed), heapTotalMb: mb(usage.heapTotal), externalMb: mb(usage.external), arrayBuffersMb: mb(usage.arrayBuffers) };
+  return {
+    heapUsedMb: mb(usage.heapUsed),
+    heapTotalMb: mb(usage.heapTotal),
+    externalMb: mb(usage.external),
+    arrayBuffersMb: mb(usage.arrayBuffers),
+  };
 }
 
 /**
@@ -253,7 +291,9 @@ export async function idleStreamMemory(system, pools, signToken, { count, via })
     fdLimit = limit;
     opening = Math.min(count, limit - open - GATEWAY_FD_MARGIN);
   }
-  const tokens = Array.from({ length: opening }, (_, i) => signToken({ id: randomUUID(), username: `bench_idle_${i}` }));
+  const tokens = Array.from({ length: opening }, (_, i) =>
+    signToken({ id: randomUUID(), username: `bench_idle_${i}` }),
+  );
   const before = await sampleRss(system);
   const openStart = performance.now();
   const streams = await openStreams(`${system.urlOf(via)}${STREAM_PATH}`, tokens);
@@ -292,42 +332,43 @@ export async function idleStreamMemory(system, pools, signToken, { count, via })
 export async function notModifiedCost(system, fixture, { database, rate, connections, seconds }) {
   const authorization = `Bearer ${fixture.viewer.token}`;
   const results = [];
-  for (const [read, path] of Object.entries(CONDITIONAL_READS)) for (const via of ['notifications', 'gateway']) {
-    const url = `${system.urlOf(via)}${path}`;
-    const first = await fetch(url, { headers: { authorization } });
-    await first.arrayBuffer();
-    const etag = first.headers.get('etag');
-    if (first.status !== 200 || !etag) throw new Error(`GET ${url}: ${first.status}, ETag ${etag}`);
-    for (const [status, headers] of [
-      [200, { authorization }],
-      [304, { authorization, 'if-none-match': etag }],
-    ]) {
-      const options = { url, headers, connections, overallRate: rate };
-      await autocannon({ ...options, duration: 1 });
-      const stopCpu = cpuMeter(system, database);
-      const result = await autocannon({ ...options, duration: seconds });
-      const answered = result.requests.total;
-      const { perUnit: cpu, raw } = stopCpu(answered);
-      // Summed before dividing, to more places than cpuPer rounds each part to.
-      const served = ['notifications#0', 'postgres', ...(via === 'gateway' ? ['gateway#0'] : [])];
-      const servedMs = served.reduce((sum, part) => sum + raw[part], 0);
-      const wrong = Object.entries(result.statusCodeStats ?? {})
-        .filter(([code]) => Number(code) !== status)
-        .map(([code, { count }]) => `${code}×${count}`);
-      results.push({
-        read,
-        status,
-        via: via === 'gateway' ? 'gateway' : 'direct (notifications)',
-        requestsPerSecond: Math.round(result.requests.average),
-        p50Ms: result.latency.p50,
-        p99Ms: result.latency.p99,
-        answered,
-        errors: result.errors + result.timeouts + (answered - (result.statusCodeStats?.[status]?.count ?? 0)),
-        ...(wrong.length > 0 ? { errorKinds: wrong.join(' ') } : {}),
-        cpuMsPerRequest: +(servedMs / answered).toFixed(3),
-        cpu,
-      });
+  for (const [read, path] of Object.entries(CONDITIONAL_READS))
+    for (const via of ['notifications', 'gateway']) {
+      const url = `${system.urlOf(via)}${path}`;
+      const first = await fetch(url, { headers: { authorization } });
+      await first.arrayBuffer();
+      const etag = first.headers.get('etag');
+      if (first.status !== 200 || !etag) throw new Error(`GET ${url}: ${first.status}, ETag ${etag}`);
+      for (const [status, headers] of [
+        [200, { authorization }],
+        [304, { authorization, 'if-none-match': etag }],
+      ]) {
+        const options = { url, headers, connections, overallRate: rate };
+        await autocannon({ ...options, duration: 1 });
+        const stopCpu = cpuMeter(system, database);
+        const result = await autocannon({ ...options, duration: seconds });
+        const answered = result.requests.total;
+        const { perUnit: cpu, raw } = stopCpu(answered);
+        // Summed before dividing, to more places than cpuPer rounds each part to.
+        const served = ['notifications#0', 'postgres', ...(via === 'gateway' ? ['gateway#0'] : [])];
+        const servedMs = served.reduce((sum, part) => sum + raw[part], 0);
+        const wrong = Object.entries(result.statusCodeStats ?? {})
+          .filter(([code]) => Number(code) !== status)
+          .map(([code, { count }]) => `${code}×${count}`);
+        results.push({
+          read,
+          status,
+          via: via === 'gateway' ? 'gateway' : 'direct (notifications)',
+          requestsPerSecond: Math.round(result.requests.average),
+          p50Ms: result.latency.p50,
+          p99Ms: result.latency.p99,
+          answered,
+          errors: result.errors + result.timeouts + (answered - (result.statusCodeStats?.[status]?.count ?? 0)),
+          ...(wrong.length > 0 ? { errorKinds: wrong.join(' ') } : {}),
+          cpuMsPerRequest: +(servedMs / answered).toFixed(3),
+          cpu,
+        });
+      }
     }
-  }
   return results;
 }

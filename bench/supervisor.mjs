@@ -20,7 +20,9 @@ function childrenOf(pid) {
     .flatMap((child) => {
       try {
         const [name, rest] = readFileSync(`/proc/${child}/stat`, 'utf8').split(') ');
-        return Number(rest.split(' ')[1]) === pid ? [{ pid: Number(child), name: name.slice(name.indexOf('(') + 1) }] : [];
+        return Number(rest.split(' ')[1]) === pid
+          ? [{ pid: Number(child), name: name.slice(name.indexOf('(') + 1) }]
+          : [];
       } catch {
         return []; // gone meanwhile
       }
@@ -36,7 +38,8 @@ function supervisedProcesses(supervisorPid) {
   for (const child of childrenOf(supervisorPid)) {
     const [service] = child.name === 'sh' ? childrenOf(child.pid) : [child];
     if (child.name === 'sh') parts.supervisor.push(child.pid);
-    const name = service && /services\/([^/]+)\/dist\/server\.js/.exec(readFileSync(`/proc/${service.pid}/cmdline`, 'utf8'))?.[1];
+    const name =
+      service && /services\/([^/]+)\/dist\/server\.js/.exec(readFileSync(`/proc/${service.pid}/cmdline`, 'utf8'))?.[1];
     if (name) parts[name] = service.pid;
   }
   return parts;
@@ -55,7 +58,16 @@ function isRunning(pid) {
  * Runs scripts/start.mjs with `portOffset`, measures GET /api/users/{id} through its gateway at
  * `connections` for `durationSeconds`, and returns the figures with CPU ms per request of every process.
  */
-export async function supervisorCost({ name, portOffset, adminDatabaseUrl, amqpUrl, env, connections, durationSeconds, logFile }) {
+export async function supervisorCost({
+  name,
+  portOffset,
+  adminDatabaseUrl,
+  amqpUrl,
+  env,
+  connections,
+  durationSeconds,
+  logFile,
+}) {
   const databaseUrl = new URL(adminDatabaseUrl);
   databaseUrl.pathname = `/${name}`;
   const exchange = `recipes.${name}`;
@@ -66,17 +78,35 @@ export async function supervisorCost({ name, portOffset, adminDatabaseUrl, amqpU
   await cleanUp();
   const log = openSync(logFile, 'w');
   const supervisor = spawn(process.execPath, ['scripts/start.mjs'], {
-    env: { ...process.env, ...env, PORT_OFFSET: String(portOffset), DATABASE_URL: databaseUrl.toString(), AMQP_URL: amqpUrl, EVENTS_EXCHANGE: exchange },
+    env: {
+      ...process.env,
+      ...env,
+      PORT_OFFSET: String(portOffset),
+      DATABASE_URL: databaseUrl.toString(),
+      AMQP_URL: amqpUrl,
+      EVENTS_EXCHANGE: exchange,
+    },
     stdio: ['ignore', log, log],
   });
   const exited = new Promise((resolve) => supervisor.once('exit', resolve));
   const urlOf = (name) => `http://127.0.0.1:${services.find((s) => s.name === name).port + portOffset}`;
   const gateway = urlOf('gateway');
   // Every process, not only the gateway: its readiness does not wait for the services behind it.
-  const allReady = async () => (await Promise.all(services.map(({ name }) => fetch(`${urlOf(name)}/health/ready`).then((r) => r.ok, () => false)))).every(Boolean);
+  const allReady = async () =>
+    (
+      await Promise.all(
+        services.map(({ name }) =>
+          fetch(`${urlOf(name)}/health/ready`).then(
+            (r) => r.ok,
+            () => false,
+          ),
+        ),
+      )
+    ).every(Boolean);
   try {
-    for (const deadline = Date.now() + 60_000; !(await allReady()); ) {
-      if (supervisor.exitCode !== null) throw new Error(`scripts/start.mjs exited with ${supervisor.exitCode}: see ${logFile}`);
+    for (const deadline = Date.now() + 60_000; !(await allReady());) {
+      if (supervisor.exitCode !== null)
+        throw new Error(`scripts/start.mjs exited with ${supervisor.exitCode}: see ${logFile}`);
       if (Date.now() > deadline) throw new Error(`npm start's system was not ready within 60 s: see ${logFile}`);
       await pause(200);
     }
@@ -88,7 +118,12 @@ export async function supervisorCost({ name, portOffset, adminDatabaseUrl, amqpU
     const before = cpuSample(system, { extra: parts, database: name });
     const own = process.cpuUsage();
     const figures = await measure({ url, connections, durationSeconds, warmupSeconds: 0 });
-    const cpu = cpuPer(figures.requests, before, cpuSample(system, { extra: parts, database: name }), process.cpuUsage(own));
+    const cpu = cpuPer(
+      figures.requests,
+      before,
+      cpuSample(system, { extra: parts, database: name }),
+      process.cpuUsage(own),
+    );
     return { ...figures, cpu };
   } finally {
     // The supervisor may exit before its children, and a service still running would declare its queues
@@ -96,7 +131,7 @@ export async function supervisorCost({ name, portOffset, adminDatabaseUrl, amqpU
     const processes = Object.values(supervisedProcesses(supervisor.pid)).flat();
     supervisor.kill('SIGTERM');
     await Promise.race([exited, pause(10_000)]);
-    for (const deadline = Date.now() + 10_000; processes.some(isRunning) && Date.now() < deadline; ) await pause(100);
+    for (const deadline = Date.now() + 10_000; processes.some(isRunning) && Date.now() < deadline;) await pause(100);
     closeSync(log);
     await cleanUp();
   }

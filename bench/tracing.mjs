@@ -28,7 +28,11 @@ async function startReceiver() {
     });
   });
   await new Promise((listening) => server.listen(0, '127.0.0.1', listening));
-  return { url: `http://127.0.0.1:${server.address().port}`, exports: () => exports, close: () => new Promise((closed) => server.close(closed)) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    exports: () => exports,
+    close: () => new Promise((closed) => server.close(closed)),
+  };
 }
 
 const round = (ms) => +ms.toFixed(2);
@@ -59,7 +63,11 @@ async function mentions(api, recipeId, author, mentioned) {
   stream.close();
   const figures = (times) => {
     times.sort((a, b) => a - b);
-    return { p50Ms: round(percentile(times, 50)), p99Ms: round(percentile(times, 99)), meanMs: round(times.reduce((sum, t) => sum + t, 0) / times.length) };
+    return {
+      p50Ms: round(percentile(times, 50)),
+      p99Ms: round(percentile(times, 99)),
+      meanMs: round(times.reduce((sum, t) => sum + t, 0) / times.length),
+    };
   };
   return { post: figures(posts), toFrame: figures(frames) };
 }
@@ -89,7 +97,11 @@ async function run(tracing) {
       headers: { authorization: `Bearer ${author.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'Traced', cameraModel: 'X100V', filmSimulation: 'Acros' }),
     }).then((response) => response.json());
-    const read = await sequential({ url: `${api}/recipes/${recipe.recipe.id}`, headers: { authorization: `Bearer ${author.token}` }, seconds: READ_SECONDS });
+    const read = await sequential({
+      url: `${api}/recipes/${recipe.recipe.id}`,
+      headers: { authorization: `Bearer ${author.token}` },
+      seconds: READ_SECONDS,
+    });
     const mention = await mentions(api, recipe.recipe.id, author, mentioned);
     return { tracing: tracing ? 'on' : 'off', read, mention, ...(receiver ? { otlpExports: receiver.exports() } : {}) };
   } finally {

@@ -40,7 +40,10 @@ const STRAGGLER_MS = 10_000;
 
 const referencePart = (role) => `${role} (reference)`;
 
-/** The reference's tables, copied from the services' with their columns, defaults, checks and indexes; the users read model and the recipe as the comments service has them. */
+/**
+ * The reference's tables, copied from the services' with their columns, defaults, checks and indexes; the users read
+ * model and the recipe as the comments service has them.
+ */
 async function createReferenceTables(pool, recipeId) {
   await pool.query(`CREATE SCHEMA ${SCHEMA}`);
   const copies = {
@@ -52,11 +55,17 @@ async function createReferenceTables(pool, recipeId) {
     notifications: 'notifications.notifications',
     notification_counts: 'notifications.notification_counts',
   };
-  for (const [table, source] of Object.entries(copies)) await pool.query(`CREATE TABLE ${SCHEMA}.${table} (LIKE ${source} INCLUDING ALL)`);
+  for (const [table, source] of Object.entries(copies))
+    await pool.query(`CREATE TABLE ${SCHEMA}.${table} (LIKE ${source} INCLUDING ALL)`);
   // LIKE leaves foreign keys out: the mention rows keep theirs.
-  await pool.query(`CREATE TABLE ${SCHEMA}.recipe_comment_mentions (LIKE comments.recipe_comment_mentions INCLUDING ALL, FOREIGN KEY (comment_id) REFERENCES ${SCHEMA}.comments)`);
+  await pool.query(
+    `CREATE TABLE ${SCHEMA}.recipe_comment_mentions (LIKE comments.recipe_comment_mentions ` +
+      `INCLUDING ALL, FOREIGN KEY (comment_id) REFERENCES ${SCHEMA}.comments)`,
+  );
   await pool.query(`INSERT INTO ${SCHEMA}.users SELECT * FROM comments.users`);
-  await pool.query(`INSERT INTO ${SCHEMA}.content_items SELECT * FROM comments.content_items WHERE id = $1`, [recipeId]);
+  await pool.query(`INSERT INTO ${SCHEMA}.content_items SELECT * FROM comments.content_items WHERE id = $1`, [
+    recipeId,
+  ]);
 }
 
 /** Resolves once process `pid` has exited. */
@@ -106,7 +115,8 @@ async function allArrived(served, comments) {
 }
 
 /**
- * Open loop at `rate` for `seconds`: comment i by author i % 20, mentioning user i % 20; then its stragglers. The POSTs'
+ * Open loop at `rate` for `seconds`: comment i by author i % 20, mentioning user i % 20; then its stragglers. The
+ * POSTs'
  * answers (open-loop.mjs `tally`), and from each comment's sending to its `event: notification`
  * (mentions.mjs `latencyFigures`: `errors` counts those that never arrived, failed POSTs included).
  * `workload` (the side's by default) may give each author a `postUrls` of its own; `createdIds` gets
@@ -120,15 +130,28 @@ async function mentionRun(served, { rate, seconds, workload = served.workload, c
     sentAt[i] = performance.now();
     const author = i % authorHeaders.length;
     const body = JSON.stringify({ content: `Write path ${i} for @${mentioned[i % mentioned.length].username}` });
-    return { method: 'POST', url: postUrls?.[author] ?? served.postUrl, headers: authorHeaders[author], body, keepBody: true };
+    return {
+      method: 'POST',
+      url: postUrls?.[author] ?? served.postUrl,
+      headers: authorHeaders[author],
+      body,
+      keepBody: true,
+    };
   };
   const duplicatesBefore = served.duplicates;
   try {
     const { sentPerSecond, answers } = await schedule(next, [{ rate, seconds }], { agent });
-    const comments = answers.flatMap((answer, i) => (answer.status === 201 ? [{ commentId: JSON.parse(answer.body).comment.id, sentAt: sentAt[i] }] : []));
+    const comments = answers.flatMap((answer, i) =>
+      answer.status === 201 ? [{ commentId: JSON.parse(answer.body).comment.id, sentAt: sentAt[i] }] : [],
+    );
     createdIds.push(...comments.map((c) => c.commentId));
     await allArrived(served, comments);
-    return { ...latencyFigures(comments, served.arrivedAt, answers.length, sentPerSecond[0]), created: comments.length, duplicates: served.duplicates - duplicatesBefore, posts: tally(answers) };
+    return {
+      ...latencyFigures(comments, served.arrivedAt, answers.length, sentPerSecond[0]),
+      created: comments.length,
+      duplicates: served.duplicates - duplicatesBefore,
+      posts: tally(answers),
+    };
   } finally {
     agent.destroy();
   }
@@ -139,10 +162,28 @@ async function capacityOf(served, { start, stepSeconds, factor, refineSteps }) {
   const steps = [];
   const step = async (rate) => {
     const run = await mentionRun(served, { rate, seconds: stepSeconds });
-    const pass = run.errors === 0 && run.duplicates === 0 && run.posts.ok === run.posts.answers && run.p99Ms !== null && run.p99Ms < CAPACITY_P99_MS && run.requestsPerSecond >= 0.95 * rate;
+    const pass =
+      run.errors === 0 &&
+      run.duplicates === 0 &&
+      run.posts.ok === run.posts.answers &&
+      run.p99Ms !== null &&
+      run.p99Ms < CAPACITY_P99_MS &&
+      run.requestsPerSecond >= 0.95 * rate;
     const { answers, ok, refused, tooMany, timeouts, other, admitted } = run.posts;
     const notArrived = run.errors - (answers - ok);
-    steps.push({ rate, pass, sentPerSecond: run.requestsPerSecond, p50Ms: run.p50Ms, p99Ms: run.p99Ms, postP99Ms: admitted.p99, refused, tooMany, timeouts, other, notArrived });
+    steps.push({
+      rate,
+      pass,
+      sentPerSecond: run.requestsPerSecond,
+      p50Ms: run.p50Ms,
+      p99Ms: run.p99Ms,
+      postP99Ms: admitted.p99,
+      refused,
+      tooMany,
+      timeouts,
+      other,
+      notArrived,
+    });
     console.log(
       `    ${served.name} at ${rate}/s: ${pass ? 'pass' : 'fail'} (to the stream p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms; POST p99 ${admitted.p99} ms;` +
         ` ${refused} 503, ${tooMany} 429, ${timeouts} timeouts, ${other} others; ${notArrived} created not on the stream; sent at ${run.requestsPerSecond}/s)`,
@@ -166,7 +207,12 @@ async function cpuRun(served, { idleSeconds, settled, ...options }) {
   const createdIds = [];
   const { posts: _posts, ...run } = await mentionRun(served, { ...options, createdIds });
   const notifications = settled ? await settled(createdIds) : undefined;
-  return { ...run, cpu: cpuPer(run.sent, before, served.cpuNow(), process.cpuUsage(own)), idleCpu, ...(settled ? { notifications } : {}) };
+  return {
+    ...run,
+    cpu: cpuPer(run.sent, before, served.cpuNow(), process.cpuUsage(own)),
+    idleCpu,
+    ...(settled ? { notifications } : {}),
+  };
 }
 
 /**
@@ -181,14 +227,20 @@ async function notificationCases(served, { pool, gatewayUrl, rate, seconds, idle
   const urlOf = (recipeId) => `${gatewayUrl}/api/recipes/${recipeId}/comments`;
   const cases = [
     ['one notification (a mention, on the author’s own recipe)', 1, recipeIds.map(urlOf)],
-    ['two notifications (a mention, on another user’s recipe)', 2, recipeIds.map((_, n) => urlOf(recipeIds[(n + 1) % recipeIds.length]))],
+    [
+      'two notifications (a mention, on another user’s recipe)',
+      2,
+      recipeIds.map((_, n) => urlOf(recipeIds[(n + 1) % recipeIds.length])),
+    ],
   ];
   const runs = [];
   for (const [name, perComment, postUrls] of cases) {
     const workload = { ...served.workload, authorHeaders, postUrls };
     const settled = (commentIds) => notificationsOf(pool, commentIds, commentIds.length * perComment);
     const { cpu, idleCpu: _idleCpu, ...run } = await cpuRun(served, { rate, seconds, idleSeconds, workload, settled });
-    const perNotification = Object.fromEntries(Object.entries(cpu).map(([part, ms]) => [part, +((ms * run.sent) / Math.max(run.notifications, 1)).toFixed(2)]));
+    const perNotification = Object.fromEntries(
+      Object.entries(cpu).map(([part, ms]) => [part, +((ms * run.sent) / Math.max(run.notifications, 1)).toFixed(2)]),
+    );
     runs.push({ case: name, ...run, cpu, perNotification });
   }
   return runs;
@@ -215,7 +267,9 @@ async function crowdedRuns(served, { tokens, streamUrl, closeAll, rates, seconds
   }
 }
 
-/** Restarts each of `processes` (scripts/system.mjs ServiceProcess) with the environment `envOf` gives it, all at once. */
+/**
+ * Restarts each of `processes` (scripts/system.mjs ServiceProcess) with the environment `envOf` gives it, all at once.
+ */
 async function restartWith(processes, envOf) {
   await Promise.all(
     processes.map((serviceProcess) => {
@@ -249,14 +303,25 @@ async function roundTrips(served, counter, parts, { rate, seconds }) {
     for (const text of new Set([...Object.keys(during), ...Object.keys(before)])) {
       const net = (during[text] ?? 0) - (before[text] ?? 0) * idleShare;
       sum += net;
-      if (Math.abs(net / run.created) >= 0.01) statements.push({ part, perComment: perComment(net, run.created), statement: text });
+      if (Math.abs(net / run.created) >= 0.01)
+        statements.push({ part, perComment: perComment(net, run.created), statement: text });
     }
     byPart[part] = perComment(sum, run.created);
     idlePerSecond[part] = +(Object.values(before).reduce((total, n) => total + n, 0) / idle.seconds).toFixed(1);
   }
   statements.sort((a, b) => a.part.localeCompare(b.part) || b.perComment - a.perComment);
-  const total = +Object.values(byPart).reduce((all, n) => all + n, 0).toFixed(2);
-  return { comments: run.created, errors: run.errors, seconds: +busy.seconds.toFixed(1), byPart, total, idlePerSecond, statements };
+  const total = +Object.values(byPart)
+    .reduce((all, n) => all + n, 0)
+    .toFixed(2);
+  return {
+    comments: run.created,
+    errors: run.errors,
+    seconds: +busy.seconds.toFixed(1),
+    byPart,
+    total,
+    idlePerSecond,
+    statements,
+  };
 }
 
 /**
@@ -266,14 +331,33 @@ async function roundTrips(served, counter, parts, { rate, seconds }) {
  * CPU at `rate` (else half the lower capacity) for `seconds`; round trips for `countSeconds`; the system
  * again at each of `crowdShares` of its capacity with `crowdStreams` streams open in all.
  */
-export async function writePathComparison({ system, pools, fixture, signToken, database, amqpUrl, ports, start, stepSeconds, factor, refineSteps, rate: fixedRate, seconds, countSeconds, crowdStreams, crowdShares }) {
+export async function writePathComparison({
+  system,
+  pools,
+  fixture,
+  signToken,
+  database,
+  amqpUrl,
+  ports,
+  start,
+  stepSeconds,
+  factor,
+  refineSteps,
+  rate: fixedRate,
+  seconds,
+  countSeconds,
+  crowdStreams,
+  crowdShares,
+}) {
   const cleanUp = async () => {
     await pools.public.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
     await removeExchangeFamily(amqpUrl, EXCHANGE);
   };
   await cleanUp(); // what an interrupted run left
   await createReferenceTables(pools.public, fixture.recipeId);
-  const { rows } = await pools.public.query('SELECT k, id FROM bench_people ORDER BY k LIMIT $1', [Math.max(crowdStreams, MENTIONED_USERS + AUTHORS)]);
+  const { rows } = await pools.public.query('SELECT k, id FROM bench_people ORDER BY k LIMIT $1', [
+    Math.max(crowdStreams, MENTIONED_USERS + AUTHORS),
+  ]);
   const people = rows.map(({ k, id }) => ({ id, username: `bench_user_${k}` }));
   // The crowd: streams of users nobody here mentions, the authors first.
   const crowdTokens = people.slice(MENTIONED_USERS, crowdStreams).map((user) => signToken(user));
@@ -281,7 +365,9 @@ export async function writePathComparison({ system, pools, fixture, signToken, d
   const workload = {
     mentioned,
     streamTokens: mentioned.map((user) => signToken(user)),
-    authorHeaders: people.slice(MENTIONED_USERS).map((user) => ({ authorization: `Bearer ${signToken(user)}`, 'content-type': 'application/json' })),
+    authorHeaders: people
+      .slice(MENTIONED_USERS)
+      .map((user) => ({ authorization: `Bearer ${signToken(user)}`, 'content-type': 'application/json' })),
   };
   const path = `/api/recipes/${fixture.recipeId}/comments`;
   const publicKeyFile = system.process('users').env.JWT_PUBLIC_KEY_FILE;
@@ -320,7 +406,14 @@ export async function writePathComparison({ system, pools, fixture, signToken, d
       streamUrl: () => `${reference.notifications.url}${STREAM_PATH}`,
       workload,
       closeAll: async (streams) => streams.forEach((stream) => stream.close()),
-      cpuNow: () => cpuSample({ processes: [] }, { extra: Object.fromEntries(REFERENCE_ROLES.map((role) => [referencePart(role), reference[role].pid])), database }),
+      cpuNow: () =>
+        cpuSample(
+          { processes: [] },
+          {
+            extra: Object.fromEntries(REFERENCE_ROLES.map((role) => [referencePart(role), reference[role].pid])),
+            database,
+          },
+        ),
     }),
   ];
   const [ours, floor] = sides;
@@ -340,8 +433,15 @@ export async function writePathComparison({ system, pools, fixture, signToken, d
     const lower = Math.min(...sides.map((served) => figures.capacity[served.name].capacity));
     figures.rate = fixedRate ?? Math.max(1, Math.round(lower / 2));
     figures.runs = {};
-    for (const served of sides) figures.runs[served.name] = await cpuRun(served, { rate: figures.rate, seconds, idleSeconds: countSeconds });
-    figures.notificationCases = await notificationCases(ours, { pool: pools.public, gatewayUrl: system.urlOf('gateway'), rate: figures.rate, seconds, idleSeconds: countSeconds });
+    for (const served of sides)
+      figures.runs[served.name] = await cpuRun(served, { rate: figures.rate, seconds, idleSeconds: countSeconds });
+    figures.notificationCases = await notificationCases(ours, {
+      pool: pools.public,
+      gatewayUrl: system.urlOf('gateway'),
+      rate: figures.rate,
+      seconds,
+      idleSeconds: countSeconds,
+    });
     figures.crowded = await crowdedRuns(ours, {
       rates: crowdShares.map((share) => Math.max(1, Math.round(share * figures.capacity.system.capacity))),
       seconds,
@@ -350,19 +450,28 @@ export async function writePathComparison({ system, pools, fixture, signToken, d
       closeAll: async (streams) => streams.forEach((stream) => stream.close()),
     });
 
-    counter = await startRoundTripCounter(system.databaseUrl, [...DATABASE_SERVICES, ...REFERENCE_ROLES.map(referencePart)]);
+    counter = await startRoundTripCounter(system.databaseUrl, [
+      ...DATABASE_SERVICES,
+      ...REFERENCE_ROLES.map(referencePart),
+    ]);
     figures.roundTrips = {};
     await ours.close();
     await restartWith(databaseProcesses, (p) => ({ ...p.env, DATABASE_URL: counter.urlOf(p.service) }));
     await ours.open();
-    figures.roundTrips.system = await roundTrips(ours, counter, DATABASE_SERVICES, { rate: figures.rate, seconds: countSeconds });
+    figures.roundTrips.system = await roundTrips(ours, counter, DATABASE_SERVICES, {
+      rate: figures.rate,
+      seconds: countSeconds,
+    });
     await ours.close();
     await restartWith(databaseProcesses, (p) => directEnv.get(p));
     await floor.close();
     await stopReference();
     await startReference((role) => counter.urlOf(referencePart(role)));
     await floor.open();
-    figures.roundTrips.reference = await roundTrips(floor, counter, REFERENCE_ROLES.map(referencePart), { rate: figures.rate, seconds: countSeconds });
+    figures.roundTrips.reference = await roundTrips(floor, counter, REFERENCE_ROLES.map(referencePart), {
+      rate: figures.rate,
+      seconds: countSeconds,
+    });
   } finally {
     for (const served of sides) await served.close().catch(() => undefined);
     await stopReference();

@@ -21,7 +21,14 @@ function fail(message) {
 
 let values;
 try {
-  ({ values } = parseArgs({ options: { seed: { type: 'string' }, minutes: { type: 'string' }, lanes: { type: 'string' }, logs: { type: 'boolean' } } }));
+  ({ values } = parseArgs({
+    options: {
+      seed: { type: 'string' },
+      minutes: { type: 'string' },
+      lanes: { type: 'string' },
+      logs: { type: 'boolean' },
+    },
+  }));
 } catch (error) {
   fail(error.message);
 }
@@ -32,13 +39,15 @@ if (!(minutes > 0)) fail('--minutes must be a positive number');
 // Some lanes only (scripts/chaos/lanes.mjs), e.g. those that leave the shared servers running.
 const lanes = values.lanes?.split(',').map((name) => name.trim());
 const unknown = lanes?.filter((name) => !LANES.some((lane) => lane.name === name)) ?? [];
-if (unknown.length > 0) fail(`no lane ${unknown.join(', ')}: the lanes are ${LANES.map((lane) => lane.name).join(', ')}`);
+if (unknown.length > 0)
+  fail(`no lane ${unknown.join(', ')}: the lanes are ${LANES.map((lane) => lane.name).join(', ')}`);
 
 // A signal ends the fault phase; the campaign then restores every server and stops every process itself.
 const interrupted = new AbortController();
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {
-    if (!interrupted.signal.aborted) console.log(`\n${signal}: restoring every server and stopping the system (seed ${seed})…`);
+    if (!interrupted.signal.aborted)
+      console.log(`\n${signal}: restoring every server and stopping the system (seed ${seed})…`);
     interrupted.abort();
   });
 }
@@ -56,7 +65,13 @@ for (const event of ['uncaughtException', 'unhandledRejection']) {
 console.log(`chaos: seed ${seed}, ${minutes} min of faults (replay with --seed ${seed})`);
 try {
   // Without --logs, the services' logs are kept, to show the last lines of one that exits unasked.
-  const result = await runCampaign({ seed, minutes, lanes, signal: interrupted.signal, logs: values.logs ? 'inherit' : 'pipe' });
+  const result = await runCampaign({
+    seed,
+    minutes,
+    lanes,
+    signal: interrupted.signal,
+    logs: values.logs ? 'inherit' : 'pipe',
+  });
   console.log(`\n${formatResult(result)}`);
   process.exitCode = result.passed ? 0 : 1;
 } catch (error) {

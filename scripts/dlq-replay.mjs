@@ -24,7 +24,8 @@ const [service, ...extra] = parsed.positionals;
 if (!service || extra.length > 0) fail(usage);
 if (!consumers.includes(service)) fail(`unknown service ${service}\n${usage}`);
 const limit = parsed.values.limit === undefined ? undefined : Number(parsed.values.limit);
-if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) fail(`--limit must be a positive integer\n${usage}`);
+if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
+  fail(`--limit must be a positive integer\n${usage}`);
 
 const url = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const exchange = process.env.EVENTS_EXCHANGE ?? 'recipes.events';
@@ -42,7 +43,9 @@ if (eventsConsumedBy(service).length === 0) fail(`${service} consumes no events,
 
 try {
   const { replayed, remaining } = await replayDeadLetters({ url, exchange, queue, limit });
-  console.log(`replayed ${replayed} dead letter(s) from ${queue}.dlq to ${queue}; ${remaining} left in the dead-letter queue`);
+  console.log(
+    `replayed ${replayed} dead letter(s) from ${queue}.dlq to ${queue}; ${remaining} left in the dead-letter queue`,
+  );
 } catch (error) {
   process.stderr.write(`replay of ${queue}.dlq failed: ${error.message}\n`);
   process.exit(1);

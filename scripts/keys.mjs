@@ -16,7 +16,10 @@ export function ensureKeyPair(privateKeyFile, publicKeyFile) {
   return true;
 }
 
-/** A new VAPID pair (RFC 8292: P-256, both halves base64url, the public one uncompressed), as the notifications service reads it. */
+/**
+ * A new VAPID pair (RFC 8292: P-256, both halves base64url, the public one uncompressed), as the notifications service
+ * reads it.
+ */
 export function vapidPair() {
   const ecdh = createECDH('prime256v1');
   ecdh.generateKeys();
@@ -41,6 +44,7 @@ export function ensureVapidKeys(file) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const dir = resolve(process.argv[2] ?? '.keys');
-  if (ensureKeyPair(`${dir}/jwt-private.pem`, `${dir}/jwt-public.pem`)) console.log(`keys: generated a key pair in ${dir}`);
+  if (ensureKeyPair(`${dir}/jwt-private.pem`, `${dir}/jwt-public.pem`))
+    console.log(`keys: generated a key pair in ${dir}`);
   if (ensureVapidKeys(`${dir}/vapid.json`).generated) console.log(`keys: generated a VAPID pair in ${dir}`);
 }

@@ -14,7 +14,8 @@ const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:
 
 /** `rabbitmqctl list_<what> name` in every virtual host, as `name` in `/` and `vhost/name` elsewhere. */
 function rabbitNames(what) {
-  const list = (args) => JSON.parse(execFileSync('rabbitmqctl', ['-q', ...args, 'name', '--formatter', 'json'], { encoding: 'utf8' }));
+  const list = (args) =>
+    JSON.parse(execFileSync('rabbitmqctl', ['-q', ...args, 'name', '--formatter', 'json'], { encoding: 'utf8' }));
   return list(['list_vhosts']).flatMap(({ name: vhost }) =>
     list([`list_${what}`, '-p', vhost]).map(({ name }) => (vhost === '/' ? name : `${vhost}/${name}`)),
   );
@@ -49,10 +50,13 @@ if (command === 'snapshot') {
     const known = new Set(before[kind]);
     const added = now[kind].filter((name) => !known.has(name)).sort();
     leftovers += added.length;
-    if (added.length > 0) console.error(`leftover ${kind} (${added.length}):\n${added.map((name) => `  ${name}`).join('\n')}`);
+    if (added.length > 0)
+      console.error(`leftover ${kind} (${added.length}):\n${added.map((name) => `  ${name}`).join('\n')}`);
   }
   if (leftovers > 0) {
-    console.error('leftovers: the test run left the names above on the servers; each test file must remove what it makes.');
+    console.error(
+      'leftovers: the test run left the names above on the servers; each test file must remove what it makes.',
+    );
     process.exit(1);
   }
   console.log('leftovers: none');

@@ -25,9 +25,11 @@ const builtModule = (service, file) => import(pathToFileURL(resolve(root, 'servi
 /** The service definition a service's `service.js` exports: the one named after the service. */
 function definitionIn(module, service) {
   const definition = Object.values(module).find(
-    (value) => typeof value === 'object' && value !== null && value.name === service && typeof value.routes === 'function',
+    (value) =>
+      typeof value === 'object' && value !== null && value.name === service && typeof value.routes === 'function',
   );
-  if (!definition) throw new Error(`services/${service}/dist/service.js exports no service definition named '${service}'`);
+  if (!definition)
+    throw new Error(`services/${service}/dist/service.js exports no service definition named '${service}'`);
   return definition;
 }
 
@@ -37,7 +39,12 @@ export async function serviceDocument(service) {
   const logger = createLogger({ service, level: 'silent' });
   // Never connected: composing routes makes no query.
   const config = parseConfig(definition.configSchema, { DATABASE_URL: 'postgres://openapi@127.0.0.1:9/none' });
-  const pool = createPool({ connectionString: config.DATABASE_URL, schema: service, applicationName: 'openapi', logger });
+  const pool = createPool({
+    connectionString: config.DATABASE_URL,
+    schema: service,
+    applicationName: 'openapi',
+    logger,
+  });
   const { app } = await composeService(definition, { config, keys: generateSigningKeyPair(), pool, logger });
   try {
     await app.ready();
@@ -48,9 +55,14 @@ export async function serviceDocument(service) {
   }
 }
 
-/** The document the gateway serves at `/docs/json` when every service is up; throws when a service cannot say its own. */
+/**
+ * The document the gateway serves at `/docs/json` when every service is up; throws when a service cannot say its own.
+ */
 export async function mergedDocument() {
-  const [{ mergeOpenApi }, { services }] = await Promise.all([builtModule('gateway', 'openapi-merge.js'), builtModule('gateway', 'route-table.js')]);
+  const [{ mergeOpenApi }, { services }] = await Promise.all([
+    builtModule('gateway', 'openapi-merge.js'),
+    builtModule('gateway', 'route-table.js'),
+  ]);
   const documents = [];
   for (const service of services) documents.push({ service, document: await serviceDocument(service) });
   return mergeOpenApi(documents);
@@ -70,7 +82,11 @@ export function lintDocument(file, { config = resolve(root, 'redocly.yaml') } = 
   const result = spawnSync(
     resolve(root, 'node_modules/.bin/redocly'),
     ['lint', '--config', config, '--format', 'json', '--max-problems', '10000', file],
-    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+    {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    },
   );
   let report;
   try {
@@ -78,7 +94,12 @@ export function lintDocument(file, { config = resolve(root, 'redocly.yaml') } = 
   } catch {
     throw new Error(`redocly lint did not report (exit ${result.status}): ${result.error ?? ''}${result.stderr}`);
   }
-  return report.problems.map(({ ruleId, severity, message, location }) => ({ ruleId, severity, message, pointer: location?.[0]?.pointer }));
+  return report.problems.map(({ ruleId, severity, message, location }) => ({
+    ruleId,
+    severity,
+    message,
+    pointer: location?.[0]?.pointer,
+  }));
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
@@ -88,7 +109,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   console.log(`openapi: wrote ${relative(process.cwd(), file)}`);
   if (command === 'lint') {
     const problems = lintDocument(file);
-    for (const { severity, ruleId, message, pointer } of problems) console.log(`  ${severity.padEnd(7)} ${ruleId}  ${message}  (${pointer})`);
+    for (const { severity, ruleId, message, pointer } of problems)
+      console.log(`  ${severity.padEnd(7)} ${ruleId}  ${message}  (${pointer})`);
     const count = (severity) => problems.filter((problem) => problem.severity === severity).length;
     console.log(`openapi: redocly lint (recommended): ${count('error')} errors, ${count('warn')} warnings`);
     if (problems.length > 0) process.exitCode = 1;

@@ -13,4 +13,7 @@ export const services: readonly ServicePorts[];
 /** Environment for every service process: glibc's allocator settings (GLIBC_TUNABLES). */
 export const allocatorSettings: { readonly GLIBC_TUNABLES: string };
 
-export function upstreamVariables(service: string, urls: { url: string; internalUrl?: string | undefined }): [string, string][];
+export function upstreamVariables(
+  service: string,
+  urls: { url: string; internalUrl?: string | undefined },
+): [string, string][];

@@ -23,7 +23,10 @@ export const allocatorSettings = {
   GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? 'glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=131072',
 };
 
-/** How a process finds a service: the gateway its public port (USERS_URL), services its internal one (USERS_INTERNAL_URL). */
+/**
+ * How a process finds a service: the gateway its public port (USERS_URL), services its internal one
+ * (USERS_INTERNAL_URL).
+ */
 export function upstreamVariables(service, { url, internalUrl }) {
   const name = service.toUpperCase();
   return [[`${name}_URL`, url], ...(internalUrl ? [[`${name}_INTERNAL_URL`, internalUrl]] : [])];

@@ -1,5 +1,6 @@
 // Makes a fresh clone runnable: installs dependencies when the lock file changed, then builds
-// incrementally (tsc -b skips what is up to date); for a test run, also the browser, Prometheus and Redis. Uses nothing but Node itself.
+// incrementally (tsc -b skips what is up to date); for a test run, also the browser, Prometheus and Redis. Uses nothing
+// but Node itself.
 import { execSync } from 'node:child_process';
 import { existsSync, rmSync, statSync } from 'node:fs';
 
@@ -13,7 +14,10 @@ execSync('npx tsc -b', { stdio: 'inherit' });
 // Pact files merge into what is there: a test run starts from none, so no stale interaction lingers.
 if (process.argv.includes('--fresh-pacts')) rmSync('pacts', { recursive: true, force: true });
 
-/** Installs Debian's `pkg` for `purpose` where `installed` is missing and the machine allows (apt-get, as root); elsewhere says what to install. */
+/**
+ * Installs Debian's `pkg` for `purpose` where `installed` is missing and the machine allows (apt-get, as root);
+ * elsewhere says what to install.
+ */
 function installDebianPackage(installed, pkg, purpose) {
   if (existsSync(installed)) return;
   if (process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
@@ -22,7 +26,9 @@ function installDebianPackage(installed, pkg, purpose) {
     execSync('apt-get update -qq', apt);
     execSync(`apt-get install -y -qq --no-install-recommends ${pkg}`, apt);
   } else {
-    console.warn(`setup: ${installed} is missing: install Debian's ${pkg} (apt-get install --no-install-recommends ${pkg}) for ${purpose}`);
+    console.warn(
+      `setup: ${installed} is missing: install Debian's ${pkg} (apt-get install --no-install-recommends ${pkg}) for ${purpose}`,
+    );
   }
 }
 
@@ -30,7 +36,8 @@ function installDebianPackage(installed, pkg, purpose) {
 // (deploy/test/prometheus-rules.test.ts, test/alerts.test.ts) run Debian's promtool and prometheus. A test
 // run installs them where they are missing and the machine allows; elsewhere those tests fail.
 if (process.argv.includes('--browser')) installDebianPackage('/usr/bin/chromium', 'chromium', 'the browser test');
-if (process.argv.includes('--prometheus')) installDebianPackage('/usr/bin/promtool', 'prometheus', 'the alert rule tests');
+if (process.argv.includes('--prometheus'))
+  installDebianPackage('/usr/bin/promtool', 'prometheus', 'the alert rule tests');
 
 // The shared-limits tests (test/shared-limits.test.ts, the users service's login guard) count in a Redis:
 // REDIS_URL's, else one on 127.0.0.1:6379, started here (Debian's redis-server, installed where missing)
@@ -38,7 +45,11 @@ if (process.argv.includes('--prometheus')) installDebianPackage('/usr/bin/promto
 if (process.argv.includes('--redis') && !process.env.REDIS_URL) {
   const answers = () => {
     try {
-      return execSync('redis-cli -h 127.0.0.1 -p 6379 ping', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() === 'PONG';
+      return (
+        execSync('redis-cli -h 127.0.0.1 -p 6379 ping', { stdio: ['ignore', 'pipe', 'ignore'] })
+          .toString()
+          .trim() === 'PONG'
+      );
     } catch {
       return false;
     }
@@ -46,7 +57,9 @@ if (process.argv.includes('--redis') && !process.env.REDIS_URL) {
   installDebianPackage('/usr/bin/redis-server', 'redis-server', 'the shared-limits tests');
   if (!answers() && existsSync('/usr/bin/redis-server')) {
     console.log('setup: starting redis-server on 127.0.0.1:6379');
-    execSync("redis-server --bind 127.0.0.1 --port 6379 --daemonize yes --save '' --appendonly no", { stdio: 'inherit' });
+    execSync("redis-server --bind 127.0.0.1 --port 6379 --daemonize yes --save '' --appendonly no", {
+      stdio: 'inherit',
+    });
     for (let tries = 0; tries < 50 && !answers(); tries++) execSync('sleep 0.1');
   }
 }

@@ -26,11 +26,16 @@ function reachable(url, defaultPort) {
 
 async function requireServers() {
   if (!(await reachable(DATABASE_URL, 5432))) {
-    console.error(`PostgreSQL is not reachable at ${new URL(DATABASE_URL).host}: start it (e.g. pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start) or set DATABASE_URL.`);
+    console.error(
+      `PostgreSQL is not reachable at ${new URL(DATABASE_URL).host}: start it (e.g. pg_ctlcluster ` +
+        `--skip-systemctl-redirect $(ls /etc/postgresql) main start) or set DATABASE_URL.`,
+    );
     process.exit(1);
   }
   if (!(await reachable(AMQP_URL, 5672))) {
-    console.error(`RabbitMQ is not reachable at ${new URL(AMQP_URL).host}: start it (e.g. rabbitmq-server -detached) or set AMQP_URL.`);
+    console.error(
+      `RabbitMQ is not reachable at ${new URL(AMQP_URL).host}: start it (e.g. rabbitmq-server -detached) or set AMQP_URL.`,
+    );
     process.exit(1);
   }
 }
@@ -58,7 +63,8 @@ async function ensureDatabase() {
 function ensureKeys() {
   const privateKeyFile = resolve(process.env.JWT_PRIVATE_KEY_FILE ?? '.keys/jwt-private.pem');
   const publicKeyFile = resolve(process.env.JWT_PUBLIC_KEY_FILE ?? '.keys/jwt-public.pem');
-  if (ensureKeyPair(privateKeyFile, publicKeyFile)) console.log(`start: generated a development key pair in ${resolve(privateKeyFile, '..')}`);
+  if (ensureKeyPair(privateKeyFile, publicKeyFile))
+    console.log(`start: generated a development key pair in ${resolve(privateKeyFile, '..')}`);
   return { JWT_PRIVATE_KEY_FILE: privateKeyFile, JWT_PUBLIC_KEY_FILE: publicKeyFile };
 }
 
@@ -87,7 +93,10 @@ const upstreams = Object.fromEntries(
   placed
     .filter((s) => s.name !== 'gateway')
     .flatMap((s) =>
-      upstreamVariables(s.name, { url: `http://127.0.0.1:${s.port}`, internalUrl: s.internalPort && `http://127.0.0.1:${s.internalPort}` }),
+      upstreamVariables(s.name, {
+        url: `http://127.0.0.1:${s.port}`,
+        internalUrl: s.internalPort && `http://127.0.0.1:${s.internalPort}`,
+      }),
     ),
 );
 
@@ -114,5 +123,8 @@ const { result } = concurrently(
   // than through a pipe this process reads and re-writes, which cost CPU on every request.
   { raw: true, killOthersOn: ['failure'], handleInput: false },
 );
-console.log(`start: ${present.map((s) => s.name).join(', ')}; the API is at http://127.0.0.1:${placed.find((s) => s.name === 'gateway').port}/api, docs at /docs; Prometheus metrics at /metrics on ports ${present.map((s) => s.metricsPort).join(', ')}`);
+console.log(
+  `start: ${present.map((s) => s.name).join(', ')}; the API is at http://127.0.0.1:${placed.find((s) => s.name === 'gateway').port}/api, ` +
+    `docs at /docs; Prometheus metrics at /metrics on ports ${present.map((s) => s.metricsPort).join(', ')}`,
+);
 result.catch(() => process.exit(1));

@@ -36,7 +36,10 @@ export function startSystem(options: {
   portOffset: number;
   /** Instances of each backend service, 1 (the default) to 5; instance n listens 10 n ports above the first. */
   replicas?: number;
-  /** Gateways, 1 (the default) to 5, each with every backend instance behind it; gateway n listens 10 n ports above the first. */
+  /**
+   * Gateways, 1 (the default) to 5, each with every backend instance behind it; gateway n listens 10 n ports above the
+   * first.
+   */
   gateways?: number;
   databaseUrl?: string;
   amqpUrl?: string;
@@ -45,7 +48,11 @@ export function startSystem(options: {
    * Settings for one process over all others, given the environment it would get without them: e.g. an
    * instance's own DATABASE_URL or AMQP_URL through a proxy. Called once per process, the gateway too.
    */
-  envFor?: (service: string, instance: number, env: Readonly<Record<string, string | undefined>>) => Record<string, string>;
+  envFor?: (
+    service: string,
+    instance: number,
+    env: Readonly<Record<string, string | undefined>>,
+  ) => Record<string, string>;
   /** 'inherit' shows the processes' output; 'pipe' keeps it per process in `lines`. */
   logs?: 'ignore' | 'inherit' | 'pipe';
   /** Give each process an inspector port (opened on SIGUSR1). */

@@ -33,7 +33,10 @@ async function freshDatabase(adminUrl, name) {
 async function waitUntilReady(url, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const ok = await fetch(`${url}/health/ready`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/health/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -45,7 +48,8 @@ async function waitUntilReady(url, timeoutMs = 30_000) {
  * port, its public URL and its internal URL (for a service that has internal routes).
  */
 export function addressesOf(portOffset) {
-  const portOf = (service, instance = 0) => services.find((s) => s.name === service).port + portOffset + instance * REPLICA_PORT_STEP;
+  const portOf = (service, instance = 0) =>
+    services.find((s) => s.name === service).port + portOffset + instance * REPLICA_PORT_STEP;
   return {
     portOf,
     urlOf: (service, instance = 0) => `http://127.0.0.1:${portOf(service, instance)}`,
@@ -145,8 +149,10 @@ export async function startSystem({
   inspect = false,
   readyWithinMs = 30_000,
 }) {
-  if (!(replicas >= 1 && replicas <= MAX_REPLICAS)) throw new Error(`replicas must be 1 to ${MAX_REPLICAS}, not ${replicas}`);
-  if (!(gateways >= 1 && gateways <= MAX_REPLICAS)) throw new Error(`gateways must be 1 to ${MAX_REPLICAS}, not ${gateways}`);
+  if (!(replicas >= 1 && replicas <= MAX_REPLICAS))
+    throw new Error(`replicas must be 1 to ${MAX_REPLICAS}, not ${replicas}`);
+  if (!(gateways >= 1 && gateways <= MAX_REPLICAS))
+    throw new Error(`gateways must be 1 to ${MAX_REPLICAS}, not ${gateways}`);
   const { portOf, urlOf, internalUrlOf } = addressesOf(portOffset);
   const keysDir = resolve(`.keys/${name}`);
   ensureKeyPair(`${keysDir}/jwt-private.pem`, `${keysDir}/jwt-public.pem`);
@@ -160,8 +166,14 @@ export async function startSystem({
       .filter((s) => s.name !== 'gateway')
       .flatMap((s) =>
         upstreamVariables(s.name, {
-          url: instancesOf(s.name).map((i) => urlOf(s.name, i)).join(','),
-          internalUrl: s.internalPort && instancesOf(s.name).map((i) => internalUrlOf(s.name, i)).join(','),
+          url: instancesOf(s.name)
+            .map((i) => urlOf(s.name, i))
+            .join(','),
+          internalUrl:
+            s.internalPort &&
+            instancesOf(s.name)
+              .map((i) => internalUrlOf(s.name, i))
+              .join(','),
         }),
       ),
   );
@@ -172,7 +184,9 @@ export async function startSystem({
       const base = {
         ...process.env,
         ...allocatorSettings,
-        ...(inspectPort ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect-port=127.0.0.1:${inspectPort}`.trim() } : {}),
+        ...(inspectPort
+          ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect-port=127.0.0.1:${inspectPort}`.trim() }
+          : {}),
         ...upstreams,
         PORT: String(portOf(service, instance)),
         METRICS_PORT: String(portOf(service, instance) + METRICS_PORT_SHIFT),

@@ -49,17 +49,27 @@ async function notificationsOf(account: Account): Promise<{ list: Notification[]
 
 /** `account`'s stream, once it has said their unread count. */
 async function watch(account: Account): Promise<EventStreamClient> {
-  const stream = await openEventStream(`${system.urlOf('gateway')}/api/notifications/stream`, { authorization: `Bearer ${account.token}` });
+  const stream = await openEventStream(`${system.urlOf('gateway')}/api/notifications/stream`, {
+    authorization: `Bearer ${account.token}`,
+  });
   streams.push(stream);
   expect(stream.status).toBe(200);
   await stream.next((event) => event.event === 'unread_count');
   return stream;
 }
 
-const isUnread = (count: number) => (event: StreamEvent) => event.event === 'unread_count' && JSON.parse(event.data).count === count;
+const isUnread = (count: number) => (event: StreamEvent) =>
+  event.event === 'unread_count' && JSON.parse(event.data).count === count;
 
-/** Runs `cause` and resolves with the notification it sent to `stream`, once the stream has said the unread count `unread`. */
-async function notifiedBy(stream: EventStreamClient, unread: number, cause: () => Promise<unknown>): Promise<Notification> {
+/**
+ * Runs `cause` and resolves with the notification it sent to `stream`, once the stream has said the unread count
+ * `unread`.
+ */
+async function notifiedBy(
+  stream: EventStreamClient,
+  unread: number,
+  cause: () => Promise<unknown>,
+): Promise<Notification> {
   const from = stream.received.length;
   await cause();
   const event = await stream.next((e) => e.event === 'notification', 5_000, from);
@@ -67,8 +77,16 @@ async function notifiedBy(stream: EventStreamClient, unread: number, cause: () =
   return JSON.parse(event.data) as Notification;
 }
 
-/** Runs `cause`, then expects `stream` to say `event: retracted` for `notification` and, after it, the unread count `unread`. */
-async function retractedBy(stream: EventStreamClient, notification: Notification, unread: number, cause: () => Promise<unknown>): Promise<void> {
+/**
+ * Runs `cause`, then expects `stream` to say `event: retracted` for `notification` and, after it, the unread count
+ * `unread`.
+ */
+async function retractedBy(
+  stream: EventStreamClient,
+  notification: Notification,
+  unread: number,
+  cause: () => Promise<unknown>,
+): Promise<void> {
   const from = stream.received.length;
   await cause();
   const retracted = await stream.next((e) => e.event === 'retracted', 5_000, from);
@@ -93,7 +111,13 @@ describe('one hostile user against the notifications of others', () => {
 
   it('takes back a mention edited away, and one deleted, from the open stream, the list and the count', async () => {
     const { bob, stream } = await victim('edited');
-    const recipe = await create(call, '/recipes', { title: 'Bait', cameraModel: 'X100V', filmSimulation: 'Acros' }, mal, 'recipe');
+    const recipe = await create(
+      call,
+      '/recipes',
+      { title: 'Bait', cameraModel: 'X100V', filmSimulation: 'Acros' },
+      mal,
+      'recipe',
+    );
     const comments = `/recipes/${recipe.id}/comments`;
     for (const takeBack of ['edit', 'delete'] as const) {
       const comment = { id: '' };
@@ -118,11 +142,15 @@ describe('one hostile user against the notifications of others', () => {
     const { bob, stream } = await victim('tagged');
     const post = { id: '' };
     const tag = await notifiedBy(stream, 1, async () => {
-      post.id = (await create(call, '/posts', { title: 'Tagged', taggedUsernames: [bob.user.username] }, mal, 'post')).id;
+      post.id = (
+        await create(call, '/posts', { title: 'Tagged', taggedUsernames: [bob.user.username] }, mal, 'post')
+      ).id;
     });
     expect(tag).toMatchObject({ type: 'tag_post', contentId: post.id });
 
-    await retractedBy(stream, tag, 0, async () => expect((await call('DELETE', `/posts/${post.id}`, undefined, mal.token)).status).toBe(200));
+    await retractedBy(stream, tag, 0, async () =>
+      expect((await call('DELETE', `/posts/${post.id}`, undefined, mal.token)).status).toBe(200),
+    );
     expect(await notificationsOf(bob)).toEqual({ list: [], unread: 0 });
     expect((await call('GET', `/posts/${post.id}`)).status).toBe(404);
   });
@@ -132,29 +160,52 @@ describe('one hostile user against the notifications of others', () => {
     const RACES = 6;
     const races = [];
     for (let i = 0; i < RACES; i += 1) {
-      const recipe = await create(call, '/recipes', { title: `Doomed ${i}`, cameraModel: 'X-T5', filmSimulation: 'Provia' }, mal, 'recipe');
-      const comment = () => call('POST', `/recipes/${recipe.id}/comments`, { content: `@${bob.user.username} quick` }, mal.token);
+      const recipe = await create(
+        call,
+        '/recipes',
+        { title: `Doomed ${i}`, cameraModel: 'X-T5', filmSimulation: 'Provia' },
+        mal,
+        'recipe',
+      );
+      const comment = () =>
+        call('POST', `/recipes/${recipe.id}/comments`, { content: `@${bob.user.username} quick` }, mal.token);
       const deletion = () => call('DELETE', `/recipes/${recipe.id}`, undefined, mal.token);
       // Both at once, one or the other sent first.
-      const [commented, deleted] = i % 2 === 0 ? await Promise.all([comment(), deletion()]) : (await Promise.all([deletion(), comment()])).reverse();
+      const [commented, deleted] =
+        i % 2 === 0
+          ? await Promise.all([comment(), deletion()])
+          : (await Promise.all([deletion(), comment()])).reverse();
       expect(deleted!.status).toBe(200);
       expect([201, 404], JSON.stringify(commented!.body)).toContain(commented!.status);
-      races.push({ recipeId: recipe.id, commentId: commented!.status === 201 ? (commented!.body.comment.id as string) : undefined });
+      races.push({
+        recipeId: recipe.id,
+        commentId: commented!.status === 201 ? (commented!.body.comment.id as string) : undefined,
+      });
     }
     const accepted = races.flatMap((race) => (race.commentId ? [race.commentId] : []));
-    console.log(`comments racing their recipe's deletion: ${accepted.length} of ${RACES} accepted, ${RACES - accepted.length} refused`);
+    console.log(
+      `comments racing their recipe's deletion: ${accepted.length} of ${RACES} accepted, ${RACES - accepted.length} refused`,
+    );
 
     // The barrier: every event the races caused has been published and handled by those it concerns.
-    const unsettled = await untilHandled(races.map((race) => race.recipeId), accepted);
+    const unsettled = await untilHandled(
+      races.map((race) => race.recipeId),
+      accepted,
+    );
 
     await withDatabase(system.databaseUrl, async (db) => {
-      const { rows } = await db.query('SELECT id FROM comments.comments WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL', [accepted]);
+      const { rows } = await db.query(
+        'SELECT id FROM comments.comments WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL',
+        [accepted],
+      );
       expect(rows, 'comments left on deleted recipes').toEqual([]);
     });
     for (const race of races) expect((await call('GET', `/recipes/${race.recipeId}/comments`)).status).toBe(404);
     expect(await notificationsOf(bob)).toEqual({ list: [], unread: 0 });
     // Whatever the stream said meanwhile, it comes to where the count is.
-    const counts = stream.received.flatMap((event, index) => (event.event === 'unread_count' ? [{ index, count: JSON.parse(event.data).count }] : []));
+    const counts = stream.received.flatMap((event, index) =>
+      event.event === 'unread_count' ? [{ index, count: JSON.parse(event.data).count }] : [],
+    );
     if (counts.at(-1)!.count !== 0) await stream.next(isUnread(0), 5_000, counts.at(-1)!.index + 1);
     expect(unsettled, 'the races did not settle within 15 s').toEqual([]);
   });
@@ -170,17 +221,41 @@ async function untilHandled(recipeIds: string[], commentIds: string[]): Promise<
   for (;;) {
     const pending = await withDatabase(system.databaseUrl, async (db) => {
       const handled = async (schema: string, ids: string[]) =>
-        new Set((await db.query<{ id: string }>(`SELECT event_id::text AS id FROM ${schema}.processed_events WHERE event_id = ANY($1::uuid[])`, [ids])).rows.map((r) => r.id));
-      const deletions = published.filter((event) => event.type === 'recipe.deleted' && recipeIds.includes(event.data.id!));
-      const mentions = (type: string) => published.filter((event) => event.type === type && commentIds.includes(event.data.commentId!));
+        new Set(
+          (
+            await db.query<{ id: string }>(
+              `SELECT event_id::text AS id FROM ${schema}.processed_events WHERE event_id = ANY($1::uuid[])`,
+              [ids],
+            )
+          ).rows.map((r) => r.id),
+        );
+      const deletions = published.filter(
+        (event) => event.type === 'recipe.deleted' && recipeIds.includes(event.data.id!),
+      );
+      const mentions = (type: string) =>
+        published.filter((event) => event.type === type && commentIds.includes(event.data.commentId!));
       const [made, takenBack] = [mentions('comment.mention.created'), mentions('comment.mention.deleted')];
-      const [inComments, inNotifications] = [await handled('comments', deletions.map((e) => e.id)), await handled('notifications', [...deletions, ...made, ...takenBack].map((e) => e.id))];
+      const [inComments, inNotifications] = [
+        await handled(
+          'comments',
+          deletions.map((e) => e.id),
+        ),
+        await handled(
+          'notifications',
+          [...deletions, ...made, ...takenBack].map((e) => e.id),
+        ),
+      ];
       const missing: string[] = [];
-      if (deletions.length < recipeIds.length) missing.push(`${recipeIds.length - deletions.length} recipe.deleted not published`);
-      if (made.length < commentIds.length) missing.push(`${commentIds.length - made.length} comment.mention.created not published`);
-      if (takenBack.length < made.length) missing.push(`${made.length - takenBack.length} comment.mention.deleted not published`);
+      if (deletions.length < recipeIds.length)
+        missing.push(`${recipeIds.length - deletions.length} recipe.deleted not published`);
+      if (made.length < commentIds.length)
+        missing.push(`${commentIds.length - made.length} comment.mention.created not published`);
+      if (takenBack.length < made.length)
+        missing.push(`${made.length - takenBack.length} comment.mention.deleted not published`);
       const unhandled = (where: string, events: { id: string; type: string }[], handledIds: Set<string>) =>
-        events.filter((event) => !handledIds.has(event.id)).forEach((event) => missing.push(`${event.type} ${event.id} not handled by ${where}`));
+        events
+          .filter((event) => !handledIds.has(event.id))
+          .forEach((event) => missing.push(`${event.type} ${event.id} not handled by ${where}`));
       unhandled('comments', deletions, inComments);
       unhandled('notifications', [...deletions, ...made, ...takenBack], inNotifications);
       return missing;

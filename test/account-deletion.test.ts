@@ -17,7 +17,12 @@ let api: ReturnType<typeof apiOf>;
 const streams: EventStreamClient[] = [];
 
 beforeAll(async () => {
-  system = await startTestSystem({ name: 'recipes_leaving', portOffset: 8300, env: { ...unlimited, ...(process.env.LEAVING_LOGS === '1' ? { LOG_LEVEL: 'info' } : {}) }, logs: process.env.LEAVING_LOGS === '1' ? 'inherit' : 'ignore' });
+  system = await startTestSystem({
+    name: 'recipes_leaving',
+    portOffset: 8300,
+    env: { ...unlimited, ...(process.env.LEAVING_LOGS === '1' ? { LOG_LEVEL: 'info' } : {}) },
+    logs: process.env.LEAVING_LOGS === '1' ? 'inherit' : 'ignore',
+  });
   db = databaseOf(system);
   api = apiOf(system);
 }, 120_000);
@@ -27,7 +32,13 @@ afterAll(async () => {
   await system?.stop();
 });
 
-async function created<T = any>(method: string, path: string, body: unknown, account: Account, status = 201): Promise<T> {
+async function created<T = any>(
+  method: string,
+  path: string,
+  body: unknown,
+  account: Account,
+  status = 201,
+): Promise<T> {
   const response = await api.call(method, path, body, account.token);
   expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBe(status);
   return response.body;
@@ -36,13 +47,27 @@ async function created<T = any>(method: string, path: string, body: unknown, acc
 /** Everything a user can make, with `other` in it (tagged, mentioned, saved, commented on). */
 async function liveEverywhere(leaver: Account, other: Account, third: Account) {
   const tags = { taggedUsernames: [other.user.username] };
-  const images = { imageUrls: ['https://img.example/1.jpg', 'https://img.example/2.jpg'], coverImageUrl: 'https://img.example/c.jpg' };
-  const own = (await created('POST', '/recipes', { title: 'Mine', cameraModel: 'X100V', filmSimulation: 'Acros', ...images, ...tags }, leaver)).recipe.id;
+  const images = {
+    imageUrls: ['https://img.example/1.jpg', 'https://img.example/2.jpg'],
+    coverImageUrl: 'https://img.example/c.jpg',
+  };
+  const own = (
+    await created(
+      'POST',
+      '/recipes',
+      { title: 'Mine', cameraModel: 'X100V', filmSimulation: 'Acros', ...images, ...tags },
+      leaver,
+    )
+  ).recipe.id;
   const post = (await created('POST', '/posts', { title: 'My post', ...tags }, leaver)).post.id;
-  const theirs = (await created('POST', '/recipes', { title: 'Theirs', cameraModel: 'X-T5', filmSimulation: 'Velvia' }, other)).recipe.id;
+  const theirs = (
+    await created('POST', '/recipes', { title: 'Theirs', cameraModel: 'X-T5', filmSimulation: 'Velvia' }, other)
+  ).recipe.id;
   // Saved items of their own and of the other's, in a collection of theirs.
-  const savedOwn = (await created('POST', '/saved-items', { contentType: 'recipe', contentId: own }, leaver)).savedItem.id;
-  const savedTheirs = (await created('POST', '/saved-items', { contentType: 'recipe', contentId: theirs }, leaver)).savedItem.id;
+  const savedOwn = (await created('POST', '/saved-items', { contentType: 'recipe', contentId: own }, leaver)).savedItem
+    .id;
+  const savedTheirs = (await created('POST', '/saved-items', { contentType: 'recipe', contentId: theirs }, leaver))
+    .savedItem.id;
   await created('POST', '/saved-items', { contentType: 'post', contentId: post }, leaver);
   const collection = (await created('POST', '/collections', { name: 'Leaving soon' }, leaver)).collection.id;
   await created('POST', `/collections/${collection}/items`, { savedItemId: savedOwn }, leaver);
@@ -50,8 +75,16 @@ async function liveEverywhere(leaver: Account, other: Account, third: Account) {
   // Reactions to the other's recipe, a comment on it mentioning them (then edited), one on their own.
   await created('PUT', `/recipes/${theirs}/favorite`, undefined, leaver, 200);
   await created('PUT', `/recipes/${theirs}/repost`, undefined, leaver, 200);
-  const comment = (await created('POST', `/recipes/${theirs}/comments`, { content: `Lovely @${other.user.username}` }, leaver)).comment.id;
-  await created('PATCH', `/recipes/${theirs}/comments/${comment}`, { content: `Lovely, @${other.user.username}!` }, leaver, 200);
+  const comment = (
+    await created('POST', `/recipes/${theirs}/comments`, { content: `Lovely @${other.user.username}` }, leaver)
+  ).comment.id;
+  await created(
+    'PATCH',
+    `/recipes/${theirs}/comments/${comment}`,
+    { content: `Lovely, @${other.user.username}!` },
+    leaver,
+    200,
+  );
   await created('POST', `/recipes/${own}/comments`, { content: 'Notes to self' }, leaver);
   await created('POST', `/collections/${collection}/comments`, { content: 'My board' }, leaver);
   await created('POST', `/posts/${post}/comments`, { content: 'My post' }, leaver);
@@ -60,7 +93,9 @@ async function liveEverywhere(leaver: Account, other: Account, third: Account) {
   await created('PUT', `/users/${third.user.id}/block`, undefined, leaver, 200);
   await created('PUT', `/users/${leaver.user.id}/mute`, undefined, third, 200);
   await created('PUT', '/notifications/preferences', { types: { tag_post: false } }, leaver, 200);
-  const stream = await openEventStream(`${system.urlOf('gateway')}/api/notifications/stream`, { authorization: `Bearer ${leaver.token}` });
+  const stream = await openEventStream(`${system.urlOf('gateway')}/api/notifications/stream`, {
+    authorization: `Bearer ${leaver.token}`,
+  });
   streams.push(stream);
   expect(stream.status).toBe(200);
   return { own, post, theirs, collection, stream };
@@ -80,21 +115,35 @@ async function dealtWith(other: Account, own: string, post: string) {
 }
 
 const deletionOf = async (userId: string) =>
-  (await db.query<{ completedAt: Date | null; erasedBy: string[] }>('SELECT erasure_completed_at AS "completedAt", erased_by AS "erasedBy" FROM users.users WHERE id = $1', [userId])).rows[0];
+  (
+    await db.query<{ completedAt: Date | null; erasedBy: string[] }>(
+      'SELECT erasure_completed_at AS "completedAt", erased_by AS "erasedBy" FROM users.users WHERE id = $1',
+      [userId],
+    )
+  ).rows[0];
 
 const completed = (userId: string) =>
-  eventually(async () => ((await deletionOf(userId))?.completedAt ? true : undefined), 60_000, 100).catch(async (error: unknown) => {
-    throw new Error(`${String(error)}; confirmed so far: ${JSON.stringify(await deletionOf(userId))}`);
-  });
+  eventually(async () => ((await deletionOf(userId))?.completedAt ? true : undefined), 60_000, 100).catch(
+    async (error: unknown) => {
+      throw new Error(`${String(error)}; confirmed so far: ${JSON.stringify(await deletionOf(userId))}`);
+    },
+  );
 
 /** What is left of `account` anywhere: the tombstone only, or a test failure listing the rest. */
 async function expectOnlyTombstone(account: Account) {
-  const searched = await searchedColumnCount({ query: (sql: string, params?: unknown[]) => db.query(sql, params) } as never);
+  const searched = await searchedColumnCount({
+    query: (sql: string, params?: unknown[]) => db.query(sql, params),
+  } as never);
   expect(searched.tables, 'the search reaches every service schema').toBeGreaterThan(40);
-  const leftovers = await findLeftovers({ query: (sql: string, params?: unknown[]) => db.query(sql, params) } as never, [account.user.id, account.user.username]);
+  const leftovers = await findLeftovers(
+    { query: (sql: string, params?: unknown[]) => db.query(sql, params) } as never,
+    [account.user.id, account.user.username],
+  );
   expect(leftovers.filter((left) => left.table !== 'users.users')).toEqual([]);
   expect(new Set(leftovers.map((left) => left.column))).toEqual(new Set(['id', 'username']));
-  const { rows } = await db.query('SELECT password_hash, avatar_url, deleted_at FROM users.users WHERE id = $1', [account.user.id]);
+  const { rows } = await db.query('SELECT password_hash, avatar_url, deleted_at FROM users.users WHERE id = $1', [
+    account.user.id,
+  ]);
   expect(rows).toEqual([{ password_hash: null, avatar_url: null, deleted_at: expect.any(Date) }]);
 }
 
@@ -113,26 +162,53 @@ describe('a user who did everything exports it', () => {
     expect(response.headers.get('content-disposition')).toMatch(/^attachment/);
     const exported = response.body;
     expect(Object.keys(exported)).toEqual([
-      'exportedAt', 'user', 'recipes', 'posts', 'collections', 'savedItems', 'comments',
-      'notifications', 'mutes', 'blocks', 'preferences', 'sessions', 'pushSubscriptions',
+      'exportedAt',
+      'user',
+      'recipes',
+      'posts',
+      'collections',
+      'savedItems',
+      'comments',
+      'notifications',
+      'mutes',
+      'blocks',
+      'preferences',
+      'sessions',
+      'pushSubscriptions',
     ]);
     expect(exported.user).toEqual(ada.user);
     expect(exported.recipes.map((recipe: { id: string }) => recipe.id)).toEqual([made.own]);
-    expect(exported.recipes[0]).toMatchObject({ title: 'Mine', coverImageUrl: 'https://img.example/c.jpg', commentCount: 2, author: ada.user });
+    expect(exported.recipes[0]).toMatchObject({
+      title: 'Mine',
+      coverImageUrl: 'https://img.example/c.jpg',
+      commentCount: 2,
+      author: ada.user,
+    });
     expect(exported.posts.map((post: { id: string }) => post.id)).toEqual([made.post]);
-    expect(exported.collections).toEqual([expect.objectContaining({ id: made.collection, name: 'Leaving soon', itemCount: 2, owner: ada.user })]);
-    expect(exported.savedItems.map((item: { contentId: string }) => item.contentId).sort()).toEqual([made.own, made.post, made.theirs].sort());
+    expect(exported.collections).toEqual([
+      expect.objectContaining({ id: made.collection, name: 'Leaving soon', itemCount: 2, owner: ada.user }),
+    ]);
+    expect(exported.savedItems.map((item: { contentId: string }) => item.contentId).sort()).toEqual(
+      [made.own, made.post, made.theirs].sort(),
+    );
     expect(exported.comments).toHaveLength(4);
-    expect(exported.comments.map((comment: { content: string }) => comment.content)).toContain(`Lovely, @${bob.user.username}!`);
-    expect(exported.comments.every((comment: { author: { id: string } }) => comment.author.id === ada.user.id)).toBe(true);
-    expect(exported.notifications).toEqual([expect.objectContaining({ type: 'mention_recipe_comment', actor: bob.user })]);
+    expect(exported.comments.map((comment: { content: string }) => comment.content)).toContain(
+      `Lovely, @${bob.user.username}!`,
+    );
+    expect(exported.comments.every((comment: { author: { id: string } }) => comment.author.id === ada.user.id)).toBe(
+      true,
+    );
+    expect(exported.notifications).toEqual([
+      expect.objectContaining({ type: 'mention_recipe_comment', actor: bob.user }),
+    ]);
     expect(exported.mutes).toEqual([third.user]);
     expect(exported.blocks).toEqual([third.user]);
     expect(exported.preferences).toMatchObject({ tag_post: false, tag_recipe: true });
     expect(exported.sessions).toEqual([expect.objectContaining({ current: true })]);
     expect(exported.pushSubscriptions).toEqual([]);
 
-    for (let i = 0; i < 2; i += 1) expect((await api.call('GET', '/users/me/export', undefined, ada.token)).status).toBe(200);
+    for (let i = 0; i < 2; i += 1)
+      expect((await api.call('GET', '/users/me/export', undefined, ada.token)).status).toBe(200);
     const refused = await api.call('GET', '/users/me/export', undefined, ada.token);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -172,12 +248,19 @@ describe('a user who did everything leaves', () => {
     expect([login.status, login.body.detail]).toEqual([unknown.status, unknown.body.detail]);
     expect((await api.call('GET', `/users/${leaver.user.id}`)).status).toBe(404);
     expect((await api.call('GET', '/users/LEAVING_LEA')).status).toBe(404);
-    expect((await api.call('POST', '/auth/register', { username: 'Leaving_Lea', password: 'another horse' })).status).toBe(409);
+    expect(
+      (await api.call('POST', '/auth/register', { username: 'Leaving_Lea', password: 'another horse' })).status,
+    ).toBe(409);
   });
 
   it('erases them everywhere within 60 s: only the tombstone is left', async () => {
     await completed(leaver.user.id);
-    expect((await deletionOf(leaver.user.id))!.erasedBy).toEqual(['collections', 'comments', 'content', 'notifications']);
+    expect((await deletionOf(leaver.user.id))!.erasedBy).toEqual([
+      'collections',
+      'comments',
+      'content',
+      'notifications',
+    ]);
     await expectOnlyTombstone(leaver);
   }, 70_000);
 
@@ -209,8 +292,12 @@ describe('a service stopped during a deletion', () => {
   it('finishes its part once it is back', async () => {
     const leaver = await api.register('leaving_sid');
     const other = await api.register('leaving_oto');
-    const recipe = (await created('POST', '/recipes', { title: 'Gone soon', cameraModel: 'X100V', filmSimulation: 'Acros' }, leaver)).recipe.id;
-    const theirs = (await created('POST', '/recipes', { title: 'Stays', cameraModel: 'X100V', filmSimulation: 'Acros' }, other)).recipe.id;
+    const recipe = (
+      await created('POST', '/recipes', { title: 'Gone soon', cameraModel: 'X100V', filmSimulation: 'Acros' }, leaver)
+    ).recipe.id;
+    const theirs = (
+      await created('POST', '/recipes', { title: 'Stays', cameraModel: 'X100V', filmSimulation: 'Acros' }, other)
+    ).recipe.id;
     await created('POST', `/recipes/${theirs}/comments`, { content: `Hi @${other.user.username}` }, leaver);
     await created('POST', '/saved-items', { contentType: 'recipe', contentId: recipe }, other);
     await eventually(async () => ((await api.unreadCount(other)) === 1 ? true : undefined), 10_000);
@@ -219,8 +306,15 @@ describe('a service stopped during a deletion', () => {
     await comments.kill('SIGTERM');
     expect((await api.call('DELETE', '/users/me', { password: 'correct horse' }, leaver.token)).status).toBe(202);
     // The others confirm; the stopped one cannot, so the deletion waits for it.
-    await eventually(async () => ((await deletionOf(leaver.user.id))?.erasedBy.length === 3 ? true : undefined), 30_000, 100);
-    expect(await deletionOf(leaver.user.id)).toEqual({ completedAt: null, erasedBy: ['collections', 'content', 'notifications'] });
+    await eventually(
+      async () => ((await deletionOf(leaver.user.id))?.erasedBy.length === 3 ? true : undefined),
+      30_000,
+      100,
+    );
+    expect(await deletionOf(leaver.user.id)).toEqual({
+      completedAt: null,
+      erasedBy: ['collections', 'content', 'notifications'],
+    });
 
     await comments.start();
     await completed(leaver.user.id);

@@ -37,7 +37,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Prometheus's configuration: every process of the system a target, its `service` label kept as the process exports it. */
+/**
+ * Prometheus's configuration: every process of the system a target, its `service` label kept as the process exports it.
+ */
 function prometheusConfig(): string {
   const targets = system.processes.map((process) => ({
     targets: [new URL(process.metricsUrl).host],
@@ -56,19 +58,31 @@ async function startPrometheus(): Promise<void> {
   writeFileSync(configFile, prometheusConfig()); // JSON is YAML
   const port = await freePort();
   prometheusUrl = `http://127.0.0.1:${port}`;
-  const args = [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dataDir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`];
+  const args = [
+    `--config.file=${configFile}`,
+    `--storage.tsdb.path=${join(dataDir, 'data')}`,
+    `--web.listen-address=127.0.0.1:${port}`,
+  ];
   const started = spawn('prometheus', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   prometheus = started;
   const log: string[] = [];
   started.stderr?.on('data', (chunk: Buffer) => log.push(chunk.toString()));
   const failed = once(started, 'error').then(([error]) => {
     const missing = (error as { code?: string }).code === 'ENOENT';
-    throw new Error(missing ? "prometheus is missing: install Debian's prometheus package (apt-get install prometheus)" : String(error));
+    throw new Error(
+      missing
+        ? "prometheus is missing: install Debian's prometheus package (apt-get install prometheus)"
+        : String(error),
+    );
   });
   const exited = once(started, 'exit').then(([code]) => {
     throw new Error(`prometheus exited (${String(code)}):\n${log.join('')}`);
   });
-  const ready = eventually(async () => ((await fetch(`${prometheusUrl}/-/ready`).catch(() => undefined))?.ok ? true : undefined), 20_000, 100);
+  const ready = eventually(
+    async () => ((await fetch(`${prometheusUrl}/-/ready`).catch(() => undefined))?.ok ? true : undefined),
+    20_000,
+    100,
+  );
   await Promise.race([ready, failed, exited]);
 }
 
@@ -114,34 +128,63 @@ it('sees the queue of a stopped consumer grow, and its alert go pending', async 
   // Before any event reaches it, so no handler run of it stays in the rule's 5-minute window.
   await system.process('notifications')!.kill();
   // Barrier: Prometheus has scraped the empty queue from the publisher, and nothing alerts about it yet.
-  await eventually(async () => ((await query(`recipes_event_queue_messages{queue="${queue}", service="comments"}`)) === 0 ? true : undefined), 20_000, 200);
+  await eventually(
+    async () =>
+      (await query(`recipes_event_queue_messages{queue="${queue}", service="comments"}`)) === 0 ? true : undefined,
+    20_000,
+    200,
+  );
   expect((await alerts()).filter((alert) => alert.labels.alertname === 'EventConsumerStalled')).toEqual([]);
 
   const [ada, bob] = await Promise.all(
-    ['alerts_ada', 'alerts_bob'].map(async (username) => (await call('POST', '/auth/register', { username, password: 'correct horse' })).body),
+    ['alerts_ada', 'alerts_bob'].map(
+      async (username) => (await call('POST', '/auth/register', { username, password: 'correct horse' })).body,
+    ),
   );
-  const recipe = await call('POST', '/recipes', { title: 'Alerting', cameraModel: 'X100V', filmSimulation: 'Acros' }, ada.token);
+  const recipe = await call(
+    'POST',
+    '/recipes',
+    { title: 'Alerting', cameraModel: 'X100V', filmSimulation: 'Acros' },
+    ada.token,
+  );
   expect(recipe.status).toBe(201);
   for (let i = 0; i < 5; i += 1) {
-    const comment = await call('POST', `/recipes/${recipe.body.recipe.id}/comments`, { content: `Still there, @alerts_bob? (${i})` }, ada.token);
+    const comment = await call(
+      'POST',
+      `/recipes/${recipe.body.recipe.id}/comments`,
+      { content: `Still there, @alerts_bob? (${i})` },
+      ada.token,
+    );
     expect(comment.status).toBe(201);
   }
   expect(bob.token).toEqual(expect.any(String));
 
   const stalled = await eventually(
-    async () => (await alerts()).find((alert) => alert.labels.alertname === 'EventConsumerStalled' && alert.labels.queue === queue),
+    async () =>
+      (await alerts()).find(
+        (alert) => alert.labels.alertname === 'EventConsumerStalled' && alert.labels.queue === queue,
+      ),
     30_000,
     250,
   );
   expect(stalled).toMatchObject({ state: 'pending', labels: { severity: 'page' } });
   // The alert may go pending on the first scrape that saw the queue grow: the five wait there in the end.
-  await eventually(async () => (((await query(`recipes_event_queue_messages{queue="${queue}"}`)) ?? 0) >= 5 ? true : undefined), 20_000, 250);
+  await eventually(
+    async () => (((await query(`recipes_event_queue_messages{queue="${queue}"}`)) ?? 0) >= 5 ? true : undefined),
+    20_000,
+    250,
+  );
   const down = await eventually(
-    async () => (await alerts()).find((alert) => alert.labels.alertname === 'ProcessDown' && alert.labels.service === 'notifications'),
+    async () =>
+      (await alerts()).find(
+        (alert) => alert.labels.alertname === 'ProcessDown' && alert.labels.service === 'notifications',
+      ),
     30_000,
     250,
   );
   expect(down.state).toBe('pending');
   // Only the stopped process is down.
-  expect((await alerts()).filter((alert) => alert.labels.alertname === 'ProcessDown').map((alert) => alert.labels.service)).toEqual(['notifications']);
+  expect(
+    (await alerts()).filter((alert) => alert.labels.alertname === 'ProcessDown').map((alert) => alert.labels.service),
+  ).toEqual(['notifications']);
 }, 90_000);

@@ -157,7 +157,12 @@ describe('authentication on every endpoint', () => {
   ])('refuses a token with %s on every operation, public ones included, with 401 problem+json', async (forgery) => {
     const forge = tokens.forgeries[forgery]!;
     for (const operation of operations) {
-      const response = await call(operation.method, concretePath(operation.path), validBody(operation), forge(world.ada.user));
+      const response = await call(
+        operation.method,
+        concretePath(operation.path),
+        validBody(operation),
+        forge(world.ada.user),
+      );
       expectProblem(response.raw, 401, `${operation.key} with ${forgery}`);
       expect(response.body.code).toBe('UNAUTHORIZED');
     }
@@ -189,7 +194,12 @@ describe('object-level rules: bob on ada’s things', () => {
   let before: Fingerprint;
   let bobsSavedItem: string;
   beforeAll(async () => {
-    const saved = await call('POST', '/saved-items', { contentType: 'recipe', contentId: world.ids.recipe }, world.bob.token);
+    const saved = await call(
+      'POST',
+      '/saved-items',
+      { contentType: 'recipe', contentId: world.ids.recipe },
+      world.bob.token,
+    );
     expect(saved.status).toBe(201);
     bobsSavedItem = saved.body.savedItem.id;
     before = await unchanged();
@@ -250,9 +260,29 @@ describe('object-level rules: bob on ada’s things', () => {
   it('while ada herself may do each of those things (the refusals were about ownership)', async () => {
     // Read first: deleting the recipe and the post below retracts the notifications about them.
     const herIds = (await notificationsOf(world.ada)).map((n) => n.id);
-    expect((await call('PATCH', '/notifications/read', { notificationIds: herIds }, world.ada.token)).body.updated).toBe(2);
-    expect((await call('DELETE', `/collections/${world.ids.collection}/items`, { savedItemId: world.ids.savedItem }, world.ada.token)).status).toBe(200);
-    expect((await call('POST', `/collections/${world.ids.collection}/items`, { savedItemId: world.ids.savedPost }, world.ada.token)).status).toBe(201);
+    expect(
+      (await call('PATCH', '/notifications/read', { notificationIds: herIds }, world.ada.token)).body.updated,
+    ).toBe(2);
+    expect(
+      (
+        await call(
+          'DELETE',
+          `/collections/${world.ids.collection}/items`,
+          { savedItemId: world.ids.savedItem },
+          world.ada.token,
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await call(
+          'POST',
+          `/collections/${world.ids.collection}/items`,
+          { savedItemId: world.ids.savedPost },
+          world.ada.token,
+        )
+      ).status,
+    ).toBe(201);
     expect((await call('DELETE', `/saved-items/${world.ids.savedPost}`, undefined, world.ada.token)).status).toBe(200);
     expect((await call('DELETE', `/collections/${world.ids.collection}`, undefined, world.ada.token)).status).toBe(200);
     expect((await call('DELETE', `/recipes/${world.ids.recipe}`, undefined, world.ada.token)).status).toBe(200);

@@ -65,7 +65,11 @@ async function deadLetters(): Promise<Record<string, number>> {
   const admin = await brokerAdmin(cluster.nodes[2]!.url);
   try {
     const services = ['comments', 'content', 'collections', 'notifications'];
-    return Object.fromEntries(await Promise.all(services.map(async (service) => [service, (await admin.messageCount(`recipes.${NAME}.${service}.dlq`)) ?? 0])));
+    return Object.fromEntries(
+      await Promise.all(
+        services.map(async (service) => [service, (await admin.messageCount(`recipes.${NAME}.${service}.dlq`)) ?? 0]),
+      ),
+    );
   } finally {
     await admin.close();
   }
@@ -73,7 +77,13 @@ async function deadLetters(): Promise<Record<string, number>> {
 
 describe('on a three-node broker cluster', () => {
   it('notifies every mentioned comment once while one node and then another stops and comes back', async () => {
-    const recipe = await create(api, '/recipes', { title: 'Clustered', cameraModel: 'X-T5', filmSimulation: 'Provia' }, author, 'recipe');
+    const recipe = await create(
+      api,
+      '/recipes',
+      { title: 'Clustered', cameraModel: 'X-T5', filmSimulation: 'Provia' },
+      author,
+      'recipe',
+    );
     const faults = failOverTwice();
     const posted = new Map<string, number>();
     const failures: string[] = [];
@@ -81,7 +91,12 @@ describe('on a three-node broker cluster', () => {
     for (let i = 0, start = Date.now(); Date.now() - start < WORKLOAD_MS; i++) {
       const who = i % MENTIONED;
       requests.push(
-        api('POST', `/recipes/${recipe.id}/comments`, { content: `Lovely, @${mentioned[who]!.user.username} (${i})` }, author.token).then((response) => {
+        api(
+          'POST',
+          `/recipes/${recipe.id}/comments`,
+          { content: `Lovely, @${mentioned[who]!.user.username} (${i})` },
+          author.token,
+        ).then((response) => {
           if (response.status === 201) posted.set(response.body.comment.id, who);
           else failures.push(`${response.status} ${response.text}`);
         }),
@@ -94,7 +109,12 @@ describe('on a three-node broker cluster', () => {
     expect(failures).toEqual([]);
     expect(posted.size).toBeGreaterThan(100);
 
-    const expected = mentioned.map((_, who) => [...posted].filter(([, to]) => to === who).map(([commentId]) => commentId).sort());
+    const expected = mentioned.map((_, who) =>
+      [...posted]
+        .filter(([, to]) => to === who)
+        .map(([commentId]) => commentId)
+        .sort(),
+    );
     const notified = async (who: number) => {
       const { body } = await api('GET', '/notifications?limit=100', undefined, mentioned[who]!.token);
       return (body.data as Array<{ commentId?: string }>).map((n) => n.commentId).sort();

@@ -26,7 +26,11 @@ let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
 beforeAll(async () => {
   if (!hasChromium()) return;
   site = await servePage(PAGE);
-  system = await startTestSystem({ name: 'recipes_browser_cache', portOffset: 4900, env: { ...unlimited, CORS_ORIGINS: site.origin } });
+  system = await startTestSystem({
+    name: 'recipes_browser_cache',
+    portOffset: 4900,
+    env: { ...unlimited, CORS_ORIGINS: site.origin },
+  });
   browser = await launchBrowser();
 }, 120_000);
 
@@ -41,7 +45,11 @@ describe('a browser’s cache shared by two users', () => {
     expectChromium();
     const api = apiOf(system);
     const gateway = system.urlOf('gateway');
-    const [ada, bob, cy] = [await api.register('cache_ada'), await api.register('cache_bob'), await api.register('cache_cy')];
+    const [ada, bob, cy] = [
+      await api.register('cache_ada'),
+      await api.register('cache_bob'),
+      await api.register('cache_cy'),
+    ];
     const recipeId = await api.recipe(cy);
     // One mention each: the two lists have the same shape and version, with different contents.
     for (const mentioned of [ada, bob]) expect((await api.mention(cy, recipeId, mentioned)).status).toBe(201);

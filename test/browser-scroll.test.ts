@@ -44,7 +44,11 @@ beforeAll(async () => {
   // Without the browser nothing is set up, and the test fails (it does not skip): see its first line.
   if (!hasChromium()) return;
   site = await servePage(PAGE);
-  system = await startTestSystem({ name: 'recipes_browser_scroll', portOffset: 7790, env: { ...unlimited, CORS_ORIGINS: site.origin } });
+  system = await startTestSystem({
+    name: 'recipes_browser_scroll',
+    portOffset: 7790,
+    env: { ...unlimited, CORS_ORIGINS: site.origin },
+  });
   browser = await launchBrowser();
   context = browser.context;
 }, 120_000);
@@ -96,10 +100,19 @@ describe('an inbox in a browser', () => {
     await unreadReaches(mentions);
     // Every new one reaches the page through the stream.
     const arrived = mentions - 10;
-    await page.waitForFunction(`window.shown.filter((item) => item.from === 'stream').length >= ${arrived}`, undefined, { timeout: 10_000, polling: 50 });
+    await page.waitForFunction(
+      `window.shown.filter((item) => item.from === 'stream').length >= ${arrived}`,
+      undefined,
+      { timeout: 10_000, polling: 50 },
+    );
 
-    const shown = (await page.evaluate(() => (window as any).shown)) as Array<{ id: string; from: 'stream' | 'scroll' }>;
-    const all = (await api.call('GET', '/notifications?limit=100', undefined, bob.token)).body.data.map((n: { id: string }) => n.id) as string[];
+    const shown = (await page.evaluate(() => (window as any).shown)) as Array<{
+      id: string;
+      from: 'stream' | 'scroll';
+    }>;
+    const all = (await api.call('GET', '/notifications?limit=100', undefined, bob.token)).body.data.map(
+      (n: { id: string }) => n.id,
+    ) as string[];
     expect(all).toHaveLength(mentions);
     const ids = shown.map((item) => item.id);
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);

@@ -58,7 +58,11 @@ beforeAll(async () => {
   site = await servePage(PAGE);
   pageOrigin = site.origin;
   // The page is of another origin than the gateway (another port): the gateway must allow it.
-  system = await startTestSystem({ name: 'recipes_browser', portOffset: 4700, env: { ...unlimited, CORS_ORIGINS: pageOrigin } });
+  system = await startTestSystem({
+    name: 'recipes_browser',
+    portOffset: 4700,
+    env: { ...unlimited, CORS_ORIGINS: pageOrigin },
+  });
   browser = await launchBrowser();
   context = browser.context;
 }, 120_000);
@@ -111,21 +115,31 @@ describe('the notification stream in a browser', () => {
       if (isStream(request.url())) requests.at(-1)!.failure = request.failure()?.errorText;
     });
     page.on('response', (response) => {
-      if (isStream(response.url())) responses.push({ status: response.status(), allowOrigin: response.headers()['access-control-allow-origin'] });
+      if (isStream(response.url()))
+        responses.push({ status: response.status(), allowOrigin: response.headers()['access-control-allow-origin'] });
     });
     await page.goto(`${pageOrigin}/?stream=${encodeURIComponent(streamUrl)}`);
 
-    const notifications = (): Promise<Received[]> => page.evaluate(() => (window as any).received.filter((event: Received) => event.type === 'notification'));
+    const notifications = (): Promise<Received[]> =>
+      page.evaluate(() => (window as any).received.filter((event: Received) => event.type === 'notification'));
     /** Until `predicate` holds in the page; if it never does, the error tells what the stream saw and did. */
     const waitFor = async (predicate: string, timeout: number) => {
       try {
         await page.waitForFunction(predicate, undefined, { timeout, polling: 50 });
       } catch (error) {
-        const seen = await page.evaluate(() => ({ received: (window as any).received, opens: (window as any).opens, errors: (window as any).errors }));
-        throw new Error(`${predicate} did not hold within ${timeout} ms: ${JSON.stringify({ requests, responses, ...seen })}`, { cause: error });
+        const seen = await page.evaluate(() => ({
+          received: (window as any).received,
+          opens: (window as any).opens,
+          errors: (window as any).errors,
+        }));
+        throw new Error(
+          `${predicate} did not hold within ${timeout} ms: ${JSON.stringify({ requests, responses, ...seen })}`,
+          { cause: error },
+        );
       }
     };
-    const unreadIs = (count: number) => `window.received.some((e) => e.type === 'unread_count' && JSON.parse(e.data).count === ${count})`;
+    const unreadIs = (count: number) =>
+      `window.received.some((e) => e.type === 'unread_count' && JSON.parse(e.data).count === ${count})`;
 
     // Open, cross-origin, with the gateway's CORS headers on the stream.
     await waitFor(`window.opens.length === 1 && ${unreadIs(0)}`, 10_000);
@@ -137,7 +151,12 @@ describe('the notification stream in a browser', () => {
     const live = await notifications();
     expect(live).toHaveLength(1);
     const firstId = live[0]!.lastEventId;
-    expect(JSON.parse(live[0]!.data)).toMatchObject({ id: firstId, type: 'mention_recipe_comment', contentId: recipeId, isRead: false });
+    expect(JSON.parse(live[0]!.data)).toMatchObject({
+      id: firstId,
+      type: 'mention_recipe_comment',
+      contentId: recipeId,
+      isRead: false,
+    });
 
     // 2. The server ends the stream: the notifications service shuts down (its streams end cleanly at
     //    once) and, while it is away, three more mentions are made; then it starts again, and a fourth
@@ -175,7 +194,9 @@ describe('the notification stream in a browser', () => {
     const resumed = attempts.at(-1)!;
     expect(first).toMatchObject({ lastEventId: undefined, failure: undefined });
     // Each attempt while offline failed before it left the browser; the last went out and was answered.
-    expect(attempts.slice(0, -1).map((attempt) => attempt.failure)).toEqual(attempts.slice(0, -1).map(() => 'net::ERR_INTERNET_DISCONNECTED'));
+    expect(attempts.slice(0, -1).map((attempt) => attempt.failure)).toEqual(
+      attempts.slice(0, -1).map(() => 'net::ERR_INTERNET_DISCONNECTED'),
+    );
     expect(resumed).toMatchObject({ lastEventId: firstId, failure: undefined });
     expect(resumed.at).toBeGreaterThanOrEqual(storedAt);
     expect(responses).toEqual([
@@ -191,7 +212,8 @@ describe('the notification stream in a browser', () => {
     const reopenedAt = (await page.evaluate(() => (window as any).opens as Array<{ at: number }>))[1]!.at;
     console.info(
       `browser-stream timings (ms after SIGTERM): stream ended ${cut!.at - cutAt}, process exited ${exitedAt - cutAt}, ` +
-        `3 mentions made by ${mentionedAt - cutAt}, started again ${restartedAt - cutAt}, all 4 stored ${storedAt - cutAt}; browser attempts ${attempts.map((attempt) => attempt.at - cutAt).join(', ')} ` +
+        `3 mentions made by ${mentionedAt - cutAt}, started again ${restartedAt - cutAt}, all 4 stored ` +
+        `${storedAt - cutAt}; browser attempts ${attempts.map((attempt) => attempt.at - cutAt).join(', ')} ` +
         `(first ${firstAttemptAfter} after the end), open again ${reopenedAt - cutAt}`,
     );
 
@@ -219,7 +241,11 @@ describe('the notification stream in a browser', () => {
     // The four made while the browser was away came with its reconnect, before the live one.
     expect(received.slice(1, 5).every((event) => event.at >= reopenedAt)).toBe(true);
     // Nothing else was sent on the stream, and nothing more was asked for.
-    expect(await page.evaluate(() => (window as any).received.filter((e: Received) => !['notification', 'unread_count'].includes(e.type)))).toEqual([]);
+    expect(
+      await page.evaluate(() =>
+        (window as any).received.filter((e: Received) => !['notification', 'unread_count'].includes(e.type)),
+      ),
+    ).toEqual([]);
     expect(requests).toHaveLength(attempts.length + 1);
     await page.close();
   }, 60_000);

@@ -15,7 +15,11 @@ let system: StartedSystem;
 let call: JsonCall;
 
 beforeAll(async () => {
-  system = await startTestSystem({ name: 'recipes_comment_edits', portOffset: 3700, env: { RATE_LIMIT_MAX: '100000' } });
+  system = await startTestSystem({
+    name: 'recipes_comment_edits',
+    portOffset: 3700,
+    env: { RATE_LIMIT_MAX: '100000' },
+  });
   call = jsonClient(`${system.urlOf('gateway')}/api`);
 }, 60_000);
 afterAll(() => system?.stop());
@@ -37,7 +41,9 @@ const mentionEventsHandled = (count: number) =>
   eventually(
     () =>
       withDatabase(system.databaseUrl, async (db) => {
-        const { rows } = await db.query<{ count: number }>("SELECT count(*)::int AS count FROM notifications.processed_events WHERE event_type LIKE 'comment.mention.%'");
+        const { rows } = await db.query<{ count: number }>(
+          "SELECT count(*)::int AS count FROM notifications.processed_events WHERE event_type LIKE 'comment.mention.%'",
+        );
         return rows[0]!.count === count ? true : undefined;
       }),
     10_000,
@@ -46,10 +52,14 @@ const mentionEventsHandled = (count: number) =>
 
 /** Waits until `account`'s notifications about `commentId` number `count`, and returns them all. */
 const settledAt = (account: Account, commentId: string, count: number) =>
-  eventually(async () => {
-    const seen = await notificationsOf(account);
-    return seen.list.filter((n) => n.commentId === commentId).length === count ? seen : undefined;
-  }, 10_000, 50);
+  eventually(
+    async () => {
+      const seen = await notificationsOf(account);
+      return seen.list.filter((n) => n.commentId === commentId).length === count ? seen : undefined;
+    },
+    10_000,
+    50,
+  );
 
 describe('comments edited and deleted through the gateway', () => {
   let ada: Account;
@@ -59,31 +69,56 @@ describe('comments edited and deleted through the gateway', () => {
   let recipeId: string;
 
   beforeAll(async () => {
-    [ada, bob, carl, dan] = await Promise.all(['edits_ada', 'edits_bob', 'edits_carl', 'edits_dan'].map((name) => register(call, name)));
-    const recipe = await call('POST', '/recipes', { title: 'Edited', cameraModel: 'X100V', filmSimulation: 'Acros' }, ada.token);
+    [ada, bob, carl, dan] = await Promise.all(
+      ['edits_ada', 'edits_bob', 'edits_carl', 'edits_dan'].map((name) => register(call, name)),
+    );
+    const recipe = await call(
+      'POST',
+      '/recipes',
+      { title: 'Edited', cameraModel: 'X100V', filmSimulation: 'Acros' },
+      ada.token,
+    );
     expect(recipe.status).toBe(201);
     recipeId = recipe.body.recipe.id;
   });
 
   const commentCount = async () => (await call('GET', `/recipes/${recipeId}`)).body.recipe.commentCount;
-  const edit = (commentId: string, content: string, account = bob) => call('PATCH', `/recipes/${recipeId}/comments/${commentId}`, { content }, account.token);
+  const edit = (commentId: string, content: string, account = bob) =>
+    call('PATCH', `/recipes/${recipeId}/comments/${commentId}`, { content }, account.token);
 
   it('notifies the user an edit newly mentions, once, and retracts the one it no longer mentions', async () => {
-    const created = await call('POST', `/recipes/${recipeId}/comments`, { content: `Ask @${carl.user.username}` }, bob.token);
+    const created = await call(
+      'POST',
+      `/recipes/${recipeId}/comments`,
+      { content: `Ask @${carl.user.username}` },
+      bob.token,
+    );
     expect(created.status).toBe(201);
     const commentId: string = created.body.comment.id;
     expect((await settledAt(carl, commentId, 1)).unread).toBe(1);
 
     const swapped = await edit(commentId, `Ask @${dan.user.username} instead`);
     expect(swapped.status).toBe(200);
-    expect(swapped.body.comment).toMatchObject({ id: commentId, content: `Ask @${dan.user.username} instead`, editedAt: expect.any(String) });
-    expect(await settledAt(dan, commentId, 1)).toMatchObject({ unread: 1, list: [{ type: 'mention_recipe_comment', commentId }] });
+    expect(swapped.body.comment).toMatchObject({
+      id: commentId,
+      content: `Ask @${dan.user.username} instead`,
+      editedAt: expect.any(String),
+    });
+    expect(await settledAt(dan, commentId, 1)).toMatchObject({
+      unread: 1,
+      list: [{ type: 'mention_recipe_comment', commentId }],
+    });
     expect(await settledAt(carl, commentId, 0)).toEqual({ list: [], unread: 0 });
 
     // Carl mentioned again, and dan dropped and mentioned again: nobody hears of the comment twice.
     expect((await edit(commentId, `Both: @${carl.user.username}`)).status).toBe(200);
     expect((await edit(commentId, `Both: @${carl.user.username} @${dan.user.username}`)).status).toBe(200);
-    const later = await call('POST', `/recipes/${recipeId}/comments`, { content: `And @${carl.user.username}` }, bob.token);
+    const later = await call(
+      'POST',
+      `/recipes/${recipeId}/comments`,
+      { content: `And @${carl.user.username}` },
+      bob.token,
+    );
     expect(later.status).toBe(201);
     // The barrier: notifications has handled every mention event so far (5 stored, 2 taken out).
     await mentionEventsHandled(7);
@@ -91,7 +126,9 @@ describe('comments edited and deleted through the gateway', () => {
     expect(await notificationsOf(dan)).toEqual({ list: [], unread: 0 });
 
     const listed = await call('GET', `/recipes/${recipeId}/comments`);
-    expect(listed.body.comments.map((c: { id: string; editedAt: string | null }) => [c.id, c.editedAt !== null])).toEqual([
+    expect(
+      listed.body.comments.map((c: { id: string; editedAt: string | null }) => [c.id, c.editedAt !== null]),
+    ).toEqual([
       [commentId, true],
       [later.body.comment.id, false],
     ]);
@@ -100,7 +137,12 @@ describe('comments edited and deleted through the gateway', () => {
   });
 
   it('lets the recipe’s owner delete a comment: it leaves the list and the count, and its mentions are retracted', async () => {
-    const created = await call('POST', `/recipes/${recipeId}/comments`, { content: `Look @${dan.user.username}` }, bob.token);
+    const created = await call(
+      'POST',
+      `/recipes/${recipeId}/comments`,
+      { content: `Look @${dan.user.username}` },
+      bob.token,
+    );
     const commentId: string = created.body.comment.id;
     await settledAt(dan, commentId, 1);
     await eventually(async () => ((await commentCount()) === 3 ? true : undefined), 10_000, 50);

@@ -21,7 +21,11 @@ const streams: EventStreamClient[] = [];
 
 beforeAll(async () => {
   pushService = await startLocalPushService();
-  system = await startTestSystem({ name: 'recipes_conversations', portOffset: 9370, env: { ...unlimited, PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true' } });
+  system = await startTestSystem({
+    name: 'recipes_conversations',
+    portOffset: 9370,
+    env: { ...unlimited, PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true' },
+  });
   api = jsonClient(`${system.urlOf('gateway')}/api`);
 }, 90_000);
 afterAll(async () => {
@@ -34,13 +38,17 @@ afterAll(async () => {
 /** A browser of the account's subscribing to Web Push, as docs/push.md shows. */
 async function browserOf(account: Account) {
   const browser = pushService.subscribe((await api('GET', '/push/public-key')).body.publicKey);
-  expect((await api('POST', '/push/subscriptions', { ...browser, expirationTime: null }, account.token)).status).toBe(201);
+  expect((await api('POST', '/push/subscriptions', { ...browser, expirationTime: null }, account.token)).status).toBe(
+    201,
+  );
   return browser;
 }
 
 /** The types of the notifications pushed to `browser`, once `count` have come. */
 const pushedTypes = async (browser: { id: string }, count: number) =>
-  (await pushService.waitFor(browser.id, count, 5_000)).map((push) => (push.payload as { notification: { type: string } }).notification.type).sort();
+  (await pushService.waitFor(browser.id, count, 5_000))
+    .map((push) => (push.payload as { notification: { type: string } }).notification.type)
+    .sort();
 
 interface Account {
   user: { id: string; username: string };
@@ -55,14 +63,21 @@ async function register(username: string): Promise<Account> {
 
 /** The account's stream, open and past its first unread count: what is stored from then on, it must show. */
 async function streamOf(account: Account): Promise<EventStreamClient> {
-  const client = await openEventStream(`${system.urlOf('gateway')}/api/notifications/stream`, { authorization: `Bearer ${account.token}` });
+  const client = await openEventStream(`${system.urlOf('gateway')}/api/notifications/stream`, {
+    authorization: `Bearer ${account.token}`,
+  });
   streams.push(client);
   expect(client.status).toBe(200);
   await client.next((event) => event.event === 'unread_count');
   return client;
 }
 
-async function comment(account: Account, path: string, content: string, parentId?: string): Promise<{ id: string; parentId: string | null; replyCount: number }> {
+async function comment(
+  account: Account,
+  path: string,
+  content: string,
+  parentId?: string,
+): Promise<{ id: string; parentId: string | null; replyCount: number }> {
   const response = await api('POST', `${path}/comments`, { content, ...(parentId ? { parentId } : {}) }, account.token);
   expect(response.status, JSON.stringify(response.body)).toBe(201);
   return response.body.comment;
@@ -76,14 +91,29 @@ interface Shown {
 }
 
 const notificationOn = (client: EventStreamClient, type: string, commentId: string) =>
-  client.next((event: StreamEvent) => event.event === 'notification' && JSON.parse(event.data).type === type && JSON.parse(event.data).commentId === commentId);
-const shownOn = (client: EventStreamClient) => client.received.filter((event) => event.event === 'notification').map((event) => JSON.parse(event.data) as Shown);
-const listed = async (account: Account) => ((await api('GET', '/notifications?limit=100', undefined, account.token)).body.data as Shown[]).map((n) => [n.type, n.commentId]);
+  client.next(
+    (event: StreamEvent) =>
+      event.event === 'notification' &&
+      JSON.parse(event.data).type === type &&
+      JSON.parse(event.data).commentId === commentId,
+  );
+const shownOn = (client: EventStreamClient) =>
+  client.received.filter((event) => event.event === 'notification').map((event) => JSON.parse(event.data) as Shown);
+const listed = async (account: Account) =>
+  ((await api('GET', '/notifications?limit=100', undefined, account.token)).body.data as Shown[]).map((n) => [
+    n.type,
+    n.commentId,
+  ]);
 
 describe('a conversation on a recipe', () => {
   it('tells the owner, the mentioned and each author replied to once, on their streams, one level deep', async () => {
     const [ada, bob, cy] = [await register('talk_ada'), await register('talk_bob'), await register('talk_cy')];
-    const recipe = await api('POST', '/recipes', { title: 'Golden hour', cameraModel: 'X-T5', filmSimulation: 'Classic Chrome' }, bob.token);
+    const recipe = await api(
+      'POST',
+      '/recipes',
+      { title: 'Golden hour', cameraModel: 'X-T5', filmSimulation: 'Classic Chrome' },
+      bob.token,
+    );
     const path = `/recipes/${recipe.body.recipe.id}`;
     const [adaStream, bobStream, cyStream] = [await streamOf(ada), await streamOf(bob), await streamOf(cy)];
     const [adaBrowser, bobBrowser, cyBrowser] = [await browserOf(ada), await browserOf(bob), await browserOf(cy)];
@@ -119,7 +149,9 @@ describe('a conversation on a recipe', () => {
     expect(await pushedTypes(adaBrowser, 1)).toEqual(['reply_comment']);
 
     const topLevel = await api('GET', `${path}/comments?topLevel=true`);
-    expect(topLevel.body.comments.map((c: { id: string; replyCount: number }) => [c.id, c.replyCount])).toEqual([[question.id, 2]]);
+    expect(topLevel.body.comments.map((c: { id: string; replyCount: number }) => [c.id, c.replyCount])).toEqual([
+      [question.id, 2],
+    ]);
     expect((await api('GET', `${path}/comments`)).body.total).toBe(3);
     const replies = await api('GET', `/comments/${question.id}/replies`);
     expect(replies.status).toBe(200);
@@ -145,9 +177,17 @@ describe('a conversation on a recipe', () => {
     const own = await comment(eve, `/posts/${post.body.post.id}`, 'My own');
     const onPost = await comment(dee, `/posts/${post.body.post.id}`, 'Nice');
     const onCollection = await comment(dee, `/collections/${collection.body.collection.id}`, 'Great picks');
-    await Promise.all([notificationOn(eveStream, 'comment_post', onPost.id), notificationOn(eveStream, 'comment_collection', onCollection.id)]);
+    await Promise.all([
+      notificationOn(eveStream, 'comment_post', onPost.id),
+      notificationOn(eveStream, 'comment_collection', onCollection.id),
+    ]);
     const types = await listed(eve);
-    expect(types).toEqual(expect.arrayContaining([['comment_post', onPost.id], ['comment_collection', onCollection.id]]));
+    expect(types).toEqual(
+      expect.arrayContaining([
+        ['comment_post', onPost.id],
+        ['comment_collection', onCollection.id],
+      ]),
+    );
     expect(types).toHaveLength(2);
     expect(types.some(([, commentId]) => commentId === own.id)).toBe(false);
   });
@@ -155,7 +195,10 @@ describe('a conversation on a recipe', () => {
 
 describe('the generated client', () => {
   it('replies to a comment and reads the thread and the reply notification, typed by the OpenAPI document', async () => {
-    const { question, answer, topLevel, replies, notification } = await replyFlow(system.urlOf('gateway'), 'talk_client');
+    const { question, answer, topLevel, replies, notification } = await replyFlow(
+      system.urlOf('gateway'),
+      'talk_client',
+    );
     expect(answer.parentId).toBe(question.id);
     expect(topLevel.map((comment) => [comment.id, comment.replyCount])).toEqual([[question.id, 1]]);
     expect(replies.map((comment) => comment.id)).toEqual([answer.id]);

@@ -7,7 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedSystem } from '../scripts/system.mjs';
 import { startTestSystem } from './support/system.js';
 import { type Fingerprint, settledFingerprint, withDatabase } from './support/database.js';
-import { type Defect, describeRequest, type FuzzRequest, generators, IDEMPOTENCY_KEY } from './support/fuzz-requests.js';
+import {
+  type Defect,
+  describeRequest,
+  type FuzzRequest,
+  generators,
+  IDEMPOTENCY_KEY,
+} from './support/fuzz-requests.js';
 import { nestedJson } from './support/hostile.js';
 import { expectProblem, jsonClient, type RawClient, rawClient } from './support/http.js';
 import { logOf } from './support/logs.js';
@@ -63,7 +69,6 @@ afterAll(async () => {
   await system?.stop();
 });
 
-
 const exercised = new Map<string, number>();
 const defectsSent = new Map<Defect, number>();
 let sent = 0;
@@ -83,9 +88,13 @@ async function sendAndCheck(request: FuzzRequest) {
   if (request.mutating) expect(response.status, `not refused: ${context}`).toBeGreaterThanOrEqual(400);
   if (request.defect === 'nested too deep') {
     expectProblem(response, 400, context);
-    expect(JSON.parse(response.text), context).toMatchObject({ code: 'VALIDATION_ERROR', detail: expect.stringContaining('nested too deeply') });
+    expect(JSON.parse(response.text), context).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      detail: expect.stringContaining('nested too deeply'),
+    });
   }
-  if (request.headers?.[IDEMPOTENCY_KEY] !== undefined) keyed.set(response.status, (keyed.get(response.status) ?? 0) + 1);
+  if (request.headers?.[IDEMPOTENCY_KEY] !== undefined)
+    keyed.set(response.status, (keyed.get(response.status) ?? 0) + 1);
 }
 
 describe(`fuzzing every public operation through the gateway (seed ${SEED}; FUZZ_SEED to change it)`, () => {
@@ -105,25 +114,32 @@ describe(`fuzzing every public operation through the gateway (seed ${SEED}; FUZZ
         { seed: SEED, numRuns: REQUESTS / BATCH, endOnFailure: true },
       );
     } catch (error) {
-      throw new Error(`Fuzzing failed; reproduce with FUZZ_SEED=${SEED}\n${(error as Error).message}`, { cause: error });
+      throw new Error(`Fuzzing failed; reproduce with FUZZ_SEED=${SEED}\n${(error as Error).message}`, {
+        cause: error,
+      });
     }
     console.log(`fuzz: ${sent} requests in ${Date.now() - started} ms (seed ${SEED})`);
     expect(sent).toBeGreaterThanOrEqual(REQUESTS);
   }, 180_000);
 
   it('exercised every operation in the API document, every kind of defect, and Idempotency-Key to its refusals', () => {
-    const missing = operations.filter((operation) => (exercised.get(operation.key) ?? 0) < 50).map((operation) => operation.key);
+    const missing = operations
+      .filter((operation) => (exercised.get(operation.key) ?? 0) < 50)
+      .map((operation) => operation.key);
     expect(missing, 'operations sent fewer than 50 requests').toEqual([]);
     const { defectsOf } = generators(world, SYSTEM);
     const kinds = new Set(operations.flatMap(defectsOf));
     for (const kind of kinds) expect(defectsSent.get(kind) ?? 0, kind).toBeGreaterThan(0);
     // Refused by the key's own check (400 malformed) and by the routes (401, 404).
     console.log(`fuzz: answers to requests with an Idempotency-Key: ${JSON.stringify(Object.fromEntries(keyed))}`);
-    for (const status of [400, 401, 404]) expect(keyed.get(status) ?? 0, `keyed requests answered ${status}`).toBeGreaterThan(0);
+    for (const status of [400, 401, 404])
+      expect(keyed.get(status) ?? 0, `keyed requests answered ${status}`).toBeGreaterThan(0);
   });
 
   it('logged no error in any process', () => {
-    const errors = system.processes.flatMap((process) => logOf(process).filter((line) => line.level === 'error' || line.level === 'fatal'));
+    const errors = system.processes.flatMap((process) =>
+      logOf(process).filter((line) => line.level === 'error' || line.level === 'fatal'),
+    );
     expect(errors.map((line) => JSON.stringify(line).slice(0, 500))).toEqual([]);
   });
 
@@ -134,7 +150,8 @@ describe(`fuzzing every public operation through the gateway (seed ${SEED}; FUZZ
     }));
     expect(Object.keys(before).length).toBeGreaterThan(10);
     const isKeyTable = (table: string) => table.endsWith('.idempotency_keys');
-    const withoutKeys = (fingerprint: Fingerprint) => Object.fromEntries(Object.entries(fingerprint).filter(([table]) => !isKeyTable(table)));
+    const withoutKeys = (fingerprint: Fingerprint) =>
+      Object.fromEntries(Object.entries(fingerprint).filter(([table]) => !isKeyTable(table)));
     expect(withoutKeys(after)).toEqual(withoutKeys(before));
     // Before the fuzz the world's own requests kept nothing (it sends no key); a refusal a key keeps is a 4xx.
     expect(Object.keys(after).filter(isKeyTable).length).toBeGreaterThan(0);
@@ -144,7 +161,9 @@ describe(`fuzzing every public operation through the gateway (seed ${SEED}; FUZZ
 
 /** The statuses of every response kept under an Idempotency-Key, in every service's schema. */
 async function keptRefusals(db: pg.Client): Promise<number[]> {
-  const { rows: tables } = await db.query<{ schema: string }>(`SELECT table_schema AS schema FROM information_schema.tables WHERE table_name = 'idempotency_keys'`);
+  const { rows: tables } = await db.query<{ schema: string }>(
+    `SELECT table_schema AS schema FROM information_schema.tables WHERE table_name = 'idempotency_keys'`,
+  );
   const statuses: number[] = [];
   for (const { schema } of tables) {
     const { rows } = await db.query<{ status: number }>(`SELECT status FROM "${schema}".idempotency_keys`);
@@ -164,26 +183,37 @@ describe('a body nested 30,000 levels deep', () => {
   it.each([
     ['with an Idempotency-Key', { 'idempotency-key': `deep-${randomUUID()}` }],
     ['without one', {}],
-  ])('to POST /api/collections %s is 400 VALIDATION_ERROR, logged without an error or a stack trace', async (_name, keyHeader) => {
-    expect(body.length).toBeGreaterThan(60_000);
-    expect(body.length).toBeLessThanOrEqual(BODY_LIMIT_BYTES);
-    const requestId = `deep-body-${randomUUID()}`;
-    const response = await client.send({
-      method: 'POST',
-      path: '/api/collections',
-      headers: { authorization: `Bearer ${world.ada.token}`, 'content-type': 'application/json', 'x-request-id': requestId, ...keyHeader },
-      body: Buffer.from(body),
-    });
-    expectProblem(response, 400, response.text);
-    expect(JSON.parse(response.text)).toMatchObject({ code: 'VALIDATION_ERROR', detail: expect.stringContaining('nested too deeply') });
+  ])(
+    'to POST /api/collections %s is 400 VALIDATION_ERROR, logged without an error or a stack trace',
+    async (_name, keyHeader) => {
+      expect(body.length).toBeGreaterThan(60_000);
+      expect(body.length).toBeLessThanOrEqual(BODY_LIMIT_BYTES);
+      const requestId = `deep-body-${randomUUID()}`;
+      const response = await client.send({
+        method: 'POST',
+        path: '/api/collections',
+        headers: {
+          authorization: `Bearer ${world.ada.token}`,
+          'content-type': 'application/json',
+          'x-request-id': requestId,
+          ...keyHeader,
+        },
+        body: Buffer.from(body),
+      });
+      expectProblem(response, 400, response.text);
+      expect(JSON.parse(response.text)).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        detail: expect.stringContaining('nested too deeply'),
+      });
 
-    // The service's line for the finished request comes after anything it logged while handling it.
-    const collections = system.process('collections')!;
-    const lines = await eventually(async () => {
-      const ofRequest = logOf(collections).filter((line) => line.requestId === requestId);
-      return ofRequest.some((line) => line.msg === 'request completed') ? ofRequest : undefined;
-    }, 10_000);
-    expect(lines.find((line) => line.msg === 'request completed')?.res?.statusCode).toBe(400);
-    expect(lines.filter((line) => line.level === 'error' || line.err?.stack !== undefined)).toEqual([]);
-  });
+      // The service's line for the finished request comes after anything it logged while handling it.
+      const collections = system.process('collections')!;
+      const lines = await eventually(async () => {
+        const ofRequest = logOf(collections).filter((line) => line.requestId === requestId);
+        return ofRequest.some((line) => line.msg === 'request completed') ? ofRequest : undefined;
+      }, 10_000);
+      expect(lines.find((line) => line.msg === 'request completed')?.res?.statusCode).toBe(400);
+      expect(lines.filter((line) => line.level === 'error' || line.err?.stack !== undefined)).toEqual([]);
+    },
+  );
 });

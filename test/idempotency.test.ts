@@ -32,7 +32,12 @@ const recipeDraft = { title: 'Classic Chrome street', cameraModel: 'X100V', film
 /** A POST with a key, answered as sent: status, the replay mark and the exact body. */
 async function keyed(path: string, body: unknown, account: Account, key: string) {
   const response = await call('POST', path, body, account.token, { 'idempotency-key': key });
-  return { status: response.status, replayed: response.headers.get('idempotent-replayed'), text: response.raw.text, body: response.body as any };
+  return {
+    status: response.status,
+    replayed: response.headers.get('idempotent-replayed'),
+    text: response.raw.text,
+    body: response.body as any,
+  };
 }
 
 async function count(sql: string, values: unknown[]): Promise<number> {
@@ -41,7 +46,8 @@ async function count(sql: string, values: unknown[]): Promise<number> {
 
 /** Bob's notifications about `commentId`, once one has come for `sentinelId`, a comment made after it. */
 async function notificationsAbout(commentId: string, sentinelId: string): Promise<number> {
-  const list = async () => (await call<{ data: { commentId?: string }[] }>('GET', '/notifications?limit=100', undefined, bob.token)).body.data;
+  const list = async () =>
+    (await call<{ data: { commentId?: string }[] }>('GET', '/notifications?limit=100', undefined, bob.token)).body.data;
   // Events leave the outbox oldest first: once the later comment's notification is here, a second one of
   // the earlier comment would be too.
   await eventually(async () => ((await list()).some((n) => n.commentId === sentinelId) ? true : undefined), 10_000);
@@ -49,7 +55,15 @@ async function notificationsAbout(commentId: string, sentinelId: string): Promis
 }
 
 async function mentionBob(recipeId: string): Promise<string> {
-  return (await create<{ id: string }>(call, `/recipes/${recipeId}/comments`, { content: `And now, @${bob.user.username}?` }, ada, 'comment')).id;
+  return (
+    await create<{ id: string }>(
+      call,
+      `/recipes/${recipeId}/comments`,
+      { content: `And now, @${bob.user.username}?` },
+      ada,
+      'comment',
+    )
+  ).id;
 }
 
 describe('a comment posted with an Idempotency-Key', () => {
@@ -72,7 +86,9 @@ describe('a comment posted with an Idempotency-Key', () => {
     const recipe = await create(call, '/recipes', recipeDraft, ada, 'recipe');
     const key = `burst-${randomUUID()}`;
     const body = { content: `All at once, @${bob.user.username}` };
-    const answers = await Promise.all(Array.from({ length: 8 }, () => keyed(`/recipes/${recipe.id}/comments`, body, ada, key)));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => keyed(`/recipes/${recipe.id}/comments`, body, ada, key)),
+    );
 
     const firsts = answers.filter((answer) => answer.status === 201 && answer.replayed === null);
     expect(firsts).toHaveLength(1);
@@ -95,7 +111,10 @@ describe('a comment posted with an Idempotency-Key', () => {
     expect(malformed.status).toBe(400);
     expect(malformed.body).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ path: 'idempotency-key' }] });
 
-    const response = await call('POST', `/recipes/${recipe.id}/comments`, { content: 'One' }, ada.token, { 'idempotency-key': key, origin: 'https://app.example.com' });
+    const response = await call('POST', `/recipes/${recipe.id}/comments`, { content: 'One' }, ada.token, {
+      'idempotency-key': key,
+      origin: 'https://app.example.com',
+    });
     expect(response.headers.get('idempotent-replayed')).toBe('true');
     expect(response.headers.get('access-control-expose-headers')).toMatch(/idempotent-replayed/);
   });
@@ -115,28 +134,50 @@ describe('every other POST that creates', () => {
 
   it('replays recipes, posts, collections, saved items and collection items, each created once', async () => {
     const title = `Replayed ${randomUUID()}`;
-    const { recipe } = await replays('/recipes', { ...recipeDraft, title }, { sql: 'SELECT count(*)::int AS n FROM content.recipes WHERE title = $1', values: [title] });
-    const { post } = await replays('/posts', { title }, { sql: 'SELECT count(*)::int AS n FROM content.posts WHERE title = $1', values: [title] });
-    const { collection } = await replays('/collections', { name: title }, {
-      sql: 'SELECT count(*)::int AS n FROM collections.collections WHERE name = $1',
-      values: [title],
-    });
+    const { recipe } = await replays(
+      '/recipes',
+      { ...recipeDraft, title },
+      { sql: 'SELECT count(*)::int AS n FROM content.recipes WHERE title = $1', values: [title] },
+    );
+    const { post } = await replays(
+      '/posts',
+      { title },
+      { sql: 'SELECT count(*)::int AS n FROM content.posts WHERE title = $1', values: [title] },
+    );
+    const { collection } = await replays(
+      '/collections',
+      { name: title },
+      {
+        sql: 'SELECT count(*)::int AS n FROM collections.collections WHERE name = $1',
+        values: [title],
+      },
+    );
     // Saving again without a key would be 200 with the same item; with one, it is the first 201 again.
-    const { savedItem } = await replays('/saved-items', { contentType: 'post', contentId: post.id }, {
-      sql: 'SELECT count(*)::int AS n FROM collections.saved_items WHERE content_id = $1',
-      values: [post.id],
-    });
+    const { savedItem } = await replays(
+      '/saved-items',
+      { contentType: 'post', contentId: post.id },
+      {
+        sql: 'SELECT count(*)::int AS n FROM collections.saved_items WHERE content_id = $1',
+        values: [post.id],
+      },
+    );
     // Adding again without a key would be 409 (already in the collection); with one, the first 201 again.
-    await replays(`/collections/${collection.id}/items`, { savedItemId: savedItem.id }, {
-      sql: 'SELECT count(*)::int AS n FROM collections.collection_items WHERE collection_id = $1',
-      values: [collection.id],
-    });
+    await replays(
+      `/collections/${collection.id}/items`,
+      { savedItemId: savedItem.id },
+      {
+        sql: 'SELECT count(*)::int AS n FROM collections.collection_items WHERE collection_id = $1',
+        values: [collection.id],
+      },
+    );
     expect(recipe).toMatchObject({ title });
   });
 });
 
 describe('a POST with an Idempotency-Key whose response cannot be kept after its effect', () => {
-  /** The trigger function that refuses a kept response (see `refusingToKeep`); made for these tests, dropped after them. */
+  /**
+   * The trigger function that refuses a kept response (see `refusingToKeep`); made for these tests, dropped after them.
+   */
   const REFUSE = 'public.refuse_to_keep';
 
   beforeAll(() =>
@@ -154,7 +195,9 @@ describe('a POST with an Idempotency-Key whose response cannot be kept after its
   async function refusingToKeep<T>(schema: string, key: string, send: () => Promise<T>): Promise<T> {
     const table = `${schema}.idempotency_keys`;
     await withDatabase(system.databaseUrl, (db) =>
-      db.query(`CREATE TRIGGER refuse_to_keep BEFORE INSERT ON ${table} FOR EACH ROW WHEN (NEW.key = '${key}') EXECUTE FUNCTION ${REFUSE}()`),
+      db.query(
+        `CREATE TRIGGER refuse_to_keep BEFORE INSERT ON ${table} FOR EACH ROW WHEN (NEW.key = '${key}') EXECUTE FUNCTION ${REFUSE}()`,
+      ),
     );
     try {
       return await send();
@@ -173,7 +216,10 @@ describe('a POST with an Idempotency-Key whose response cannot be kept after its
     echoes?(): Promise<number>;
   }
 
-  /** Each idempotent route, as the API document names it: the schema of the service that keeps its responses, and a fresh attempt. */
+  /**
+   * Each idempotent route, as the API document names it: the schema of the service that keeps its responses, and a
+   * fresh attempt.
+   */
   const routes: Record<string, { schema: 'content' | 'collections' | 'comments'; attempt(): Promise<Attempt> }> = {};
 
   const countRows = (sql: string, value: unknown) => count(`SELECT count(*)::int AS n FROM ${sql}`, [value]);
@@ -253,7 +299,13 @@ describe('a POST with an Idempotency-Key whose response cannot be kept after its
     schema: 'collections',
     async attempt() {
       const post = await create(call, '/posts', { title: 'To collect' }, ada, 'post');
-      const savedItem = await create(call, '/saved-items', { contentType: 'post', contentId: post.id }, ada, 'savedItem');
+      const savedItem = await create(
+        call,
+        '/saved-items',
+        { contentType: 'post', contentId: post.id },
+        ada,
+        'savedItem',
+      );
       const collection = await create(call, '/collections', { name: 'Collecting' }, ada, 'collection');
       return {
         path: `/collections/${collection.id}/items`,
@@ -266,47 +318,62 @@ describe('a POST with an Idempotency-Key whose response cannot be kept after its
     },
   };
 
-  const all = (counts: Record<string, number>, n: number) => Object.fromEntries(Object.keys(counts).map((name) => [name, n]));
+  const all = (counts: Record<string, number>, n: number) =>
+    Object.fromEntries(Object.keys(counts).map((name) => [name, n]));
 
   it('covers every POST that takes the header', async () => {
     const document = (await (await fetch(`${system.urlOf('gateway')}/docs/json`)).json()) as {
       paths: Record<string, Record<string, { parameters?: { in: string; name: string }[] }>>;
     };
     const takingTheHeader = Object.entries(document.paths)
-      .filter(([, operations]) => operations.post?.parameters?.some((parameter) => parameter.in === 'header' && parameter.name === 'idempotency-key'))
+      .filter(([, operations]) =>
+        operations.post?.parameters?.some(
+          (parameter) => parameter.in === 'header' && parameter.name === 'idempotency-key',
+        ),
+      )
       .map(([path]) => path);
     expect(takingTheHeader.sort()).toEqual(Object.keys(routes).sort());
   });
 
-  it.each(Object.keys(routes))('%s: nothing of the effect remains, events included, and a retry with the key acts once', async (route) => {
-    const { schema, attempt } = routes[route]!;
-    const { path, body, effect, echoes } = await attempt();
-    const key = `unkept-${randomUUID()}`;
-    const before = await effect();
-    expect(before).toEqual(all(before, 0));
+  it.each(Object.keys(routes))(
+    '%s: nothing of the effect remains, events included, and a retry with the key acts once',
+    async (route) => {
+      const { schema, attempt } = routes[route]!;
+      const { path, body, effect, echoes } = await attempt();
+      const key = `unkept-${randomUUID()}`;
+      const before = await effect();
+      expect(before).toEqual(all(before, 0));
 
-    const failed = await refusingToKeep(schema, key, () => keyed(path, body, ada, key));
-    expect(failed.status, failed.text).toBe(500);
-    expect(await effect()).toEqual(before);
+      const failed = await refusingToKeep(schema, key, () => keyed(path, body, ada, key));
+      expect(failed.status, failed.text).toBe(500);
+      expect(await effect()).toEqual(before);
 
-    const retry = await keyed(path, body, ada, key);
-    expect(retry.status, retry.text).toBe(201);
-    expect(retry.replayed).toBeNull();
-    expect(await effect()).toEqual(all(before, 1));
-    expect(await keyed(path, body, ada, key)).toEqual({ ...retry, replayed: 'true' });
+      const retry = await keyed(path, body, ada, key);
+      expect(retry.status, retry.text).toBe(201);
+      expect(retry.replayed).toBeNull();
+      expect(await effect()).toEqual(all(before, 1));
+      expect(await keyed(path, body, ada, key)).toEqual({ ...retry, replayed: 'true' });
 
-    if (echoes) {
-      // Events leave the outbox oldest first: once the retry's has arrived, an event of the first attempt would have too.
-      await eventually(async () => ((await echoes()) > 0 ? true : undefined), 10_000);
-      expect(await echoes()).toBe(1);
-    }
-  });
+      if (echoes) {
+        // Events leave the outbox oldest first: once the retry's has arrived, an event of the first attempt would have
+        // too.
+        await eventually(async () => ((await echoes()) > 0 ? true : undefined), 10_000);
+        expect(await echoes()).toBe(1);
+      }
+    },
+  );
 });
 
 describe("the gateway's API document", () => {
   it('shows the optional header and the 409 and 422 answers on every POST that creates', async () => {
     const document = (await (await fetch(`${system.urlOf('gateway')}/docs/json`)).json()) as {
-      paths: Record<string, Record<string, { parameters?: { in: string; name: string; required?: boolean }[]; responses: Record<string, unknown> }>>;
+      paths: Record<
+        string,
+        Record<
+          string,
+          { parameters?: { in: string; name: string; required?: boolean }[]; responses: Record<string, unknown> }
+        >
+      >;
     };
     const creating = [
       '/api/recipes',
@@ -321,7 +388,9 @@ describe("the gateway's API document", () => {
     for (const path of creating) {
       const operation = document.paths[path]?.post;
       expect(operation, path).toBeDefined();
-      expect(operation!.parameters, path).toContainEqual(expect.objectContaining({ in: 'header', name: 'idempotency-key', required: false }));
+      expect(operation!.parameters, path).toContainEqual(
+        expect.objectContaining({ in: 'header', name: 'idempotency-key', required: false }),
+      );
       expect(Object.keys(operation!.responses), path).toEqual(expect.arrayContaining(['409', '422']));
     }
   });

@@ -25,20 +25,49 @@ beforeAll(async () => {
   call = jsonClient(`${system.urlOf('gateway')}/api`);
   ada = await register(call, 'lists_ada');
   bob = await register(call, 'lists_bob');
-  const recipe = await create(call, '/recipes', { title: 'R', cameraModel: 'X100V', filmSimulation: 'Acros' }, ada, 'recipe');
-  for (let i = 1; i < 5; i++) await create(call, '/recipes', { title: `R${i}`, cameraModel: 'X100V', filmSimulation: 'Acros' }, ada, 'recipe');
+  const recipe = await create(
+    call,
+    '/recipes',
+    { title: 'R', cameraModel: 'X100V', filmSimulation: 'Acros' },
+    ada,
+    'recipe',
+  );
+  for (let i = 1; i < 5; i++)
+    await create(call, '/recipes', { title: `R${i}`, cameraModel: 'X100V', filmSimulation: 'Acros' }, ada, 'recipe');
   const post = await create(call, '/posts', { title: 'P' }, ada, 'post');
   const collection = await create(call, '/collections', { name: 'C' }, ada, 'collection');
   for (let i = 1; i < 4; i++) await create(call, '/collections', { name: `C${i}` }, ada, 'collection');
-  for (let i = 0; i < 7; i++) await create(call, `/recipes/${recipe.id}/comments`, { content: `@${ada.user.username} number ${i}` }, bob, 'comment');
-  for (let i = 0; i < 5; i++) await create(call, `/posts/${post.id}/comments`, { content: `post comment ${i}` }, bob, 'comment');
-  for (let i = 0; i < 5; i++) await create(call, `/collections/${collection.id}/comments`, { content: `collection comment ${i}` }, bob, 'comment');
+  for (let i = 0; i < 7; i++)
+    await create(
+      call,
+      `/recipes/${recipe.id}/comments`,
+      { content: `@${ada.user.username} number ${i}` },
+      bob,
+      'comment',
+    );
+  for (let i = 0; i < 5; i++)
+    await create(call, `/posts/${post.id}/comments`, { content: `post comment ${i}` }, bob, 'comment');
+  for (let i = 0; i < 5; i++)
+    await create(
+      call,
+      `/collections/${collection.id}/comments`,
+      { content: `collection comment ${i}` },
+      bob,
+      'comment',
+    );
   const recipes = (await call('GET', `/users/${ada.user.id}/recipes?limit=100`)).body.recipes as Array<{ id: string }>;
   for (const { id } of recipes) {
     const saved = await create(call, '/saved-items', { contentType: 'recipe', contentId: id }, ada, 'savedItem');
-    expect((await call('POST', `/collections/${collection.id}/items`, { savedItemId: saved.id }, ada.token)).status).toBe(201);
+    expect(
+      (await call('POST', `/collections/${collection.id}/items`, { savedItemId: saved.id }, ada.token)).status,
+    ).toBe(201);
   }
-  await eventually(async () => ((await call('GET', '/notifications', undefined, ada.token)).body.pagination.total === 7 ? true : undefined), 10_000, 50);
+  await eventually(
+    async () =>
+      (await call('GET', '/notifications', undefined, ada.token)).body.pagination.total === 7 ? true : undefined,
+    10_000,
+    50,
+  );
   // Muted and blocked by ada, after the mentions (a mute would have silenced them).
   for (let i = 0; i < 4; i++) {
     const other = await register(call, `lists_other_${i}`);
@@ -62,7 +91,9 @@ afterAll(() => system?.stop());
 
 /** The links of a Link header by relation. */
 function linksOf(header: string | null): Record<string, string> {
-  return Object.fromEntries([...(header ?? '').matchAll(/<([^>]*)>;\s*rel="([^"]+)"/g)].map(([, url, rel]) => [rel!, url!]));
+  return Object.fromEntries(
+    [...(header ?? '').matchAll(/<([^>]*)>;\s*rel="([^"]+)"/g)].map(([, url, rel]) => [rel!, url!]),
+  );
 }
 
 /** `url` (root-relative, as a Link gives it) called through the gateway. */
@@ -74,12 +105,25 @@ const follow = (url: string, token?: string) => {
 const names = () => Object.keys(lists);
 
 describe('every list by cursor through the gateway', () => {
-  it.each(['notifications', 'a recipe’s comments', 'a post’s comments', 'a collection’s comments', 'a user’s recipes', 'a user’s saved items', 'a user’s collections', 'a collection’s items', 'the caller’s mutes', 'the caller’s blocks'])(
+  it.each([
+    'notifications',
+    'a recipe’s comments',
+    'a post’s comments',
+    'a collection’s comments',
+    'a user’s recipes',
+    'a user’s saved items',
+    'a user’s collections',
+    'a collection’s items',
+    'the caller’s mutes',
+    'the caller’s blocks',
+  ])(
     '%s: following rel="next" from page 1 gives every item once, in the list’s order, each link keeping the other parameters, to nextCursor null',
     async (name) => {
       expect(names()).toContain(name);
       const { path, field, token } = lists[name]!;
-      const whole = (await call('GET', `${path}?limit=100`, undefined, token)).body[field].map((item: { id: string }) => item.id);
+      const whole = (await call('GET', `${path}?limit=100`, undefined, token)).body[field].map(
+        (item: { id: string }) => item.id,
+      );
       expect(whole.length).toBeGreaterThanOrEqual(4);
       const walked: string[] = [];
       let response = await call('GET', `${path}?limit=2&keep=yes`, undefined, token);
@@ -104,21 +148,41 @@ describe('every list by cursor through the gateway', () => {
 
   it('declares the Link header, the cursor and nextCursor on every list in the published OpenAPI document', async () => {
     const document = await (await fetch(`${system.urlOf('gateway')}/docs/json`)).json();
-    const listed = Object.entries(document.paths as Record<string, { get?: { parameters?: Array<{ name: string }>; responses: Record<string, { headers?: object }> } }>)
+    const listed = Object.entries(
+      document.paths as Record<
+        string,
+        { get?: { parameters?: Array<{ name: string }>; responses: Record<string, { headers?: object }> } }
+      >,
+    )
       .filter(([, operations]) => operations.get?.parameters?.some((parameter) => parameter.name === 'page'))
       .map(([path, operations]) => [path, operations.get!] as const);
     expect(listed.map(([path]) => path)).toEqual(
-      expect.arrayContaining(['/api/notifications', '/api/notifications/groups', '/api/users/{id}/recipes', '/api/collections/{id}/items', '/api/users/me/mutes', '/api/users/me/blocks']),
+      expect.arrayContaining([
+        '/api/notifications',
+        '/api/notifications/groups',
+        '/api/users/{id}/recipes',
+        '/api/collections/{id}/items',
+        '/api/users/me/mutes',
+        '/api/users/me/blocks',
+      ]),
     );
     for (const [path, operation] of listed) {
-      expect(operation.parameters!.map((parameter) => parameter.name), path).toContain('cursor');
+      expect(
+        operation.parameters!.map((parameter) => parameter.name),
+        path,
+      ).toContain('cursor');
       expect(operation.responses['200']!.headers, path).toHaveProperty('link');
     }
   });
 
   it('is walked by cursor by the client generated from the OpenAPI document', async () => {
-    const whole = (await call('GET', '/notifications?limit=100', undefined, ada.token)).body.data.map((n: { id: string }) => n.id);
-    expect(await notificationsByCursor(system.urlOf('gateway'), ada.token, { limit: 3 })).toEqual({ ids: whole, pages: 3 });
+    const whole = (await call('GET', '/notifications?limit=100', undefined, ada.token)).body.data.map(
+      (n: { id: string }) => n.id,
+    );
+    expect(await notificationsByCursor(system.urlOf('gateway'), ada.token, { limit: 3 })).toEqual({
+      ids: whole,
+      pages: 3,
+    });
   });
 
   it('answers a page request with first, prev, next (by cursor) and last, and a cursor request with next only', async () => {
@@ -134,7 +198,11 @@ describe('every list by cursor through the gateway', () => {
     const byCursor = await follow(linksOf(second.headers.get('link')).next!, token);
     expect(Object.keys(linksOf(byCursor.headers.get('link')))).toEqual(['next']);
     // The first page has no prev.
-    expect(Object.keys(linksOf((await call('GET', `${path}?limit=2`, undefined, token)).headers.get('link')))).toEqual(['next', 'first', 'last']);
+    expect(Object.keys(linksOf((await call('GET', `${path}?limit=2`, undefined, token)).headers.get('link')))).toEqual([
+      'next',
+      'first',
+      'last',
+    ]);
   });
 
   it('refuses with 400 VALIDATION_ERROR a cursor it did not issue, a changed one, or one of another list, and changes nothing', async () => {
@@ -142,7 +210,9 @@ describe('every list by cursor through the gateway', () => {
       const { path, token } = lists[name]!;
       return (await call('GET', `${path}?limit=1`, undefined, token)).body.pagination.nextCursor as string;
     };
-    const [notificationCursor, commentCursor, recipeCursor] = await Promise.all(['notifications', 'a recipe’s comments', 'a user’s recipes'].map(cursorOf));
+    const [notificationCursor, commentCursor, recipeCursor] = await Promise.all(
+      ['notifications', 'a recipe’s comments', 'a user’s recipes'].map(cursorOf),
+    );
     const refused: Array<[string, string]> = [
       ['notifications', 'garbage'],
       ['notifications', ''],
@@ -175,7 +245,13 @@ describe('every list by cursor through the gateway', () => {
   });
 
   it('walks a recipe’s comments by cursor while another client adds and deletes comments: each comment that stayed seen exactly once, in order', async () => {
-    const recipe = await create(call, '/recipes', { title: 'Walked', cameraModel: 'X100V', filmSimulation: 'Acros' }, ada, 'recipe');
+    const recipe = await create(
+      call,
+      '/recipes',
+      { title: 'Walked', cameraModel: 'X100V', filmSimulation: 'Acros' },
+      ada,
+      'recipe',
+    );
     const path = `/recipes/${recipe.id}/comments`;
     const change = fc.oneof(fc.constant({ add: true as const }), fc.record({ remove: fc.nat() }));
     const live: string[] = [];
@@ -187,25 +263,43 @@ describe('every list by cursor through the gateway', () => {
       made.push(id);
     };
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 6 }), fc.array(fc.array(change, { maxLength: 3 }), { maxLength: 6 }), fc.integer({ min: 1, max: 3 }), async (initial, changes, limit) => {
-        for (let i = 0; i < initial; i++) await add();
-        const before = new Set(live);
-        const seen = await walkWhileChanging(
-          async (cursor) => {
-            const response = await call('GET', `${path}?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
-            expect(response.status).toBe(200);
-            return { ids: response.body.comments.map((comment: { id: string }) => comment.id), nextCursor: response.body.pagination.nextCursor };
-          },
-          async (step) => {
-            for (const next of changes[step] ?? []) {
-              if ('add' in next) await add();
-              else if (live.length > 0) expect((await call('DELETE', `${path}/${live.splice(next.remove % live.length, 1)[0]}`, undefined, bob.token)).status).toBe(200);
-            }
-          },
-        );
-        const stayed = [...before].filter((id) => live.includes(id));
-        expect(walkFaults(seen, stayed, (id) => (made.includes(id) ? made.indexOf(id) : Number.NaN))).toEqual([]);
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 6 }),
+        fc.array(fc.array(change, { maxLength: 3 }), { maxLength: 6 }),
+        fc.integer({ min: 1, max: 3 }),
+        async (initial, changes, limit) => {
+          for (let i = 0; i < initial; i++) await add();
+          const before = new Set(live);
+          const seen = await walkWhileChanging(
+            async (cursor) => {
+              const response = await call('GET', `${path}?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+              expect(response.status).toBe(200);
+              return {
+                ids: response.body.comments.map((comment: { id: string }) => comment.id),
+                nextCursor: response.body.pagination.nextCursor,
+              };
+            },
+            async (step) => {
+              for (const next of changes[step] ?? []) {
+                if ('add' in next) await add();
+                else if (live.length > 0)
+                  expect(
+                    (
+                      await call(
+                        'DELETE',
+                        `${path}/${live.splice(next.remove % live.length, 1)[0]}`,
+                        undefined,
+                        bob.token,
+                      )
+                    ).status,
+                  ).toBe(200);
+              }
+            },
+          );
+          const stayed = [...before].filter((id) => live.includes(id));
+          expect(walkFaults(seen, stayed, (id) => (made.includes(id) ? made.indexOf(id) : Number.NaN))).toEqual([]);
+        },
+      ),
       { numRuns: 6 },
     );
   });

@@ -34,7 +34,9 @@ function samples(text: string, name: string): Sample[] {
   return text.split('\n').flatMap((line) => {
     const match = /^([A-Za-z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) return [];
-    const labels = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1]!, m[2]!]));
+    const labels = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1]!, m[2]!]),
+    );
     return [{ labels, value: Number(match[3]) }];
   });
 }
@@ -60,18 +62,39 @@ describe('metrics', () => {
   beforeAll(async () => {
     // Some traffic for every service, and a mention that goes comments → outbox → broker → notifications.
     const [ada, bob] = await Promise.all(
-      ['metrics_ada', 'metrics_bob'].map(async (username) => (await call('POST', '/auth/register', { username, password: 'correct horse' })).body),
+      ['metrics_ada', 'metrics_bob'].map(
+        async (username) => (await call('POST', '/auth/register', { username, password: 'correct horse' })).body,
+      ),
     );
-    const recipe = await call('POST', '/recipes', { title: 'Metrics', cameraModel: 'X100V', filmSimulation: 'Acros' }, ada.token);
+    const recipe = await call(
+      'POST',
+      '/recipes',
+      { title: 'Metrics', cameraModel: 'X100V', filmSimulation: 'Acros' },
+      ada.token,
+    );
     expect(recipe.status).toBe(201);
     expect((await call('POST', '/collections', { name: 'Counted' }, ada.token)).status).toBe(201);
-    expect((await call('POST', `/recipes/${recipe.body.recipe.id}/comments`, { content: 'Look, @metrics_bob' }, ada.token)).status).toBe(201);
-    await eventually(async () => ((await call('GET', '/notifications', undefined, bob.token)).body.data.length === 1 ? true : undefined), 10_000);
+    expect(
+      (await call('POST', `/recipes/${recipe.body.recipe.id}/comments`, { content: 'Look, @metrics_bob' }, ada.token))
+        .status,
+    ).toBe(201);
+    await eventually(
+      async () =>
+        (await call('GET', '/notifications', undefined, bob.token)).body.data.length === 1 ? true : undefined,
+      10_000,
+    );
     bobsToken = bob.token;
   });
 
   it('are served by every process on its own metrics port, labelled with the service', async () => {
-    expect(system.processes.map((p) => p.service).sort()).toEqual(['collections', 'comments', 'content', 'gateway', 'notifications', 'users']);
+    expect(system.processes.map((p) => p.service).sort()).toEqual([
+      'collections',
+      'comments',
+      'content',
+      'gateway',
+      'notifications',
+      'users',
+    ]);
     for (const { service } of system.processes) {
       const text = await metricsOf(service);
       expect(total(text, 'process_resident_memory_bytes', { service }), service).toBeGreaterThan(0);
@@ -90,9 +113,19 @@ describe('metrics', () => {
       ['comments', '/api/recipes/:id/comments'],
     ];
     for (const [upstream, route] of forwarded) {
-      expect(total(gateway, REQUESTS, { service: 'gateway', upstream, route, method: 'POST', status_code: '201' }), route).toBeGreaterThanOrEqual(1);
+      expect(
+        total(gateway, REQUESTS, { service: 'gateway', upstream, route, method: 'POST', status_code: '201' }),
+        route,
+      ).toBeGreaterThanOrEqual(1);
     }
-    expect(total(gateway, REQUESTS, { upstream: 'notifications', route: '/api/notifications', method: 'GET', status_code: '200' })).toBeGreaterThanOrEqual(1);
+    expect(
+      total(gateway, REQUESTS, {
+        upstream: 'notifications',
+        route: '/api/notifications',
+        method: 'GET',
+        status_code: '200',
+      }),
+    ).toBeGreaterThanOrEqual(1);
     expect(total(gateway, REQUESTS, { route: '/api/*' })).toBe(0);
     const routes: Record<string, [string, string, string]> = {
       users: ['POST', '/api/auth/register', '201'],
@@ -103,7 +136,10 @@ describe('metrics', () => {
     };
     for (const [service, [method, route, status_code]] of Object.entries(routes)) {
       const text = await metricsOf(service);
-      expect(total(text, REQUESTS, { service, method, route, status_code }), `${service} ${method} ${route}`).toBeGreaterThanOrEqual(1);
+      expect(
+        total(text, REQUESTS, { service, method, route, status_code }),
+        `${service} ${method} ${route}`,
+      ).toBeGreaterThanOrEqual(1);
       // Route patterns only: no identifier ever becomes a label value.
       expect(text, service).not.toMatch(/route="[^"]*[0-9a-f]{8}-[0-9a-f]{4}-/);
     }
@@ -111,11 +147,15 @@ describe('metrics', () => {
 
   it('count the mention event published by comments and consumed by notifications', async () => {
     const type = 'comment.mention.created';
-    await eventually(async () => (total(await metricsOf('comments'), 'recipes_events_published_total', { type }) >= 1 ? true : undefined));
+    await eventually(async () =>
+      total(await metricsOf('comments'), 'recipes_events_published_total', { type }) >= 1 ? true : undefined,
+    );
     const notifications = await metricsOf('notifications');
     expect(total(notifications, 'recipes_events_consumed_total', { type })).toBeGreaterThanOrEqual(1);
     expect(total(notifications, 'recipes_events_dead_lettered_total')).toBe(0);
-    expect(total(await metricsOf('users'), 'recipes_events_published_total', { type: 'user.created' })).toBeGreaterThanOrEqual(2);
+    expect(
+      total(await metricsOf('users'), 'recipes_events_published_total', { type: 'user.created' }),
+    ).toBeGreaterThanOrEqual(2);
   });
 
   it('show the outbox, the pool and the dead-letter queue of the backend services', async () => {
@@ -127,18 +167,25 @@ describe('metrics', () => {
       expect(samples(text, 'recipes_db_pool_waiting_requests'), service).toHaveLength(1);
     }
     const dlq = samples(await metricsOf('notifications'), 'recipes_dead_letter_queue_messages');
-    expect(dlq).toEqual([{ labels: { queue: 'recipes.recipes_metrics.notifications.dlq', service: 'notifications' }, value: 0 }]);
+    expect(dlq).toEqual([
+      { labels: { queue: 'recipes.recipes_metrics.notifications.dlq', service: 'notifications' }, value: 0 },
+    ]);
   });
 
   it('show each consumer’s queue depth, asked by the consumer and by its publishers, and time its handlers', async () => {
     const queue = 'recipes.recipes_metrics.notifications';
     for (const service of ['notifications', 'comments']) {
-      expect(samples(await metricsOf(service), 'recipes_event_queue_messages').filter((sample) => sample.labels.queue === queue), service).toEqual([
-        { labels: { queue, service }, value: 0 },
-      ]);
+      expect(
+        samples(await metricsOf(service), 'recipes_event_queue_messages').filter(
+          (sample) => sample.labels.queue === queue,
+        ),
+        service,
+      ).toEqual([{ labels: { queue, service }, value: 0 }]);
     }
     const handled = { queue, type: 'comment.mention.created', outcome: 'consumed' };
-    expect(total(await metricsOf('notifications'), 'recipes_event_handler_duration_seconds_count', handled)).toBeGreaterThanOrEqual(1);
+    expect(
+      total(await metricsOf('notifications'), 'recipes_event_handler_duration_seconds_count', handled),
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it('count the event streams notifications holds and the gateway passes through, while they are open', async () => {
@@ -167,7 +214,10 @@ describe('metrics', () => {
       expect((await fetch(`${system.urlOf(service)}/metrics`)).status, service).toBe(404);
       if (service === 'gateway') continue;
       const own = await (await fetch(`${system.urlOf(service)}/openapi.json`)).json();
-      expect(Object.keys(own.paths).filter((path) => path.includes('metrics')), service).toEqual([]);
+      expect(
+        Object.keys(own.paths).filter((path) => path.includes('metrics')),
+        service,
+      ).toEqual([]);
     }
     const document = await (await fetch(`${system.urlOf('gateway')}/docs/json`)).json();
     const paths = Object.keys(document.paths);

@@ -33,7 +33,12 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
   if (refusal) return;
-  system = await startHosts({ name: NAME, names: ['a', 'b'], databaseUrl: inject('databaseUrl'), amqpUrl: inject('amqpUrl') });
+  system = await startHosts({
+    name: NAME,
+    names: ['a', 'b'],
+    databaseUrl: inject('databaseUrl'),
+    amqpUrl: inject('amqpUrl'),
+  });
   [a, b] = system.hosts as [TestHost, TestHost];
   author = await register(api(a), 'hosts_author');
   mentioned = [];
@@ -95,7 +100,9 @@ async function deadLetters(): Promise<number> {
   const admin = await brokerAdmin(inject('amqpUrl'));
   try {
     const services = ['users', 'content', 'comments', 'collections', 'notifications'];
-    const counts = await Promise.all(services.map(async (service) => (await admin.messageCount(`recipes.${NAME}.${service}.dlq`)) ?? 0));
+    const counts = await Promise.all(
+      services.map(async (service) => (await admin.messageCount(`recipes.${NAME}.${service}.dlq`)) ?? 0),
+    );
     return counts.reduce((sum, n) => sum + n, 0);
   } finally {
     await admin.close();
@@ -104,7 +111,13 @@ async function deadLetters(): Promise<number> {
 
 describe.skipIf(refusal !== undefined)('two hosts, cut from the servers, from each other, then one killed', () => {
   it('notifies every 201 mention once, keeps counts exact, and the streams miss nothing', async () => {
-    const recipe = await create(api(b), '/recipes', { title: 'Two hosts', cameraModel: 'X-T5', filmSimulation: 'Provia' }, author, 'recipe');
+    const recipe = await create(
+      api(b),
+      '/recipes',
+      { title: 'Two hosts', cameraModel: 'X-T5', filmSimulation: 'Provia' },
+      author,
+      'recipe',
+    );
     const streams = mentioned.map((account, i) => follow(i % 2 === 0 ? a : b, account));
 
     const faults = (async () => {
@@ -132,9 +145,15 @@ describe.skipIf(refusal !== undefined)('two hosts, cut from the servers, from ea
       const key = randomUUID();
       for (let attempt = 0; ; attempt++) {
         const through = (i + attempt) % 2 === 0 ? a : b;
-        const outcome = await api(through)('POST', `/recipes/${recipe.id}/comments`, { content: `Seen on two hosts, @${mentioned[who]!.user.username} (${i})` }, author.token, {
-          'idempotency-key': key,
-        }).then(
+        const outcome = await api(through)(
+          'POST',
+          `/recipes/${recipe.id}/comments`,
+          { content: `Seen on two hosts, @${mentioned[who]!.user.username} (${i})` },
+          author.token,
+          {
+            'idempotency-key': key,
+          },
+        ).then(
           (response) => (response.status === 201 ? response.body.comment.id : String(response.status)),
           () => 'unreachable',
         );
@@ -157,16 +176,25 @@ describe.skipIf(refusal !== undefined)('two hosts, cut from the servers, from ea
     console.log(`multi-host: ${posted.size} comments posted, answers retried: ${JSON.stringify(retried)}`);
     expect(posted.size).toBe(requests.length);
     // What a client retries is a 5xx it may retry or a lost connection, never a 4xx or a 500.
-    expect(Object.keys(retried).filter((status) => !['409', '502', '503', '504', 'unreachable'].includes(status))).toEqual([]);
+    expect(
+      Object.keys(retried).filter((status) => !['409', '502', '503', '504', 'unreachable'].includes(status)),
+    ).toEqual([]);
 
-    const expected = mentioned.map((_, who) => [...posted].filter(([, to]) => to === who).map(([commentId]) => commentId).sort());
+    const expected = mentioned.map((_, who) =>
+      [...posted]
+        .filter(([, to]) => to === who)
+        .map(([commentId]) => commentId)
+        .sort(),
+    );
     const survivor = api(b);
     const listOf = async (who: number) => {
       const { body } = await survivor('GET', '/notifications?limit=100', undefined, mentioned[who]!.token);
       return body.data as Array<{ id: string; commentId?: string }>;
     };
     for (let who = 0; who < MENTIONED; who++) {
-      await expect.poll(async () => (await listOf(who)).map((n) => n.commentId).sort(), { timeout: 90_000, interval: 1_000 }).toEqual(expected[who]);
+      await expect
+        .poll(async () => (await listOf(who)).map((n) => n.commentId).sort(), { timeout: 90_000, interval: 1_000 })
+        .toEqual(expected[who]);
       const { body: unread } = await survivor('GET', '/notifications/unread-count', undefined, mentioned[who]!.token);
       expect(unread.count).toBe(expected[who]!.length);
     }

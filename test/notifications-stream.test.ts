@@ -50,8 +50,10 @@ async function stream(instance: number, query: string, headers: Record<string, s
 }
 
 const bearer = (account: Account) => ({ authorization: `Bearer ${account.token}` });
-const ids = (client: EventStreamClient) => client.received.filter((event) => event.event === 'notification').map((event) => event.id);
-const isUnread = (count: number) => (event: StreamEvent) => event.event === 'unread_count' && JSON.parse(event.data).count === count;
+const ids = (client: EventStreamClient) =>
+  client.received.filter((event) => event.event === 'notification').map((event) => event.id);
+const isUnread = (count: number) => (event: StreamEvent) =>
+  event.event === 'unread_count' && JSON.parse(event.data).count === count;
 
 describe('the notification stream through the gateways', () => {
   let ada: Account;
@@ -60,13 +62,22 @@ describe('the notification stream through the gateways', () => {
   /** Every notification of bob's, oldest first, as the streams must show them. */
   const created: string[] = [];
 
-  /** Ada mentions bob through the second gateway; resolves once `watching` has the notification, with how long it took. */
+  /**
+   * Ada mentions bob through the second gateway; resolves once `watching` has the notification, with how long it took.
+   */
   async function mention(watching: EventStreamClient[]): Promise<number> {
     const from = watching.map((client) => client.received.length);
     const started = performance.now();
-    const response = await api(1)('POST', `/recipes/${recipeId}/comments`, { content: `@${bob.user.username} look` }, ada.token);
+    const response = await api(1)(
+      'POST',
+      `/recipes/${recipeId}/comments`,
+      { content: `@${bob.user.username} look` },
+      ada.token,
+    );
     expect(response.status).toBe(201);
-    const events = await Promise.all(watching.map((client, i) => client.next((event) => event.event === 'notification', 5_000, from[i])));
+    const events = await Promise.all(
+      watching.map((client, i) => client.next((event) => event.event === 'notification', 5_000, from[i])),
+    );
     const elapsed = performance.now() - started;
     expect(new Set(events.map((event) => event.id)).size).toBe(1);
     created.push(events[0]!.id!);
@@ -76,7 +87,12 @@ describe('the notification stream through the gateways', () => {
   beforeAll(async () => {
     ada = await register('stream_ada');
     bob = await register('stream_bob');
-    const recipe = await api(1)('POST', '/recipes', { title: 'Streams', cameraModel: 'X100V', filmSimulation: 'Acros' }, ada.token);
+    const recipe = await api(1)(
+      'POST',
+      '/recipes',
+      { title: 'Streams', cameraModel: 'X100V', filmSimulation: 'Acros' },
+      ada.token,
+    );
     recipeId = recipe.body.recipe.id;
   });
 
@@ -122,7 +138,9 @@ describe('the notification stream through the gateways', () => {
     const again = await fetch(`${gateway(1)}/api/notifications/stream?ticket=${ticket.body.ticket}`);
     expect(again.status).toBe(401);
     expect(again.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    const foreign = await fetch(`${gateway(1)}/api/notifications/stream`, { headers: { ...bearer(ada), 'last-event-id': lastSeen } });
+    const foreign = await fetch(`${gateway(1)}/api/notifications/stream`, {
+      headers: { ...bearer(ada), 'last-event-id': lastSeen },
+    });
     expect(foreign.status).toBe(400);
   });
 

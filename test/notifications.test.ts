@@ -72,7 +72,11 @@ async function notificationsOf(account: Account): Promise<Notification[]> {
  * Runs `act`, then polls the recipient's notifications until `matches` finds one, failing after one
  * second from the start of `act`; then waits a little and checks that exactly one ever came.
  */
-async function exactlyOneWithinASecond(recipient: Account, act: () => Promise<unknown>, matches: (n: Notification, acted: unknown) => boolean) {
+async function exactlyOneWithinASecond(
+  recipient: Account,
+  act: () => Promise<unknown>,
+  matches: (n: Notification, acted: unknown) => boolean,
+) {
   const started = Date.now();
   const acted = await act();
   let found: Notification[] = [];
@@ -96,35 +100,64 @@ const recipeDraft = { title: 'Classic Chrome street', cameraModel: 'X100V', film
 
 describe('mentions in comments', () => {
   const targets = [
-    ['recipes', 'mention_recipe_comment', 'recipe', () => created<{ id: string }>('/recipes', recipeDraft, ada, 'recipe')],
-    ['collections', 'mention_collection_comment', 'collection', () => created<{ id: string }>('/collections', { name: 'Night shots' }, ada, 'collection')],
-    ['posts', 'mention_post_comment', 'post', () => created<{ id: string }>('/posts', { title: 'Harbour at dusk' }, ada, 'post')],
+    [
+      'recipes',
+      'mention_recipe_comment',
+      'recipe',
+      () => created<{ id: string }>('/recipes', recipeDraft, ada, 'recipe'),
+    ],
+    [
+      'collections',
+      'mention_collection_comment',
+      'collection',
+      () => created<{ id: string }>('/collections', { name: 'Night shots' }, ada, 'collection'),
+    ],
+    [
+      'posts',
+      'mention_post_comment',
+      'post',
+      () => created<{ id: string }>('/posts', { title: 'Harbour at dusk' }, ada, 'post'),
+    ],
   ] as const;
 
-  it.each(targets)('on %s tell the mentioned user once, within a second, as %s', async (kind, type, contentType, createTarget) => {
-    const target = await createTarget();
-    const { notification, acted } = await exactlyOneWithinASecond(
-      bob,
-      () => created<{ id: string }>(`/${kind}/${target.id}/comments`, { content: `What do you think, @${bob.user.username.toUpperCase()}?` }, ada, 'comment'),
-      (n, comment) => n.commentId === (comment as { id: string }).id,
-    );
-    expect(notification).toEqual({
-      id: expect.any(String),
-      type,
-      actor: ada.user,
-      contentType,
-      contentId: target.id,
-      commentId: (acted as { id: string }).id,
-      isRead: false,
-      createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
-      // Its group: the same type on the same content (docs/api.md §10.5).
-      groupKey: `${type}:${target.id}`,
-    });
-  });
+  it.each(targets)(
+    'on %s tell the mentioned user once, within a second, as %s',
+    async (kind, type, contentType, createTarget) => {
+      const target = await createTarget();
+      const { notification, acted } = await exactlyOneWithinASecond(
+        bob,
+        () =>
+          created<{ id: string }>(
+            `/${kind}/${target.id}/comments`,
+            { content: `What do you think, @${bob.user.username.toUpperCase()}?` },
+            ada,
+            'comment',
+          ),
+        (n, comment) => n.commentId === (comment as { id: string }).id,
+      );
+      expect(notification).toEqual({
+        id: expect.any(String),
+        type,
+        actor: ada.user,
+        contentType,
+        contentId: target.id,
+        commentId: (acted as { id: string }).id,
+        isRead: false,
+        createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+        // Its group: the same type on the same content (docs/api.md §10.5).
+        groupKey: `${type}:${target.id}`,
+      });
+    },
+  );
 
   it('tells nobody about a mention of oneself', async () => {
     const recipe = await created<{ id: string }>('/recipes', recipeDraft, ada, 'recipe');
-    const comment = await created<{ id: string }>(`/recipes/${recipe.id}/comments`, { content: `Note to self, @${ada.user.username}` }, ada, 'comment');
+    const comment = await created<{ id: string }>(
+      `/recipes/${recipe.id}/comments`,
+      { content: `Note to self, @${ada.user.username}` },
+      ada,
+      'comment',
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect((await notificationsOf(ada)).filter((n) => n.commentId === comment.id)).toEqual([]);
   });
@@ -134,22 +167,32 @@ describe('tags', () => {
   it.each([
     ['recipes', 'recipe', 'tag_recipe', recipeDraft],
     ['posts', 'post', 'tag_post', { title: 'Tagged post' }],
-  ] as const)('in %s tell each tagged user once, within a second, and never the author', async (path, key, type, draft) => {
-    const { notification, acted } = await exactlyOneWithinASecond(
-      bob,
-      () => created<{ id: string }>(`/${path}`, { ...draft, taggedUsernames: [bob.user.username, 'nobody_at_all', ada.user.username] }, ada, key),
-      (n, content) => n.contentId === (content as { id: string }).id,
-    );
-    expect(notification).toMatchObject({ type, actor: ada.user, contentType: key, isRead: false });
-    expect(notification).not.toHaveProperty('commentId');
-    expect((await notificationsOf(ada)).filter((n) => n.contentId === (acted as { id: string }).id)).toEqual([]);
-  });
+  ] as const)(
+    'in %s tell each tagged user once, within a second, and never the author',
+    async (path, key, type, draft) => {
+      const { notification, acted } = await exactlyOneWithinASecond(
+        bob,
+        () =>
+          created<{ id: string }>(
+            `/${path}`,
+            { ...draft, taggedUsernames: [bob.user.username, 'nobody_at_all', ada.user.username] },
+            ada,
+            key,
+          ),
+        (n, content) => n.contentId === (content as { id: string }).id,
+      );
+      expect(notification).toMatchObject({ type, actor: ada.user, contentType: key, isRead: false });
+      expect(notification).not.toHaveProperty('commentId');
+      expect((await notificationsOf(ada)).filter((n) => n.contentId === (acted as { id: string }).id)).toEqual([]);
+    },
+  );
 });
 
 describe('reading notifications', () => {
   it('counts the unread ones and marks them read, for their recipient only', async () => {
     const cy = await register('notify_cy');
-    for (const title of ['First', 'Second']) await created('/posts', { title, taggedUsernames: [cy.user.username] }, ada, 'post');
+    for (const title of ['First', 'Second'])
+      await created('/posts', { title, taggedUsernames: [cy.user.username] }, ada, 'post');
     const received = await eventually(async () => {
       const found = await notificationsOf(cy);
       return found.length === 2 ? found : undefined;
@@ -157,8 +200,14 @@ describe('reading notifications', () => {
     expect((await call('GET', '/notifications/unread-count', undefined, cy.token)).body).toEqual({ count: 2 });
 
     const ids = received.map((n) => n.id);
-    expect((await call('PATCH', '/notifications/read', { notificationIds: ids }, ada.token)).body).toEqual({ message: 'Notifications marked as read', updated: 0 });
-    expect((await call('PATCH', '/notifications/read', { notificationIds: ids }, cy.token)).body).toEqual({ message: 'Notifications marked as read', updated: 2 });
+    expect((await call('PATCH', '/notifications/read', { notificationIds: ids }, ada.token)).body).toEqual({
+      message: 'Notifications marked as read',
+      updated: 0,
+    });
+    expect((await call('PATCH', '/notifications/read', { notificationIds: ids }, cy.token)).body).toEqual({
+      message: 'Notifications marked as read',
+      updated: 2,
+    });
     expect((await call('GET', '/notifications/unread-count', undefined, cy.token)).body).toEqual({ count: 0 });
     expect((await notificationsOf(cy)).map((n) => n.isRead)).toEqual([true, true]);
   });

@@ -35,7 +35,11 @@ async function typeErrors(candidate: object, name: string): Promise<string[]> {
   const program = ts.createProgram(parsed.fileNames, parsed.options);
   return ts
     .getPreEmitDiagnostics(program)
-    .map((diagnostic) => `${diagnostic.file ? ts.getLineAndCharacterOfPosition(diagnostic.file, diagnostic.start ?? 0).line + 1 : '?'}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
+    .map(
+      (diagnostic) =>
+        `${diagnostic.file ? ts.getLineAndCharacterOfPosition(diagnostic.file, diagnostic.start ?? 0).line + 1 : '?'}: ` +
+        `${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`,
+    );
 }
 
 describe('the client generated from the document', () => {

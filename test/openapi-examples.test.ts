@@ -17,7 +17,8 @@ beforeAll(async () => {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   ((addFormats as unknown as { default?: typeof addFormats }).default ?? addFormats)(ajv as never);
   // Schemas refer to `#/components/schemas/X`; compiled on their own, they find them in one schema of definitions.
-  const rewritten = (schema: unknown) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"components#/$defs/')) as object;
+  const rewritten = (schema: unknown) =>
+    JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"components#/$defs/')) as object;
   ajv.addSchema({ $id: 'components', $defs: rewritten(document.components.schemas) });
   validate = (schema, value) => {
     const check = ajv.compile(rewritten(schema));
@@ -31,37 +32,67 @@ function examplesOf(): { where: string; schema: unknown; example: unknown; has: 
     Object.entries(item).flatMap(([method, operation]) => {
       const key = `${method.toUpperCase()} ${path}`;
       const media = [
-        ...(operation.requestBody?.content?.['application/json'] ? [[`${key} request`, operation.requestBody.content['application/json']]] : []),
+        ...(operation.requestBody?.content?.['application/json']
+          ? [[`${key} request`, operation.requestBody.content['application/json']]]
+          : []),
         ...Object.entries(operation.responses as Record<string, JsonObject>)
           .filter(([status, response]) => Number(status) < 300 && response.content?.['application/json'])
           .map(([status, response]) => [`${key} ${status}`, response.content['application/json']]),
       ] as [string, JsonObject][];
-      return media.map(([where, content]) => ({ where, schema: content.schema, example: content.example, has: 'example' in content }));
+      return media.map(([where, content]) => ({
+        where,
+        schema: content.schema,
+        example: content.example,
+        has: 'example' in content,
+      }));
     }),
   );
 }
 
 describe('the examples of the published OpenAPI document', () => {
   it('has one on every operation', () => {
-    const operations = Object.values(document.paths as Record<string, JsonObject>).flatMap((item) => Object.values(item));
-    const without = Object.entries(document.paths as Record<string, Record<string, JsonObject>>).flatMap(([path, item]) =>
-      Object.entries(item)
-        .filter(([, operation]) => !JSON.stringify(operation).includes('"example"'))
-        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    const operations = Object.values(document.paths as Record<string, JsonObject>).flatMap((item) =>
+      Object.values(item),
+    );
+    const without = Object.entries(document.paths as Record<string, Record<string, JsonObject>>).flatMap(
+      ([path, item]) =>
+        Object.entries(item)
+          .filter(([, operation]) => !JSON.stringify(operation).includes('"example"'))
+          .map(([method]) => `${method.toUpperCase()} ${path}`),
     );
     expect(operations.length).toBeGreaterThan(50);
     expect(without).toEqual([]);
-    expect(examplesOf().filter(({ has }) => !has).map(({ where }) => where)).toEqual([]);
+    expect(
+      examplesOf()
+        .filter(({ has }) => !has)
+        .map(({ where }) => where),
+    ).toEqual([]);
   });
 
   it('gives each one valid against its schema', () => {
-    const invalid = examplesOf().flatMap(({ where, schema, example }) => validate(schema, example).map((error) => `${where}: ${error}`));
+    const invalid = examplesOf().flatMap(({ where, schema, example }) =>
+      validate(schema, example).map((error) => `${where}: ${error}`),
+    );
     expect(invalid).toEqual([]);
   });
 
   it('gives each named schema an example valid against it', () => {
-    const schemas = Object.entries(document.components.schemas as Record<string, JsonObject>).filter(([name]) => name !== 'Problem');
-    expect(schemas.map(([name]) => name)).toEqual(expect.arrayContaining(['Author', 'Comment', 'Notification', 'NotificationGroup', 'Pagination', 'RecipeSummary', 'Post', 'SavedItem', 'Collection']));
+    const schemas = Object.entries(document.components.schemas as Record<string, JsonObject>).filter(
+      ([name]) => name !== 'Problem',
+    );
+    expect(schemas.map(([name]) => name)).toEqual(
+      expect.arrayContaining([
+        'Author',
+        'Comment',
+        'Notification',
+        'NotificationGroup',
+        'Pagination',
+        'RecipeSummary',
+        'Post',
+        'SavedItem',
+        'Collection',
+      ]),
+    );
     for (const [name, schema] of schemas) {
       expect(schema.examples, name).toHaveLength(1);
       expect(validate({ $ref: `#/components/schemas/${name}` }, schema.examples[0]), name).toEqual([]);

@@ -20,12 +20,19 @@ let document: Record<string, any>;
 let dir: string;
 const operations = () =>
   Object.entries(document.paths as Record<string, Record<string, Operation>>).flatMap(([path, item]) =>
-    Object.entries(item).map(([method, operation]) => ({ key: `${method.toUpperCase()} ${path}`, method, path, operation })),
+    Object.entries(item).map(([method, operation]) => ({
+      key: `${method.toUpperCase()} ${path}`,
+      method,
+      path,
+      operation,
+    })),
   );
 
 /** Redocly's problems with `candidate`, as `ruleId@pointer`. */
 function lint(candidate: object, name: string): string[] {
-  return lintDocument(writeDocument(candidate, join(dir, `${name}.json`))).map((problem) => `${problem.severity} ${problem.ruleId}@${problem.pointer}`);
+  return lintDocument(writeDocument(candidate, join(dir, `${name}.json`))).map(
+    (problem) => `${problem.severity} ${problem.ruleId}@${problem.pointer}`,
+  );
 }
 
 beforeAll(async () => {
@@ -99,10 +106,16 @@ describe('the merged document', () => {
   });
 
   it('declares every error as application/problem+json with the Problem schema', () => {
-    expect(document.components.schemas.Problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'code', 'detail', 'instance', 'requestId']));
+    expect(document.components.schemas.Problem.required).toEqual(
+      expect.arrayContaining(['type', 'title', 'status', 'code', 'detail', 'instance', 'requestId']),
+    );
     for (const { key, operation } of operations()) {
-      for (const [status, response] of Object.entries(operation.responses).filter(([status]) => Number(status) >= 400)) {
-        expect(response.content, `${key} ${status}`).toEqual({ 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } });
+      for (const [status, response] of Object.entries(operation.responses).filter(
+        ([status]) => Number(status) >= 400,
+      )) {
+        expect(response.content, `${key} ${status}`).toEqual({
+          'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
+        });
       }
     }
   });
@@ -111,7 +124,8 @@ describe('the merged document', () => {
     for (const { key, method, operation } of operations()) {
       const statuses = Object.keys(operation.responses);
       expect(statuses, key).toEqual(expect.arrayContaining(['401', '414', '429', '500', '503', '504']));
-      if (['post', 'put', 'patch', 'delete'].includes(method)) expect(statuses, key).toEqual(expect.arrayContaining(['400', '413', '415']));
+      if (['post', 'put', 'patch', 'delete'].includes(method))
+        expect(statuses, key).toEqual(expect.arrayContaining(['400', '413', '415']));
     }
     expect(codeFor(414)).toBe('URI_TOO_LONG');
   });

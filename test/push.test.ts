@@ -30,7 +30,10 @@ afterAll(async () => {
 async function call(method: string, path: string, body?: unknown, token?: string) {
   const response = await fetch(`${api}${path}`, {
     method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -44,7 +47,10 @@ interface Account {
 
 let counter = 0;
 async function register(name: string): Promise<Account> {
-  const response = await call('POST', '/auth/register', { username: `${name}_${process.pid % 1000}_${(counter += 1)}`, password: 'correct horse' });
+  const response = await call('POST', '/auth/register', {
+    username: `${name}_${process.pid % 1000}_${(counter += 1)}`,
+    password: 'correct horse',
+  });
   expect(response.status).toBe(201);
   return response.body;
 }
@@ -65,8 +71,18 @@ async function browserSubscribes(account: Account) {
 }
 
 async function mention(author: Account, mentioned: Account) {
-  const recipe = await call('POST', '/recipes', { title: 'Classic Chrome street', cameraModel: 'X100V', filmSimulation: 'Classic Chrome' }, author.token);
-  const comment = await call('POST', `/recipes/${recipe.body.recipe.id}/comments`, { content: `Look, @${mentioned.user.username}` }, author.token);
+  const recipe = await call(
+    'POST',
+    '/recipes',
+    { title: 'Classic Chrome street', cameraModel: 'X100V', filmSimulation: 'Classic Chrome' },
+    author.token,
+  );
+  const comment = await call(
+    'POST',
+    `/recipes/${recipe.body.recipe.id}/comments`,
+    { content: `Look, @${mentioned.user.username}` },
+    author.token,
+  );
   expect(comment.status).toBe(201);
 }
 
@@ -90,7 +106,13 @@ describe('Web Push through the gateway', () => {
     const laptop = await browserSubscribes(laptopSession);
     expect((await call('POST', '/auth/logout', undefined, dee.token)).status).toBe(200);
     await expect
-      .poll(async () => (await call('GET', '/push/subscriptions', undefined, laptopSession.token)).body.subscriptions.map((s: { endpoint: string }) => s.endpoint), { timeout: 1_000 })
+      .poll(
+        async () =>
+          (await call('GET', '/push/subscriptions', undefined, laptopSession.token)).body.subscriptions.map(
+            (s: { endpoint: string }) => s.endpoint,
+          ),
+        { timeout: 1_000 },
+      )
       .toEqual([laptop.endpoint]);
     await mention(cy, dee);
     await pushService.waitFor(laptop.id, 1, 2_000);

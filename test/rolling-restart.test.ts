@@ -20,7 +20,13 @@ let system: TestSystem;
 let db: ReturnType<typeof databaseOf>;
 let api: ReturnType<typeof apiOf>;
 beforeAll(async () => {
-  system = await startTestSystem({ name: 'recipes_rolling', portOffset: 6200, replicas: 2, readyWithinMs: 90_000, env: unlimited });
+  system = await startTestSystem({
+    name: 'recipes_rolling',
+    portOffset: 6200,
+    replicas: 2,
+    readyWithinMs: 90_000,
+    env: unlimited,
+  });
   db = databaseOf(system);
   api = apiOf(system);
 }, 120_000);
@@ -36,8 +42,10 @@ const errors: string[] = [];
 
 /** `account`'s notification stream, reopened whenever it ends; a stream that cannot be opened is an error. */
 const follow = (account: Account) =>
-  followNotifications(`${system.urlOf('gateway')}/api/notifications/stream`, { authorization: `Bearer ${account.token}` }, (why) =>
-    errors.push(`stream of ${account.user.username}: ${why}`),
+  followNotifications(
+    `${system.urlOf('gateway')}/api/notifications/stream`,
+    { authorization: `Bearer ${account.token}` },
+    (why) => errors.push(`stream of ${account.user.username}: ${why}`),
   );
 
 /** Runs `task` one after another until stopped: the requests a client makes in a steady loop. */
@@ -76,9 +84,15 @@ describe('a rolling restart of every service', () => {
       loop(async (i) => {
         const who = (2 * i + writer) % MENTIONED;
         const reply = await call(`comment ${writer}.${i}`, () =>
-          api.call('POST', `/recipes/${recipeId}/comments`, { content: `Rolling @${mentioned[who]!.user.username} (${writer}.${i})` }, author.token, {
-            'idempotency-key': `rolling-${writer}-${i}`,
-          }),
+          api.call(
+            'POST',
+            `/recipes/${recipeId}/comments`,
+            { content: `Rolling @${mentioned[who]!.user.username} (${writer}.${i})` },
+            author.token,
+            {
+              'idempotency-key': `rolling-${writer}-${i}`,
+            },
+          ),
         );
         if (reply?.status === 201) posted.set(reply.body.comment.id, who);
         await pause(50);
@@ -90,7 +104,9 @@ describe('a rolling restart of every service', () => {
         await pause(20);
       }),
       loop(async (i) => {
-        await call('notification list', () => api.call('GET', '/notifications', undefined, mentioned[i % MENTIONED]!.token));
+        await call('notification list', () =>
+          api.call('GET', '/notifications', undefined, mentioned[i % MENTIONED]!.token),
+        );
         await pause(20);
       }),
     ];
@@ -108,7 +124,9 @@ describe('a rolling restart of every service', () => {
     expect(errors).toEqual([]);
     expect(posted.size).toBeGreaterThan(50);
     // Every comment posted, notified once: one notification each, and nothing else.
-    await settlesAt(() => db.count('SELECT count(*)::int AS count FROM notifications.notifications'), posted.size, { timeoutMs: 30_000 });
+    await settlesAt(() => db.count('SELECT count(*)::int AS count FROM notifications.notifications'), posted.size, {
+      timeoutMs: 30_000,
+    });
     const { rows } = await db.query<{ comment_id: string; recipient_id: string; id: string; n: number }>(
       'SELECT comment_id, recipient_id, min(id::text) AS id, count(*)::int AS n FROM notifications.notifications GROUP BY comment_id, recipient_id',
     );
@@ -121,7 +139,10 @@ describe('a rolling restart of every service', () => {
     await Promise.all(streams.map((stream) => stream.stop()));
     for (const [who, stream] of streams.entries()) {
       const expected = rows.filter((row) => row.recipient_id === mentioned[who]!.user.id).map((row) => row.id);
-      expect(stream.seen.length, `${mentioned[who]!.user.username}: seen ${stream.seen.length} of ${expected.length}`).toBe(new Set(stream.seen).size);
+      expect(
+        stream.seen.length,
+        `${mentioned[who]!.user.username}: seen ${stream.seen.length} of ${expected.length}`,
+      ).toBe(new Set(stream.seen).size);
       expect(new Set(stream.seen)).toEqual(new Set(expected));
       // Its instance stopped under it at least once.
       expect(stream.opened()).toBeGreaterThan(1);

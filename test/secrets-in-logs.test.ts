@@ -17,7 +17,12 @@ let system: TestSystem;
 let stopped = false;
 
 beforeAll(async () => {
-  system = await startTestSystem({ name: NAME, portOffset: 5600, logs: 'pipe', env: { ...unlimited, LOG_LEVEL: 'trace' } });
+  system = await startTestSystem({
+    name: NAME,
+    portOffset: 5600,
+    logs: 'pipe',
+    env: { ...unlimited, LOG_LEVEL: 'trace' },
+  });
 }, 60_000);
 afterAll(async () => {
   if (!stopped) await system?.stop();
@@ -43,7 +48,8 @@ function searchableText(line: string): string {
   try {
     JSON.parse(line, (_key, value: unknown) => {
       const bytes = value as { type?: unknown; data?: unknown };
-      if (bytes && bytes.type === 'Buffer' && Array.isArray(bytes.data)) buffers.push(Buffer.from(bytes.data as number[]).toString('latin1'));
+      if (bytes && bytes.type === 'Buffer' && Array.isArray(bytes.data))
+        buffers.push(Buffer.from(bytes.data as number[]).toString('latin1'));
       return value;
     });
   } catch {
@@ -71,7 +77,9 @@ describe('log lines', () => {
     secrets.loginTokenSignature = token.split('.')[2]!;
     const wrongPassword = 'pw-Wrong-guess-5b2d8f';
     secrets.wrongPassword = wrongPassword;
-    expect((await api.call('POST', '/auth/login', { username: 'secret_ada', password: wrongPassword })).status).toBe(401);
+    expect((await api.call('POST', '/auth/login', { username: 'secret_ada', password: wrongPassword })).status).toBe(
+      401,
+    );
     // Refresh tokens (and the one a refresh replaces, presented again), and a password change.
     secrets.registrationRefreshToken = registered.body.refreshToken;
     secrets.loginRefreshToken = login.body.refreshToken;
@@ -132,19 +140,35 @@ describe('log lines', () => {
     for (const path of inQuery) expect((await api.call('GET', path)).status).toBeGreaterThanOrEqual(400);
     const keyInQuery = 'idem-Secret-in-a-query-1f6c';
     secrets.idempotencyKeyInQuery = keyInQuery;
-    const withKeyInQuery = await api.call('POST', `/recipes/${recipeId}/comments?idempotency_key=${keyInQuery}`, { content: 'hello' }, bob.token);
+    const withKeyInQuery = await api.call(
+      'POST',
+      `/recipes/${recipeId}/comments?idempotency_key=${keyInQuery}`,
+      { content: 'hello' },
+      bob.token,
+    );
     expect(withKeyInQuery.status).toBeLessThan(500);
     // And a request Node's parser refuses, its ticket in the request line.
-    expect(await sendRaw(system.process('gateway')!.port, `GET /api/notifications/stream?ticket=${ticket} HTTP/1.1\r\nHost: x\r\nBad\u0001Header: y\r\n\r\n`)).toMatch(/^HTTP\/1\.1 400/);
+    expect(
+      await sendRaw(
+        system.process('gateway')!.port,
+        `GET /api/notifications/stream?ticket=${ticket} HTTP/1.1\r\nHost: x\r\nBad\u0001Header: y\r\n\r\n`,
+      ),
+    ).toMatch(/^HTTP\/1\.1 400/);
 
     // The key that signs the tokens: each line of its base64 body.
     const privateKey = readFileSync(resolve(`.keys/${NAME}/jwt-private.pem`), 'utf8');
-    for (const [n, line] of privateKey.split('\n').filter((line) => line && !line.startsWith('-----')).entries()) secrets[`signingKey${n}`] = line;
+    for (const [n, line] of privateKey
+      .split('\n')
+      .filter((line) => line && !line.startsWith('-----'))
+      .entries())
+      secrets[`signingKey${n}`] = line;
 
     // Every line of every process, once they have all stopped (their shutdown lines too).
     stopped = true;
     await system.stop();
-    const lines = system.processes.flatMap((process) => [...process.lines, ...process.errorLines].map((line) => ({ service: process.service, line })));
+    const lines = system.processes.flatMap((process) =>
+      [...process.lines, ...process.errorLines].map((line) => ({ service: process.service, line })),
+    );
     const leaks = lines.flatMap(({ service, line }) => {
       const text = searchableText(line);
       return Object.entries(secrets)
@@ -158,7 +182,9 @@ describe('log lines', () => {
     expect(new Set(streamLines.map(({ service }) => service))).toEqual(new Set(['gateway', 'notifications']));
     // However each ended (closed by its client, cut by the gateway, refused), each stream request left its line.
     for (const service of ['gateway', 'notifications']) {
-      const statuses = streamLines.filter((line) => line.service === service).map(({ line }) => (JSON.parse(line) as { res: { statusCode: number } }).res.statusCode);
+      const statuses = streamLines
+        .filter((line) => line.service === service)
+        .map(({ line }) => (JSON.parse(line) as { res: { statusCode: number } }).res.statusCode);
       expect(statuses.sort(), `${service}'s lines of stream requests`).toEqual([200, 200, 401]);
     }
     expect(streamLines.every(({ line }) => line.includes('ticket=[redacted]'))).toBe(true);

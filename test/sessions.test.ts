@@ -63,14 +63,25 @@ describe('two devices, one logged out', () => {
     const registered = await api()('POST', '/auth/register', { username: 'sessions_ada', password: 'correct horse' });
     expect(registered.status).toBe(201);
     const login = async (device: string) => {
-      const response = await api()('POST', '/auth/login', { username: 'sessions_ada', password: 'correct horse' }, undefined, { 'user-agent': device });
+      const response = await api()(
+        'POST',
+        '/auth/login',
+        { username: 'sessions_ada', password: 'correct horse' },
+        undefined,
+        { 'user-agent': device },
+      );
       expect(response.status).toBe(200);
       return response.body as Tokens;
     };
     // Each device refreshes once, as an app does when its access token nears its end.
     phone = await refreshed((await login('Phone/1')).refreshToken);
     laptop = await refreshed((await login('Laptop/1')).refreshToken);
-    const recipe = await api()('POST', '/recipes', { title: 'Sessions', cameraModel: 'X100V', filmSimulation: 'Acros' }, laptop.token);
+    const recipe = await api()(
+      'POST',
+      '/recipes',
+      { title: 'Sessions', cameraModel: 'X100V', filmSimulation: 'Acros' },
+      laptop.token,
+    );
     expect(recipe.status).toBe(201);
     recipeId = recipe.body.recipe.id;
     const collection = await api()('POST', '/collections', { name: 'Sessions' }, laptop.token);
@@ -81,8 +92,15 @@ describe('two devices, one logged out', () => {
   it('lists both devices’ sessions', async () => {
     const response = await api()('GET', '/auth/sessions', undefined, laptop.token);
     expect(response.status).toBe(200);
-    const agents = (response.body.sessions as { userAgent: string; current: boolean }[]).map(({ userAgent, current }) => [userAgent, current]);
-    expect(agents).toEqual(expect.arrayContaining([['Phone/1', false], ['Laptop/1', true]]));
+    const agents = (response.body.sessions as { userAgent: string; current: boolean }[]).map(
+      ({ userAgent, current }) => [userAgent, current],
+    );
+    expect(agents).toEqual(
+      expect.arrayContaining([
+        ['Phone/1', false],
+        ['Laptop/1', true],
+      ]),
+    );
   });
 
   it('refuses the logged-out device’s token on every service within 1 s, and closes its streams, while the other device goes on', async () => {
@@ -94,7 +112,8 @@ describe('two devices, one logged out', () => {
     const byToken = await stream('', { authorization: `Bearer ${phone.token}` });
     const byTicket = await stream(`?ticket=${encodeURIComponent(ticket.body.ticket)}`);
     const laptopStream = await stream('', { authorization: `Bearer ${laptop.token}` });
-    for (const client of [byToken, byTicket, laptopStream]) await client.next((event) => event.event === 'unread_count', 5_000);
+    for (const client of [byToken, byTicket, laptopStream])
+      await client.next((event) => event.event === 'unread_count', 5_000);
 
     const from = [byToken, byTicket].map((client) => client.received.length);
     const loggedOut = await api()('POST', '/auth/logout', undefined, phone.token);
@@ -120,7 +139,8 @@ describe('two devices, one logged out', () => {
         }),
       ),
     );
-    for (const [service, ms] of Object.entries(refusedAfter)) expect(ms, `${service} refused after ${ms} ms`).toBeLessThan(1_000);
+    for (const [service, ms] of Object.entries(refusedAfter))
+      expect(ms, `${service} refused after ${ms} ms`).toBeLessThan(1_000);
 
     for (const { said, afterMs } of await told) {
       expect(JSON.parse(said.data)).toEqual({ reason: 'logout' });
@@ -135,7 +155,12 @@ describe('two devices, one logged out', () => {
     laptop = await refreshed(laptop.refreshToken);
     // The laptop's stream is still open: a mention reaches it, and nothing ended it before.
     const bob = await api()('POST', '/auth/register', { username: 'sessions_bob', password: 'correct horse' });
-    const mentioned = await api()('POST', `/recipes/${recipeId}/comments`, { content: '@sessions_ada look' }, bob.body.token);
+    const mentioned = await api()(
+      'POST',
+      `/recipes/${recipeId}/comments`,
+      { content: '@sessions_ada look' },
+      bob.body.token,
+    );
     expect(mentioned.status).toBe(201);
     await laptopStream.next((event) => event.event === 'notification', 5_000);
     expect(laptopStream.received.some((event) => event.event === 'session_ended')).toBe(false);

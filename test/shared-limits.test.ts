@@ -54,34 +54,57 @@ function through(gateway: number, address: string): JsonCall {
   return jsonClient(`${system.urlOf('gateway', gateway)}/api`, { localAddress: address });
 }
 
-/** A client at `address` whose calls go to each gateway in turn, as a load balancer in front of them would send them. */
+/**
+ * A client at `address` whose calls go to each gateway in turn, as a load balancer in front of them would send them.
+ */
 function spreadOver(address: string): JsonCall {
   const gateways = [through(0, address), through(1, address)];
   let next = 0;
   return (...args) => gateways[next++ % gateways.length]!(...args);
 }
 
-const login = (call: JsonCall, username: string, password = 'correct horse battery') => call('POST', '/auth/login', { username, password });
+const login = (call: JsonCall, username: string, password = 'correct horse battery') =>
+  call('POST', '/auth/login', { username, password });
 
 describe('with two gateways and two instances of each service', () => {
   it(`the gateway's ${LIMITS.RATE_LIMIT_MAX} requests per address hold in all`, async () => {
     const call = spreadOver('127.52.0.10');
-    for (let i = 0; i < LIMITS.RATE_LIMIT_MAX; i++) expect((await call('GET', `/users/${ada.user.id}`)).status).toBe(200);
-    for (let i = 0; i < 2; i++) expectProblem((await call('GET', `/users/${ada.user.id}`)).raw, 429, `request ${LIMITS.RATE_LIMIT_MAX + i + 1}`);
+    for (let i = 0; i < LIMITS.RATE_LIMIT_MAX; i++)
+      expect((await call('GET', `/users/${ada.user.id}`)).status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expectProblem((await call('GET', `/users/${ada.user.id}`)).raw, 429, `request ${LIMITS.RATE_LIMIT_MAX + i + 1}`);
   });
 
-  it(`${LIMITS.LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS} failed logins for a username from an address hold in all, even with the right password next`, async () => {
-    const guesser = spreadOver('127.52.0.20');
-    for (let i = 0; i < LIMITS.LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS; i++) expect((await login(guesser, 'shared_ada', 'wrong password')).status).toBe(401);
-    for (let i = 0; i < 2; i++) expectProblem((await login(guesser, 'shared_ada')).raw, 429, `login ${i + 1} after the failures`);
-    expect((await login(spreadOver('127.52.0.21'), 'shared_ada')).status).toBe(200);
-  });
+  it(
+    `${LIMITS.LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS} failed logins for a ` +
+      `username from an address hold in all, even with the right password next`,
+    async () => {
+      const guesser = spreadOver('127.52.0.20');
+      for (let i = 0; i < LIMITS.LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS; i++)
+        expect((await login(guesser, 'shared_ada', 'wrong password')).status).toBe(401);
+      for (let i = 0; i < 2; i++)
+        expectProblem((await login(guesser, 'shared_ada')).raw, 429, `login ${i + 1} after the failures`);
+      expect((await login(spreadOver('127.52.0.21'), 'shared_ada')).status).toBe(200);
+    },
+  );
 
   it(`${LIMITS.COMMENT_LIMIT_PER_MINUTE} comments a minute per caller hold in all`, async () => {
     const call = spreadOver('127.52.0.30');
-    const recipe = await create(call, '/recipes', { title: 'Shared', cameraModel: 'X-T5', filmSimulation: 'Provia' }, ada, 'recipe');
-    for (let i = 0; i < LIMITS.COMMENT_LIMIT_PER_MINUTE; i++) await create(call, `/recipes/${recipe.id}/comments`, { content: `comment ${i}` }, ada, 'comment');
-    for (let i = 0; i < 2; i++) expectProblem((await call('POST', `/recipes/${recipe.id}/comments`, { content: 'too many' }, ada.token)).raw, 429, `comment ${i + 1} past the limit`);
+    const recipe = await create(
+      call,
+      '/recipes',
+      { title: 'Shared', cameraModel: 'X-T5', filmSimulation: 'Provia' },
+      ada,
+      'recipe',
+    );
+    for (let i = 0; i < LIMITS.COMMENT_LIMIT_PER_MINUTE; i++)
+      await create(call, `/recipes/${recipe.id}/comments`, { content: `comment ${i}` }, ada, 'comment');
+    for (let i = 0; i < 2; i++)
+      expectProblem(
+        (await call('POST', `/recipes/${recipe.id}/comments`, { content: 'too many' }, ada.token)).raw,
+        429,
+        `comment ${i + 1} past the limit`,
+      );
   });
 });
 
@@ -90,7 +113,8 @@ describe('while the shared store is away', () => {
     const call = spreadOver('127.52.0.40');
     redis.cut();
     try {
-      for (let i = 0; i < LIMITS.RATE_LIMIT_MAX + 2; i++) expect((await call('GET', `/users/${ada.user.id}`)).status).toBe(200);
+      for (let i = 0; i < LIMITS.RATE_LIMIT_MAX + 2; i++)
+        expect((await call('GET', `/users/${ada.user.id}`)).status).toBe(200);
       for (let i = 0; i < 2; i++) {
         const refused = await login(call, 'shared_ada');
         expectProblem(refused.raw, 503, `login ${i + 1} without the store`);
@@ -99,6 +123,11 @@ describe('while the shared store is away', () => {
     } finally {
       redis.restore();
     }
-    await expect.poll(async () => (await login(spreadOver('127.52.0.41'), 'shared_ada')).status, { timeout: 15_000, interval: 250 }).toBe(200);
+    await expect
+      .poll(async () => (await login(spreadOver('127.52.0.41'), 'shared_ada')).status, {
+        timeout: 15_000,
+        interval: 250,
+      })
+      .toBe(200);
   });
 });

@@ -22,7 +22,11 @@ beforeAll(async () => {
   system = await startTestSystem({
     name: 'recipes_slow_clients',
     portOffset: 6100,
-    env: { RATE_LIMIT_ENABLED: 'false', CLIENT_HEADERS_TIMEOUT_MS: String(HEADERS_MS), CLIENT_REQUEST_TIMEOUT_MS: String(REQUEST_MS) },
+    env: {
+      RATE_LIMIT_ENABLED: 'false',
+      CLIENT_HEADERS_TIMEOUT_MS: String(HEADERS_MS),
+      CLIENT_REQUEST_TIMEOUT_MS: String(REQUEST_MS),
+    },
   });
 }, 90_000);
 afterAll(() => system?.stop());
@@ -50,7 +54,8 @@ function slowClient(url: string, start: string): SlowClient {
 
 const bodyNeverSent = (path: string) =>
   `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"u`;
-const headersNeverFinished = (path: string) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\nAccept: application/json\r\n`;
+const headersNeverFinished = (path: string) =>
+  `GET ${path} HTTP/1.1\r\nHost: localhost\r\nAccept: application/json\r\n`;
 
 function expect408(answer: { text: string; afterMs: number }, withinMs: number, context: string) {
   expect(answer.text, context).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
@@ -61,7 +66,9 @@ function expect408(answer: { text: string; afterMs: number }, withinMs: number, 
 describe('slow clients', () => {
   it(`${SLOW_CLIENTS} clients holding a body back each get 408 and are cut off, while ordinary requests are answered`, async () => {
     const gateway = system.urlOf('gateway');
-    const slow = Array.from({ length: SLOW_CLIENTS }, (_, i) => slowClient(gateway, i % 2 === 0 ? bodyNeverSent('/api/auth/login') : headersNeverFinished('/api/users')));
+    const slow = Array.from({ length: SLOW_CLIENTS }, (_, i) =>
+      slowClient(gateway, i % 2 === 0 ? bodyNeverSent('/api/auth/login') : headersNeverFinished('/api/users')),
+    );
     const api = jsonClient(`${gateway}/api`);
     const ada = await register(api, 'slow_ada');
     for (let i = 0; i < 20; i++) {
@@ -75,7 +82,10 @@ describe('slow clients', () => {
 
   it('are cut off by a service too, on its own port', async () => {
     const users = system.urlOf('users');
-    const [body, headers] = [slowClient(users, bodyNeverSent('/api/auth/login')), slowClient(users, headersNeverFinished('/api/users'))];
+    const [body, headers] = [
+      slowClient(users, bodyNeverSent('/api/auth/login')),
+      slowClient(users, headersNeverFinished('/api/users')),
+    ];
     expect408(await body.answer, REQUEST_MS, 'a body never sent, at the users service');
     expect408(await headers.answer, HEADERS_MS, 'headers never finished, at the users service');
   }, 30_000);
@@ -83,13 +93,25 @@ describe('slow clients', () => {
   it('leave an event stream open for longer than a request may take', async () => {
     const api = jsonClient(`${system.urlOf('gateway')}/api`);
     const [reader, writer] = [await register(api, 'slow_reader'), await register(api, 'slow_writer')];
-    const stream = await openEventStream(`${system.urlOf('gateway')}/api/notifications/stream`, { authorization: `Bearer ${reader.token}` });
+    const stream = await openEventStream(`${system.urlOf('gateway')}/api/notifications/stream`, {
+      authorization: `Bearer ${reader.token}`,
+    });
     try {
       expect(stream.status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, REQUEST_MS + SLACK_MS));
       // Still open: a mention made now arrives on it.
-      const recipe = await api('POST', '/recipes', { title: 'Long-lived', cameraModel: 'X-T5', filmSimulation: 'Provia' }, writer.token);
-      await api('POST', `/recipes/${recipe.body.recipe.id}/comments`, { content: `For @${reader.user.username}` }, writer.token);
+      const recipe = await api(
+        'POST',
+        '/recipes',
+        { title: 'Long-lived', cameraModel: 'X-T5', filmSimulation: 'Provia' },
+        writer.token,
+      );
+      await api(
+        'POST',
+        `/recipes/${recipe.body.recipe.id}/comments`,
+        { content: `For @${reader.user.username}` },
+        writer.token,
+      );
       const event = await stream.next((e) => e.event === 'notification', 10_000);
       expect(JSON.parse(event.data).actor.username).toBe(writer.user.username);
     } finally {

@@ -14,7 +14,11 @@ const NAME = 'recipes_start';
 const PORT_OFFSET = 5100;
 const exchange = `recipes.${NAME}`;
 const urlOf = (service: string) => `http://127.0.0.1:${services.find((s) => s.name === service)!.port + PORT_OFFSET}`;
-const ready = (service: string) => fetch(`${urlOf(service)}/health/ready`).then((r) => r.ok, () => false);
+const ready = (service: string) =>
+  fetch(`${urlOf(service)}/health/ready`).then(
+    (r) => r.ok,
+    () => false,
+  );
 
 let supervisor: ChildProcess;
 let exited: Promise<number | null>;
@@ -30,12 +34,23 @@ beforeAll(async () => {
   const databaseUrl = new URL(inject('databaseUrl'));
   databaseUrl.pathname = `/${NAME}`;
   supervisor = spawn(process.execPath, ['scripts/start.mjs'], {
-    env: { ...process.env, PORT_OFFSET: String(PORT_OFFSET), DATABASE_URL: databaseUrl.toString(), AMQP_URL: inject('amqpUrl'), EVENTS_EXCHANGE: exchange, LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      PORT_OFFSET: String(PORT_OFFSET),
+      DATABASE_URL: databaseUrl.toString(),
+      AMQP_URL: inject('amqpUrl'),
+      EVENTS_EXCHANGE: exchange,
+      LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   exited = new Promise((resolve) => supervisor.once('exit', resolve));
   createInterface({ input: supervisor.stdout! }).on('line', (line) => lines.push(line));
-  await eventually(async () => ((await Promise.all(services.map(({ name }) => ready(name)))).every(Boolean) ? true : undefined), 50_000, 200);
+  await eventually(
+    async () => ((await Promise.all(services.map(({ name }) => ready(name)))).every(Boolean) ? true : undefined),
+    50_000,
+    200,
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -60,9 +75,14 @@ describe('npm start', () => {
     // Raw mode: besides the supervisor's own `start:` lines, each is a process's JSON as it wrote it, with
     // no prefix that the supervisor would have added by reading and writing every line again.
     const entries = () =>
-      lines.filter((line) => !line.startsWith('start: ')).map((line) => JSON.parse(line) as { service?: string; msg?: string; req?: { url?: string } });
-    const completed = (service: string, url: string) => entries().some((e) => e.service === service && e.msg === 'request completed' && e.req?.url === url);
-    await eventually(async () => (completed('gateway', '/api/auth/register') && completed('users', `/api/users/${user.id}`) ? true : undefined));
+      lines
+        .filter((line) => !line.startsWith('start: '))
+        .map((line) => JSON.parse(line) as { service?: string; msg?: string; req?: { url?: string } });
+    const completed = (service: string, url: string) =>
+      entries().some((e) => e.service === service && e.msg === 'request completed' && e.req?.url === url);
+    await eventually(async () =>
+      completed('gateway', '/api/auth/register') && completed('users', `/api/users/${user.id}`) ? true : undefined,
+    );
     expect(new Set(entries().map((e) => e.service))).toEqual(new Set(services.map((s) => s.name)));
   });
 
@@ -72,7 +92,9 @@ describe('npm start', () => {
       .filter((entry) => /^\d+$/.test(entry))
       .flatMap((pid) => {
         try {
-          const environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').map((entry) => entry.split(/=(.*)/s, 2) as [string, string]);
+          const environment = readFileSync(`/proc/${pid}/environ`, 'utf8')
+            .split('\0')
+            .map((entry) => entry.split(/=(.*)/s, 2) as [string, string]);
           return [{ command: readFileSync(`/proc/${pid}/cmdline`, 'utf8'), environment: new Map(environment) }];
         } catch {
           return []; // gone, or not ours to read
@@ -82,7 +104,8 @@ describe('npm start', () => {
     const [first] = allocatorSettings.GLIBC_TUNABLES.split(':');
     for (const { name, port } of services) {
       const started = processes.find(
-        ({ command, environment }) => command.includes(`services/${name}/dist/server.js`) && environment.get('PORT') === String(port + PORT_OFFSET),
+        ({ command, environment }) =>
+          command.includes(`services/${name}/dist/server.js`) && environment.get('PORT') === String(port + PORT_OFFSET),
       );
       expect(started?.environment.get('GLIBC_TUNABLES'), name).toBe(first);
     }
@@ -92,7 +115,8 @@ describe('npm start', () => {
     supervisor.kill('SIGTERM');
     await exited;
     // The supervisor passes the signal on and may be gone first: each service drains its connections (3 s at most).
-    const stillUp = async () => (await Promise.all(services.map(async ({ name }) => ((await ready(name)) ? [name] : [])))).flat();
+    const stillUp = async () =>
+      (await Promise.all(services.map(async ({ name }) => ((await ready(name)) ? [name] : [])))).flat();
     await eventually(async () => ((await stillUp()).length === 0 ? true : undefined), 15_000, 100);
   });
 });

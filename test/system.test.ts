@@ -56,8 +56,16 @@ describe('the system through the gateway', () => {
   });
 
   it('serves the client generated from its OpenAPI document: register, comment with a mention, read the notification', async () => {
-    const { ada, bob, comment, notification, unreadCount } = await mentionFlow(system.urlOf('gateway'), 'system_client');
-    expect(notification).toMatchObject({ type: 'mention_recipe_comment', actor: { id: bob.id }, commentId: comment.id, isRead: false });
+    const { ada, bob, comment, notification, unreadCount } = await mentionFlow(
+      system.urlOf('gateway'),
+      'system_client',
+    );
+    expect(notification).toMatchObject({
+      type: 'mention_recipe_comment',
+      actor: { id: bob.id },
+      commentId: comment.id,
+      isRead: false,
+    });
     expect(unreadCount).toBe(1);
     expect(ada.username).toBe('system_client_ada');
     // What passed through was recorded and checked as it went (see test/support/system.ts).
@@ -77,18 +85,23 @@ describe('the system through the gateway', () => {
   it('routes exactly what each service documents: no public path missed by the gateway, and no route to nothing', async () => {
     const documented = new Map<string, string[]>();
     for (const service of system.services.filter((name) => name !== 'gateway')) {
-      const document = (await (await fetch(`${system.urlOf(service)}/openapi.json`)).json()) as { paths: Record<string, object> };
+      const document = (await (await fetch(`${system.urlOf(service)}/openapi.json`)).json()) as {
+        paths: Record<string, object>;
+      };
       documented.set(service, Object.keys(document.paths));
     }
     // Each documented path, with every {parameter} filled, goes to the service that documents it.
     for (const [service, paths] of documented) {
-      for (const path of paths) expect(serviceFor(path.replace(/\{\w+\}/g, 'x1')), `${path} of ${service}`).toBe(service);
+      for (const path of paths)
+        expect(serviceFor(path.replace(/\{\w+\}/g, 'x1')), `${path} of ${service}`).toBe(service);
     }
     // Each pattern of the table names something its service documents.
     const asPattern = (path: string) => path.replace(/\{\w+\}/g, ':id');
     for (const [pattern, service] of routeTable) {
       const patterns = (documented.get(service) ?? []).map(asPattern);
-      const matches = pattern.endsWith('/*') ? patterns.some((p) => p.startsWith(pattern.slice(0, -1))) : patterns.includes(pattern.replace(/:\w+/g, ':id'));
+      const matches = pattern.endsWith('/*')
+        ? patterns.some((p) => p.startsWith(pattern.slice(0, -1)))
+        : patterns.includes(pattern.replace(/:\w+/g, ':id'));
       expect(matches, `${pattern} → ${service}`).toBe(true);
     }
   });

@@ -34,7 +34,10 @@ interface ReceivedSpan extends OtlpSpan {
 }
 
 interface OtlpTraces {
-  resourceSpans?: { resource?: { attributes?: OtlpAttribute[] }; scopeSpans?: { scope?: { name?: string }; spans?: OtlpSpan[] }[] }[];
+  resourceSpans?: {
+    resource?: { attributes?: OtlpAttribute[] };
+    scopeSpans?: { scope?: { name?: string }; spans?: OtlpSpan[] }[];
+  }[];
 }
 
 const spans: ReceivedSpan[] = [];
@@ -56,7 +59,8 @@ async function startReceiver(): Promise<Server> {
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpTraces;
       for (const { resource, scopeSpans = [] } of body.resourceSpans ?? []) {
-        const service = resource?.attributes?.find((attribute) => attribute.key === 'service.name')?.value.stringValue ?? '';
+        const service =
+          resource?.attributes?.find((attribute) => attribute.key === 'service.name')?.value.stringValue ?? '';
         for (const { scope, spans: received = [] } of scopeSpans) {
           for (const span of received) spans.push({ ...span, service, scope: scope?.name ?? '' });
         }
@@ -99,36 +103,63 @@ afterAll(async () => {
 describe('tracing', () => {
   it('follows a mentioned comment in one trace from the gateway to the frame on the stream', async () => {
     const [ada, bob] = await Promise.all(
-      ['trace_ada', 'trace_bob'].map(async (username) => (await call('POST', '/auth/register', { username, password: 'correct horse' })).body),
+      ['trace_ada', 'trace_bob'].map(
+        async (username) => (await call('POST', '/auth/register', { username, password: 'correct horse' })).body,
+      ),
     );
-    const recipe = await call('POST', '/recipes', { title: 'Traced', cameraModel: 'X100V', filmSimulation: 'Acros' }, ada.token);
+    const recipe = await call(
+      'POST',
+      '/recipes',
+      { title: 'Traced', cameraModel: 'X100V', filmSimulation: 'Acros' },
+      ada.token,
+    );
     expect(recipe.status).toBe(201);
     const stream = await openEventStream(`${api}/notifications/stream`, { authorization: `Bearer ${bob.token}` });
     streams.push(stream);
     await stream.next((event) => event.event === 'unread_count', 5_000);
 
-    const comment = await call('POST', `/recipes/${recipe.body.recipe.id}/comments`, { content: 'Look, @trace_bob' }, ada.token);
+    const comment = await call(
+      'POST',
+      `/recipes/${recipe.body.recipe.id}/comments`,
+      { content: 'Look, @trace_bob' },
+      ada.token,
+    );
     expect(comment.status).toBe(201);
     await stream.next((event) => event.event === 'notification', 10_000);
 
     // The trace: the one the gateway's span of the POST is in.
     const path = `/api/recipes/${recipe.body.recipe.id}/comments`;
     const root = await eventually(
-      async () => spans.find((span) => span.service === 'gateway' && span.kind === 2 && (attribute(span, 'url.path') ?? attribute(span, 'http.target')) === path),
+      async () =>
+        spans.find(
+          (span) =>
+            span.service === 'gateway' &&
+            span.kind === 2 &&
+            (attribute(span, 'url.path') ?? attribute(span, 'http.target')) === path,
+        ),
       10_000,
     );
     const inTrace = () => spans.filter((span) => span.traceId === root.traceId);
-    const has = (service: string, test: (span: ReceivedSpan) => boolean) => inTrace().some((span) => span.service === service && test(span));
+    const has = (service: string, test: (span: ReceivedSpan) => boolean) =>
+      inTrace().some((span) => span.service === service && test(span));
     const expected = {
-      'the comments service serving the POST': () => has('comments', (span) => span.kind === 2 && span.scope.includes('http')),
-      'the comment written to PostgreSQL': () => has('comments', (span) => statementOf(span).includes('INSERT INTO comments')),
-      'the mention event published to RabbitMQ': () => has('comments', (span) => span.scope.includes('amqplib') && span.kind === 4),
-      'the notifications service consuming it': () => has('notifications', (span) => span.scope.includes('amqplib') && span.kind === 5),
+      'the comments service serving the POST': () =>
+        has('comments', (span) => span.kind === 2 && span.scope.includes('http')),
+      'the comment written to PostgreSQL': () =>
+        has('comments', (span) => statementOf(span).includes('INSERT INTO comments')),
+      'the mention event published to RabbitMQ': () =>
+        has('comments', (span) => span.scope.includes('amqplib') && span.kind === 4),
+      'the notifications service consuming it': () =>
+        has('notifications', (span) => span.scope.includes('amqplib') && span.kind === 5),
       'its handler': () => has('notifications', (span) => span.name.endsWith('handle comment.mention.created')),
-      'the notification written to PostgreSQL': () => has('notifications', (span) => statementOf(span).includes('store_notification(')),
-      'the notification event published': () => has('notifications', (span) => span.scope.includes('amqplib') && span.kind === 4),
-      'its consumer for the streams': () => has('notifications', (span) => span.name.endsWith('handle notification.created')),
-      'the frame written to the stream': () => has('notifications', (span) => span.name === 'notification stream write'),
+      'the notification written to PostgreSQL': () =>
+        has('notifications', (span) => statementOf(span).includes('store_notification(')),
+      'the notification event published': () =>
+        has('notifications', (span) => span.scope.includes('amqplib') && span.kind === 4),
+      'its consumer for the streams': () =>
+        has('notifications', (span) => span.name.endsWith('handle notification.created')),
+      'the frame written to the stream': () =>
+        has('notifications', (span) => span.name === 'notification stream write'),
     };
     const missing = () => Object.entries(expected).flatMap(([what, found]) => (found() ? [] : [what]));
     // Each process sends its spans in its own time (OTEL_BSP_SCHEDULE_DELAY): the barrier is the last hop's.

@@ -9,7 +9,10 @@ const SETTINGS = 'glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=131072';
 
 if (process.argv[2] === 'load') {
   const http = await import('node:http');
-  const { gzip, scrypt } = await import('node:crypto').then(async (crypto) => ({ ...(await import('node:zlib')), scrypt: crypto.scrypt }));
+  const { gzip, scrypt } = await import('node:crypto').then(async (crypto) => ({
+    ...(await import('node:zlib')),
+    scrypt: crypto.scrypt,
+  }));
   const { promisify } = await import('node:util');
   const server = http.createServer((request, response) => {
     const chunks = [];
@@ -25,11 +28,16 @@ if (process.argv[2] === 'load') {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 50 });
   const send = (size) =>
     new Promise((resolve, reject) => {
-      const body = JSON.stringify({ items: Array.from({ length: size }, (_, i) => ({ id: i, name: `item ${i}`, at: new Date().toISOString() })) });
-      const request = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/', agent, headers: { 'content-type': 'application/json' } }, (response) => {
-        response.resume();
-        response.on('end', resolve);
+      const body = JSON.stringify({
+        items: Array.from({ length: size }, (_, i) => ({ id: i, name: `item ${i}`, at: new Date().toISOString() })),
       });
+      const request = http.request(
+        { host: '127.0.0.1', port, method: 'POST', path: '/', agent, headers: { 'content-type': 'application/json' } },
+        (response) => {
+          response.resume();
+          response.on('end', resolve);
+        },
+      );
       request.on('error', reject);
       request.end(body);
     });
@@ -49,7 +57,10 @@ if (process.argv[2] === 'load') {
 } else {
   const results = { 'with the settings': [], 'without (empty)': [] };
   for (let round = 0; round < 3; round += 1) {
-    for (const [label, value] of [['with the settings', SETTINGS], ['without (empty)', '']]) {
+    for (const [label, value] of [
+      ['with the settings', SETTINGS],
+      ['without (empty)', ''],
+    ]) {
       const run = spawnSync(process.execPath, ['--expose-gc', new URL(import.meta.url).pathname, 'load'], {
         env: { ...process.env, GLIBC_TUNABLES: value },
         encoding: 'utf8',
@@ -57,5 +68,6 @@ if (process.argv[2] === 'load') {
       results[label].push(run.stdout.trim());
     }
   }
-  for (const [label, rss] of Object.entries(results)) console.log(`${label.padEnd(18)} ${rss.join(' ')} MB resident after the load`);
+  for (const [label, rss] of Object.entries(results))
+    console.log(`${label.padEnd(18)} ${rss.join(' ')} MB resident after the load`);
 }

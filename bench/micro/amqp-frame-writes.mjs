@@ -37,11 +37,18 @@ async function round(group, perTurn) {
       consumer.ack(message);
       if (++received === MESSAGES) allReceived();
     });
-    const body = Buffer.from(JSON.stringify({ id: '00000000-0000-4000-8000-000000000000', type: 'comment.mention.created', data: { n: 0 } }));
+    const body = Buffer.from(
+      JSON.stringify({ id: '00000000-0000-4000-8000-000000000000', type: 'comment.mention.created', data: { n: 0 } }),
+    );
     const [cpuBefore, brokerBefore, startedAt] = [process.cpuUsage(), brokerCpu(), performance.now()];
     for (let sent = 0; sent < MESSAGES; sent += group) {
       const confirms = [];
-      for (let i = 0; i < group; i++) confirms.push(new Promise((resolve, reject) => publisher.publish('', queue, body, { persistent: true }, (error) => (error ? reject(error) : resolve()))));
+      for (let i = 0; i < group; i++)
+        confirms.push(
+          new Promise((resolve, reject) =>
+            publisher.publish('', queue, body, { persistent: true }, (error) => (error ? reject(error) : resolve())),
+          ),
+        );
       await Promise.all(confirms);
     }
     await done;
@@ -61,7 +68,12 @@ const results = [];
 for (let r = 0; r < ROUNDS; r++) {
   for (const group of GROUPS) {
     for (const perTurn of r % 2 === 0 ? [false, true] : [true, false]) {
-      results.push({ round: r + 1, group, writes: perTurn ? 'per turn' : 'per frame', ...(await round(group, perTurn)) });
+      results.push({
+        round: r + 1,
+        group,
+        writes: perTurn ? 'per turn' : 'per frame',
+        ...(await round(group, perTurn)),
+      });
     }
   }
 }

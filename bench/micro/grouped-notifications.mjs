@@ -19,7 +19,10 @@ const READS = 2_000;
 const ROUNDS = 4;
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
-const [up, down] = readFileSync(new URL('../../services/notifications/migrations/009_filters_and_groups.sql', import.meta.url), 'utf8').split('-- Down Migration');
+const [up, down] = readFileSync(
+  new URL('../../services/notifications/migrations/009_filters_and_groups.sql', import.meta.url),
+  'utf8',
+).split('-- Down Migration');
 
 const admin = new pg.Client({ connectionString: url });
 await admin.connect();
@@ -28,8 +31,19 @@ const at = new URL(url);
 at.pathname = `/${database}`;
 let pool;
 try {
-  await migrate({ databaseUrl: at.href, schema: 'notifications', sets: migrationSetsOf(notificationsService), logger: silent });
-  pool = createPool({ connectionString: at.href, schema: 'notifications', max: 1, applicationName: 'micro-grouped', logger: silent });
+  await migrate({
+    databaseUrl: at.href,
+    schema: 'notifications',
+    sets: migrationSetsOf(notificationsService),
+    logger: silent,
+  });
+  pool = createPool({
+    connectionString: at.href,
+    schema: 'notifications',
+    max: 1,
+    applicationName: 'micro-grouped',
+    logger: silent,
+  });
   const recipient = '0190a000-0000-7000-8000-0000000000aa';
   const actor = '0190a000-0000-7000-8000-0000000000bb';
   await pool.query(
@@ -39,7 +53,10 @@ try {
        FROM generate_series(1, $3::int) AS i`,
     [recipient, actor, ROWS],
   );
-  await pool.query('INSERT INTO notification_counts (recipient_id, total, unread, last_sequence) VALUES ($1, $2::int, $2::int, $2::int)', [recipient, ROWS]);
+  await pool.query(
+    'INSERT INTO notification_counts (recipient_id, total, unread, last_sequence) VALUES ($1, $2::int, $2::int, $2::int)',
+    [recipient, ROWS],
+  );
   await pool.query('VACUUM ANALYZE notifications');
 
   let written = 0;
@@ -56,12 +73,16 @@ try {
         commentId: crypto.randomUUID(),
         createdAt: new Date(Date.parse('2027-01-01') + written).toISOString(),
       };
-      await withTransaction(pool, (tx) => insertNotification(tx, crypto.randomUUID(), { id: crypto.randomUUID(), type: 'comment.mention.created' }, n));
+      await withTransaction(pool, (tx) =>
+        insertNotification(tx, crypto.randomUUID(), { id: crypto.randomUUID(), type: 'comment.mention.created' }, n),
+      );
     }
     return Number(process.hrtime.bigint() - started) / 1e6 / WRITES;
   }
   // Without the column, the list's statement as it was before it: the same, less the group key.
-  const withoutGroupKey = { query: (text, values) => pool.query(text.replace('group_key AS "groupKey", ', ''), values) };
+  const withoutGroupKey = {
+    query: (text, values) => pool.query(text.replace('group_key AS "groupKey", ', ''), values),
+  };
   async function reads(db) {
     const started = process.hrtime.bigint();
     for (let i = 0; i < READS; i += 1) await findPage(db, recipient, { unreadOnly: false }, { limit: 20, offset: 0 });
@@ -73,10 +94,18 @@ try {
   await reads(pool);
   for (let round = 0; round < ROUNDS; round += 1) {
     // Each schema first in every other round, so that a machine getting busier favours neither.
-    const order = [['without 009', down], ['with 009', up]];
+    const order = [
+      ['without 009', down],
+      ['with 009', up],
+    ];
     for (const [schema, sql] of round % 2 === 0 ? order : order.reverse()) {
       // Running a Down or Up that is already in place fails: only the one that changes the schema runs.
-      const has = (await pool.query("SELECT 1 FROM information_schema.columns WHERE table_schema = 'notifications' AND table_name = 'notifications' AND column_name = 'group_key'")).rowCount === 1;
+      const has =
+        (
+          await pool.query(
+            "SELECT 1 FROM information_schema.columns WHERE table_schema = 'notifications' AND table_name = 'notifications' AND column_name = 'group_key'",
+          )
+        ).rowCount === 1;
       if (has !== (schema === 'with 009')) await pool.query(sql);
       await pool.query('VACUUM ANALYZE notifications');
       results[schema].write.push(await writes());
@@ -85,7 +114,9 @@ try {
   }
   for (const [schema, { write, list }] of Object.entries(results)) {
     const show = (times) => times.map((ms) => ms.toFixed(3)).join(' ');
-    console.log(`${schema.padEnd(12)} mention write ${show(write)} ms   flat list page 1 ${show(list)} ms   (${WRITES} writes, ${READS} reads a round)`);
+    console.log(
+      `${schema.padEnd(12)} mention write ${show(write)} ms   flat list page 1 ${show(list)} ms   (${WRITES} writes, ${READS} reads a round)`,
+    );
   }
 } finally {
   await pool?.end();

@@ -34,25 +34,29 @@ try {
     END $$;
     CREATE TRIGGER wake AFTER INSERT ON outbox FOR EACH STATEMENT EXECUTE FUNCTION wake();`);
   await setup.end();
-  const listeners = await Promise.all(['svc', 'a', 'b', 'c', 'd'].map(async (name) => {
-    const client = await connect();
-    await client.query(`LISTEN ${name}_outbox`);
-    return client;
-  }));
+  const listeners = await Promise.all(
+    ['svc', 'a', 'b', 'c', 'd'].map(async (name) => {
+      const client = await connect();
+      await client.query(`LISTEN ${name}_outbox`);
+      return client;
+    }),
+  );
 
   async function run(mode) {
     const writers = await Promise.all(Array.from({ length: WRITERS }, connect));
     await Promise.all(writers.map((client) => client.query(`SET micro.wake = '${mode}'`)));
     let committed = 0;
     const until = Date.now() + SECONDS * 1000;
-    await Promise.all(writers.map(async (client) => {
-      while (Date.now() < until) {
-        await client.query('BEGIN');
-        await client.query(`INSERT INTO outbox (payload) VALUES ('{"type":"x"}')`);
-        await client.query('COMMIT');
-        committed += 1;
-      }
-    }));
+    await Promise.all(
+      writers.map(async (client) => {
+        while (Date.now() < until) {
+          await client.query('BEGIN');
+          await client.query(`INSERT INTO outbox (payload) VALUES ('{"type":"x"}')`);
+          await client.query('COMMIT');
+          committed += 1;
+        }
+      }),
+    );
     await Promise.all(writers.map((client) => client.end()));
     return committed / SECONDS;
   }
@@ -62,7 +66,9 @@ try {
     for (const mode of ['notify', 'notice']) results[mode].push(await run(mode));
   }
   for (const [mode, rates] of Object.entries(results)) {
-    console.log(`${mode.padEnd(6)} ${rates.map((rate) => rate.toFixed(0).padStart(6)).join(' ')} commits/s (${WRITERS} writers, 5 listeners)`);
+    console.log(
+      `${mode.padEnd(6)} ${rates.map((rate) => rate.toFixed(0).padStart(6)).join(' ')} commits/s (${WRITERS} writers, 5 listeners)`,
+    );
   }
   await Promise.all(listeners.map((client) => client.end()));
 } finally {

@@ -29,7 +29,12 @@ const claims = verify(token);
 const ended = new EndedSessions();
 const tokensExpireBy = new Date(Date.now() + 900_000).toISOString();
 for (let i = 0; i < ENDED; i++) {
-  ended.learn({ userId: randomUUID(), sessionIds: [randomUUID()], notBefore: i % 10 === 0 ? new Date().toISOString() : null, tokensExpireBy });
+  ended.learn({
+    userId: randomUUID(),
+    sessionIds: [randomUUID()],
+    notBefore: i % 10 === 0 ? new Date().toISOString() : null,
+    tokensExpireBy,
+  });
 }
 
 /** Nanoseconds per call of `work`, over `CALLS` calls. */

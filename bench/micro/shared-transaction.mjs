@@ -28,7 +28,8 @@ try {
     const join = (i) => (mode === 'joined' ? withTransaction(pool, (db) => insert(db, i)) : insert(client, i));
     const started = process.hrtime.bigint();
     await shared.run(async () => {
-      for (let i = 0; i < JOINS; i += parallel) await Promise.all(Array.from({ length: parallel }, (_, k) => join(i + k)));
+      for (let i = 0; i < JOINS; i += parallel)
+        await Promise.all(Array.from({ length: parallel }, (_, k) => join(i + k)));
     });
     const ms = Number(process.hrtime.bigint() - started) / 1e6 / JOINS;
     await shared.close();
@@ -43,7 +44,9 @@ try {
       for (const mode of ['joined', 'straight']) results[mode].push(await run(mode, parallel));
     }
     for (const [mode, times] of Object.entries(results)) {
-      console.log(`${mode.padEnd(8)} ${parallel === 1 ? 'one at a time' : 'ten at a time'}: ${times.map((ms) => ms.toFixed(3)).join(' ')} ms a join`);
+      console.log(
+        `${mode.padEnd(8)} ${parallel === 1 ? 'one at a time' : 'ten at a time'}: ${times.map((ms) => ms.toFixed(3)).join(' ')} ms a join`,
+      );
     }
   }
 } finally {

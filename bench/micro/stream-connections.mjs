@@ -33,20 +33,30 @@ if (role === 'server') {
   } else {
     const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
     for (let i = 0; i < STREAMS; i += 1) {
-      opened.push(new Promise((resolve) => http.get({ host: '127.0.0.1', port, path: '/stream', agent }, (response) => response.once('data', resolve))));
+      opened.push(
+        new Promise((resolve) =>
+          http.get({ host: '127.0.0.1', port, path: '/stream', agent }, (response) => response.once('data', resolve)),
+        ),
+      );
     }
   }
   await Promise.all(opened);
   globalThis.gc();
   const after = { fds: fds(), ...process.memoryUsage() };
   const kb = (bytes) => (bytes / 1024 / STREAMS).toFixed(1);
-  console.log(`${mode.padEnd(8)} ${STREAMS} streams: ${after.fds - before.fds} sockets, ${kb(after.rss - before.rss)} KB RSS and ${kb(after.heapUsed - before.heapUsed)} KB heap a stream`);
+  console.log(
+    `${mode.padEnd(8)} ${STREAMS} streams: ${after.fds - before.fds} sockets, ` +
+      `${kb(after.rss - before.rss)} KB RSS and ${kb(after.heapUsed - before.heapUsed)} KB heap a stream`,
+  );
   process.exit(0);
 } else {
   for (const way of ['http2', 'http1', 'http2', 'http1']) {
     const server = fork(new URL(import.meta.url).pathname, ['server'], { stdio: 'inherit' });
     const serverPort = await new Promise((resolve) => server.once('message', resolve));
-    const client = fork(new URL(import.meta.url).pathname, ['client', way, String(serverPort)], { execArgv: ['--expose-gc'], stdio: 'inherit' });
+    const client = fork(new URL(import.meta.url).pathname, ['client', way, String(serverPort)], {
+      execArgv: ['--expose-gc'],
+      stdio: 'inherit',
+    });
     await new Promise((resolve) => client.once('exit', resolve));
     server.kill();
   }

@@ -2,12 +2,18 @@ import { cursorPaging } from '../cursor.mjs';
 
 /** `cursor`: page 1 and page 1,000 of a deep inbox, by cursor and by page number (bench/cursor.mjs). */
 export async function cursorPart({ system, pools, config, phase, rows, target, saved }) {
-  saved.cursorFigures = await phase(`cursor paging: ${config.cursorRows} notifications of one recipient, page 1 and page 1,000 of 20, ${config.cursorSeconds} s each`, () =>
-    cursorPaging(system, pools, { rows: config.cursorRows, seconds: config.cursorSeconds }),
+  saved.cursorFigures = await phase(
+    `cursor paging: ${config.cursorRows} notifications of one recipient, page 1 and page 1,000 of 20, ${config.cursorSeconds} s each`,
+    () => cursorPaging(system, pools, { rows: config.cursorRows, seconds: config.cursorSeconds }),
   );
   const { cursorFigures } = saved;
   for (const { name, ...figures } of cursorFigures.figures) {
-    rows.push({ scenario: `GET /api/notifications ${name}, ${config.cursorRows} notifications, one at a time`, via: 'gateway', connections: 1, ...figures });
+    rows.push({
+      scenario: `GET /api/notifications ${name}, ${config.cursorRows} notifications, one at a time`,
+      via: 'gateway',
+      connections: 1,
+      ...figures,
+    });
   }
   const [first, byCursor, byPage] = cursorFigures.figures;
   target(

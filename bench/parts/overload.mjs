@@ -1,33 +1,64 @@
 import { TIMEOUT_MS } from '../open-loop.mjs';
-import { CAPACITY_P99_MS, endedBy, findCapacity, floorPhases, overloadPhases, overloadWorkloads } from '../overload.mjs';
+import {
+  CAPACITY_P99_MS,
+  endedBy,
+  findCapacity,
+  floorPhases,
+  overloadPhases,
+  overloadWorkloads,
+} from '../overload.mjs';
 import { startProcess } from '../reference-phase.mjs';
 import { PORT_OFFSET } from './context.mjs';
 
 const ADMITTING_PROXY_PORT = 3096 + PORT_OFFSET;
 
-/** `overload`: each workload's capacity through the gateway, then open loop past it, beside its floor (bench/overload.mjs). */
+/**
+ * `overload`: each workload's capacity through the gateway, then open loop past it, beside its floor
+ * (bench/overload.mjs).
+ */
 export async function overloadPart(ctx) {
   const { system, pools, fixture, scenarios, config, phase, target, saved } = ctx;
   // Each workload's capacity on this machine, then open loop at multiples of it (bench/overload.mjs).
   for (const workload of await overloadWorkloads(system, pools, fixture, scenarios)) {
-    const { capacity, steps } = await phase(`overload: capacity of ${workload.name} through the gateway, ${config.capacityStepSeconds} s a step`, () =>
-      findCapacity(workload, pools, { stepSeconds: config.capacityStepSeconds, factor: config.capacityFactor, refineSteps: config.capacityRefineSteps }),
+    const { capacity, steps } = await phase(
+      `overload: capacity of ${workload.name} through the gateway, ${config.capacityStepSeconds} s a step`,
+      () =>
+        findCapacity(workload, pools, {
+          stepSeconds: config.capacityStepSeconds,
+          factor: config.capacityFactor,
+          refineSteps: config.capacityRefineSteps,
+        }),
     );
     saved.overload.push({ workload: workload.name, capacity, steps });
     const capacityStep = steps.find((step) => step.rate === capacity);
     target(
       `overload: capacity of ${workload.name} (highest open-loop rate with p99 < ${CAPACITY_P99_MS} ms, every answer 2xx)`,
-      capacity > 0 ? `${capacity} req/s (p99 ${capacityStep.p99Ms} ms; ${steps.length} steps of ${config.capacityStepSeconds} s)` : `none: ${workload.start} req/s already failed`,
+      capacity > 0
+        ? `${capacity} req/s (p99 ${capacityStep.p99Ms} ms; ${steps.length} steps of ${config.capacityStepSeconds} s)`
+        : `none: ${workload.start} req/s already failed`,
       capacity > 0,
     );
     // The capacity is the CPU's when the search ends on latency; ending on refusals while answers are still
     // fast would mean admission control sets it.
     const ended = endedBy(steps, capacity);
-    target(`overload: the capacity search of ${workload.short} ended by latency, not by refusals`, ended.figure, ended.byLatency);
+    target(
+      `overload: the capacity search of ${workload.short} ended by latency, not by refusals`,
+      ended.figure,
+      ended.byLatency,
+    );
     if (capacity === 0) continue;
     const levels = [0.5, 1, 2, 4];
-    const phases = await phase(`overload: ${workload.name} at ${levels.join('×, ')}× ${capacity} req/s, ${config.overloadSeconds} s each, then 0.5× for ${config.overloadRecoverySeconds} s`, () =>
-      overloadPhases(workload, pools, { capacity, levels, seconds: config.overloadSeconds, recoveryLevel: 0.5, recoverySeconds: config.overloadRecoverySeconds }),
+    const phases = await phase(
+      `overload: ${workload.name} at ${levels.join('×, ')}× ${capacity} req/s, ` +
+        `${config.overloadSeconds} s each, then 0.5× for ${config.overloadRecoverySeconds} s`,
+      () =>
+        overloadPhases(workload, pools, {
+          capacity,
+          levels,
+          seconds: config.overloadSeconds,
+          recoveryLevel: 0.5,
+          recoverySeconds: config.overloadRecoverySeconds,
+        }),
     );
     saved.overload.at(-1).phases = phases;
     for (const p of phases) pastCapacity(ctx, workload, capacity, p);
@@ -65,17 +96,28 @@ function pastCapacity({ config, rows, target }, workload, capacity, p) {
     const late = p.late;
     target(
       `overload: ${workload.short}, p99 back under ${CAPACITY_P99_MS} ms within 5 s after 4× (0.5× capacity; requests sent from 5 s on, every answer 2xx)`,
-      `p99 ${late.admitted.p99} ms over ${late.answers} requests, ${late.answers - late.ok} not 2xx (${late.refused} refused, ${late.timeouts} timeouts)${short}`,
+      `p99 ${late.admitted.p99} ms over ${late.answers} requests, ${late.answers - late.ok} ` +
+        `not 2xx (${late.refused} refused, ${late.timeouts} timeouts)${short}`,
       held && late.answers > 0 && late.ok === late.answers && late.admitted.p99 < CAPACITY_P99_MS,
     );
     return;
   }
   if (p.level < 2) return;
-  target(`overload: ${at}: goodput ≥ 80 % of capacity`, `${p.goodputPerSecond} 2xx/s = ${Math.round((100 * p.goodputPerSecond) / capacity)} % of ${capacity}${short}`, held && p.goodputPerSecond >= 0.8 * capacity);
-  target(`overload: ${at}: p99 of admitted < 500 ms`, `p50 ${p.admitted.p50} ms, p99 ${p.admitted.p99} ms over ${p.ok}${short}`, held && p.admitted.p99 !== null && p.admitted.p99 < 500);
+  target(
+    `overload: ${at}: goodput ≥ 80 % of capacity`,
+    `${p.goodputPerSecond} 2xx/s = ${Math.round((100 * p.goodputPerSecond) / capacity)} % of ${capacity}${short}`,
+    held && p.goodputPerSecond >= 0.8 * capacity,
+  );
+  target(
+    `overload: ${at}: p99 of admitted < 500 ms`,
+    `p50 ${p.admitted.p50} ms, p99 ${p.admitted.p99} ms over ${p.ok}${short}`,
+    held && p.admitted.p99 !== null && p.admitted.p99 < 500,
+  );
   target(
     `overload: ${at}: p99 of refused (503) < 100 ms`,
-    p.refused > 0 ? `p50 ${p.refusedMs.p50} ms, p99 ${p.refusedMs.p99} ms over ${p.refused}${short}` : `none refused${short}`,
+    p.refused > 0
+      ? `p50 ${p.refusedMs.p50} ms, p99 ${p.refusedMs.p99} ms over ${p.refused}${short}`
+      : `none refused${short}`,
     held && (p.refused === 0 || p.refusedMs.p99 < 100),
   );
   target(
@@ -109,8 +151,10 @@ async function overloadFloor({ system, pools, scenarios, config, phase, rows, ta
   });
   try {
     const levels = [2, 4];
-    const floor = await phase(`overload floor: ${workload.name} through a plain Fastify proxy with a fixed limit, at ${levels.join('×, ')}× ${capacity} req/s, ${config.overloadSeconds} s each`, () =>
-      floorPhases(workload, pools, proxy.url, { capacity, levels, seconds: config.overloadSeconds }),
+    const floor = await phase(
+      `overload floor: ${workload.name} through a plain Fastify proxy with a fixed limit, ` +
+        `at ${levels.join('×, ')}× ${capacity} req/s, ${config.overloadSeconds} s each`,
+      () => floorPhases(workload, pools, proxy.url, { capacity, levels, seconds: config.overloadSeconds }),
     );
     for (const f of floor) {
       const gateway = phases.find((p) => !p.recovery && p.level === f.level);
@@ -132,7 +176,8 @@ async function overloadFloor({ system, pools, scenarios, config, phase, rows, ta
       const within = (ours, floorMs) => ours === null || (floorMs !== null && ours <= FLOOR_RATIO * floorMs);
       target(
         `overload vs floor: ${at}: p99 of refused ≤ ${FLOOR_RATIO} × the admitting proxy's`,
-        `gateway ${gateway.refusedMs.p99 ?? 'none refused'} ms, floor ${f.refusedMs.p99 ?? 'none refused'} ms (${f.refused} refused, ${f.goodputPerSecond} 2xx/s)`,
+        `gateway ${gateway.refusedMs.p99 ?? 'none refused'} ms, floor ` +
+          `${f.refusedMs.p99 ?? 'none refused'} ms (${f.refused} refused, ${f.goodputPerSecond} 2xx/s)`,
         within(gateway.refusedMs.p99, f.refusedMs.p99 ?? f.admitted.p99),
       );
       target(

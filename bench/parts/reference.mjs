@@ -12,8 +12,16 @@ export async function referencePart({ system, scenarios, config, phase, rows, ta
   const restartGateways = (env) => Promise.all(gateways.map((p) => ((p.env = env(p.env)), p.restart())));
   await restartGateways((env) => ({ ...env, ADMISSION_ENABLED: 'false' }));
   try {
-    saved.reference = await phase(`the same work in plain Fastify, ${config.connections} connections, ${config.referenceSeconds} s a measurement`, () =>
-      referenceComparison({ system, scenarios: chosenReads(scenarios), ports: REFERENCE_PORTS, connections: config.connections, durationSeconds: config.referenceSeconds }),
+    saved.reference = await phase(
+      `the same work in plain Fastify, ${config.connections} connections, ${config.referenceSeconds} s a measurement`,
+      () =>
+        referenceComparison({
+          system,
+          scenarios: chosenReads(scenarios),
+          ports: REFERENCE_PORTS,
+          connections: config.connections,
+          durationSeconds: config.referenceSeconds,
+        }),
     );
   } finally {
     await restartGateways(({ ADMISSION_ENABLED: _off, ...env }) => env);

@@ -22,7 +22,11 @@ for (const [service, base] of Object.entries(upstreams)) {
       scope.all('/*', (request, reply) => {
         const lane = request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write';
         if (inFlight[lane] >= limit) {
-          return reply.code(503).header('retry-after', '1').type('application/problem+json').send('{"status":503,"code":"SERVICE_UNAVAILABLE"}');
+          return reply
+            .code(503)
+            .header('retry-after', '1')
+            .type('application/problem+json')
+            .send('{"status":503,"code":"SERVICE_UNAVAILABLE"}');
         }
         inFlight[lane] += 1;
         reply.raw.once('close', () => (inFlight[lane] -= 1));

@@ -1,5 +1,23 @@
 // The collections service's reads (services/collections/src/routes/{collections,users}/index.ts), on its pool.
-import { author, idParams, integer, listingRows, listingStatement, listPagination, listPaginationSchema, nullableString, object, pageOf, pageQuery, problem, sendProblem, statement, string, usersByIds, withListLinks } from './common.mjs';
+import {
+  author,
+  idParams,
+  integer,
+  listingRows,
+  listingStatement,
+  listPagination,
+  listPaginationSchema,
+  nullableString,
+  object,
+  pageOf,
+  pageQuery,
+  problem,
+  sendProblem,
+  statement,
+  string,
+  usersByIds,
+  withListLinks,
+} from './common.mjs';
 
 // repository/collections.ts.
 const columns = `id, owner_id AS "ownerId", name, description, item_count AS "itemCount", deleted, revision, created_at AS "createdAt"`;
@@ -61,7 +79,14 @@ async function collectionViews(pool, records) {
   const owners = await usersByIds(pool, [...new Set(records.map((record) => record.ownerId))]);
   return records.map(({ id, name, description, ownerId, itemCount, createdAt }) => {
     const { username, avatarUrl } = owners.get(ownerId);
-    return { id, name, description, owner: { id: ownerId, username, avatarUrl }, itemCount, createdAt: createdAt.toISOString() };
+    return {
+      id,
+      name,
+      description,
+      owner: { id: ownerId, username, avatarUrl },
+      itemCount,
+      createdAt: createdAt.toISOString(),
+    };
   });
 }
 
@@ -71,11 +96,25 @@ function savedItemViews(rows) {
     if (row.authorUsername === null) throw new Error(`author ${row.authorId} of saved item ${row.id} is unknown`);
     const { id, userId, contentType, contentId, createdAt, title, coverImageUrl, authorId } = row;
     const contentAuthor = { id: authorId, username: row.authorUsername, avatarUrl: row.authorAvatarUrl };
-    return { id, userId, contentType, contentId, createdAt: createdAt.toISOString(), content: { title, coverImageUrl, author: contentAuthor } };
+    return {
+      id,
+      userId,
+      contentType,
+      contentId,
+      createdAt: createdAt.toISOString(),
+      content: { title, coverImageUrl, author: contentAuthor },
+    };
   });
 }
 
-const collection = object({ id: string, name: string, description: string, owner: author, itemCount: integer, createdAt: string });
+const collection = object({
+  id: string,
+  name: string,
+  description: string,
+  owner: author,
+  itemCount: integer,
+  createdAt: string,
+});
 const savedItem = object({
   id: string,
   userId: string,
@@ -84,9 +123,17 @@ const savedItem = object({
   createdAt: string,
   content: object({ title: string, coverImageUrl: nullableString, author }),
 });
-const savedItemsResponse = object({ savedItems: { type: 'array', items: savedItem }, pagination: listPaginationSchema });
-const collectionsResponse = object({ collections: { type: 'array', items: collection }, pagination: listPaginationSchema });
-const listing = (response) => ({ schema: { params: idParams, querystring: pageQuery, response: { 200: response, 404: problem } } });
+const savedItemsResponse = object({
+  savedItems: { type: 'array', items: savedItem },
+  pagination: listPaginationSchema,
+});
+const collectionsResponse = object({
+  collections: { type: 'array', items: collection },
+  pagination: listPaginationSchema,
+});
+const listing = (response) => ({
+  schema: { params: idParams, querystring: pageQuery, response: { 200: response, 404: problem } },
+});
 
 export function registerCollections(app, pool) {
   /** collections.ts `find`: a collection that exists and is not deleted. */
@@ -96,10 +143,16 @@ export function registerCollections(app, pool) {
   };
 
   // GET /api/collections/:id — collections.ts `find`, then `views.collections`.
-  app.get('/api/collections/:id', { schema: { params: idParams, response: { 200: object({ collection }), 404: problem } } }, async (request, reply) => {
-    const record = await find(request.params.id);
-    return record ? { collection: (await collectionViews(pool, [record]))[0] } : sendProblem(reply, 404, 'Collection not found');
-  });
+  app.get(
+    '/api/collections/:id',
+    { schema: { params: idParams, response: { 200: object({ collection }), 404: problem } } },
+    async (request, reply) => {
+      const record = await find(request.params.id);
+      return record
+        ? { collection: (await collectionViews(pool, [record]))[0] }
+        : sendProblem(reply, 404, 'Collection not found');
+    },
+  );
 
   // GET /api/collections/:id/items — collections.ts `items`: the collection, then its page and its item
   // count in one statement (`findCollectionItemPage`), as `views.savedItems`.
@@ -107,8 +160,14 @@ export function registerCollections(app, pool) {
     const page = pageOf(request.query, 12);
     const record = await find(request.params.id);
     if (!record) return sendProblem(reply, 404, 'Collection not found');
-    const { rows, total, next } = listingRows(await pool.query(findCollectionItemPage(request.params.id, page.limit + 1, page.offset)), page.limit);
-    return withListLinks(request, reply, { savedItems: savedItemViews(rows), pagination: listPagination(page, total, next, 'collection-items') });
+    const { rows, total, next } = listingRows(
+      await pool.query(findCollectionItemPage(request.params.id, page.limit + 1, page.offset)),
+      page.limit,
+    );
+    return withListLinks(request, reply, {
+      savedItems: savedItemViews(rows),
+      pagination: listPagination(page, total, next, 'collection-items'),
+    });
   });
 
   // GET /api/users/:id/saved-items — saved-items.ts `list`: the user from the read model (users.ts
@@ -119,7 +178,10 @@ export function registerCollections(app, pool) {
     {
       schema: {
         params: idParams,
-        querystring: { ...pageQuery, properties: { ...pageQuery.properties, standalone: {}, content_type: { enum: ['recipe', 'post'] } } },
+        querystring: {
+          ...pageQuery,
+          properties: { ...pageQuery.properties, standalone: {}, content_type: { enum: ['recipe', 'post'] } },
+        },
         response: { 200: savedItemsResponse, 404: problem },
       },
     },
@@ -128,8 +190,14 @@ export function registerCollections(app, pool) {
       const page = pageOf(request.query, 12);
       const [standalone, contentType] = [request.query.standalone === 'true', request.query.content_type];
       await usersByIds(pool, [id]);
-      const { rows, total, next } = listingRows(await pool.query(findSavedItemPage(id, contentType, standalone, page)), page.limit);
-      return withListLinks(request, reply, { savedItems: savedItemViews(rows), pagination: listPagination(page, total, next, 'saved-items') });
+      const { rows, total, next } = listingRows(
+        await pool.query(findSavedItemPage(id, contentType, standalone, page)),
+        page.limit,
+      );
+      return withListLinks(request, reply, {
+        savedItems: savedItemViews(rows),
+        pagination: listPagination(page, total, next, 'saved-items'),
+      });
     },
   );
 
@@ -139,7 +207,13 @@ export function registerCollections(app, pool) {
     const { id } = request.params;
     const page = pageOf(request.query, 12);
     await usersByIds(pool, [id]);
-    const { rows, total, next } = listingRows(await pool.query(findCollectionPage(id, page.limit + 1, page.offset)), page.limit);
-    return withListLinks(request, reply, { collections: await collectionViews(pool, rows), pagination: listPagination(page, total, next, 'collections') });
+    const { rows, total, next } = listingRows(
+      await pool.query(findCollectionPage(id, page.limit + 1, page.offset)),
+      page.limit,
+    );
+    return withListLinks(request, reply, {
+      collections: await collectionViews(pool, rows),
+      pagination: listPagination(page, total, next, 'collections'),
+    });
   });
 }

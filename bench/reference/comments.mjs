@@ -1,5 +1,22 @@
 // The comments service's reads (services/comments/src/routes/comments.ts), on its pool.
-import { author, integer, listingRows, listingStatement, listPagination, listPaginationSchema, nullableString, object, pageOf, pageQuery, problem, sendProblem, statement, string, UUID, withListLinks } from './common.mjs';
+import {
+  author,
+  integer,
+  listingRows,
+  listingStatement,
+  listPagination,
+  listPaginationSchema,
+  nullableString,
+  object,
+  pageOf,
+  pageQuery,
+  problem,
+  sendProblem,
+  statement,
+  string,
+  UUID,
+  withListLinks,
+} from './common.mjs';
 
 // The target check on the read models of contents (libs/directory/src/content-directory.ts `find`) and
 // collections (collection-directory.ts `find`); repository.ts `findCommentPage`.
@@ -18,7 +35,8 @@ const findCollection = statement(
 const findCommentPage = listingStatement(
   'find-comment-page',
   {
-    count: 'SELECT count(*)::int AS total FROM comments WHERE target_type = $1 AND target_id = $2 AND deleted_at IS NULL',
+    count:
+      'SELECT count(*)::int AS total FROM comments WHERE target_type = $1 AND target_id = $2 AND deleted_at IS NULL',
     columns: `c.id, c.author_id AS "authorId", c.content, iso_timestamp(c.created_at) AS "createdAt",
               iso_timestamp(c.edited_at) AS "editedAt", u.username, u.avatar_url AS "avatarUrl"`,
     from: `FROM comments c LEFT JOIN users u ON u.id = c.author_id
@@ -29,7 +47,11 @@ const findCommentPage = listingStatement(
 );
 
 const comment = object({ id: string, content: string, createdAt: string, editedAt: nullableString, author });
-const commentList = object({ comments: { type: 'array', items: comment }, total: integer, pagination: listPaginationSchema });
+const commentList = object({
+  comments: { type: 'array', items: comment },
+  total: integer,
+  pagination: listPaginationSchema,
+});
 
 export function registerComments(app, pool) {
   for (const [type, plural, name] of [
@@ -40,19 +62,37 @@ export function registerComments(app, pool) {
     // GET /api/{recipes,posts,collections}/:id/comments — comments.ts `list`: the target check (targets.ts;
     // one the read model lacks the service would ask its owner about, the seeded bench has them all), then
     // the page with its authors joined and the count in one statement.
-    app.get(`/api/${plural}/:id/comments`, { schema: { querystring: pageQuery, response: { 200: commentList, 404: problem } } }, async (request, reply) => {
-      const { id } = request.params;
-      const page = pageOf(request.query, 50);
-      const find = type === 'collection' ? findCollection(id) : findTarget(id, type);
-      const target = UUID.test(id) ? (await pool.query(find)).rows[0] : undefined;
-      if (!target || target.deleted) return sendProblem(reply, 404, `${name} not found`);
-      const { rows, total, next } = listingRows(await pool.query(findCommentPage(type, id, page.limit + 1, page.offset)), page.limit);
-      // Every author is in the read model (the bench seeds them all): the service's look-up of the others is not reached.
-      const comments = rows.map((r) => {
-        if (r.username === null) throw new Error(`author ${r.authorId} of comment ${r.id} is unknown`);
-        return { id: r.id, content: r.content, createdAt: r.createdAt, editedAt: r.editedAt, author: { id: r.authorId, username: r.username, avatarUrl: r.avatarUrl } };
-      });
-      return withListLinks(request, reply, { comments, total, pagination: listPagination(page, total, next, 'comments') });
-    });
+    app.get(
+      `/api/${plural}/:id/comments`,
+      { schema: { querystring: pageQuery, response: { 200: commentList, 404: problem } } },
+      async (request, reply) => {
+        const { id } = request.params;
+        const page = pageOf(request.query, 50);
+        const find = type === 'collection' ? findCollection(id) : findTarget(id, type);
+        const target = UUID.test(id) ? (await pool.query(find)).rows[0] : undefined;
+        if (!target || target.deleted) return sendProblem(reply, 404, `${name} not found`);
+        const { rows, total, next } = listingRows(
+          await pool.query(findCommentPage(type, id, page.limit + 1, page.offset)),
+          page.limit,
+        );
+        // Every author is in the read model (the bench seeds them all): the service's look-up of the others is not
+        // reached.
+        const comments = rows.map((r) => {
+          if (r.username === null) throw new Error(`author ${r.authorId} of comment ${r.id} is unknown`);
+          return {
+            id: r.id,
+            content: r.content,
+            createdAt: r.createdAt,
+            editedAt: r.editedAt,
+            author: { id: r.authorId, username: r.username, avatarUrl: r.avatarUrl },
+          };
+        });
+        return withListLinks(request, reply, {
+          comments,
+          total,
+          pagination: listPagination(page, total, next, 'comments'),
+        });
+      },
+    );
   }
 }

@@ -33,7 +33,10 @@ export const sendProblem = (reply, status, detail) => reply.code(status).send({ 
 /** Path ids the services take as z.uuid() (anything else a 400). */
 export const idParams = { type: 'object', properties: { id: { type: 'string', format: 'uuid' } } };
 /** `page` and `limit` of @recipes/contracts pageQuery: `limit` is defaulted and clamped in `pageOf`. */
-export const pageQuery = { type: 'object', properties: { page: { type: 'integer', minimum: 1, default: 1 }, limit: { type: 'integer', minimum: 1 } } };
+export const pageQuery = {
+  type: 'object',
+  properties: { page: { type: 'integer', minimum: 1, default: 1 }, limit: { type: 'integer', minimum: 1 } },
+};
 export function pageOf({ page, limit }, defaultLimit) {
   const size = Math.min(limit ?? defaultLimit, MAX_PAGE_SIZE);
   return { page, limit: size, offset: (page - 1) * size };
@@ -41,7 +44,13 @@ export function pageOf({ page, limit }, defaultLimit) {
 export const pagination = ({ page, limit }, total) => ({ page, limit, total, totalPages: Math.ceil(total / limit) });
 
 /** The pagination of a list that pages by cursor too (@recipes/contracts `listPaginationSchema`). */
-export const listPaginationSchema = object({ page: integer, limit: integer, total: integer, totalPages: integer, nextCursor: nullableString });
+export const listPaginationSchema = object({
+  page: integer,
+  limit: integer,
+  total: integer,
+  totalPages: integer,
+  nextCursor: nullableString,
+});
 
 /**
  * A listing's page by number and its total in one statement, as libs/db `readListing` sends it: the
@@ -51,7 +60,9 @@ export const listPaginationSchema = object({ page: integer, limit: integer, tota
 export const listingStatement = (name, { count, columns, from, order: { at, id, direction } }, parameters) =>
   statement(
     name,
-    `SELECT listed.total AS "listingTotal", paged.* FROM (${count}) AS listed LEFT JOIN LATERAL (SELECT to_char(${at} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "positionAt", (${id})::text AS "positionId", ${columns}
+    `SELECT listed.total AS "listingTotal", paged.* FROM (${count}) AS listed
+       LEFT JOIN LATERAL (SELECT to_char(${at} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "positionAt",
+                                 (${id})::text AS "positionId", ${columns}
                   ${from}
                  ORDER BY ${at} ${direction}, ${id} ${direction} LIMIT $${parameters + 1} OFFSET $${parameters + 2}) AS paged ON true`,
   );
@@ -61,13 +72,23 @@ export function listingRows({ rows }, limit) {
   const shown = found.slice(0, limit);
   const last = shown.at(-1);
   const next = found.length > limit && last ? { at: last.positionAt, id: last.positionId } : null;
-  return { total: rows[0]?.listingTotal ?? 0, next, rows: shown.map(({ listingTotal: _, positionAt: __, positionId: ___, ...row }) => row) };
+  return {
+    total: rows[0]?.listingTotal ?? 0,
+    next,
+    rows: shown.map(({ listingTotal: _, positionAt: __, positionId: ___, ...row }) => row),
+  };
 }
 const cursors = new Map();
 /** @recipes/contracts `listPagination` of an answer to a page number, with the cursor of `kind`'s listings. */
 export function listPagination({ page, limit }, total, next, kind) {
   if (!cursors.has(kind)) cursors.set(kind, listCursor(kind));
-  return { page, limit, total, totalPages: Math.ceil(total / limit), nextCursor: next ? cursors.get(kind).encode(next) : null };
+  return {
+    page,
+    limit,
+    total,
+    totalPages: Math.ceil(total / limit),
+    nextCursor: next ? cursors.get(kind).encode(next) : null,
+  };
 }
 /** libs/http `withListLinks`: the Link header of a list answer, and the answer. */
 export function withListLinks(request, reply, answer) {
@@ -76,16 +97,27 @@ export function withListLinks(request, reply, answer) {
   return answer;
 }
 
-/** A listing's page and total in one statement, as libs/db `readPage` sends it: `count` gives `total`, `page` the rows. */
+/**
+ * A listing's page and total in one statement, as libs/db `readPage` sends it: `count` gives `total`, `page` the rows.
+ */
 export const pageStatement = (name, { count, page }) =>
-  statement(name, `SELECT listed.total AS "listingTotal", paged.* FROM (${count}) AS listed LEFT JOIN LATERAL (${page}) AS paged ON true`);
+  statement(
+    name,
+    `SELECT listed.total AS "listingTotal", paged.* FROM (${count}) AS listed LEFT JOIN LATERAL (${page}) AS paged ON true`,
+  );
 /** `readPage`'s answer: the rows of the page (none past the end) and the total. */
 export function pageRows({ rows }) {
-  return { total: rows[0]?.listingTotal ?? 0, rows: rows.filter((row) => row.id !== null).map(({ listingTotal: _, ...row }) => row) };
+  return {
+    total: rows[0]?.listingTotal ?? 0,
+    rows: rows.filter((row) => row.id !== null).map(({ listingTotal: _, ...row }) => row),
+  };
 }
 
 // libs/directory/src/repository.ts `findUsersByIds`, the first step of UserDirectory `findByIds`.
-const FIND_USERS_BY_IDS = statement('find-users-by-ids', `SELECT id, username, avatar_url AS "avatarUrl", revision FROM users WHERE id = ANY($1::uuid[])`);
+const FIND_USERS_BY_IDS = statement(
+  'find-users-by-ids',
+  `SELECT id, username, avatar_url AS "avatarUrl", revision FROM users WHERE id = ANY($1::uuid[])`,
+);
 
 /**
  * UserDirectory `findByIds` on `pool`'s read model (it queries even for no ids, as the service does). A
@@ -122,9 +154,19 @@ export async function registerAuth(app, publicKey) {
     reply.header('cache-control', 'private');
     // The claims as the plugin's zod schema has them: sub a UUID, a username.
     const claims = await request.jwtVerify().catch(() => undefined);
-    if (!claims || typeof claims.sub !== 'string' || !UUID.test(claims.sub) || typeof claims.username !== 'string' || claims.username === '') {
+    if (
+      !claims ||
+      typeof claims.sub !== 'string' ||
+      !UUID.test(claims.sub) ||
+      typeof claims.username !== 'string' ||
+      claims.username === ''
+    ) {
       return sendProblem(reply, 401, 'The token is invalid or expired');
     }
-    request.caller = { id: claims.sub, username: claims.username, sessionId: typeof claims.sid === 'string' ? claims.sid : undefined };
+    request.caller = {
+      id: claims.sub,
+      username: claims.username,
+      sessionId: typeof claims.sid === 'string' ? claims.sid : undefined,
+    };
   });
 }

@@ -1,5 +1,25 @@
 // The content service's reads (services/content/src/routes/{recipes,posts,users}/index.ts), on its pool.
-import { author, boolean, idParams, integer, listingRows, listingStatement, listPagination, listPaginationSchema, nullableString, object, pageOf, pageQuery, problem, sendProblem, statement, string, usersByIds, UUID, withListLinks } from './common.mjs';
+import {
+  author,
+  boolean,
+  idParams,
+  integer,
+  listingRows,
+  listingStatement,
+  listPagination,
+  listPaginationSchema,
+  nullableString,
+  object,
+  pageOf,
+  pageQuery,
+  problem,
+  sendProblem,
+  statement,
+  string,
+  usersByIds,
+  UUID,
+  withListLinks,
+} from './common.mjs';
 
 // repository/recipes.ts, as written there: the cover, and the columns of a summary ($1 the viewer or null).
 const cover = `coalesce(r.cover_image_url, (SELECT i.url FROM recipe_images i WHERE i.recipe_id = r.id ORDER BY i.position LIMIT 1))`;
@@ -56,29 +76,51 @@ const post = object({ id: string, title: string, coverImageUrl: nullableString, 
 
 export function registerContent(app, pool) {
   // GET /api/recipes/:id — recipes.ts `find` as the caller (if any) sees it: repository `findRecipeSummary`.
-  app.get('/api/recipes/:id', { schema: { params: idParams, response: { 200: object({ recipe: recipeSummary }), 404: problem } } }, async (request, reply) => {
-    const recipe = (await pool.query(findRecipeSummary(request.caller?.id ?? null, request.params.id))).rows[0];
-    return recipe ? { recipe: withIsoTimestamp(recipe) } : sendProblem(reply, 404, 'Recipe not found');
-  });
+  app.get(
+    '/api/recipes/:id',
+    { schema: { params: idParams, response: { 200: object({ recipe: recipeSummary }), 404: problem } } },
+    async (request, reply) => {
+      const recipe = (await pool.query(findRecipeSummary(request.caller?.id ?? null, request.params.id))).rows[0];
+      return recipe ? { recipe: withIsoTimestamp(recipe) } : sendProblem(reply, 404, 'Recipe not found');
+    },
+  );
 
   // GET /api/posts/:id — posts.ts `find`: repository `findPost`.
-  app.get('/api/posts/:id', { schema: { params: idParams, response: { 200: object({ post }), 404: problem } } }, async (request, reply) => {
-    const found = (await pool.query(findPost(request.params.id))).rows[0];
-    return found ? { post: withIsoTimestamp(found) } : sendProblem(reply, 404, 'Post not found');
-  });
+  app.get(
+    '/api/posts/:id',
+    { schema: { params: idParams, response: { 200: object({ post }), 404: problem } } },
+    async (request, reply) => {
+      const found = (await pool.query(findPost(request.params.id))).rows[0];
+      return found ? { post: withIsoTimestamp(found) } : sendProblem(reply, 404, 'Post not found');
+    },
+  );
 
   // GET /api/users/:id/recipes — recipes.ts `listByAuthor`: the author from the users read model
   // (people.ts `findUser`; the bench names them by id, so the by-username look-up is left out), then the
   // page and its count in one statement (`findAuthorRecipePage`), as the caller sees them.
   app.get(
     '/api/users/:id/recipes',
-    { schema: { querystring: pageQuery, response: { 200: object({ recipes: { type: 'array', items: recipeSummary }, pagination: listPaginationSchema }), 404: problem } } },
+    {
+      schema: {
+        querystring: pageQuery,
+        response: {
+          200: object({ recipes: { type: 'array', items: recipeSummary }, pagination: listPaginationSchema }),
+          404: problem,
+        },
+      },
+    },
     async (request, reply) => {
       const page = pageOf(request.query, 12);
       if (!UUID.test(request.params.id)) return sendProblem(reply, 404, 'User not found');
       const authorId = (await usersByIds(pool, [request.params.id])).get(request.params.id).id;
-      const { rows, total, next } = listingRows(await pool.query(findAuthorRecipePage(request.caller?.id ?? null, authorId, page.limit + 1, page.offset)), page.limit);
-      return withListLinks(request, reply, { recipes: rows.map(withIsoTimestamp), pagination: listPagination(page, total, next, 'recipes') });
+      const { rows, total, next } = listingRows(
+        await pool.query(findAuthorRecipePage(request.caller?.id ?? null, authorId, page.limit + 1, page.offset)),
+        page.limit,
+      );
+      return withListLinks(request, reply, {
+        recipes: rows.map(withIsoTimestamp),
+        pagination: listPagination(page, total, next, 'recipes'),
+      });
     },
   );
 }

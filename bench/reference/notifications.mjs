@@ -2,7 +2,24 @@
 // pool: the caller's only, with an ETag bound to the caller (libs/http `callerTag`, `answeredNotModified`).
 // The bench sends no If-None-Match, so the 304 is left out; the tag is made and sent as the service does.
 import { hash } from 'node:crypto';
-import { author, boolean, integer, listingRows, listingStatement, listPagination, listPaginationSchema, object, pageOf, pageQuery, problem, sendProblem, statement, string, usersByIds, withListLinks } from './common.mjs';
+import {
+  author,
+  boolean,
+  integer,
+  listingRows,
+  listingStatement,
+  listPagination,
+  listPaginationSchema,
+  object,
+  pageOf,
+  pageQuery,
+  problem,
+  sendProblem,
+  statement,
+  string,
+  usersByIds,
+  withListLinks,
+} from './common.mjs';
 
 // repository/notifications.ts `findVersion`, `findPage` (the page and its total, unfiltered), `findCounts`.
 const findVersion = statement('find-version', 'SELECT version FROM notification_counts WHERE recipient_id = $1');
@@ -17,7 +34,8 @@ const findPage = listingStatement(
   },
   1,
 );
-// repository/groups.ts `findGroupPage` of a page by number (the walk's point: the recipient's last sequence), with and without `unreadOnly`.
+// repository/groups.ts `findGroupPage` of a page by number (the walk's point: the recipient's last sequence), with and
+// without `unreadOnly`.
 const ofGroup = 'n.recipient_id = $1 AND n.group_key = g.group_key AND n.retracted_at IS NULL';
 const live = 'n.retracted_at IS NULL';
 const findGroupPage = (unreadOnly) =>
@@ -45,14 +63,34 @@ const findGroupPage = (unreadOnly) =>
     1,
   );
 const findGroups = { all: findGroupPage(false), unread: findGroupPage(true) };
-// repository/preferences.ts `findPreferences`; the types of @recipes/contracts `notificationTypeSchema`, each on unless set off.
-const findPreferences = statement('find-preferences', 'SELECT type, enabled FROM notification_preferences WHERE recipient_id = $1');
-const NOTIFICATION_TYPES = ['mention_recipe_comment', 'mention_collection_comment', 'mention_post_comment', 'tag_recipe', 'tag_post'];
+// repository/preferences.ts `findPreferences`; the types of @recipes/contracts `notificationTypeSchema`, each on unless
+// set off.
+const findPreferences = statement(
+  'find-preferences',
+  'SELECT type, enabled FROM notification_preferences WHERE recipient_id = $1',
+);
+const NOTIFICATION_TYPES = [
+  'mention_recipe_comment',
+  'mention_collection_comment',
+  'mention_post_comment',
+  'tag_recipe',
+  'tag_post',
+];
 const findCounts = statement('find-counts', 'SELECT total, unread FROM notification_counts WHERE recipient_id = $1');
 const countsOf = (result) => result.rows[0] ?? { total: 0, unread: 0 };
 
 const notification = object(
-  { id: string, type: string, groupKey: string, actor: author, contentType: string, contentId: string, commentId: string, isRead: boolean, createdAt: string },
+  {
+    id: string,
+    type: string,
+    groupKey: string,
+    actor: author,
+    contentType: string,
+    contentId: string,
+    commentId: string,
+    isRead: boolean,
+    createdAt: string,
+  },
   ['commentId'],
 );
 const group = object({
@@ -78,22 +116,38 @@ export function registerNotifications(app, pool) {
 
   // GET /api/notifications — the tag, then notifications.ts `list`: the page and its total in one statement, then
   // the actors from the users read model (`findByIds`), as `toNotification`.
-  app.get('/api/notifications', secured(object({ data: { type: 'array', items: notification }, pagination: listPaginationSchema })), async (request, reply) => {
-    if (!request.caller) return sendProblem(reply, 401, 'A bearer token is required');
-    const { id } = request.caller;
-    const page = pageOf(request.query, 20);
-    // The tag of the caller's version (`notifications.version`, 0 before anything), read before the page,
-    // with the place and the filter (none here).
-    const { rows: versions } = await pool.query(findVersion(id));
-    sendTag(reply, id, `list ${versions[0] ? Number(versions[0].version) : 0} page ${page.page} ${page.limit} all every type`);
-    const { rows, total, next } = listingRows(await pool.query(findPage(id, page.limit + 1, page.offset)), page.limit);
-    const actors = await usersByIds(pool, [...new Set(rows.map((record) => record.actorId))]);
-    const data = rows.map(({ actorId, commentId, createdAt, ...record }) => {
-      const { username, avatarUrl } = actors.get(actorId);
-      return { ...record, actor: { id: actorId, username, avatarUrl }, ...(commentId === null ? {} : { commentId }), createdAt: createdAt.toISOString() };
-    });
-    return withListLinks(request, reply, { data, pagination: listPagination(page, total, next, 'notifications') });
-  });
+  app.get(
+    '/api/notifications',
+    secured(object({ data: { type: 'array', items: notification }, pagination: listPaginationSchema })),
+    async (request, reply) => {
+      if (!request.caller) return sendProblem(reply, 401, 'A bearer token is required');
+      const { id } = request.caller;
+      const page = pageOf(request.query, 20);
+      // The tag of the caller's version (`notifications.version`, 0 before anything), read before the page,
+      // with the place and the filter (none here).
+      const { rows: versions } = await pool.query(findVersion(id));
+      sendTag(
+        reply,
+        id,
+        `list ${versions[0] ? Number(versions[0].version) : 0} page ${page.page} ${page.limit} all every type`,
+      );
+      const { rows, total, next } = listingRows(
+        await pool.query(findPage(id, page.limit + 1, page.offset)),
+        page.limit,
+      );
+      const actors = await usersByIds(pool, [...new Set(rows.map((record) => record.actorId))]);
+      const data = rows.map(({ actorId, commentId, createdAt, ...record }) => {
+        const { username, avatarUrl } = actors.get(actorId);
+        return {
+          ...record,
+          actor: { id: actorId, username, avatarUrl },
+          ...(commentId === null ? {} : { commentId }),
+          createdAt: createdAt.toISOString(),
+        };
+      });
+      return withListLinks(request, reply, { data, pagination: listPagination(page, total, next, 'notifications') });
+    },
+  );
 
   // GET /api/notifications/groups — routes/groups: the tag as the list's, then groups.ts `list`: the page of
   // groups and their total in one statement, then their actors from the users read model.
@@ -102,7 +156,10 @@ export function registerNotifications(app, pool) {
     {
       schema: {
         querystring: { ...pageQuery, properties: { ...pageQuery.properties, unread: { enum: ['true', 'false'] } } },
-        response: { 200: object({ groups: { type: 'array', items: group }, pagination: listPaginationSchema }), 401: problem },
+        response: {
+          200: object({ groups: { type: 'array', items: group }, pagination: listPaginationSchema }),
+          401: problem,
+        },
       },
     },
     async (request, reply) => {
@@ -111,8 +168,15 @@ export function registerNotifications(app, pool) {
       const page = pageOf(request.query, 20);
       const unread = request.query.unread === 'true';
       const { rows: versions } = await pool.query(findVersion(id));
-      sendTag(reply, id, `groups ${versions[0] ? Number(versions[0].version) : 0} page ${page.page} ${page.limit} ${unread ? 'unread' : 'all'}`);
-      const { rows, total, next } = listingRows(await pool.query(findGroups[unread ? 'unread' : 'all'](id, page.limit + 1, page.offset)), page.limit);
+      sendTag(
+        reply,
+        id,
+        `groups ${versions[0] ? Number(versions[0].version) : 0} page ${page.page} ${page.limit} ${unread ? 'unread' : 'all'}`,
+      );
+      const { rows, total, next } = listingRows(
+        await pool.query(findGroups[unread ? 'unread' : 'all'](id, page.limit + 1, page.offset)),
+        page.limit,
+      );
       const actors = await usersByIds(pool, [...new Set(rows.flatMap((row) => row.actorIds))]);
       // The next page is ordered as this one was: the cursor carries the walk's point.
       const walk = next && { ...next, asOf: rows[0].asOf };
@@ -124,25 +188,41 @@ export function registerNotifications(app, pool) {
         }),
         latestAt: latestAt.toISOString(),
       }));
-      return withListLinks(request, reply, { groups, pagination: listPagination(page, total, walk, 'notification-groups') });
+      return withListLinks(request, reply, {
+        groups,
+        pagination: listPagination(page, total, walk, 'notification-groups'),
+      });
     },
   );
 
   // GET /api/notifications/unread-count — notifications.ts `unreadCount` (`findCounts`), the count being its own tag.
-  app.get('/api/notifications/unread-count', { schema: { response: { 200: object({ count: integer }), 401: problem } } }, async (request, reply) => {
-    if (!request.caller) return sendProblem(reply, 401, 'A bearer token is required');
-    const count = countsOf(await pool.query(findCounts(request.caller.id))).unread;
-    sendTag(reply, request.caller.id, `unread ${count}`);
-    return { count };
-  });
+  app.get(
+    '/api/notifications/unread-count',
+    { schema: { response: { 200: object({ count: integer }), 401: problem } } },
+    async (request, reply) => {
+      if (!request.caller) return sendProblem(reply, 401, 'A bearer token is required');
+      const count = countsOf(await pool.query(findCounts(request.caller.id))).unread;
+      sendTag(reply, request.caller.id, `unread ${count}`);
+      return { count };
+    },
+  );
 
   // GET /api/notifications/preferences — preferences.ts `get`: every type, on unless the caller turned it off.
   app.get(
     '/api/notifications/preferences',
-    { schema: { response: { 200: object({ types: object(Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, boolean]))) }), 401: problem } } },
+    {
+      schema: {
+        response: {
+          200: object({ types: object(Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, boolean]))) }),
+          401: problem,
+        },
+      },
+    },
     async (request, reply) => {
       if (!request.caller) return sendProblem(reply, 401, 'A bearer token is required');
-      const set = new Map((await pool.query(findPreferences(request.caller.id))).rows.map((row) => [row.type, row.enabled]));
+      const set = new Map(
+        (await pool.query(findPreferences(request.caller.id))).rows.map((row) => [row.type, row.enabled]),
+      );
       return { types: Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, set.get(type) ?? true])) };
     },
   );

@@ -36,6 +36,8 @@ registerComments(app, poolOf('comments'));
 registerCollections(app, poolOf('collections'));
 registerNotifications(app, poolOf('notifications'));
 // A read without its copy here: bench/reference-phase.mjs stops on this status, naming the read.
-app.setNotFoundHandler((request, reply) => reply.code(501).send({ detail: `no reference for ${request.method} ${request.url}` }));
+app.setNotFoundHandler((request, reply) =>
+  reply.code(501).send({ detail: `no reference for ${request.method} ${request.url}` }),
+);
 
 await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT) });

@@ -20,7 +20,17 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import { newId } from '../../libs/contracts/dist/events/envelope.js';
 import { declareConsumerQueue } from '../../libs/messaging/dist/topology.js';
-import { author, idParams, nullableString, object, problem, registerAuth, sendProblem, statement, string } from './common.mjs';
+import {
+  author,
+  idParams,
+  nullableString,
+  object,
+  problem,
+  registerAuth,
+  sendProblem,
+  statement,
+  string,
+} from './common.mjs';
 
 const { ROLE, PORT, DATABASE_URL, AMQP_URL, EXCHANGE, SCHEMA, JWT_PUBLIC_KEY_FILE } = process.env;
 const MENTION_CREATED = 'comment.mention.created';
@@ -32,7 +42,12 @@ const RELAY_POLL_MS = 1_000;
 const MENTION = /(?<![A-Za-z0-9_])@([A-Za-z0-9_]{3,30})(?![A-Za-z0-9_])/g;
 const iso = (column) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10, options: `-c search_path=${SCHEMA}`, application_name: `bench-write-path-${ROLE}` });
+const pool = new pg.Pool({
+  connectionString: DATABASE_URL,
+  max: 10,
+  options: `-c search_path=${SCHEMA}`,
+  application_name: `bench-write-path-${ROLE}`,
+});
 pool.on('error', () => undefined);
 
 // The live recipe (locked against its deletion, as the service does), the comment, a mention row per
@@ -61,7 +76,10 @@ const storeComment = statement(
    SELECT ${iso('comment.created_at')} AS "createdAt", (SELECT count(*) FROM announced)::int AS events, writer.username, writer.avatar_url AS "avatarUrl"
      FROM comment LEFT JOIN users writer ON writer.id = $3`,
 );
-const pendingEvents = statement('pending-events', 'SELECT id, type, payload::text AS payload FROM outbox WHERE available_at <= now() ORDER BY created_at, id LIMIT $1');
+const pendingEvents = statement(
+  'pending-events',
+  'SELECT id, type, payload::text AS payload FROM outbox WHERE available_at <= now() ORDER BY created_at, id LIMIT $1',
+);
 const deletePublished = statement('delete-published', 'DELETE FROM outbox WHERE id = ANY($1::uuid[])');
 
 // The inbox row first: on a redelivery it is not written, and nothing after it is.
@@ -84,8 +102,11 @@ const storeNotification = statement(
 );
 const findUnread = statement('find-unread', 'SELECT unread FROM notification_counts WHERE recipient_id = $1');
 
-const createdComment = object({ comment: object({ id: string, content: string, createdAt: string, editedAt: nullableString, author }) });
-const sseEvent = (name, data, id) => `${id === undefined ? '' : `id: ${id}\n`}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+const createdComment = object({
+  comment: object({ id: string, content: string, createdAt: string, editedAt: nullableString, author }),
+});
+const sseEvent = (name, data, id) =>
+  `${id === undefined ? '' : `id: ${id}\n`}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /** Publishes the outbox, oldest first, a batch at a time; a row goes once the broker has confirmed its event. */
 function outboxRelay(channel) {
@@ -93,8 +114,12 @@ function outboxRelay(channel) {
   let again = false;
   const publish = (row) =>
     new Promise((resolve, reject) => {
-      channel.publish(EXCHANGE, row.type, Buffer.from(row.payload), { persistent: true, contentType: 'application/json', messageId: row.id, type: row.type }, (error) =>
-        error ? reject(error) : resolve(row.id),
+      channel.publish(
+        EXCHANGE,
+        row.type,
+        Buffer.from(row.payload),
+        { persistent: true, contentType: 'application/json', messageId: row.id, type: row.type },
+        (error) => (error ? reject(error) : resolve(row.id)),
       );
     });
   async function relay() {
@@ -109,7 +134,9 @@ function outboxRelay(channel) {
         again = false;
         const { rows } = await pool.query(pendingEvents(RELAY_BATCH));
         if (rows.length === 0) break;
-        const confirmed = (await Promise.allSettled(rows.map(publish))).flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+        const confirmed = (await Promise.allSettled(rows.map(publish))).flatMap((result) =>
+          result.status === 'fulfilled' ? [result.value] : [],
+        );
         if (confirmed.length > 0) await pool.query(deletePublished(confirmed));
         // Unconfirmed rows stay for the poll; a full batch says more may wait.
         if (confirmed.length < rows.length) break;
@@ -133,19 +160,31 @@ async function startComments(app) {
   const relay = outboxRelay(channel);
   relay();
 
-  const body = { type: 'object', required: ['content'], properties: { content: { type: 'string', minLength: 1, maxLength: 2000 } } };
-  app.post('/api/recipes/:id/comments', { schema: { params: idParams, body, response: { 201: createdComment, 401: problem, 404: problem } } }, async (request, reply) => {
-    if (!request.caller) return sendProblem(reply, 401, 'A bearer token is required');
-    const { content } = request.body;
-    const names = [...new Set(Array.from(content.matchAll(MENTION), (match) => match[1].toLowerCase()))];
-    const id = newId();
-    const { rows } = await pool.query(storeComment(id, request.params.id, request.caller.id, content, names, request.id));
-    if (!rows[0]) return sendProblem(reply, 404, 'Recipe not found');
-    const { createdAt, events, username, avatarUrl } = rows[0];
-    if (events > 0) relay();
-    reply.code(201);
-    return { comment: { id, content, createdAt, editedAt: null, author: { id: request.caller.id, username, avatarUrl } } };
-  });
+  const body = {
+    type: 'object',
+    required: ['content'],
+    properties: { content: { type: 'string', minLength: 1, maxLength: 2000 } },
+  };
+  app.post(
+    '/api/recipes/:id/comments',
+    { schema: { params: idParams, body, response: { 201: createdComment, 401: problem, 404: problem } } },
+    async (request, reply) => {
+      if (!request.caller) return sendProblem(reply, 401, 'A bearer token is required');
+      const { content } = request.body;
+      const names = [...new Set(Array.from(content.matchAll(MENTION), (match) => match[1].toLowerCase()))];
+      const id = newId();
+      const { rows } = await pool.query(
+        storeComment(id, request.params.id, request.caller.id, content, names, request.id),
+      );
+      if (!rows[0]) return sendProblem(reply, 404, 'Recipe not found');
+      const { createdAt, events, username, avatarUrl } = rows[0];
+      if (events > 0) relay();
+      reply.code(201);
+      return {
+        comment: { id, content, createdAt, editedAt: null, author: { id: request.caller.id, username, avatarUrl } },
+      };
+    },
+  );
 }
 
 async function startNotifications(app) {
@@ -174,7 +213,22 @@ async function startNotifications(app) {
     let stored;
     try {
       const { id, type, actorId, contentType, contentId, commentId, createdAt } = notification;
-      ({ rows: [stored] } = await pool.query(storeNotification(event.id, event.type, data.mentionedUserId, id, type, actorId, contentType, contentId, commentId, createdAt)));
+      ({
+        rows: [stored],
+      } = await pool.query(
+        storeNotification(
+          event.id,
+          event.type,
+          data.mentionedUserId,
+          id,
+          type,
+          actorId,
+          contentType,
+          contentId,
+          commentId,
+          createdAt,
+        ),
+      ));
     } catch {
       // Delivered again later; the queue's delivery limit dead-letters one that never stores.
       channel.nack(message);
@@ -182,7 +236,12 @@ async function startNotifications(app) {
     }
     channel.ack(message);
     // A redelivery of an event stored before has nothing new to show.
-    if (stored) push(data.mentionedUserId, sseEvent('notification', { ...notification, isRead: false }, notification.id) + sseEvent('unread_count', { count: stored.unread }));
+    if (stored)
+      push(
+        data.mentionedUserId,
+        sseEvent('notification', { ...notification, isRead: false }, notification.id) +
+          sseEvent('unread_count', { count: stored.unread }),
+      );
   });
 
   app.get('/api/notifications/stream', { schema: { response: { 401: problem } } }, async (request, reply) => {

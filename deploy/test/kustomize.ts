@@ -9,7 +9,12 @@ import { parse, parseAllDocuments } from 'yaml';
  */
 
 /** A Kubernetes object as parsed from YAML. */
-export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; [key: string]: unknown }; [key: string]: unknown };
+export type Manifest = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; [key: string]: unknown };
+  [key: string]: unknown;
+};
 
 interface ImageOverride {
   name: string;
@@ -44,25 +49,33 @@ function imageName(image: string): string {
 function overrideImage(image: string, override: ImageOverride): string {
   const name = override.newName ?? imageName(image);
   if (override.digest) return `${name}@${override.digest}`;
-  const tag = override.newTag ?? (image.includes(':', image.lastIndexOf('/') + 1) ? image.slice(image.lastIndexOf(':') + 1) : undefined);
+  const tag =
+    override.newTag ??
+    (image.includes(':', image.lastIndexOf('/') + 1) ? image.slice(image.lastIndexOf(':') + 1) : undefined);
   return tag ? `${name}:${tag}` : name;
 }
 
 /** The pod spec of a workload, wherever its kind keeps it. */
-function podSpecOf(manifest: Manifest): { containers?: Array<{ image?: string }>; initContainers?: Array<{ image?: string }> } | undefined {
-  const spec = manifest.spec as { template?: { spec?: object }; jobTemplate?: { spec?: { template?: { spec?: object } } } } | undefined;
+function podSpecOf(
+  manifest: Manifest,
+): { containers?: Array<{ image?: string }>; initContainers?: Array<{ image?: string }> } | undefined {
+  const spec = manifest.spec as
+    { template?: { spec?: object }; jobTemplate?: { spec?: { template?: { spec?: object } } } } | undefined;
   return (spec?.template?.spec ?? spec?.jobTemplate?.spec?.template?.spec) as ReturnType<typeof podSpecOf>;
 }
 
 function applyImages(manifests: Manifest[], overrides: ImageOverride[]): void {
   for (const override of overrides) {
     const unknown = Object.keys(override).filter((field) => !understoodImageFields.has(field));
-    if (unknown.length > 0) throw new UnsupportedKustomizationError(`images: field(s) ${unknown.join(', ')} not supported`);
+    if (unknown.length > 0)
+      throw new UnsupportedKustomizationError(`images: field(s) ${unknown.join(', ')} not supported`);
   }
   for (const manifest of manifests) {
     const pod = podSpecOf(manifest);
     for (const container of [...(pod?.containers ?? []), ...(pod?.initContainers ?? [])]) {
-      const override = overrides.find((candidate) => container.image !== undefined && imageName(container.image) === candidate.name);
+      const override = overrides.find(
+        (candidate) => container.image !== undefined && imageName(container.image) === candidate.name,
+      );
       if (override && container.image) container.image = overrideImage(container.image, override);
     }
   }
@@ -74,9 +87,12 @@ export function renderKustomization(dir: string): Manifest[] {
   const kustomization = parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   const unknown = Object.keys(kustomization).filter((field) => !understood.has(field));
   if (unknown.length > 0) {
-    throw new UnsupportedKustomizationError(`${file}: field(s) ${unknown.join(', ')} not supported by this renderer (it knows ${[...understood].join(', ')})`);
+    throw new UnsupportedKustomizationError(
+      `${file}: field(s) ${unknown.join(', ')} not supported by this renderer (it knows ${[...understood].join(', ')})`,
+    );
   }
-  if (kustomization.kind !== 'Kustomization') throw new UnsupportedKustomizationError(`${file}: kind must be Kustomization`);
+  if (kustomization.kind !== 'Kustomization')
+    throw new UnsupportedKustomizationError(`${file}: kind must be Kustomization`);
 
   const manifests = ((kustomization.resources ?? []) as string[]).flatMap((resource) => {
     const path = join(dirname(file), resource);

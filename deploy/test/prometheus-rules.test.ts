@@ -19,7 +19,10 @@ interface Dashboard {
 }
 
 const metricsSources = fileURLToPath(new URL('../../libs/metrics/src/', import.meta.url));
-/** What libs/metrics defines: every name is written `${METRIC_PREFIX}name`, or passed as 'name' to a helper that adds the prefix. */
+/**
+ * What libs/metrics defines: every name is written `${METRIC_PREFIX}name`, or passed as 'name' to a helper that adds
+ * the prefix.
+ */
 const metricsCode = readdirSync(metricsSources)
   .map((file) => readFileSync(join(metricsSources, file), 'utf8'))
   .join('\n');
@@ -31,7 +34,10 @@ function projectMetricsIn(expression: string): string[] {
 
 function expectDefined(expression: string, where: string): void {
   for (const name of projectMetricsIn(expression)) {
-    expect(metricsCode.includes(`\${METRIC_PREFIX}${name}\``) || metricsCode.includes(`'${name}'`), `${where}: recipes_${name} is not defined in libs/metrics`).toBe(true);
+    expect(
+      metricsCode.includes(`\${METRIC_PREFIX}${name}\``) || metricsCode.includes(`'${name}'`),
+      `${where}: recipes_${name} is not defined in libs/metrics`,
+    ).toBe(true);
   }
 }
 interface RuleTests {
@@ -43,7 +49,8 @@ function promtool(...args: string[]): string {
     return execFileSync('promtool', args, { cwd: directory, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (error) {
     const { code, stdout, stderr } = error as { code?: string; stdout?: string; stderr?: string };
-    if (code === 'ENOENT') throw new Error("promtool is missing: install Debian's prometheus package (apt-get install prometheus)");
+    if (code === 'ENOENT')
+      throw new Error("promtool is missing: install Debian's prometheus package (apt-get install prometheus)");
     throw new Error(`promtool ${args.join(' ')} failed:\n${stdout ?? ''}${stderr ?? ''}`);
   }
 }
@@ -61,27 +68,46 @@ describe('the Prometheus rules (deploy/prometheus)', () => {
     const rules = parse(readFileSync(rulesFile, 'utf8')) as RuleGroups;
     const alerts = rules.groups.flatMap((group) => group.rules.map((rule) => rule.alert ?? `record ${rule.record}`));
     expect(alerts.length).toBeGreaterThanOrEqual(8);
-    const cases = (parse(readFileSync(testsFile, 'utf8')) as RuleTests).tests.flatMap((test) => test.alert_rule_test ?? []);
+    const cases = (parse(readFileSync(testsFile, 'utf8')) as RuleTests).tests.flatMap(
+      (test) => test.alert_rule_test ?? [],
+    );
     for (const alert of alerts) {
       const own = cases.filter((testCase) => testCase.alertname === alert);
-      expect(own.some((testCase) => testCase.exp_alerts.length > 0), `${alert} fires in a test`).toBe(true);
-      expect(own.some((testCase) => testCase.exp_alerts.length === 0), `${alert} stays quiet in a test`).toBe(true);
+      expect(
+        own.some((testCase) => testCase.exp_alerts.length > 0),
+        `${alert} fires in a test`,
+      ).toBe(true);
+      expect(
+        own.some((testCase) => testCase.exp_alerts.length === 0),
+        `${alert} stays quiet in a test`,
+      ).toBe(true);
     }
   });
 
   it('read only metrics libs/metrics defines', () => {
     const rules = parse(readFileSync(rulesFile, 'utf8')) as RuleGroups;
-    for (const rule of rules.groups.flatMap((group) => group.rules)) expectDefined(rule.expr, rule.alert ?? rule.record ?? '');
+    for (const rule of rules.groups.flatMap((group) => group.rules))
+      expectDefined(rule.expr, rule.alert ?? rule.record ?? '');
   });
 });
 
 describe('the Grafana dashboard (deploy/grafana/dashboard.json)', () => {
-  const dashboard = JSON.parse(readFileSync(new URL('../grafana/dashboard.json', import.meta.url), 'utf8')) as Dashboard;
-  const queries = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ panel: panel.title, expr: target.expr })));
+  const dashboard = JSON.parse(
+    readFileSync(new URL('../grafana/dashboard.json', import.meta.url), 'utf8'),
+  ) as Dashboard;
+  const queries = dashboard.panels.flatMap((panel) =>
+    (panel.targets ?? []).map((target) => ({ panel: panel.title, expr: target.expr })),
+  );
 
   it('shows the request path and the event path, from metrics libs/metrics defines', () => {
     const read = new Set(queries.flatMap(({ expr }) => projectMetricsIn(expr)));
-    for (const name of ['http_request_duration_seconds', 'outbox_oldest_event_age_seconds', 'event_queue_messages', 'event_handler_duration_seconds', 'dead_letter_queue_messages']) {
+    for (const name of [
+      'http_request_duration_seconds',
+      'outbox_oldest_event_age_seconds',
+      'event_queue_messages',
+      'event_handler_duration_seconds',
+      'dead_letter_queue_messages',
+    ]) {
       expect(read, name).toContain(name);
     }
     for (const { panel, expr } of queries) expectDefined(expr, panel);

@@ -55,14 +55,17 @@ async function startTwice(start, say) {
 /** The campaign stops and starts servers: only the local ones, or containers it was told of. */
 function refuseForeignServers({ databaseUrl, amqpUrl, containers }) {
   const local = (url, localUrl) => new URL(url).host === new URL(localUrl).host;
-  if (!containers.postgres && !local(databaseUrl, LOCAL_DATABASE_URL)) throw new Error(`cannot stop or start PostgreSQL at ${new URL(databaseUrl).host}`);
-  if (!containers.rabbitmq && !local(amqpUrl, LOCAL_AMQP_URL)) throw new Error(`cannot stop or start RabbitMQ at ${new URL(amqpUrl).host}`);
+  if (!containers.postgres && !local(databaseUrl, LOCAL_DATABASE_URL))
+    throw new Error(`cannot stop or start PostgreSQL at ${new URL(databaseUrl).host}`);
+  if (!containers.rabbitmq && !local(amqpUrl, LOCAL_AMQP_URL))
+    throw new Error(`cannot stop or start RabbitMQ at ${new URL(amqpUrl).host}`);
 }
 
 /** One proxy to PostgreSQL and one to RabbitMQ per backend instance, keyed `service#instance`. */
 async function proxiesFor(instances, databaseUrl, amqpUrl) {
   const proxies = new Map();
-  for (const name of instances) proxies.set(name, { database: await createFaultProxy(databaseUrl), broker: await createFaultProxy(amqpUrl) });
+  for (const name of instances)
+    proxies.set(name, { database: await createFaultProxy(databaseUrl), broker: await createFaultProxy(amqpUrl) });
   return proxies;
 }
 
@@ -70,7 +73,20 @@ async function proxiesFor(instances, databaseUrl, amqpUrl) {
  * Runs every lane at once until `deadline` (each then goes on until its kinds reach `quota`, for at
  * most a quarter of the time more); resolves once every lane has undone its last fault.
  */
-async function injectFaults({ rng, lanes, instances, quota, minutes, deadline, signal, context, say, tally, errors, timeline }) {
+async function injectFaults({
+  rng,
+  lanes,
+  instances,
+  quota,
+  minutes,
+  deadline,
+  signal,
+  context,
+  say,
+  tally,
+  errors,
+  timeline,
+}) {
   const seconds = minutes * 60;
   const lastCall = deadline + (seconds * 1_000) / 4 + 10_000;
   await Promise.allSettled(
@@ -114,11 +130,15 @@ export async function runCampaign({
   const exchange = `recipes.${name}`;
   const servers = serverControl({ containers });
   const state = { postgresDown: false, rabbitmqDown: false, held: new Set(), restarts: new Set() };
-  const instances = services.filter((s) => s.name !== 'gateway').flatMap((s) => Array.from({ length: REPLICAS }, (_, i) => `${s.name}#${i}`));
+  const instances = services
+    .filter((s) => s.name !== 'gateway')
+    .flatMap((s) => Array.from({ length: REPLICAS }, (_, i) => `${s.name}#${i}`));
   const quota = quotaFor(minutes, perKindPerMinute);
   const tally = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, { injected: 0, busyMs: 0 }]));
   const errors = [];
-  /** Every fault's time, from its injection to its end (lanes.mjs), for the checks that excuse what a fault could cause. */
+  /**
+   * Every fault's time, from its injection to its end (lanes.mjs), for the checks that excuse what a fault could cause.
+   */
   const timeline = [];
   let proxies = new Map();
   let links;
@@ -129,43 +149,80 @@ export async function runCampaign({
     say(`seed ${seed}: starting the system, ${REPLICAS} instances of each backend service`);
     await deleteTopology(amqpUrl, servers, exchange);
     proxies = await proxiesFor(instances, databaseUrl, amqpUrl);
-    links = await linksBetweenHosts(addressesOf(portOffset), services.filter((s) => s.name !== 'gateway'));
+    links = await linksBetweenHosts(
+      addressesOf(portOffset),
+      services.filter((s) => s.name !== 'gateway'),
+    );
     push = await startPushService();
-    system = await startTwice(() => startSystem({
-      name,
-      portOffset,
-      replicas: REPLICAS,
-      readyWithinMs,
-      databaseUrl,
-      amqpUrl,
-      logs,
-      // Eleven processes share PostgreSQL's connections with whatever else runs on the machine. The
-      // failed-login limits stay, low: only the hostile user logs in.
-      env: { ...unlimited, ...HOSTILE_LIMITS, ...push.env, DATABASE_POOL_MAX: '4' },
-      envFor: (service, instance, env) => {
-        const proxy = proxies.get(`${service}#${instance}`);
-        return {
-          ...settingsAcross(service, instance, env, links),
-          ...(proxy ? { DATABASE_URL: proxy.database.url(env.DATABASE_URL), AMQP_URL: proxy.broker.url(env.AMQP_URL) } : {}),
-        };
-      },
-    }), say);
+    system = await startTwice(
+      () =>
+        startSystem({
+          name,
+          portOffset,
+          replicas: REPLICAS,
+          readyWithinMs,
+          databaseUrl,
+          amqpUrl,
+          logs,
+          // Eleven processes share PostgreSQL's connections with whatever else runs on the machine. The
+          // failed-login limits stay, low: only the hostile user logs in.
+          env: { ...unlimited, ...HOSTILE_LIMITS, ...push.env, DATABASE_POOL_MAX: '4' },
+          envFor: (service, instance, env) => {
+            const proxy = proxies.get(`${service}#${instance}`);
+            return {
+              ...settingsAcross(service, instance, env, links),
+              ...(proxy
+                ? { DATABASE_URL: proxy.database.url(env.DATABASE_URL), AMQP_URL: proxy.broker.url(env.AMQP_URL) }
+                : {}),
+            };
+          },
+        }),
+      say,
+    );
     db = new pg.Pool({ connectionString: system.databaseUrl, max: 3 });
     db.on('error', () => undefined); // a stopped server drops idle connections; the pool makes new ones
     guard = guardProcesses({ system, state, signal, log: say });
     retractions = sampleRetractions(db);
     workload = await startWorkload({ apiUrl: `${system.urlOf('gateway')}/api`, rng: rng.fork('workload'), clients });
     await push.subscribe(`${system.urlOf('gateway')}/api`, workload.world.users);
-    hostile = await startHostile({ apiUrl: `${system.urlOf('gateway')}/api`, system, world: workload.world, rng: rng.fork('hostile') });
-    overload = startOverload({ apiUrl: `${system.urlOf('gateway')}/api`, world: workload.world, rng: rng.fork('overload') });
+    hostile = await startHostile({
+      apiUrl: `${system.urlOf('gateway')}/api`,
+      system,
+      world: workload.world,
+      rng: rng.fork('hostile'),
+    });
+    overload = startOverload({
+      apiUrl: `${system.urlOf('gateway')}/api`,
+      world: workload.world,
+      rng: rng.fork('overload'),
+    });
     sessions = await startSessions({ apiUrl: `${system.urlOf('gateway')}/api`, rng: rng.fork('sessions') });
-    say(`${workload.world.users.length} users registered, ${push.subscriptions.length} push subscriptions; ${clients} clients, a hostile user, users logging in and out and bursts above capacity at work; faults for ${minutes} min (lanes ${laneNames.join(', ')}), at least ${quota} of each kind`);
+    say(
+      `${workload.world.users.length} users registered, ${push.subscriptions.length} push subscriptions; ${clients} clients, a hostile user, users ` +
+        `logging in and out and bursts above capacity at work; faults for ${minutes} min (lanes ${laneNames.join(', ')}), at least ${quota} of each kind`,
+    );
 
     const faultsStarted = Date.now();
     const deadline = faultsStarted + minutes * 60_000;
-    await injectFaults({ rng: rng.fork('faults'), lanes, instances, quota, minutes, deadline, signal, context: context(), say, tally, errors, timeline });
+    await injectFaults({
+      rng: rng.fork('faults'),
+      lanes,
+      instances,
+      quota,
+      minutes,
+      deadline,
+      signal,
+      context: context(),
+      say,
+      tally,
+      errors,
+      timeline,
+    });
     const faultsEnded = Date.now();
-    say(`stopping the workload after ${workload.requests.length} requests, the hostile user after ${hostile.requests.length}, the bursts after ${overload.requests.length}, the sessions after ${sessions.requests.length}`);
+    say(
+      `stopping the workload after ${workload.requests.length} requests, the hostile user after ${hostile.requests.length}, ` +
+        `the bursts after ${overload.requests.length}, the sessions after ${sessions.requests.length}`,
+    );
     await Promise.all([workload.stop(), hostile.stop(), overload.stop(), sessions.stop()]);
     await guard.stop();
     if (signal?.aborted) throw new Error('the campaign was interrupted');
@@ -174,7 +231,9 @@ export async function runCampaign({
     say('everything restored; waiting for the system to settle');
     const settled = await settle({ system, db, servers, exchange, timeoutMs: settleTimeoutMs, signal, log: say });
     if (signal?.aborted) throw new Error('the campaign was interrupted');
-    say(settled.settled ? `settled in ${(settled.ms / 1_000).toFixed(1)} s; checking` : 'did not settle; checking anyway');
+    say(
+      settled.settled ? `settled in ${(settled.ms / 1_000).toFixed(1)} s; checking` : 'did not settle; checking anyway',
+    );
     const faults = Object.fromEntries(kinds.map((kind) => [kind, tally[kind].injected]));
     const retractedSeen = await retractions.stop();
     const rows = [
@@ -196,7 +255,9 @@ export async function runCampaign({
       quota,
       faults,
       // Mean seconds spent injecting and undoing one fault of each kind (its own duration aside).
-      faultCosts: Object.fromEntries(kinds.map((kind) => [kind, tally[kind].injected ? tally[kind].busyMs / tally[kind].injected / 1_000 : 0])),
+      faultCosts: Object.fromEntries(
+        kinds.map((kind) => [kind, tally[kind].injected ? tally[kind].busyMs / tally[kind].injected / 1_000 : 0]),
+      ),
       faultErrors: errors,
       requests: workload.requests.length,
       workload: workloadSummary(workload.requests),
@@ -215,10 +276,13 @@ export async function runCampaign({
     if (late.length > 0) say(`restoring at the end: ${late.join('; ')}`);
     await db?.end();
     await system?.stop();
-    if (!keepDatabase) await dropDatabase(databaseUrl, name).catch((error) => say(`could not drop the database: ${error.message}`));
+    if (!keepDatabase)
+      await dropDatabase(databaseUrl, name).catch((error) => say(`could not drop the database: ${error.message}`));
     await Promise.all([...proxies.values()].flatMap((p) => [p.database.close(), p.broker.close()]));
     await Promise.all((links?.all() ?? []).map((link) => link.close()));
     await push?.close();
-    await deleteTopology(amqpUrl, servers, exchange).catch((error) => say(`could not delete the system's queues: ${error.message}`));
+    await deleteTopology(amqpUrl, servers, exchange).catch((error) =>
+      say(`could not delete the system's queues: ${error.message}`),
+    );
   }
 }

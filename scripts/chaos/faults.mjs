@@ -120,7 +120,10 @@ export async function injectFault(plan, { system, proxies, links, servers, state
     case 'broker-latency': {
       const side = kind.startsWith('database') ? 'database' : 'broker';
       proxy[side].setLatency(plan.latencyMs);
-      return { description: `${target} ↔ ${side}: +${plan.latencyMs} ms each way`, restore: async () => proxy[side].restore() };
+      return {
+        description: `${target} ↔ ${side}: +${plan.latencyMs} ms each way`,
+        restore: async () => proxy[side].restore(),
+      };
     }
     case 'database-cut':
     case 'broker-cut': {
@@ -131,7 +134,9 @@ export async function injectFault(plan, { system, proxies, links, servers, state
     case 'host-servers-cut': {
       // Every instance on the target's host loses PostgreSQL and RabbitMQ at once, as a host cut off would.
       const host = hostOf(Number(target.split('#')[1]));
-      const onHost = [...proxies.entries()].filter(([name]) => hostOf(Number(name.split('#')[1])) === host).map(([, p]) => p);
+      const onHost = [...proxies.entries()]
+        .filter(([name]) => hostOf(Number(name.split('#')[1])) === host)
+        .map(([, p]) => p);
       for (const p of onHost) {
         p.database.cut();
         p.broker.cut();
@@ -153,9 +158,14 @@ export async function injectFault(plan, { system, proxies, links, servers, state
     case 'push-throttled':
     case 'push-hang': {
       // A hang holds each push 15× the drawn latency (1.5–15 s): either side of the sender's 10 s time-out.
-      const answer = { 'push-unavailable': { status: 503 }, 'push-throttled': { status: 429, retryAfterSeconds: 1 }, 'push-hang': { holdMs: plan.latencyMs * 15 } }[kind];
+      const answer = {
+        'push-unavailable': { status: 503 },
+        'push-throttled': { status: 429, retryAfterSeconds: 1 },
+        'push-hang': { holdMs: plan.latencyMs * 15 },
+      }[kind];
       push.answerEvery(answer);
-      const what = 'holdMs' in answer ? `holds each push ${(answer.holdMs / 1_000).toFixed(1)} s` : `answers ${answer.status}`;
+      const what =
+        'holdMs' in answer ? `holds each push ${(answer.holdMs / 1_000).toFixed(1)} s` : `answers ${answer.status}`;
       return { description: `push service ${what}`, restore: async () => push.answerEvery(undefined) };
     }
     default:
@@ -218,7 +228,13 @@ export async function restoreHeld({ system, state, say }) {
   await restartsDone(state);
   const errors = [];
   const held = system ? system.processes.filter((p) => state.held.has(nameOf(p))) : [];
-  await Promise.all(held.map((p) => attempt(errors, `start ${nameOf(p)}`, () => startProcess(p, { log: say })).finally(() => state.held.delete(nameOf(p)))));
+  await Promise.all(
+    held.map((p) =>
+      attempt(errors, `start ${nameOf(p)}`, () => startProcess(p, { log: say })).finally(() =>
+        state.held.delete(nameOf(p)),
+      ),
+    ),
+  );
   return errors;
 }
 
@@ -230,10 +246,18 @@ export async function restoreHeld({ system, state, say }) {
 export async function restoreEverything(context, { processes = true } = {}) {
   const { system, state, say, push } = context;
   push?.answerEvery(undefined);
-  const errors = [...(await restoreHosts(context)), ...(await restorePostgres(context)), ...(await restoreRabbitmq(context))];
+  const errors = [
+    ...(await restoreHosts(context)),
+    ...(await restorePostgres(context)),
+    ...(await restoreRabbitmq(context)),
+  ];
   await restartsDone(state);
   if (system && processes) {
-    await Promise.all(system.processes.filter((p) => !p.running).map((p) => attempt(errors, `start ${nameOf(p)}`, () => startProcess(p, { log: say }))));
+    await Promise.all(
+      system.processes
+        .filter((p) => !p.running)
+        .map((p) => attempt(errors, `start ${nameOf(p)}`, () => startProcess(p, { log: say }))),
+    );
   }
   state.held.clear();
   return errors;

@@ -55,7 +55,8 @@ export async function startHostile({ apiUrl, system, world, rng, pauseMs = [100,
   /** Every action's answers: `{ action, status, code }`, `code` the problem's for a 4xx. */
   const answers = [];
   const usersLives = new Set();
-  const sampleUsers = () => system.processes.filter((p) => p.service === 'users' && p.pid !== undefined).forEach((p) => usersLives.add(p.pid));
+  const sampleUsers = () =>
+    system.processes.filter((p) => p.service === 'users' && p.pid !== undefined).forEach((p) => usersLives.add(p.pid));
   const sampler = setInterval(sampleUsers, 250);
   let firstLogin;
   let lastLogin;
@@ -67,8 +68,11 @@ export async function startHostile({ apiUrl, system, world, rng, pauseMs = [100,
 
   let self;
   for (let attempt = 1; !self && attempt <= 10; attempt += 1) {
-    const reply = await call('hostile:register', 'POST', '/auth/register', { body: { username: `chaos_hostile_${randomUUID().slice(0, 8)}`, password: PASSWORD } });
-    if (reply.status === 201) self = { id: reply.body.user.id, username: reply.body.user.username, token: reply.body.token };
+    const reply = await call('hostile:register', 'POST', '/auth/register', {
+      body: { username: `chaos_hostile_${randomUUID().slice(0, 8)}`, password: PASSWORD },
+    });
+    if (reply.status === 201)
+      self = { id: reply.body.user.id, username: reply.body.user.username, token: reply.body.token };
     else await sleep(1_000);
   }
   if (!self) throw new Error('the hostile user could not register before the faults');
@@ -79,7 +83,13 @@ export async function startHostile({ apiUrl, system, world, rng, pauseMs = [100,
       const victim = rng.pick(world.users);
       sampleUsers();
       firstLogin ??= Date.now();
-      record('wrongLogin', await call('hostile:login', 'POST', '/auth/login', { body: { username: victim.username, password: 'not the password' }, headers: spoofed(rng) }));
+      record(
+        'wrongLogin',
+        await call('hostile:login', 'POST', '/auth/login', {
+          body: { username: victim.username, password: 'not the password' },
+          headers: spoofed(rng),
+        }),
+      );
       lastLogin = Date.now();
       sampleUsers();
     },
@@ -87,20 +97,36 @@ export async function startHostile({ apiUrl, system, world, rng, pauseMs = [100,
       // Mostly a fresh key; now and then the last one again, as a client retrying would.
       const key = rng.chance(0.7) || !lastKey ? `hostile-${randomUUID()}` : lastKey;
       lastKey = key;
-      record('deepBody', await call('hostile:deep-body', 'POST', '/collections', { rawBody: DEEP_BODY, token: self.token, headers: { 'idempotency-key': key } }));
+      record(
+        'deepBody',
+        await call('hostile:deep-body', 'POST', '/collections', {
+          rawBody: DEEP_BODY,
+          token: self.token,
+          headers: { 'idempotency-key': key },
+        }),
+      );
     },
     async mentionChurn() {
       const recipes = live(world.recipes);
       if (recipes.length === 0) return;
       const path = `/recipes/${rng.pick(recipes).id}/comments`;
-      const mention = () => rng.shuffle(world.users).slice(0, rng.int(1, 3)).map((u) => `@${u.username}`).join(' ');
-      const posted = record('mentionChurn', await call('hostile:comment', 'POST', path, { body: { content: `${mention()} see this` }, token: self.token }));
+      const mention = () =>
+        rng
+          .shuffle(world.users)
+          .slice(0, rng.int(1, 3))
+          .map((u) => `@${u.username}`)
+          .join(' ');
+      const posted = record(
+        'mentionChurn',
+        await call('hostile:comment', 'POST', path, { body: { content: `${mention()} see this` }, token: self.token }),
+      );
       if (posted.status !== 201) return;
       const comment = `${path}/${posted.body.comment.id}`;
       // The mentions edited away (or swapped for others), then now and then the comment deleted.
       const content = rng.chance(0.5) ? 'never mind' : `${mention()} rather`;
       record('mentionChurn', await call('hostile:edit', 'PATCH', comment, { body: { content }, token: self.token }));
-      if (rng.chance(0.5)) record('mentionChurn', await call('hostile:delete', 'DELETE', comment, { token: self.token }));
+      if (rng.chance(0.5))
+        record('mentionChurn', await call('hostile:delete', 'DELETE', comment, { token: self.token }));
     },
   };
 
@@ -127,21 +153,34 @@ export async function startHostile({ apiUrl, system, world, rng, pauseMs = [100,
     },
     /** The checks of what it was told, and of what it left in the database `db`, as rows of the campaign's table. */
     async checks(db) {
-      return [wrongAnswers(answers), failedLogins(answers, usersLives.size, firstLogin, lastLogin), deepBodies(answers), await leftMentions(db, self.id)];
+      return [
+        wrongAnswers(answers),
+        failedLogins(answers, usersLives.size, firstLogin, lastLogin),
+        deepBodies(answers),
+        await leftMentions(db, self.id),
+      ];
     },
   };
 }
 
 const row = (check, failures, figures) => ({ check, result: failures === 0 ? 'PASS' : 'FAIL', figures });
-const tally = (items) => [...items.reduce((m, key) => m.set(key, (m.get(key) ?? 0) + 1), new Map())].map(([key, n]) => `${key || 'none'}×${n}`).join(' ');
+const tally = (items) =>
+  [...items.reduce((m, key) => m.set(key, (m.get(key) ?? 0) + 1), new Map())]
+    .map(([key, n]) => `${key || 'none'}×${n}`)
+    .join(' ');
 
 /** Each answer one its action may get, or the API unavailable (503, 504, none): never a 500. */
 function wrongAnswers(answers) {
-  const wrong = answers.filter(({ action, status }) => !expected[action].includes(status) && outcomeOf(status) !== 'unavailable');
+  const wrong = answers.filter(
+    ({ action, status }) => !expected[action].includes(status) && outcomeOf(status) !== 'unavailable',
+  );
   return row(
     'hostile user: no answer but those expected',
     wrong.length,
-    `${answers.length} answers: ${tally(answers.map((a) => a.status))}${wrong.slice(0, 3).map((a) => `; ${a.status} to ${a.action}`).join('')}`,
+    `${answers.length} answers: ${tally(answers.map((a) => a.status))}${wrong
+      .slice(0, 3)
+      .map((a) => `; ${a.status} to ${a.action}`)
+      .join('')}`,
   );
 }
 
@@ -154,13 +193,17 @@ function failedLogins(answers, lives, firstLogin, lastLogin) {
   const logins = answers.filter((a) => a.action === 'wrongLogin');
   const failed = logins.filter((a) => a.status === 401).length;
   const refused = logins.filter((a) => a.status === 429).length;
-  const windows = firstLogin === undefined ? 0 : Math.floor((lastLogin - firstLogin) / Number(HOSTILE_LIMITS.RATE_LIMIT_WINDOW_MS)) + 1;
+  const windows =
+    firstLogin === undefined
+      ? 0
+      : Math.floor((lastLogin - firstLogin) / Number(HOSTILE_LIMITS.RATE_LIMIT_WINDOW_MS)) + 1;
   const allowed = Number(HOSTILE_LIMITS.LOGIN_FAILURES_PER_ADDRESS) * Math.max(lives, 1) * windows;
   // A run that never met the limit proves nothing: the lane must have been refused too.
   return row(
     'hostile user: failed logins within the limit (spoofed addresses)',
     failed > allowed || refused === 0 ? 1 : 0,
-    `${logins.length} attempts: ${failed} × 401 (at most ${allowed}: ${HOSTILE_LIMITS.LOGIN_FAILURES_PER_ADDRESS} × ${lives} users lives × ${windows} windows), ${refused} × 429`,
+    `${logins.length} attempts: ${failed} × 401 (at most ${allowed}: ` +
+      `${HOSTILE_LIMITS.LOGIN_FAILURES_PER_ADDRESS} × ${lives} users lives × ${windows} windows), ${refused} × 429`,
   );
 }
 
@@ -178,7 +221,8 @@ function deepBodies(answers) {
 
 /**
  * The hostile user's notifications of others: each one not retracted is of a mention still there, in a
- * live comment of theirs, or (a comment on the recipient's content) of a live comment of theirs. And no collection of theirs, though every body they sent was one.
+ * live comment of theirs, or (a comment on the recipient's content) of a live comment of theirs. And no collection of
+ * theirs, though every body they sent was one.
  */
 async function leftMentions(db, hostileId) {
   const { rows } = await db.query(
@@ -197,7 +241,8 @@ async function leftMentions(db, hostileId) {
               WHERE CASE WHEN n.type LIKE 'mention%'
                          THEN NOT EXISTS (SELECT 1 FROM live_mentions l WHERE l.comment_id = n.comment_id AND l.mentioned_user_id = n.recipient_id)
                          -- A comment on someone's content tells its owner (docs/api.md §11.4): of a live comment of theirs.
-                         ELSE NOT EXISTS (SELECT 1 FROM comments.comments c WHERE c.id = n.comment_id AND c.author_id = $1 AND ${liveComment('c')}) END) AS orphans,
+                         ELSE NOT EXISTS (SELECT 1 FROM comments.comments c
+                                           WHERE c.id = n.comment_id AND c.author_id = $1 AND ${liveComment('c')}) END) AS orphans,
             (SELECT count(*)::int FROM comments.comments WHERE author_id = $1) AS comments,
             (SELECT count(*)::int FROM collections.collections WHERE owner_id = $1) AS collections`,
     [hostileId],
@@ -206,6 +251,7 @@ async function leftMentions(db, hostileId) {
   return row(
     'hostile user: notifications shown only of mentions and comments still there',
     r.orphans + r.collections,
-    `${r.comments} comments, ${r.mentions} live mentions; ${r.shown} notifications shown, ${r.retracted} retracted: ${r.orphans} of gone mentions or comments; ${r.collections} collections`,
+    `${r.comments} comments, ${r.mentions} live mentions; ${r.shown} notifications shown, ` +
+      `${r.retracted} retracted: ${r.orphans} of gone mentions or comments; ${r.collections} collections`,
   );
 }

@@ -29,8 +29,10 @@ function confirmedSources(world) {
       sources.push(['comment', c.id, user, c.authorId, type]);
     }
   }
-  for (const recipe of world.recipes) for (const user of recipe.tagged) sources.push(['tag_recipe', recipe.id, user, recipe.authorId, 'tag_recipe']);
-  for (const post of world.posts) for (const user of post.tagged) sources.push(['tag_post', post.id, user, post.authorId, 'tag_post']);
+  for (const recipe of world.recipes)
+    for (const user of recipe.tagged) sources.push(['tag_recipe', recipe.id, user, recipe.authorId, 'tag_recipe']);
+  for (const post of world.posts)
+    for (const user of post.tagged) sources.push(['tag_post', post.id, user, post.authorId, 'tag_post']);
   return sources;
 }
 
@@ -39,7 +41,11 @@ function confirmedSources(world) {
  * (docs/api.md §10): the recipient muted or blocked the actor at some time (the owner's rows: a pair's row stays once
  * made), or set that type on or off. Such a source may have no notification, never two.
  */
-const silenceable = (recipient, actor, type) => `(EXISTS (SELECT 1 FROM users.user_relations ur WHERE ur.user_id = ${recipient} AND ur.target_id = ${actor})
+const silenceable = (
+  recipient,
+  actor,
+  type,
+) => `(EXISTS (SELECT 1 FROM users.user_relations ur WHERE ur.user_id = ${recipient} AND ur.target_id = ${actor})
   OR EXISTS (SELECT 1 FROM notifications.notification_preferences np WHERE np.recipient_id = ${recipient} AND np.type = ${type}))`;
 
 /** Whether the comment `c` (a row of comments.comments) is live: not deleted, nor its target. */
@@ -141,7 +147,8 @@ async function storedNotified(db) {
   return row(
     'stored mentions, replies, comments and tags ↔ notifications',
     r.missing + r.doubled + r.orphans,
-    `${r.sources} live, ${r.notifications} notifications (${r.retracted} more retracted, ${r.silenced} silenced): ${r.missing} missing, ${r.doubled} doubled, ${r.orphans} without a live source`,
+    `${r.sources} live, ${r.notifications} notifications (${r.retracted} more retracted, ${r.silenced} ` +
+      `silenced): ${r.missing} missing, ${r.doubled} doubled, ${r.orphans} without a live source`,
   );
 }
 
@@ -156,11 +163,21 @@ async function blocksCover(db) {
        JOIN users.user_relations r ON r.user_id = n.recipient_id AND r.target_id = n.actor_id
       WHERE n.retracted_at IS NULL AND (r.blocked_at IS NOT NULL OR n.created_at <= r.last_unblocked_at)`,
   );
-  const pairs = await count(db, 'SELECT count(*)::int AS n FROM users.user_relations WHERE blocked_at IS NOT NULL OR last_unblocked_at IS NOT NULL');
-  return row('blocks: nothing they cover shown', rows.length, `${pairs} pairs ever blocked; ${rows.length} notifications shown that a block covers${sample(rows.map((r) => r.id))}`);
+  const pairs = await count(
+    db,
+    'SELECT count(*)::int AS n FROM users.user_relations WHERE blocked_at IS NOT NULL OR last_unblocked_at IS NOT NULL',
+  );
+  return row(
+    'blocks: nothing they cover shown',
+    rows.length,
+    `${pairs} pairs ever blocked; ${rows.length} notifications shown that a block covers${sample(rows.map((r) => r.id))}`,
+  );
 }
 
-/** How long a mute, block or preference may take, once taken in, to be seen by a notification's statement (a fault may hold its commit). */
+/**
+ * How long a mute, block or preference may take, once taken in, to be seen by a notification's statement (a fault may
+ * hold its commit).
+ */
 const SETTLE_MS = 5_000;
 
 /**
@@ -199,8 +216,14 @@ const relationsDirectory = (db) =>
   readModel(
     db,
     'relation directories = users.user_relations',
-    `SELECT user_id::text || ':' || target_id::text AS id, muted_at IS NOT NULL AS muted, blocked_at IS NOT NULL AS blocked, revision FROM users.user_relations`,
-    [['notifications', `SELECT user_id::text || ':' || target_id::text AS id, muted, blocked, revision FROM notifications.user_relations`]],
+    `SELECT user_id::text || ':' || target_id::text AS id, muted_at IS NOT NULL AS ` +
+      `muted, blocked_at IS NOT NULL AS blocked, revision FROM users.user_relations`,
+    [
+      [
+        'notifications',
+        `SELECT user_id::text || ':' || target_id::text AS id, muted, blocked, revision FROM notifications.user_relations`,
+      ],
+    ],
     ['muted', 'blocked', 'revision'],
   );
 
@@ -210,7 +233,10 @@ const blockDirectories = (db) =>
     db,
     'block directories = users.user_relations',
     `SELECT user_id::text || ':' || target_id::text AS id, true AS blocked FROM users.user_relations WHERE blocked_at IS NOT NULL`,
-    ['comments', 'content'].map((schema) => [schema, `SELECT user_id::text || ':' || target_id::text AS id, blocked FROM ${schema}.user_relations WHERE blocked`]),
+    ['comments', 'content'].map((schema) => [
+      schema,
+      `SELECT user_id::text || ':' || target_id::text AS id, blocked FROM ${schema}.user_relations WHERE blocked`,
+    ]),
     ['blocked'],
   );
 
@@ -221,7 +247,9 @@ const blockDirectories = (db) =>
 export function sampleRetractions(db, everyMs = 3_000) {
   const seen = new Set();
   const sample = async () => {
-    const { rows } = await db.query('SELECT id::text FROM notifications.notifications WHERE retracted_at IS NOT NULL').catch(() => ({ rows: [] }));
+    const { rows } = await db
+      .query('SELECT id::text FROM notifications.notifications WHERE retracted_at IS NOT NULL')
+      .catch(() => ({ rows: [] }));
     for (const { id } of rows) seen.add(id);
   };
   const timer = setInterval(() => void sample(), everyMs);
@@ -240,7 +268,11 @@ export function sampleRetractions(db, everyMs = 3_000) {
  */
 async function retractedStayRetracted(db, retractedSeen) {
   const ids = [...retractedSeen];
-  const back = await count(db, 'SELECT count(*)::int AS n FROM notifications.notifications WHERE id = ANY($1::uuid[]) AND retracted_at IS NULL', [ids]);
+  const back = await count(
+    db,
+    'SELECT count(*)::int AS n FROM notifications.notifications WHERE id = ANY($1::uuid[]) AND retracted_at IS NULL',
+    [ids],
+  );
   const again = await count(
     db,
     `SELECT count(*)::int AS n FROM notifications.notifications gone
@@ -249,7 +281,11 @@ async function retractedStayRetracted(db, retractedSeen) {
                      WHERE n.retracted_at IS NULL AND n.id <> gone.id AND n.recipient_id = gone.recipient_id AND n.type = gone.type
                        AND n.content_id = gone.content_id AND n.comment_id IS NOT DISTINCT FROM gone.comment_id)`,
   );
-  return row('nothing retracted comes back', back + again, `${ids.length} seen retracted during the run: ${back} shown again, ${again} shown again under another id`);
+  return row(
+    'nothing retracted comes back',
+    back + again,
+    `${ids.length} seen retracted during the run: ${back} shown again, ${again} shown again under another id`,
+  );
 }
 
 /** Each comment refused 403 was on a target whose owner blocked its author at some time. */
@@ -262,10 +298,15 @@ async function refusalsJustified(db, world) {
          WHERE r.target_id = e.author AND (r.blocked_at IS NOT NULL OR r.last_unblocked_at IS NOT NULL)
            AND r.user_id = (SELECT owner FROM (SELECT author_id AS owner FROM content.recipes WHERE e.target_type = 'recipe' AND id = e.target_id
                                                UNION ALL SELECT author_id FROM content.posts WHERE e.target_type = 'post' AND id = e.target_id
-                                               UNION ALL SELECT owner_id FROM collections.collections WHERE e.target_type = 'collection' AND id = e.target_id) o))`,
+                                               UNION ALL SELECT owner_id FROM collections.collections
+                                                          WHERE e.target_type = 'collection' AND id = e.target_id) o))`,
     [refused.map((r) => r.authorId), refused.map((r) => r.targetType), refused.map((r) => r.targetId)],
   );
-  return row('comments refused 403: each by a block', rows.length, `${refused.length} refused, ${rows.length} without a block of the author by the owner`);
+  return row(
+    'comments refused 403: each by a block',
+    rows.length,
+    `${refused.length} refused, ${rows.length} without a block of the author by the owner`,
+  );
 }
 
 async function recipeCounts(db) {
@@ -283,10 +324,16 @@ async function recipeCounts(db) {
          OR r.repost_count <> (SELECT count(*) FROM content.recipe_reposts p WHERE p.recipe_id = r.id)`,
   );
   const recipes = await count(db, 'SELECT count(*)::int AS n FROM content.recipes');
-  return row('recipe commentCount, favoriteCount, repostCount', rows.length, `${rows.length} of ${recipes} recipes wrong${sample(rows.map((r) => r.id))}`);
+  return row(
+    'recipe commentCount, favoriteCount, repostCount',
+    rows.length,
+    `${rows.length} of ${recipes} recipes wrong${sample(rows.map((r) => r.id))}`,
+  );
 }
 
-/** Rows of a read model that differ from the owner's (`owner` and `copy` are queries with the same columns, `id` first). */
+/**
+ * Rows of a read model that differ from the owner's (`owner` and `copy` are queries with the same columns, `id` first).
+ */
 async function differences(db, owner, copy, columns) {
   const differs = columns.map((c) => `o.${c} IS DISTINCT FROM d.${c}`).join(' OR ');
   const { rows } = await db.query(
@@ -301,7 +348,11 @@ async function readModel(db, check, owner, copies, columns) {
   const results = [];
   for (const [schema, copy] of copies) results.push([schema, await differences(db, owner, copy, columns)]);
   const wrong = results.flatMap(([, ids]) => ids);
-  return row(check, wrong.length, `${total} rows; differing: ${results.map(([schema, ids]) => `${schema} ${ids.length}`).join(', ')}${sample(wrong)}`);
+  return row(
+    check,
+    wrong.length,
+    `${total} rows; differing: ${results.map(([schema, ids]) => `${schema} ${ids.length}`).join(', ')}${sample(wrong)}`,
+  );
 }
 
 const userColumns = ['username', 'avatar_url', 'revision'];
@@ -310,28 +361,36 @@ const usersDirectory = (db) =>
     db,
     'users directories = users.users',
     'SELECT id, username, avatar_url, revision FROM users.users',
-    ['content', 'comments', 'collections', 'notifications'].map((schema) => [schema, `SELECT id, username, avatar_url, revision FROM ${schema}.users`]),
+    ['content', 'comments', 'collections', 'notifications'].map((schema) => [
+      schema,
+      `SELECT id, username, avatar_url, revision FROM ${schema}.users`,
+    ]),
     userColumns,
   );
 
 // Timestamps to the millisecond: the events carry them so.
 const ms = (column) => `date_trunc('milliseconds', ${column}) AS created_at`;
 // A directory keeps no owner of a deleted item (libs/directory, docs/api.md §11.2).
-const ownerWhileLive = (owner, deleted) => `CASE WHEN ${deleted} THEN '00000000-0000-0000-0000-000000000000'::uuid ELSE ${owner} END`;
+const ownerWhileLive = (owner, deleted) =>
+  `CASE WHEN ${deleted} THEN '00000000-0000-0000-0000-000000000000'::uuid ELSE ${owner} END`;
 const contentOwner = `
   SELECT r.id, 'recipe' AS content_type, ${ownerWhileLive('r.author_id', 'r.deleted_at IS NOT NULL')} AS author_id, r.title,
          coalesce(r.cover_image_url, (SELECT i.url FROM content.recipe_images i WHERE i.recipe_id = r.id ORDER BY i.position LIMIT 1)) AS cover_image_url,
          r.deleted_at IS NOT NULL AS deleted, r.revision, ${ms('r.created_at')}
     FROM content.recipes r
   UNION ALL
-  SELECT p.id, 'post', ${ownerWhileLive('p.author_id', 'p.deleted_at IS NOT NULL')}, p.title, p.cover_image_url, p.deleted_at IS NOT NULL, p.revision, ${ms('p.created_at')} FROM content.posts p`;
+  SELECT p.id, 'post', ${ownerWhileLive('p.author_id', 'p.deleted_at IS NOT NULL')}, p.title, p.cover_image_url,
+         p.deleted_at IS NOT NULL, p.revision, ${ms('p.created_at')} FROM content.posts p`;
 const contentColumns = ['content_type', 'author_id', 'title', 'cover_image_url', 'deleted', 'revision', 'created_at'];
 const contentDirectory = (db) =>
   readModel(
     db,
     'content directories = content recipes, posts',
     contentOwner,
-    ['comments', 'collections'].map((schema) => [schema, `SELECT ${contentColumns.slice(0, -1).join(', ')}, id, ${ms('created_at')} FROM ${schema}.content_items`]),
+    ['comments', 'collections'].map((schema) => [
+      schema,
+      `SELECT ${contentColumns.slice(0, -1).join(', ')}, id, ${ms('created_at')} FROM ${schema}.content_items`,
+    ]),
     contentColumns,
   );
 
@@ -351,7 +410,11 @@ async function collectionCounts(db) {
       WHERE c.item_count <> (SELECT count(*) FROM collections.collection_items i WHERE i.collection_id = c.id)`,
   );
   const total = await count(db, 'SELECT count(*)::int AS n FROM collections.collections');
-  return row('collection itemCount = its items', rows.length, `${rows.length} of ${total} collections wrong${sample(rows.map((r) => r.id))}`);
+  return row(
+    'collection itemCount = its items',
+    rows.length,
+    `${rows.length} of ${total} collections wrong${sample(rows.map((r) => r.id))}`,
+  );
 }
 
 /** The saved items' own counts: how many collections hold each, and the per-user totals of the listings. */
@@ -403,7 +466,10 @@ async function deadLetters(amqpUrl, exchange) {
     for (const service of SCHEMAS) {
       const channel = await connection.createChannel();
       channel.on('error', () => undefined);
-      const depth = await channel.checkQueue(`${exchange}.${service}.dlq`).then((q) => q.messageCount, () => undefined);
+      const depth = await channel.checkQueue(`${exchange}.${service}.dlq`).then(
+        (q) => q.messageCount,
+        () => undefined,
+      );
       await channel.close().catch(() => undefined);
       if (depth !== undefined) depths.push([service, depth]);
     }
@@ -417,7 +483,13 @@ async function deadLetters(amqpUrl, exchange) {
 async function outboxes(db) {
   const backlog = await outboxBacklog(db);
   const total = Object.values(backlog).reduce((sum, n) => sum + n, 0);
-  return row('outboxes empty', total, Object.entries(backlog).map(([schema, n]) => `${schema} ${n}`).join(', '));
+  return row(
+    'outboxes empty',
+    total,
+    Object.entries(backlog)
+      .map(([schema, n]) => `${schema} ${n}`)
+      .join(', '),
+  );
 }
 
 /** docs/api.md §11.1: an ended session's access tokens are refused (401) by every service within this of its end. */
@@ -432,7 +504,8 @@ export const SESSION_ENDS_WITHIN_MS = 1_000;
  * ready again (it reads what it missed from its service's tables at its start, then every second).
  */
 const keepsEndAway = ({ kind, target }) =>
-  /^(rabbitmq|broker|postgres|host|instance)-/.test(kind) || (kind.startsWith('database-') && target.startsWith('users#'));
+  /^(rabbitmq|broker|postgres|host|instance)-/.test(kind) ||
+  (kind.startsWith('database-') && target.startsWith('users#'));
 
 /**
  * No ended session's access token accepted more than 1 s after its end, but where a fault could have kept
@@ -446,7 +519,8 @@ export function endedSessionsRefused(probes, timeline) {
   const answered = probes.filter((p) => outcomeOf(p.status) !== 'unavailable');
   const late = probes.filter((p) => outcomeOf(p.status) === 'ok' && p.sentAt - p.endedAt > SESSION_ENDS_WITHIN_MS);
   const excusing = timeline.filter(keepsEndAway);
-  const excused = (p) => excusing.some((f) => f.from <= p.answeredAt - SESSION_ENDS_WITHIN_MS && (f.to ?? Infinity) >= p.endedAt);
+  const excused = (p) =>
+    excusing.some((f) => f.from <= p.answeredAt - SESSION_ENDS_WITHIN_MS && (f.to ?? Infinity) >= p.endedAt);
   const unexcused = late.filter((p) => !excused(p));
   // A run whose probes were never answered proves nothing.
   return row(
@@ -468,18 +542,26 @@ export function runChecks({ settled, requests, exits, faults, quota, errors }) {
     row(
       'faults injected and undone',
       errors.length + short.length,
-      `${injected} faults, ${short.length === 0 ? `every kind ≥ ${quota}` : `fewer than ${quota} of ${short.join(', ')}`}${errors.length ? `; ${errors.length} errors: ${errors[0]}` : ''}`,
+      `${injected} faults, ` +
+        `${
+          short.length === 0 ? `every kind ≥ ${quota}` : `fewer than ${quota} of ` + `${short.join(', ')}`
+        }${errors.length ? `; ${errors.length} errors: ${errors[0]}` : ''}`,
     ),
     row('no process exited unasked', exits.length, exits.join(', ') || 'none'),
     row(
       'answers: 2xx, 404/409, or 503/504/none',
       unexpected.length,
-      `${requests.length} requests, ${unexpected.length} unexpected${unexpected.slice(0, 3).map((r) => `; ${r.status} ${r.method} ${r.path}`).join('')}`,
+      `${requests.length} requests, ${unexpected.length} unexpected${unexpected
+        .slice(0, 3)
+        .map((r) => `; ${r.status} ${r.method} ${r.path}`)
+        .join('')}`,
     ),
     row(
       'settled (outboxes drained, queues empty)',
       settled.settled ? 0 : 1,
-      settled.settled ? `in ${seconds(settled.ms)} s` : `still pending after ${seconds(settled.ms)} s: ${settled.pending.join('; ')}`,
+      settled.settled
+        ? `in ${seconds(settled.ms)} s`
+        : `still pending after ${seconds(settled.ms)} s: ${settled.pending.join('; ')}`,
     ),
   ];
 }
@@ -507,6 +589,9 @@ export async function checkInvariants({ db, amqpUrl, exchange, world, retractedS
     ['outboxes empty', () => outboxes(db)],
   ];
   const rows = [];
-  for (const [name, check] of checks) rows.push(await check().catch((error) => ({ check: name, result: 'FAIL', figures: `could not check: ${error.message}` })));
+  for (const [name, check] of checks)
+    rows.push(
+      await check().catch((error) => ({ check: name, result: 'FAIL', figures: `could not check: ${error.message}` })),
+    );
   return rows;
 }

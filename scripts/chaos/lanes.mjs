@@ -39,7 +39,11 @@ export const LANES = [
   { name: 'postgres', kinds: ['postgres-stop-fast', 'postgres-stop-immediate'], recover: restorePostgres },
   { name: 'rabbitmq', kinds: ['rabbitmq-stop-app', 'rabbitmq-drop-connections'], recover: restoreRabbitmq },
   { name: 'process', kinds: ['instance-kill', 'instance-stop'], recover: restoreHeld },
-  { name: 'network', kinds: ['database-latency', 'database-cut', 'broker-latency', 'broker-cut'], recover: restoreProxies },
+  {
+    name: 'network',
+    kinds: ['database-latency', 'database-cut', 'broker-latency', 'broker-cut'],
+    recover: restoreProxies,
+  },
   // Host `a` (the gateway and instances #0) and host `b` (instances #1), see hosts.mjs: one cut from the
   // servers, or the two from each other.
   { name: 'partition', kinds: ['host-servers-cut', 'host-partition'], recover: restoreHosts },
@@ -111,7 +115,19 @@ export function pause(ms, signal) {
  * until it was undone, a stopped instance until it is ready again), for checks that excuse what a fault
  * could cause.
  */
-export async function runLane({ lane, schedule, context, deadline, lastCall, quota, signal, say, tally, errors, timeline = [] }) {
+export async function runLane({
+  lane,
+  schedule,
+  context,
+  deadline,
+  lastCall,
+  quota,
+  signal,
+  say,
+  tally,
+  errors,
+  timeline = [],
+}) {
   const short = () => lane.kinds.some((kind) => tally[kind].injected < quota);
   for (let n = 1; !signal?.aborted && (Date.now() < deadline || (short() && Date.now() < lastCall)); n += 1) {
     const plan = schedule.next().value;

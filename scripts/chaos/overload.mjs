@@ -35,7 +35,16 @@ async function send(apiUrl, action, method, path, { body, token }) {
   } catch {
     // No answer, or a body cut short.
   }
-  return { action, method, path, status, ms: Math.round(performance.now() - started), at: Date.now(), atCapacity: status === 503 && retryAfter !== null, body: parsed };
+  return {
+    action,
+    method,
+    path,
+    status,
+    ms: Math.round(performance.now() - started),
+    at: Date.now(),
+    atCapacity: status === 503 && retryAfter !== null,
+    body: parsed,
+  };
 }
 
 /**
@@ -65,9 +74,18 @@ export function startOverload({ apiUrl, world, rng, size = [200, 400], burstMs =
         const tag = `overload-${randomUUID()}`;
         const content = `${mentioned.map((u) => `@${u.username}`).join(' ')} burst ${n} (${tag})`;
         sent.push(
-          send(apiUrl, 'overload:comment', 'POST', `/recipes/${recipe.id}/comments`, { body: { content }, token: author.token }).then((answer) => {
+          send(apiUrl, 'overload:comment', 'POST', `/recipes/${recipe.id}/comments`, {
+            body: { content },
+            token: author.token,
+          }).then((answer) => {
             if (answer.status === 201) {
-              world.comments.push({ id: answer.body.comment.id, targetType: 'recipe', targetId: recipe.id, authorId: author.id, mentioned: mentioned.map((u) => u.id) });
+              world.comments.push({
+                id: answer.body.comment.id,
+                targetType: 'recipe',
+                targetId: recipe.id,
+                authorId: author.id,
+                mentioned: mentioned.map((u) => u.id),
+              });
             }
             if (answer.atCapacity) refusedTags.push(tag);
             return answer;
@@ -118,7 +136,10 @@ function answers(requests, bursts) {
     'overload bursts: answers 2xx, 404/409, or 503/504/none; some refused at capacity',
     unexpected.length + (atCapacity === 0 ? 1 : 0),
     `${bursts} bursts, ${requests.length} requests: ${ok} 2xx, ${atCapacity} 503 at capacity (Retry-After), ${unexpected.length} unexpected` +
-      unexpected.slice(0, 3).map((r) => `; ${r.status} ${r.method} ${r.path}`).join(''),
+      unexpected
+        .slice(0, 3)
+        .map((r) => `; ${r.status} ${r.method} ${r.path}`)
+        .join(''),
   );
 }
 

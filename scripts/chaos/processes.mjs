@@ -50,7 +50,10 @@ export function guardProcesses({ system, state, signal, log }) {
         .kill()
         .then((how) => {
           const last = process.lines.slice(-LAST_LINES);
-          log(`${name} exited (${how?.signal ?? `code ${how?.code}`}) without being asked to; starting it again${last.length ? `. Its last log lines:\n${last.join('\n')}` : ''}`);
+          log(
+            `${name} exited (${how?.signal ?? `code ${how?.code}`}) without being asked to; ` +
+              `starting it again${last.length ? `. Its last log lines:\n${last.join('\n')}` : ''}`,
+          );
           return startProcess(process, { log });
         })
         .catch((error) => log(`${name} did not start again: ${error.message}`))

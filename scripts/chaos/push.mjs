@@ -11,7 +11,10 @@ import { apiClient } from './client.mjs';
 const PUSH_TIMEOUT_MS = 10_000;
 /** A push held this long or longer may have been given up by its sender: it may come again. */
 const MAY_HAVE_TIMED_OUT_MS = PUSH_TIMEOUT_MS - 1_000;
-/** Notifications stored this close to their subscription may have missed it (the trigger sees committed rows): at most one push. */
+/**
+ * Notifications stored this close to their subscription may have missed it (the trigger sees committed rows): at most
+ * one push.
+ */
 const SUBSCRIBED_MARGIN_MS = 2_000;
 /** How long the pushes still due (retries after the faults' refusals) may take to go once the system settled. */
 const DRAIN_TIMEOUT_MS = 120_000;
@@ -48,9 +51,17 @@ export async function startPushService() {
       for (const user of wanted) {
         const subscription = service.subscribe(body.publicKey);
         for (let attempt = 1; attempt <= 10; attempt += 1) {
-          const reply = await call('push:subscribe', 'POST', '/push/subscriptions', { body: { endpoint: subscription.endpoint, keys: subscription.keys }, token: user.token });
+          const reply = await call('push:subscribe', 'POST', '/push/subscriptions', {
+            body: { endpoint: subscription.endpoint, keys: subscription.keys },
+            token: user.token,
+          });
           if (reply.status === 201) {
-            subscriptions.push({ id: subscription.id, endpoint: subscription.endpoint, userId: user.id, createdAt: Date.parse(reply.body.subscription.createdAt) });
+            subscriptions.push({
+              id: subscription.id,
+              endpoint: subscription.endpoint,
+              userId: user.id,
+              createdAt: Date.parse(reply.body.subscription.createdAt),
+            });
             break;
           }
           await sleep(1_000);
@@ -76,13 +87,17 @@ export async function restorePush({ push }) {
 const keepsPushUnrecorded = ({ kind, target }) =>
   kind.startsWith('postgres-stop') ||
   kind === 'host-servers-cut' ||
-  ((kind.startsWith('instance-') || kind === 'database-cut' || kind === 'database-latency') && target.startsWith('notifications#'));
+  ((kind.startsWith('instance-') || kind === 'database-cut' || kind === 'database-latency') &&
+    target.startsWith('notifications#'));
 
 /** Resolves once no push is due or being retried any more, or after `timeoutMs`, with how many are left. */
 async function drained(db, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const left = await db.query('SELECT count(*)::int AS n FROM notifications.push_deliveries').then((r) => r.rows[0].n, () => -1);
+    const left = await db.query('SELECT count(*)::int AS n FROM notifications.push_deliveries').then(
+      (r) => r.rows[0].n,
+      () => -1,
+    );
     if (left === 0 || Date.now() > deadline) return left;
     await sleep(1_000);
   }
@@ -105,8 +120,18 @@ export async function pushedOnce({ db, push, timeline }) {
     [[...new Set(push.subscriptions.map((s) => s.userId))]],
   );
   const excusing = timeline.filter(keepsPushUnrecorded);
-  const leaseExcused = (first, again) => excusing.some((f) => f.from <= again.arrivedAt && (f.to ?? Infinity) >= first.arrivedAt);
-  const tally = { expected: 0, received: 0, missing: [], doubled: [], afterPushTimeout: 0, afterLeaseTimeout: 0, foreign: [], retractedPushed: 0 };
+  const leaseExcused = (first, again) =>
+    excusing.some((f) => f.from <= again.arrivedAt && (f.to ?? Infinity) >= first.arrivedAt);
+  const tally = {
+    expected: 0,
+    received: 0,
+    missing: [],
+    doubled: [],
+    afterPushTimeout: 0,
+    afterLeaseTimeout: 0,
+    foreign: [],
+    retractedPushed: 0,
+  };
   for (const subscription of push.subscriptions) {
     const received = push.service.received(subscription.id);
     tally.received += received.length;
@@ -129,9 +154,13 @@ export async function pushedOnce({ db, push, timeline }) {
       const sent = [...got].sort((a, b) => a.arrivedAt - b.arrivedAt);
       for (let i = 1; i < sent.length; i += 1) {
         const earlier = sent.slice(0, i);
-        if (earlier.some((copy) => copy.receivedAt - copy.arrivedAt >= MAY_HAVE_TIMED_OUT_MS)) tally.afterPushTimeout += 1;
+        if (earlier.some((copy) => copy.receivedAt - copy.arrivedAt >= MAY_HAVE_TIMED_OUT_MS))
+          tally.afterPushTimeout += 1;
         else if (earlier.some((copy) => leaseExcused(copy, sent[i]))) tally.afterLeaseTimeout += 1;
-        else tally.doubled.push(`${n.id} to ${subscription.id} (sent ${sent[i].arrivedAt - sent[i - 1].arrivedAt} ms after the one before)`);
+        else
+          tally.doubled.push(
+            `${n.id} to ${subscription.id} (sent ${sent[i].arrivedAt - sent[i - 1].arrivedAt} ms after the one before)`,
+          );
       }
     }
   }
@@ -141,13 +170,27 @@ export async function pushedOnce({ db, push, timeline }) {
   return [
     row(
       'pushes: each notification once to each live subscription',
-      tally.missing.length + tally.doubled.length + tally.foreign.length + (left === 0 ? 0 : 1) + (tally.expected === 0 ? 1 : 0),
+      tally.missing.length +
+        tally.doubled.length +
+        tally.foreign.length +
+        (left === 0 ? 0 : 1) +
+        (tally.expected === 0 ? 1 : 0),
       `${push.subscriptions.length} subscriptions, ${tally.expected} notifications due, ${tally.received} pushes received of ${attempts} tried` +
-        ` (${left === 0 ? 'all sent' : `${left} still due`}): ${tally.missing.length} missing, ${tally.doubled.length} doubled, ${tally.foreign.length} not the user's;` +
-        ` duplicates after a time-out: ${tally.afterPushTimeout} of the push's, ${tally.afterLeaseTimeout} of a lease; ${tally.retractedPushed} retracted after their push` +
+        ` (${left === 0 ? 'all sent' : `${left} still due`}): ${tally.missing.length} ` +
+        `missing, ${tally.doubled.length} doubled, ${tally.foreign.length} not the user's;` +
+        ` duplicates after a time-out: ${tally.afterPushTimeout} of the push's, ` +
+        `${tally.afterLeaseTimeout} of a lease; ${tally.retractedPushed} retracted after their push` +
         sample([...tally.missing, ...tally.doubled, ...tally.foreign]),
     ),
-    row('pushes: VAPID, TTL and aes128gcm as RFC 8030/8291/8292 say', violations.length, `${violations.length} refused${sample(violations)}`),
-    row('push subscriptions kept (the push service never said 404/410)', removed, `${push.subscriptions.length - removed} of ${push.subscriptions.length} left`),
+    row(
+      'pushes: VAPID, TTL and aes128gcm as RFC 8030/8291/8292 say',
+      violations.length,
+      `${violations.length} refused${sample(violations)}`,
+    ),
+    row(
+      'push subscriptions kept (the push service never said 404/410)',
+      removed,
+      `${push.subscriptions.length - removed} of ${push.subscriptions.length} left`,
+    ),
   ];
 }

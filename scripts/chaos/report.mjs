@@ -8,7 +8,11 @@ export function table(rows) {
   const columns = Object.keys(rows[0]);
   const cells = [columns, ...rows.map((r) => columns.map((c) => String(r[c] ?? '')))];
   const widths = columns.map((_, i) => Math.max(...cells.map((line) => line[i].length)));
-  const line = (values) => values.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (values) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(cells[0]), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)].join('\n');
 }
 
@@ -16,7 +20,15 @@ export function table(rows) {
 export function workloadSummary(requests) {
   const byAction = new Map();
   for (const { action, status } of requests) {
-    const entry = byAction.get(action) ?? { action, requests: 0, ok: 0, refused: 0, unavailable: 0, unexpected: 0, statuses: new Map() };
+    const entry = byAction.get(action) ?? {
+      action,
+      requests: 0,
+      ok: 0,
+      refused: 0,
+      unavailable: 0,
+      unexpected: 0,
+      statuses: new Map(),
+    };
     entry.requests += 1;
     entry[outcomeOf(status, action)] += 1;
     entry.statuses.set(status, (entry.statuses.get(status) ?? 0) + 1);
@@ -26,7 +38,10 @@ export function workloadSummary(requests) {
     .sort((a, b) => a.action.localeCompare(b.action))
     .map(({ statuses, ...entry }) => ({
       ...entry,
-      statuses: [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status || 'none'}×${n}`).join(' '),
+      statuses: [...statuses]
+        .sort(([a], [b]) => a - b)
+        .map(([status, n]) => `${status || 'none'}×${n}`)
+        .join(' '),
     }));
 }
 
@@ -43,7 +58,10 @@ export function hostileSummary(requests) {
     .map(([action, statuses]) => ({
       action,
       requests: [...statuses.values()].reduce((sum, n) => sum + n, 0),
-      statuses: [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status || 'none'}×${n}`).join(' '),
+      statuses: [...statuses]
+        .sort(([a], [b]) => a - b)
+        .map(([status, n]) => `${status || 'none'}×${n}`)
+        .join(' '),
     }));
 }
 
@@ -55,7 +73,8 @@ export function hostileSummary(requests) {
 export function burstSummary(requests) {
   const byBurst = new Map();
   for (const r of requests) byBurst.set(r.burst, [...(byBurst.get(r.burst) ?? []), r]);
-  const median = (values) => (values.length === 0 ? '' : String(values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]));
+  const median = (values) =>
+    values.length === 0 ? '' : String(values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]);
   const max = (values) => (values.length === 0 ? '' : String(Math.max(...values)));
   return [...byBurst].map(([burst, answers]) => {
     const refused = answers.filter((r) => r.atCapacity).map((r) => r.ms);
@@ -121,7 +140,8 @@ export function formatResult(result) {
       })),
     ),
     '',
-    `Invariants (seed ${result.seed}, ${result.minutes} min of faults, ${result.seconds} s in all${result.database ? `, database ${result.database} kept` : ''}):`,
+    `Invariants (seed ${result.seed}, ${result.minutes} min of faults, ${result.seconds} ` +
+      `s in all${result.database ? `, database ${result.database} kept` : ''}):`,
     table(result.rows),
     '',
     result.passed ? `PASS (seed ${result.seed})` : `FAIL: replay with --seed ${result.seed}`,

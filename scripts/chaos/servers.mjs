@@ -11,32 +11,50 @@ async function run([file, ...args], { timeoutMs = 90_000 } = {}) {
     const { stdout } = await exec(file, args, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 });
     return stdout;
   } catch (error) {
-    throw new Error(`\`${[file, ...args].join(' ')}\` failed: ${error.message.split('\n')[0]} ${(error.stderr ?? '').trim()}`, { cause: error });
+    throw new Error(
+      `\`${[file, ...args].join(' ')}\` failed: ${error.message.split('\n')[0]} ${(error.stderr ?? '').trim()}`,
+      { cause: error },
+    );
   }
 }
 
-const succeeds = (command, options) => run(command, options).then(() => true, () => false);
+const succeeds = (command, options) =>
+  run(command, options).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * The local cluster on `port`, from `pg_lsclusters`: its version, name, owner, data directory and log.
  * The campaign calls its pg_ctl directly: pg_ctlcluster's own polling makes a start take ~2 s more.
  */
 function localCluster(port = 5432) {
-  const rows = execFileSync('pg_lsclusters', ['-h'], { encoding: 'utf8' }).split('\n').map((line) => line.trim().split(/\s+/));
+  const rows = execFileSync('pg_lsclusters', ['-h'], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/));
   const row = rows.find((r) => Number(r[2]) === port);
   if (!row) throw new Error(`no PostgreSQL cluster on port ${port} in pg_lsclusters`);
   const [version, name, , , owner, dataDir, logFile] = row;
   const pgCtl = [`/usr/lib/postgresql/${version}/bin/pg_ctl`, '-D', dataDir, '-s', '-w'];
   // Only root may act as the cluster's owner; anyone else must be that owner already.
-  const asOwner = (args) => (process.getuid?.() === 0 ? ['runuser', '-u', owner, '--', ...pgCtl, ...args] : [...pgCtl, ...args]);
+  const asOwner = (args) =>
+    process.getuid?.() === 0 ? ['runuser', '-u', owner, '--', ...pgCtl, ...args] : [...pgCtl, ...args];
   return {
     stop: (mode) => asOwner(['stop', '-m', mode]),
-    start: () => asOwner(['start', ...(logFile ? ['-l', logFile] : []), '-o', `-c config_file=/etc/postgresql/${version}/${name}/postgresql.conf`]),
+    start: () =>
+      asOwner([
+        'start',
+        ...(logFile ? ['-l', logFile] : []),
+        '-o',
+        `-c config_file=/etc/postgresql/${version}/${name}/postgresql.conf`,
+      ]),
   };
 }
 
 function postgresControl(container) {
-  const ready = container ? ['docker', 'exec', container, 'pg_isready', '-q'] : ['pg_isready', '-q', '-h', '127.0.0.1', '-p', '5432'];
+  const ready = container
+    ? ['docker', 'exec', container, 'pg_isready', '-q']
+    : ['pg_isready', '-q', '-h', '127.0.0.1', '-p', '5432'];
   let cluster;
   const local = () => (cluster ??= localCluster());
   return {
@@ -46,7 +64,8 @@ function postgresControl(container) {
       if (!container) return void (await run(local().stop(mode)));
       // The image's stop signal (SIGINT) is a fast shutdown; SIGQUIT is an immediate one.
       if (mode === 'fast') await run(['docker', 'stop', container]);
-      else await run(['docker', 'kill', '--signal', 'SIGQUIT', container]).then(() => run(['docker', 'wait', container]));
+      else
+        await run(['docker', 'kill', '--signal', 'SIGQUIT', container]).then(() => run(['docker', 'wait', container]));
     },
     async start() {
       await run(container ? ['docker', 'start', container] : local().start());

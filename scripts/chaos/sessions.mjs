@@ -43,7 +43,14 @@ const readsOf = ({ recipeId, collectionId }) => ({
  * Registers `users` users of its own (each with a recipe and a collection to read: nobody else deletes
  * them) and sets each to work until `stop()`, one session after another.
  */
-export async function startSessions({ apiUrl, rng, users = 3, rounds = [1, 8], roundPauseMs = [500, 2_500], pauseMs = [200, 1_000] }) {
+export async function startSessions({
+  apiUrl,
+  rng,
+  users = 3,
+  rounds = [1, 8],
+  roundPauseMs = [500, 2_500],
+  pauseMs = [200, 1_000],
+}) {
   const { call, requests } = apiClient(apiUrl);
   /** Every answer: `{ action, status }`. */
   const answers = [];
@@ -62,10 +69,22 @@ export async function startSessions({ apiUrl, rng, users = 3, rounds = [1, 8], r
     for (let attempt = 1; attempt <= 10; attempt += 1) {
       // A name of its own each time: a registration that got no answer may have stored the last one.
       const username = `chaos_sessions_${randomUUID().slice(0, 8)}`;
-      const registered = await call('sessions:register', 'POST', '/auth/register', { body: { username, password: PASSWORD } });
+      const registered = await call('sessions:register', 'POST', '/auth/register', {
+        body: { username, password: PASSWORD },
+      });
       const token = registered.status === 201 ? registered.body?.token : undefined;
-      const recipeId = token && (await call('sessions:recipe', 'POST', '/recipes', { body: { title: 'Sessions', cameraModel: 'X100V', filmSimulation: 'Acros' }, token })).body?.recipe?.id;
-      const collectionId = recipeId && (await call('sessions:collection', 'POST', '/collections', { body: { name: 'Sessions' }, token })).body?.collection?.id;
+      const recipeId =
+        token &&
+        (
+          await call('sessions:recipe', 'POST', '/recipes', {
+            body: { title: 'Sessions', cameraModel: 'X100V', filmSimulation: 'Acros' },
+            token,
+          })
+        ).body?.recipe?.id;
+      const collectionId =
+        recipeId &&
+        (await call('sessions:collection', 'POST', '/collections', { body: { name: 'Sessions' }, token })).body
+          ?.collection?.id;
       if (collectionId) return { username, recipeId, collectionId };
       await sleep(1_000);
     }
@@ -78,7 +97,10 @@ export async function startSessions({ apiUrl, rng, users = 3, rounds = [1, 8], r
   /** One session on the second device, from its login to the probes of its token after its end. */
   async function session(self, own) {
     const reads = readsOf(self);
-    const login = await ask('login', 'POST', '/auth/login', { body: { username: self.username, password: PASSWORD }, headers: { 'user-agent': 'Chaos phone' } });
+    const login = await ask('login', 'POST', '/auth/login', {
+      body: { username: self.username, password: PASSWORD },
+      headers: { 'user-agent': 'Chaos phone' },
+    });
     // A 200 whose body was cut short: a session it cannot use.
     if (login.status !== 200 || !login.body) return;
     let { token, refreshToken } = login.body;
@@ -154,17 +176,25 @@ export async function startSessions({ apiUrl, rng, users = 3, rounds = [1, 8], r
 }
 
 const row = (check, failures, figures) => ({ check, result: failures === 0 ? 'PASS' : 'FAIL', figures });
-const tally = (items) => [...items.reduce((m, key) => m.set(key, (m.get(key) ?? 0) + 1), new Map())].map(([key, n]) => `${key || 'none'}×${n}`).join(' ');
+const tally = (items) =>
+  [...items.reduce((m, key) => m.set(key, (m.get(key) ?? 0) + 1), new Map())]
+    .map(([key, n]) => `${key || 'none'}×${n}`)
+    .join(' ');
 
 /** Each answer one its call may get, or the API unavailable (503, 504, none): a refresh never a 500. */
 function wrongAnswers(answers) {
-  const wrong = answers.filter(({ action, status }) => !expected[action].includes(status) && outcomeOf(status) !== 'unavailable');
+  const wrong = answers.filter(
+    ({ action, status }) => !expected[action].includes(status) && outcomeOf(status) !== 'unavailable',
+  );
   const refreshes = answers.filter((a) => a.action === 'refresh');
   return row(
     'sessions: no answer but those expected (refresh: 200, 503/504/none)',
     wrong.length,
     `${answers.length} answers: ${tally(answers.map((a) => a.status))}; refreshes: ${tally(refreshes.map((a) => a.status)) || 'none'}` +
-      wrong.slice(0, 3).map((a) => `; ${a.status} to ${a.action}`).join(''),
+      wrong
+        .slice(0, 3)
+        .map((a) => `; ${a.status} to ${a.action}`)
+        .join(''),
   );
 }
 

@@ -5,13 +5,19 @@ import { nameOf } from './processes.mjs';
 export const SCHEMAS = ['users', 'content', 'comments', 'collections', 'notifications'];
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const ready = (url) => fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false);
+const ready = (url) =>
+  fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(2_000) }).then(
+    (r) => r.ok,
+    () => false,
+  );
 
 /** The system's queues by name: its exchange's name, a dot, then anything (the service, `.dlq`, ...). */
 export const isSystemQueue = (exchange) => (name) => name.startsWith(`${exchange}.`);
 
 export async function outboxBacklog(db) {
-  const counts = await Promise.all(SCHEMAS.map(async (schema) => (await db.query(`SELECT count(*)::int AS n FROM ${schema}.outbox`)).rows[0].n));
+  const counts = await Promise.all(
+    SCHEMAS.map(async (schema) => (await db.query(`SELECT count(*)::int AS n FROM ${schema}.outbox`)).rows[0].n),
+  );
   return Object.fromEntries(SCHEMAS.map((schema, i) => [schema, counts[i]]));
 }
 
@@ -20,7 +26,9 @@ async function busy({ system, db, servers, exchange }) {
   const reasons = [];
   // A backend's readiness says it reaches the database and the broker; the gateway need only run.
   const unready = await Promise.all(
-    system.processes.map(async (p) => (p.running && (p.service === 'gateway' || (await ready(p.url))) ? undefined : nameOf(p))),
+    system.processes.map(async (p) =>
+      p.running && (p.service === 'gateway' || (await ready(p.url))) ? undefined : nameOf(p),
+    ),
   );
   if (unready.some(Boolean)) reasons.push(`not ready: ${unready.filter(Boolean).join(', ')}`);
   try {
@@ -30,9 +38,14 @@ async function busy({ system, db, servers, exchange }) {
     reasons.push(`database: ${error.message}`);
   }
   try {
-    const queues = (await servers.rabbitmq.queues()).filter((q) => isSystemQueue(exchange)(q.name) && !q.name.endsWith('.dlq'));
+    const queues = (await servers.rabbitmq.queues()).filter(
+      (q) => isSystemQueue(exchange)(q.name) && !q.name.endsWith('.dlq'),
+    );
     const pending = queues.filter((q) => q.ready + q.unacked > 0);
-    if (pending.length > 0) reasons.push(`queues: ${pending.map((q) => `${q.name.slice(exchange.length + 1)} ${q.ready}+${q.unacked}`).join(', ')}`);
+    if (pending.length > 0)
+      reasons.push(
+        `queues: ${pending.map((q) => `${q.name.slice(exchange.length + 1)} ${q.ready}+${q.unacked}`).join(', ')}`,
+      );
   } catch (error) {
     reasons.push(`broker: ${error.message}`);
   }

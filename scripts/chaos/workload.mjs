@@ -82,7 +82,9 @@ function actions(world, call, rng, label) {
     async register() {
       if (world.users.length >= MAX_USERS) return;
       const username = `chaos_${label}_${serial++}`;
-      const { status, body } = await call('register', 'POST', '/auth/register', { body: { username, password: PASSWORD } });
+      const { status, body } = await call('register', 'POST', '/auth/register', {
+        body: { username, password: PASSWORD },
+      });
       if (status === 201) world.users.push({ id: body.user.id, username: body.user.username, token: body.token });
       return status;
     },
@@ -93,16 +95,24 @@ function actions(world, call, rng, label) {
     async recipe(user) {
       const tagged = others(rng, world.users, user, rng.int(0, 2));
       const imageUrls = rng.chance(0.5) ? [`https://cdn.example.com/r/${serial++}.jpg`] : [];
-      const body = { title: `Chaos ${serial++}`, cameraModel: 'X100V', filmSimulation: 'Classic Chrome', imageUrls, taggedUsernames: tagged.map((u) => u.username) };
+      const body = {
+        title: `Chaos ${serial++}`,
+        cameraModel: 'X100V',
+        filmSimulation: 'Classic Chrome',
+        imageUrls,
+        taggedUsernames: tagged.map((u) => u.username),
+      };
       const reply = await call('recipe', 'POST', '/recipes', { body, token: user.token });
-      if (reply.status === 201) world.recipes.push({ id: reply.body.recipe.id, authorId: user.id, tagged: tagged.map((u) => u.id) });
+      if (reply.status === 201)
+        world.recipes.push({ id: reply.body.recipe.id, authorId: user.id, tagged: tagged.map((u) => u.id) });
       return reply.status;
     },
     async post(user) {
       const tagged = others(rng, world.users, user, rng.int(0, 2));
       const body = { title: `Chaos post ${serial++}`, taggedUsernames: tagged.map((u) => u.username) };
       const reply = await call('post', 'POST', '/posts', { body, token: user.token });
-      if (reply.status === 201) world.posts.push({ id: reply.body.post.id, authorId: user.id, tagged: tagged.map((u) => u.id) });
+      if (reply.status === 201)
+        world.posts.push({ id: reply.body.post.id, authorId: user.id, tagged: tagged.map((u) => u.id) });
     },
     async comment(user) {
       const targetType = rng.weighted({ recipe: 5, post: 3, collection: 2 });
@@ -116,7 +126,12 @@ function actions(world, call, rng, label) {
       const onTarget = world.comments.filter((c) => c.targetId === target.id);
       const parent = onTarget.length > 0 && rng.chance(0.35) ? rng.pick(onTarget) : undefined;
       const body = parent ? { content, parentId: parent.id } : { content };
-      const reply = await call(`comment:${targetType}${parent ? ':reply' : ''}`, 'POST', `/${targetType}s/${target.id}/comments`, { body, token: user.token });
+      const reply = await call(
+        `comment:${targetType}${parent ? ':reply' : ''}`,
+        'POST',
+        `/${targetType}s/${target.id}/comments`,
+        { body, token: user.token },
+      );
       if (reply.status === 201) {
         world.comments.push({
           id: reply.body.comment.id,
@@ -157,7 +172,8 @@ function actions(world, call, rng, label) {
       if (pool.length === 0) return;
       const { id: contentId } = rng.pick(pool);
       const reply = await call('save', 'POST', '/saved-items', { body: { contentType, contentId }, token: user.token });
-      if (reply.status === 201) world.savedItems.push({ id: reply.body.savedItem.id, userId: user.id, contentType, contentId });
+      if (reply.status === 201)
+        world.savedItems.push({ id: reply.body.savedItem.id, userId: user.id, contentType, contentId });
     },
     async unsave(user) {
       const items = mine(world.savedItems, user, 'userId');
@@ -167,23 +183,40 @@ function actions(world, call, rng, label) {
       if (status === 200 || status === 404) item.gone = true;
     },
     async collection(user) {
-      const reply = await call('collection', 'POST', '/collections', { body: { name: `Board ${serial++}`, description: 'chaos' }, token: user.token });
+      const reply = await call('collection', 'POST', '/collections', {
+        body: { name: `Board ${serial++}`, description: 'chaos' },
+        token: user.token,
+      });
       if (reply.status === 201) world.collections.push({ id: reply.body.collection.id, ownerId: user.id });
     },
     async addItem(user) {
       const [collections, items] = [mine(world.collections, user, 'ownerId'), mine(world.savedItems, user, 'userId')];
       if (collections.length === 0 || items.length === 0) return;
       const [collection, item] = [rng.pick(collections), rng.pick(items)];
-      const { status } = await call('addItem', 'POST', `/collections/${collection.id}/items`, { body: { savedItemId: item.id }, token: user.token });
+      const { status } = await call('addItem', 'POST', `/collections/${collection.id}/items`, {
+        body: { savedItemId: item.id },
+        token: user.token,
+      });
       if (status === 201) world.collectionItems.push({ collection, item });
     },
     async removeItem(user) {
       // Mostly an item the API said it added; now and then any pair, which may well be a 404.
-      const added = world.collectionItems.filter(({ collection, item }) => collection.ownerId === user.id && !collection.deleted && !item.gone);
-      const pair = rng.chance(0.8) && added.length > 0 ? rng.pick(added) : { collection: pickOwn(world.collections, user, 'ownerId'), item: pickOwn(world.savedItems, user, 'userId') };
+      const added = world.collectionItems.filter(
+        ({ collection, item }) => collection.ownerId === user.id && !collection.deleted && !item.gone,
+      );
+      const pair =
+        rng.chance(0.8) && added.length > 0
+          ? rng.pick(added)
+          : {
+              collection: pickOwn(world.collections, user, 'ownerId'),
+              item: pickOwn(world.savedItems, user, 'userId'),
+            };
       if (!pair.collection || !pair.item) return;
       const path = `/collections/${pair.collection.id}/items`;
-      const { status } = await call('removeItem', 'DELETE', path, { body: { savedItemId: pair.item.id }, token: user.token });
+      const { status } = await call('removeItem', 'DELETE', path, {
+        body: { savedItemId: pair.item.id },
+        token: user.token,
+      });
       // Removing takes the item out of the saved items too.
       if (status === 200) pair.item.gone = true;
     },
@@ -216,7 +249,9 @@ function actions(world, call, rng, label) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Runs `action` (which resolves with the status it got) again while the API is unavailable, at most `attempts` times. */
+/**
+ * Runs `action` (which resolves with the status it got) again while the API is unavailable, at most `attempts` times.
+ */
 async function retried(action, attempts = 10) {
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     if (outcomeOf(await action()) !== 'unavailable') return;
@@ -234,7 +269,8 @@ export async function startWorkload({ apiUrl, rng, clients = 8, users = 16, paus
   const setup = actions(world, call, rng.fork('setup'), 's');
   // Before the faults, but the servers may be shared with someone else's: a few tries each.
   await Promise.all(Array.from({ length: users }, () => retried(() => setup.register())));
-  if (world.users.length < 2) throw new Error(`only ${world.users.length} of ${users} users could register before the faults`);
+  if (world.users.length < 2)
+    throw new Error(`only ${world.users.length} of ${users} users could register before the faults`);
   await Promise.all(world.users.map((user) => retried(() => setup.recipe(user))));
 
   let running = true;

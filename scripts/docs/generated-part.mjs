@@ -2,7 +2,8 @@
 // wrote it. `npm run docs` rewrites the parts; `npm run lint` fails while one differs from what it would write.
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const begin = (name) => `<!-- BEGIN ${name}: written by \`npm run docs\`, checked by \`npm run lint\`; edit the source, not this -->`;
+const begin = (name) =>
+  `<!-- BEGIN ${name}: written by \`npm run docs\`, checked by \`npm run lint\`; edit the source, not this -->`;
 const end = (name) => `<!-- END ${name} -->`;
 
 /** The file with the part named `name` replaced by `content`; throws when the file lacks its markers. */

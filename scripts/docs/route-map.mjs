@@ -30,7 +30,8 @@ function reachable(file) {
 }
 
 /** Whether `file` holds SQL: a template literal that starts a statement. */
-const holdsSql = (file) => /`\s*(?:WITH|SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b/.test(readFileSync(file, 'utf8'));
+const holdsSql = (file) =>
+  /`\s*(?:WITH|SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b/.test(readFileSync(file, 'utf8'));
 
 /** Rows of { prefix, service, routes, sql } for every route plugin each service registers. */
 export function routeMap(root) {
@@ -38,7 +39,12 @@ export function routeMap(root) {
   for (const service of SERVICES) {
     const serviceFile = join(root, 'services', service, 'src', 'service.ts');
     const text = readFileSync(serviceFile, 'utf8');
-    const imported = new Map([...text.matchAll(/import\s+(\w+)\s+from\s+'(\.\/routes\/[^']+)\.js'/g)].map(([, name, path]) => [name, `${path}.ts`]));
+    const imported = new Map(
+      [...text.matchAll(/import\s+(\w+)\s+from\s+'(\.\/routes\/[^']+)\.js'/g)].map(([, name, path]) => [
+        name,
+        `${path}.ts`,
+      ]),
+    );
     for (const [, plugin, prefix] of text.matchAll(/\.register\(\s*(\w+)\s*,\s*\{[^}]*?prefix:\s*'([^']+)'/g)) {
       const routeFile = imported.get(plugin);
       if (!routeFile) continue;
@@ -58,6 +64,8 @@ export function routeMap(root) {
 const files = (list) => list.map((file) => `\`${file}\``).join(', ');
 
 export function routeTable(root) {
-  const lines = routeMap(root).map(({ prefix, service, routes, sql }) => `| \`${prefix}\` | ${service} | ${files(routes)} | ${files(sql)} |`);
+  const lines = routeMap(root).map(
+    ({ prefix, service, routes, sql }) => `| \`${prefix}\` | ${service} | ${files(routes)} | ${files(sql)} |`,
+  );
   return ['| Prefix | Service | Routes (hop 1) | SQL (hop 2) |', '|---|---|---|---|', ...lines].join('\n');
 }

@@ -20,7 +20,8 @@ export function sectionsOf(markdown) {
 
 // A document named before `§` (or a specification we do not check), then the numbers, and those listed
 // after it with "," "and" "or".
-const REFERENCE = /(?:(?<document>[\w./-]*\.md)|(?<other>\b(?:RFC|ISO|ECMA)[\s-]?[\d-]+))?\s*§(?<first>\d+(?:\.\d+)*)(?<more>(?:(?:,\s*|\s+and\s+|\s+or\s+)§\d+(?:\.\d+)*)*)/g;
+const REFERENCE =
+  /(?:(?<document>[\w./-]*\.md)|(?<other>\b(?:RFC|ISO|ECMA)[\s-]?[\d-]+))?\s*§(?<first>\d+(?:\.\d+)*)(?<more>(?:(?:,\s*|\s+and\s+|\s+or\s+)§\d+(?:\.\d+)*)*)/g;
 
 /** The references in one file's text: { line, document (as written, or undefined for a bare one), section }. */
 export function referencesIn(text) {
@@ -28,7 +29,10 @@ export function referencesIn(text) {
   for (const match of text.matchAll(REFERENCE)) {
     if (match.groups.other) continue;
     const line = text.slice(0, match.index).split('\n').length;
-    const sections = [match.groups.first, ...[...match.groups.more.matchAll(/§(\d+(?:\.\d+)*)/g)].map((more) => more[1])];
+    const sections = [
+      match.groups.first,
+      ...[...match.groups.more.matchAll(/§(\d+(?:\.\d+)*)/g)].map((more) => more[1]),
+    ];
     for (const section of sections) found.push({ line, document: match.groups.document, section });
   }
   return found;
@@ -43,8 +47,13 @@ function resolveDocument(root, file, document) {
 
 /** The files to look in: those git tracks or would track (new ones too), as they are now. */
 export function filesOf(root) {
-  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' });
-  return listed.split('\n').filter((file) => TEXT_FILES.test(file) && !SKIPPED.test(file) && existsSync(join(root, file)));
+  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  return listed
+    .split('\n')
+    .filter((file) => TEXT_FILES.test(file) && !SKIPPED.test(file) && existsSync(join(root, file)));
 }
 
 /** One line per reference that names no existing section (or no document we have); none when all hold. */
@@ -58,11 +67,14 @@ export function staleReferences(root, files = filesOf(root)) {
       const target = resolveDocument(root, file, document);
       const where = `${file}:${line}`;
       if (target === undefined) {
-        problems.push(`${where}: §${section} names ${document ? `${document}, which does not exist` : 'no document (write "docs/<file>.md §n")'}`);
+        problems.push(
+          `${where}: §${section} names ${document ? `${document}, which does not exist` : 'no document (write "docs/<file>.md §n")'}`,
+        );
         continue;
       }
       if (!sectionsByDocument.has(target)) sectionsByDocument.set(target, sectionsOf(readFileSync(target, 'utf8')));
-      if (!sectionsByDocument.get(target).has(section)) problems.push(`${where}: ${relative(root, target)} has no §${section}`);
+      if (!sectionsByDocument.get(target).has(section))
+        problems.push(`${where}: ${relative(root, target)} has no §${section}`);
     }
   }
   return problems;

@@ -10,7 +10,9 @@ export function tablesOf(root) {
   const tables = new Map();
   for (const { dir } of SETS) {
     if (!existsSync(join(root, dir))) continue;
-    for (const file of readdirSync(join(root, dir)).filter((name) => name.endsWith('.sql')).sort()) {
+    for (const file of readdirSync(join(root, dir))
+      .filter((name) => name.endsWith('.sql'))
+      .sort()) {
       for (const statement of upStatements(readFileSync(join(root, dir, file), 'utf8'))) {
         const created = /^CREATE\s+(?:UNLOGGED\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(?:\w+\.)?(\w+)/i.exec(statement);
         if (created) tables.set(created[1], `${dir}/${file}`);

@@ -14,8 +14,18 @@ export const SETS = [
   { owner: 'libs/directory (collections)', dir: 'libs/directory/collection-migrations' },
   { owner: 'libs/directory (relations)', dir: 'libs/directory/relation-migrations' },
   { owner: 'libs/runtime (ended sessions)', dir: 'libs/runtime/migrations/ended-sessions' },
-  ...['users', 'content', 'comments', 'collections', 'notifications'].map((name) => ({ owner: name, dir: `services/${name}/migrations` })),
+  ...['users', 'content', 'comments', 'collections', 'notifications'].map((name) => ({
+    owner: name,
+    dir: `services/${name}/migrations`,
+  })),
 ];
+
+/** `CREATE TRIGGER name timing events ON table … EXECUTE FUNCTION fn(args)`, in its parts. */
+const CREATE_TRIGGER = new RegExp(
+  String.raw`^CREATE\s+(?:OR\s+REPLACE\s+)?TRIGGER\s+(\w+)\s+(BEFORE|AFTER|INSTEAD\s+OF)\s+([\s\S]+?)\s+ON\s+(\w+)\s+` +
+    String.raw`([\s\S]*?)EXECUTE\s+(?:FUNCTION|PROCEDURE)\s+(\w+)\s*\(([^)]*)\)`,
+  'i',
+);
 
 /** The statements of a migration's Up part, without comments; dollar-quoted bodies kept whole. */
 export function upStatements(sql) {
@@ -44,14 +54,31 @@ export function triggersOf(root) {
   const functions = new Map();
   for (const { owner, dir } of SETS) {
     if (!existsSync(join(root, dir))) continue;
-    for (const file of readdirSync(join(root, dir)).filter((name) => name.endsWith('.sql')).sort()) {
+    for (const file of readdirSync(join(root, dir))
+      .filter((name) => name.endsWith('.sql'))
+      .sort()) {
       for (const statement of upStatements(readFileSync(join(root, dir, file), 'utf8'))) {
-        const created = /^CREATE\s+(?:OR\s+REPLACE\s+)?TRIGGER\s+(\w+)\s+(BEFORE|AFTER|INSTEAD\s+OF)\s+([\s\S]+?)\s+ON\s+(\w+)\s+([\s\S]*?)EXECUTE\s+(?:FUNCTION|PROCEDURE)\s+(\w+)\s*\(([^)]*)\)/i.exec(statement);
+        const created = CREATE_TRIGGER.exec(statement);
         if (created) {
           const [, name, timing, events, table, rest, fn, args] = created;
-          const level = /FOR\s+EACH\s+STATEMENT/i.test(rest) ? 'each statement' : /FOR\s+EACH\s+ROW/i.test(rest) ? 'each row' : 'each statement';
+          const level = /FOR\s+EACH\s+STATEMENT/i.test(rest)
+            ? 'each statement'
+            : /FOR\s+EACH\s+ROW/i.test(rest)
+              ? 'each row'
+              : 'each statement';
           const when = /WHEN\s*\(([\s\S]*)\)\s*$/i.exec(rest.trim())?.[1];
-          triggers.set(`${name} ON ${table}`, { owner, name, table, when: [`${timing} ${events}`.replace(/\s+/g, ' '), level, when && `when ${when.replace(/\s+/g, ' ')}`].filter(Boolean).join(', '), fn, args: args.trim(), file: `${dir}/${file}`, why: undefined });
+          triggers.set(`${name} ON ${table}`, {
+            owner,
+            name,
+            table,
+            when: [`${timing} ${events}`.replace(/\s+/g, ' '), level, when && `when ${when.replace(/\s+/g, ' ')}`]
+              .filter(Boolean)
+              .join(', '),
+            fn,
+            args: args.trim(),
+            file: `${dir}/${file}`,
+            why: undefined,
+          });
           continue;
         }
         const dropped = /^DROP\s+TRIGGER\s+(?:IF\s+EXISTS\s+)?(\w+)\s+ON\s+(\w+)/i.exec(statement);
@@ -73,14 +100,17 @@ export function triggersOf(root) {
   return { triggers: [...triggers.values()], functions };
 }
 
-/** What a function's body writes (tables, NOTIFY, a notice), and the events it writes, following the functions it calls. */
+/**
+ * What a function's body writes (tables, NOTIFY, a notice), and the events it writes, following the functions it calls.
+ */
 function effectsOf(name, functions, seen = new Set()) {
   const writes = new Set();
   const events = new Set();
   const body = functions.get(name)?.body;
   if (body === undefined || seen.has(name)) return { writes, events };
   seen.add(name);
-  for (const [, table] of body.matchAll(/\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?!SET\b)(\w+)/gi)) writes.add(table);
+  for (const [, table] of body.matchAll(/\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?!SET\b)(\w+)/gi))
+    writes.add(table);
   if (/pg_notify\s*\(/i.test(body)) writes.add('NOTIFY');
   if (/RAISE\s+NOTICE/i.test(body)) writes.add('a notice to its connection');
   for (const [, type] of body.matchAll(/'type'\s*,\s*'([a-z_.]+)'/g)) events.add(type);
@@ -95,7 +125,8 @@ function effectsOf(name, functions, seen = new Set()) {
 }
 
 const cell = (text) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
-const list = (items) => (items.size === 0 ? '' : [...items].map((item) => (item.includes(' ') ? item : `\`${item}\``)).join(', '));
+const list = (items) =>
+  items.size === 0 ? '' : [...items].map((item) => (item.includes(' ') ? item : `\`${item}\``)).join(', ');
 
 /** One row per trigger function and firing, its tables together, with what it writes and why. */
 export function triggerRows(root) {
@@ -118,7 +149,14 @@ export function triggerRows(root) {
 export function triggerTable(rows) {
   const lines = rows.map((row) => {
     const why = row.why ?? '**no reason given** (COMMENT ON TRIGGER in a new migration)';
-    return `| ${row.owner} | \`${row.name}\` (\`${row.fn}\`, ${row.where}) | ${list(new Set(row.tables))} | ${cell(row.when)} | ${list(new Set(row.writes))} | ${list(new Set(row.events))} | ${cell(why)} |`;
+    return (
+      `| ${row.owner} | \`${row.name}\` (\`${row.fn}\`, ${row.where}) | ${list(new Set(row.tables))} | ` +
+      `${cell(row.when)} | ${list(new Set(row.writes))} | ${list(new Set(row.events))} | ${cell(why)} |`
+    );
   });
-  return ['| Schema of | Trigger (function, migration) | On | When | Writes | Event | Why a trigger |', '|---|---|---|---|---|---|---|', ...lines].join('\n');
+  return [
+    '| Schema of | Trigger (function, migration) | On | When | Writes | Event | Why a trigger |',
+    '|---|---|---|---|---|---|---|',
+    ...lines,
+  ].join('\n');
 }

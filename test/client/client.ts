@@ -48,13 +48,24 @@ export type Input<O> = ([PathParameters<O>] extends [never] ? { params?: undefin
 
 /** Every answer the operation declares, as a union the caller narrows by `status`. */
 export type Answer<O> = O extends { responses: infer Responses }
-  ? { [S in keyof Responses]: { status: S; body: Responses[S] extends { content: infer Content } ? Content[keyof Content] : undefined } }[keyof Responses]
+  ? {
+      [S in keyof Responses]: {
+        status: S;
+        body: Responses[S] extends { content: infer Content } ? Content[keyof Content] : undefined;
+      };
+    }[keyof Responses]
   : never;
 
 export function apiClient(baseUrl: string) {
-  return async function call<P extends keyof paths, M extends Method>(method: M, path: P, input: Input<Operation<P, M>>): Promise<Answer<Operation<P, M>>> {
+  return async function call<P extends keyof paths, M extends Method>(
+    method: M,
+    path: P,
+    input: Input<Operation<P, M>>,
+  ): Promise<Answer<Operation<P, M>>> {
     const params = (input.params ?? {}) as Record<string, string>;
-    const url = new URL(`${baseUrl}${String(path).replace(/\{(\w+)\}/g, (_whole, name: string) => encodeURIComponent(params[name] ?? ''))}`);
+    const url = new URL(
+      `${baseUrl}${String(path).replace(/\{(\w+)\}/g, (_whole, name: string) => encodeURIComponent(params[name] ?? ''))}`,
+    );
     for (const [name, value] of Object.entries((input.query ?? {}) as Record<string, string | undefined>)) {
       if (value !== undefined) url.searchParams.set(name, value);
     }
@@ -78,7 +89,11 @@ function unexpected(what: string, answer: { status: unknown; body: unknown }): E
 }
 
 /** Registers two users, mentions one in a comment by the other, and returns the mentioned user's notification. */
-export async function mentionFlow(baseUrl: string, prefix: string, { timeoutMs = 10_000 } = {}): Promise<MentionFlowResult> {
+export async function mentionFlow(
+  baseUrl: string,
+  prefix: string,
+  { timeoutMs = 10_000 } = {},
+): Promise<MentionFlowResult> {
   const call = apiClient(baseUrl);
 
   const register = async (username: string) => {
@@ -159,7 +174,12 @@ export async function sessionFlow(baseUrl: string, username: string, password: s
   const loggedOut = await call('post', '/api/auth/logout', { token });
   if (loggedOut.status !== 200) throw unexpected('log out', loggedOut);
   const refreshAfter = await call('post', '/api/auth/refresh', { body: { refreshToken } });
-  return { expiresIn, sessions: listed.body.sessions.length, current: current?.id, refreshAfterLogout: refreshAfter.status };
+  return {
+    expiresIn,
+    sessions: listed.body.sessions.length,
+    current: current?.id,
+    refreshAfterLogout: refreshAfter.status,
+  };
 }
 
 /**
@@ -174,7 +194,11 @@ export async function notificationsByCursor(baseUrl: string, token: string, { li
   do {
     const page = await call('get', '/api/notifications', {
       token,
-      query: { limit: String(limit), ...(unread ? { unread: 'true' as const } : {}), ...(cursor === undefined ? {} : { cursor }) },
+      query: {
+        limit: String(limit),
+        ...(unread ? { unread: 'true' as const } : {}),
+        ...(cursor === undefined ? {} : { cursor }),
+      },
     });
     if (page.status !== 200) throw unexpected(`read notifications after ${cursor ?? 'the start'}`, page);
     notifications.push(...page.body.data.map((notification) => notification.id));
@@ -198,14 +222,25 @@ export async function replyFlow(baseUrl: string, prefix: string, { timeoutMs = 1
   };
   const owner = await register(`${prefix}_owner`);
   const guest = await register(`${prefix}_guest`);
-  const published = await call('post', '/api/recipes', { token: owner.token, body: { title: 'Acros at noon', cameraModel: 'X100V', filmSimulation: 'Acros' } });
+  const published = await call('post', '/api/recipes', {
+    token: owner.token,
+    body: { title: 'Acros at noon', cameraModel: 'X100V', filmSimulation: 'Acros' },
+  });
   if (published.status !== 201) throw unexpected('publish a recipe', published);
   const params = { id: published.body.recipe.id };
 
-  const asked = await call('post', '/api/recipes/{id}/comments', { token: guest.token, params, body: { content: 'Which filter?' } });
+  const asked = await call('post', '/api/recipes/{id}/comments', {
+    token: guest.token,
+    params,
+    body: { content: 'Which filter?' },
+  });
   if (asked.status !== 201) throw unexpected('comment', asked);
   const question: Comment = asked.body.comment;
-  const answered = await call('post', '/api/recipes/{id}/comments', { token: owner.token, params, body: { content: 'A yellow one', parentId: question.id } });
+  const answered = await call('post', '/api/recipes/{id}/comments', {
+    token: owner.token,
+    params,
+    body: { content: 'A yellow one', parentId: question.id },
+  });
   if (answered.status !== 201) throw unexpected('reply', answered);
   const answer: Comment = answered.body.comment;
 
@@ -218,8 +253,11 @@ export async function replyFlow(baseUrl: string, prefix: string, { timeoutMs = 1
   for (;;) {
     const listed = await call('get', '/api/notifications', { token: guest.token, query: { types: 'reply_comment' } });
     if (listed.status !== 200) throw unexpected('read notifications', listed);
-    const notification: Notification | undefined = listed.body.data.find((candidate) => candidate.commentId === answer.id);
-    if (notification) return { question, answer, topLevel: topLevel.body.comments, replies: replies.body.comments, notification };
+    const notification: Notification | undefined = listed.body.data.find(
+      (candidate) => candidate.commentId === answer.id,
+    );
+    if (notification)
+      return { question, answer, topLevel: topLevel.body.comments, replies: replies.body.comments, notification };
     if (Date.now() > deadline) throw new Error(`no reply_comment for comment ${answer.id} within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

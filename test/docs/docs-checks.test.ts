@@ -78,12 +78,15 @@ describe('section references', () => {
 });
 
 describe('generated parts', () => {
-  const begin = (name: string) => `<!-- BEGIN ${name}: written by \`npm run docs\`, checked by \`npm run lint\`; edit the source, not this -->`;
+  const begin = (name: string) =>
+    `<!-- BEGIN ${name}: written by \`npm run docs\`, checked by \`npm run lint\`; edit the source, not this -->`;
 
   it('rewrites only the lines between its markers, and reports a part that differs when checking', () => {
     const dir = tree({ 'doc.md': `# Doc\n\nmine\n${begin('table')}\nold\n<!-- END table -->\n\nmine too\n` });
     const file = join(dir, 'doc.md');
-    expect(updatePart(file, 'table', 'new', { check: true })).toBe(`${file}: 'table' differs from its source; run npm run docs`);
+    expect(updatePart(file, 'table', 'new', { check: true })).toBe(
+      `${file}: 'table' differs from its source; run npm run docs`,
+    );
     expect(updatePart(file, 'table', 'new', { check: false })).toBeUndefined();
     expect(readFileSync(file, 'utf8')).toBe(`# Doc\n\nmine\n${begin('table')}\nnew\n<!-- END table -->\n\nmine too\n`);
     expect(updatePart(file, 'table', 'new', { check: true })).toBeUndefined();
@@ -92,14 +95,19 @@ describe('generated parts', () => {
 
   it('makes the settings table from the schemas: default, users and .describe(), and refuses a setting without one', () => {
     const schemas = {
-      users: z.object({ PORT: z.coerce.number().default(3001).describe('port of the public API'), ONLY: z.string().optional().describe('users only') }),
+      users: z.object({
+        PORT: z.coerce.number().default(3001).describe('port of the public API'),
+        ONLY: z.string().optional().describe('users only'),
+      }),
       gateway: z.object({ PORT: z.coerce.number().default(3000).describe('port of the public API') }),
     };
     expect(configTable(schemas).split('\n').slice(2)).toEqual([
       '| `PORT` | `3001` (users); `3000` (gateway) | users, gateway | port of the public API |',
       '| `ONLY` | none | users | users only |',
     ]);
-    expect(() => configTable({ users: z.object({ SECRET: z.string() }) })).toThrow('SECRET in services/users/src/config.ts has no .describe()');
+    expect(() => configTable({ users: z.object({ SECRET: z.string() }) })).toThrow(
+      'SECRET in services/users/src/config.ts has no .describe()',
+    );
   });
 
   it("differs from docs/configuration.md's table once a default in the document is changed by hand", async () => {

@@ -8,7 +8,8 @@ import { type CampaignResult, FAULT_KINDS, formatResult, runCampaign } from '../
  * hostile user pushes at the limits meanwhile (scripts/chaos/hostile.mjs), and bursts of a few hundred
  * requests in a second go past the system's capacity (scripts/chaos/overload.mjs); afterwards every
  * invariant of the stored data holds, the hostile user never got a 500 nor got past a limit, and the
- * bursts were refused in part at capacity, with nothing stored of what was refused. Stops the shared servers again and again for a
+ * bursts were refused in part at capacity, with nothing stored of what was refused. Stops the shared servers again and
+ * again for a
  * minute: other test files lose them too. Replay a failure with
  * `npm run chaos -- --seed <seed> --minutes 0.75`.
  */
@@ -47,6 +48,12 @@ it('keeps every invariant through a seeded fault campaign with every kind of fau
   const report = formatResult(result);
   console.log(report);
 
-  expect(result.rows.filter((row) => row.result !== 'PASS'), report).toEqual([]);
-  expect(FAULT_KINDS.filter((kind) => result.faults[kind] === 0), 'kinds never injected').toEqual([]);
+  expect(
+    result.rows.filter((row) => row.result !== 'PASS'),
+    report,
+  ).toEqual([]);
+  expect(
+    FAULT_KINDS.filter((kind) => result.faults[kind] === 0),
+    'kinds never injected',
+  ).toEqual([]);
 }, 170_000);

@@ -32,7 +32,10 @@ it('stores every event of a burst once although the consumer was killed in the m
   const queue = queueOf(name, 'notifications');
   // With the consumer stopped the burst waits in its queue, so the restart below meets all of it at once.
   await notifications.kill('SIGTERM');
-  await broker.publish(exchangeOf(name), Array.from({ length: BURST }, () => mentionEvent()));
+  await broker.publish(
+    exchangeOf(name),
+    Array.from({ length: BURST }, () => mentionEvent()),
+  );
   expect(await broker.messageCount(queue)).toBe(BURST);
 
   // The process consumes before it reports ready, so do not wait for that: kill it as soon as some are stored.
@@ -46,7 +49,9 @@ it('stores every event of a burst once although the consumer was killed in the m
   await notifications.start();
   await settlesAt(() => db.count(notificationsCount), BURST, { timeoutMs: 30_000 });
   expect(await db.count('SELECT count(*)::int AS count FROM notifications.processed_events')).toBe(BURST);
-  expect(await db.count('SELECT count(DISTINCT source_event_id)::int AS count FROM notifications.notifications')).toBe(BURST);
+  expect(await db.count('SELECT count(DISTINCT source_event_id)::int AS count FROM notifications.notifications')).toBe(
+    BURST,
+  );
   // Nothing left over, and nothing given up on: a delivery cut short by the crash is no failed attempt to dead-letter.
   expect(await broker.messageCount(queue)).toBe(0);
   expect(await broker.messageCount(`${queue}.dlq`)).toBe(0);

@@ -2,7 +2,19 @@ import { brokerAdmin, sharedServer } from '@recipes/testing';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import type { StartedSystem } from '../../scripts/system.mjs';
 import { startTestSystem } from '../support/system.js';
-import { type Account, type Api, apiOf, databaseOf, inParallel, notificationsCount, queueOf, type Reply, settlesAt, statusCounts, unlimited } from './support.js';
+import {
+  type Account,
+  type Api,
+  apiOf,
+  databaseOf,
+  inParallel,
+  notificationsCount,
+  queueOf,
+  type Reply,
+  settlesAt,
+  statusCounts,
+  unlimited,
+} from './support.js';
 
 /**
  * PostgreSQL stopped for five seconds in the middle of a burst of mentions from 25 clients. Events in
@@ -49,7 +61,11 @@ it('loses and doubles no notification, and dead-letters nothing, when the databa
   const replies: Reply[] = [];
   const clients = mentioned.map(async (target: Account, client) => {
     for (let n = 0; bursting; n += 1) {
-      replies.push(await api.mention(author!, recipeId, target, client * 10_000 + n).catch((error: Error) => ({ status: 0, body: error.message })));
+      replies.push(
+        await api
+          .mention(author!, recipeId, target, client * 10_000 + n)
+          .catch((error: Error) => ({ status: 0, body: error.message })),
+      );
     }
   });
   await sleep(800);
@@ -72,12 +88,23 @@ it('loses and doubles no notification, and dead-letters nothing, when the databa
   expect(stored).toBeGreaterThanOrEqual(created.length);
   await settlesAt(() => db.count(notificationsCount), stored, { timeoutMs: 60_000 });
   const createdIds = created.map((reply) => reply.body.comment.id as string);
-  expect(await db.count(`${notificationsCount} WHERE comment_id = ANY($1::uuid[])`, [createdIds])).toBe(createdIds.length);
-  expect(await db.count('SELECT count(DISTINCT comment_id)::int AS count FROM notifications.notifications')).toBe(stored);
+  expect(await db.count(`${notificationsCount} WHERE comment_id = ANY($1::uuid[])`, [createdIds])).toBe(
+    createdIds.length,
+  );
+  expect(await db.count('SELECT count(DISTINCT comment_id)::int AS count FROM notifications.notifications')).toBe(
+    stored,
+  );
 
   // The recipe's comment count caught up too: content's handler waited for the database as well.
-  const comments = await db.count("SELECT count(*)::int AS count FROM comments.comments WHERE target_type = 'recipe' AND target_id = $1", [recipeId]);
-  await settlesAt(() => db.count('SELECT comment_count AS count FROM content.recipes WHERE id = $1', [recipeId]), comments, { timeoutMs: 30_000 });
+  const comments = await db.count(
+    "SELECT count(*)::int AS count FROM comments.comments WHERE target_type = 'recipe' AND target_id = $1",
+    [recipeId],
+  );
+  await settlesAt(
+    () => db.count('SELECT comment_count AS count FROM content.recipes WHERE id = $1', [recipeId]),
+    comments,
+    { timeoutMs: 30_000 },
+  );
 
   for (const service of ['notifications', 'content']) {
     expect(await broker.messageCount(`${queueOf(name, service)}.dlq`), `${service} dead letters`).toBe(0);

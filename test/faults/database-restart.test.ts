@@ -35,7 +35,11 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const backends = () => system.processes.filter((p) => p.service !== 'gateway');
-const readiness = (url: string) => fetch(`${url}/health/ready`).then((response) => response.status, () => 0);
+const readiness = (url: string) =>
+  fetch(`${url}/health/ready`).then(
+    (response) => response.status,
+    () => 0,
+  );
 
 it('reports not ready while the database is down, recovers by itself, and turns every stored mention into one notification', async () => {
   const [ada, bob] = await Promise.all([api.register('database_ada'), api.register('database_bob')]);
@@ -49,7 +53,9 @@ it('reports not ready while the database is down, recovers by itself, and turns 
   const load = (async () => {
     for (let n = 0; loading; n += 1) {
       const sentIn = phase;
-      const reply = await api.mention(ada, recipeId, bob, n).catch((error: Error) => ({ status: 0, body: error.message }));
+      const reply = await api
+        .mention(ada, recipeId, bob, n)
+        .catch((error: Error) => ({ status: 0, body: error.message }));
       // A request sent just before the outage may meet it: it counts with the outage.
       replies.push({ ...reply, phase: sentIn === 'before' && phase !== 'before' ? phase : sentIn });
       await sleep(50);
@@ -61,10 +67,16 @@ it('reports not ready while the database is down, recovers by itself, and turns 
   phase = 'during';
   await postgres.stop();
   try {
-    const notReady = await eventually(async () => {
-      const states = await Promise.all(backends().map(async (p) => [`${p.service}#${p.instance}`, await readiness(p.url)] as const));
-      return states.every(([, status]) => status === 503) ? states : undefined;
-    }, 10_000, 100);
+    const notReady = await eventually(
+      async () => {
+        const states = await Promise.all(
+          backends().map(async (p) => [`${p.service}#${p.instance}`, await readiness(p.url)] as const),
+        );
+        return states.every(([, status]) => status === 503) ? states : undefined;
+      },
+      10_000,
+      100,
+    );
     expect(notReady.length).toBe(5);
     await sleep(500);
   } finally {
@@ -74,7 +86,12 @@ it('reports not ready while the database is down, recovers by itself, and turns 
   phase = 'recovering';
 
   // Back without any restart: the pools make new connections, the relays and listeners start again.
-  await eventually(async () => ((await Promise.all(backends().map((p) => readiness(p.url)))).every((status) => status === 200) ? true : undefined), 30_000, 200);
+  await eventually(
+    async () =>
+      (await Promise.all(backends().map((p) => readiness(p.url)))).every((status) => status === 200) ? true : undefined,
+    30_000,
+    200,
+  );
   phase = 'after';
   await sleep(1_500);
   loading = false;
@@ -86,13 +103,21 @@ it('reports not ready while the database is down, recovers by itself, and turns 
   expect(statusCounts(byPhase('after'))).toEqual({ 201: byPhase('after').length });
   expect(byPhase('after').length).toBeGreaterThan(5);
   // While the database is away a write cannot be served: 503, never an unexpected error.
-  for (const reply of [...byPhase('during'), ...byPhase('recovering')]) expect([201, 503], JSON.stringify(reply.body)).toContain(reply.status);
+  for (const reply of [...byPhase('during'), ...byPhase('recovering')])
+    expect([201, 503], JSON.stringify(reply.body)).toContain(reply.status);
 
   // Each mention the comments service stored (whatever its client was told) notifies exactly once.
   const stored = await db.count('SELECT count(*)::int AS count FROM comments.recipe_comment_mentions');
   const created = replies.filter((reply) => reply.status === 201).map((reply) => reply.body.comment.id as string);
   expect(stored).toBeGreaterThanOrEqual(created.length);
-  await settlesAt(() => db.count('SELECT count(*)::int AS count FROM notifications.notifications'), stored, { timeoutMs: 30_000 });
-  expect(await db.count('SELECT count(DISTINCT comment_id)::int AS count FROM notifications.notifications WHERE comment_id = ANY($1::uuid[])', [created])).toBe(created.length);
+  await settlesAt(() => db.count('SELECT count(*)::int AS count FROM notifications.notifications'), stored, {
+    timeoutMs: 30_000,
+  });
+  expect(
+    await db.count(
+      'SELECT count(DISTINCT comment_id)::int AS count FROM notifications.notifications WHERE comment_id = ANY($1::uuid[])',
+      [created],
+    ),
+  ).toBe(created.length);
   expect(await api.unreadCount(bob)).toBe(stored);
 }, 120_000);

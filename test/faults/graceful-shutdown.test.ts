@@ -60,8 +60,13 @@ it('loses no request and no event when an instance of comments and one of notifi
   loading = false;
   await load;
 
-  expect(exits, 'both exited by themselves, in time').toEqual([{ code: 0, signal: null }, { code: 0, signal: null }]);
-  const failures = replies.filter((reply) => reply.status >= 300).map(({ what, status, body }) => ({ what, status, body }));
+  expect(exits, 'both exited by themselves, in time').toEqual([
+    { code: 0, signal: null },
+    { code: 0, signal: null },
+  ]);
+  const failures = replies
+    .filter((reply) => reply.status >= 300)
+    .map(({ what, status, body }) => ({ what, status, body }));
   expect(failures).toEqual([]);
   const mentions = replies.filter((reply) => reply.what === 'mention');
   expect(statusCounts(mentions)).toEqual({ 201: mentions.length });

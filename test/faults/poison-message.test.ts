@@ -58,19 +58,32 @@ it('dead-letters an event that always fails after EVENT_MAX_ATTEMPTS, logs its i
   await broker.publish(exchangeOf(name), [good]);
 
   // The good event is handled while the poison one waits in the delay queues (100, 200, 200 ms).
-  await eventually(async () => ((await db.count(`${notificationsCount} WHERE source_event_id = $1`, [good.id])) === 1 ? true : undefined), 5_000);
+  await eventually(
+    async () =>
+      (await db.count(`${notificationsCount} WHERE source_event_id = $1`, [good.id])) === 1 ? true : undefined,
+    5_000,
+  );
 
-  const deadLetter = await eventually(async () => {
-    const message = await broker.channel.get(`${queue}.dlq`, { noAck: true });
-    return message === false ? undefined : message;
-  }, 15_000, 100);
+  const deadLetter = await eventually(
+    async () => {
+      const message = await broker.channel.get(`${queue}.dlq`, { noAck: true });
+      return message === false ? undefined : message;
+    },
+    15_000,
+    100,
+  );
   expect(deadLetter.properties.messageId).toBe(poison.id);
   expect(JSON.parse(deadLetter.content.toString()).id).toBe(poison.id);
   // Rejected by the consumer on its last attempt (not over the broker's delivery limit), after waiting in
   // the delay queues between attempts.
   const deaths = deadLetter.properties.headers?.['x-death'] as Array<{ queue: string; reason: string; count: number }>;
   expect(deaths[0]).toMatchObject({ queue, reason: 'rejected', count: 1 });
-  expect(deaths.slice(1).map((death) => [death.queue, death.reason]).sort()).toEqual([
+  expect(
+    deaths
+      .slice(1)
+      .map((death) => [death.queue, death.reason])
+      .sort(),
+  ).toEqual([
     [`${queue}.retry.1`, 'expired'],
     [`${queue}.retry.2`, 'expired'],
   ]);
@@ -84,7 +97,11 @@ it('dead-letters an event that always fails after EVENT_MAX_ATTEMPTS, logs its i
   expect(await broker.messageCount(queue)).toBe(0);
   expect(await broker.messageCount(`${queue}.dlq`)).toBe(0); // the one taken above was the only one
   expect(await db.count(notificationsCount)).toBe(1);
-  expect(await db.count('SELECT count(*)::int AS count FROM notifications.processed_events WHERE event_id = $1', [poison.id])).toBe(0);
+  expect(
+    await db.count('SELECT count(*)::int AS count FROM notifications.processed_events WHERE event_id = $1', [
+      poison.id,
+    ]),
+  ).toBe(0);
 
   // The tap on the exchange saw the poison event and the check refused it against the catalogue; the good one passed.
   expect(system.conformance.brokenEventsSeen()).toContain(

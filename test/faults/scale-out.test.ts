@@ -2,7 +2,17 @@ import { brokerAdmin } from '@recipes/testing';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import type { StartedSystem } from '../../scripts/system.mjs';
 import { startTestSystem } from '../support/system.js';
-import { type Account, type Api, apiOf, databaseOf, inParallel, queueOf, settlesAt, statusCounts, unlimited } from './support.js';
+import {
+  type Account,
+  type Api,
+  apiOf,
+  databaseOf,
+  inParallel,
+  queueOf,
+  settlesAt,
+  statusCounts,
+  unlimited,
+} from './support.js';
 
 /**
  * Two instances of every backend service behind the one gateway: two outbox relays on each outbox and
@@ -48,11 +58,18 @@ function apiRequestsServedBy(service: string, instance: number): number {
 it('notifies each mention and tag exactly once, with both instances of every service at work', async () => {
   const COMMENTS = 120;
   const POSTS = 30;
-  const [ada, bob, cy] = await Promise.all(['scale_ada', 'scale_bob', 'scale_cy'].map((username) => api.register(username)));
+  const [ada, bob, cy] = await Promise.all(
+    ['scale_ada', 'scale_bob', 'scale_cy'].map((username) => api.register(username)),
+  );
   const recipeId = await api.recipe(ada!);
 
   const comments = await inParallel(COMMENTS, 8, (i) =>
-    api.call('POST', `/recipes/${recipeId}/comments`, { content: `@${bob!.user.username} and @${cy!.user.username}, look (${i})` }, ada!.token),
+    api.call(
+      'POST',
+      `/recipes/${recipeId}/comments`,
+      { content: `@${bob!.user.username} and @${cy!.user.username}, look (${i})` },
+      ada!.token,
+    ),
   );
   const posts = await inParallel(POSTS, 8, (i) =>
     api.call('POST', '/posts', { title: `Tagged ${i}`, taggedUsernames: [bob!.user.username] }, ada!.token),
@@ -71,19 +88,27 @@ it('notifies each mention and tag exactly once, with both instances of every ser
   // The gateway spread the requests over both instances of each service it called.
   for (const service of ['users', 'content', 'comments', 'notifications']) {
     const served = [0, 1].map((instance) => apiRequestsServedBy(service, instance));
-    expect(served.every((count) => count > 0), `${service} requests per instance: ${served.join(', ')}`).toBe(true);
+    expect(
+      served.every((count) => count > 0),
+      `${service} requests per instance: ${served.join(', ')}`,
+    ).toBe(true);
   }
 
   // Each queue has a consumer in each instance, so both take their share of the events.
   const admin = await brokerAdmin(inject('amqpUrl'));
   try {
     const consumers = Object.fromEntries(
-      await Promise.all(backends.map(async (service) => [service, await admin.consumerCount(queueOf(name, service))] as const)),
+      await Promise.all(
+        backends.map(async (service) => [service, await admin.consumerCount(queueOf(name, service))] as const),
+      ),
     );
     expect(consumers).toMatchObject({ content: 2, collections: 2, notifications: 2 });
     for (const [service, count] of Object.entries(consumers)) if (count !== undefined) expect(count, service).toBe(2);
     for (const [service, count] of Object.entries(consumers)) {
-      if (count !== undefined) expect((await admin.channel.checkQueue(`${queueOf(name, service)}.dlq`)).messageCount, `${service}.dlq`).toBe(0);
+      if (count !== undefined)
+        expect((await admin.channel.checkQueue(`${queueOf(name, service)}.dlq`)).messageCount, `${service}.dlq`).toBe(
+          0,
+        );
     }
   } finally {
     await admin.close();

@@ -36,13 +36,23 @@ export function apiOf(system: StartedSystem) {
       return response.body;
     },
     async recipe(author: Account): Promise<string> {
-      const response = await call('POST', '/recipes', { title: 'Faults', cameraModel: 'X100V', filmSimulation: 'Classic Chrome' }, author.token);
+      const response = await call(
+        'POST',
+        '/recipes',
+        { title: 'Faults', cameraModel: 'X100V', filmSimulation: 'Classic Chrome' },
+        author.token,
+      );
       expect(response.status, JSON.stringify(response.body)).toBe(201);
       return response.body.recipe.id;
     },
     /** Comments on `recipeId` mentioning `mentioned`; one call, whatever it answers. */
     mention: (author: Account, recipeId: string, mentioned: Account, n = 0) =>
-      call('POST', `/recipes/${recipeId}/comments`, { content: `Look, @${mentioned.user.username} (${n})` }, author.token),
+      call(
+        'POST',
+        `/recipes/${recipeId}/comments`,
+        { content: `Look, @${mentioned.user.username} (${n})` },
+        author.token,
+      ),
     async unreadCount(account: Account): Promise<number> {
       const response = await call('GET', '/notifications/unread-count', undefined, account.token);
       expect(response.status, JSON.stringify(response.body)).toBe(200);
@@ -76,7 +86,11 @@ export function statusCounts(replies: Array<{ status: number }>): Record<number,
 }
 
 /** Polls `read` until it returns `expected`, then checks it still does a little later (nothing doubled late). */
-export async function settlesAt<T>(read: () => Promise<T>, expected: T, { timeoutMs, stableMs = 1_000 }: { timeoutMs: number; stableMs?: number }): Promise<number> {
+export async function settlesAt<T>(
+  read: () => Promise<T>,
+  expected: T,
+  { timeoutMs, stableMs = 1_000 }: { timeoutMs: number; stableMs?: number },
+): Promise<number> {
   const started = Date.now();
   let last: T | undefined;
   while (Date.now() - started < timeoutMs) {

@@ -8,13 +8,23 @@ import { expect } from 'vitest';
 
 /** Debian's Chromium, which `npm test`'s setup installs where it is missing. */
 export const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 export const hasChromium = () => existsSync(CHROMIUM);
 
 /** Fails the test (never skips it) where the browser is missing. */
 export function expectChromium(): void {
-  expect(hasChromium(), `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y --no-install-recommends chromium, as npm test's setup does)`).toBe(true);
+  expect(
+    hasChromium(),
+    `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y --no-install-recommends chromium, as npm test's setup does)`,
+  ).toBe(true);
 }
 
 /** Serves `html` at `/` of an origin of its own (another port than the gateway's, so calls are cross-origin). */
@@ -33,7 +43,11 @@ export async function servePage(html: string): Promise<{ origin: string; close()
 /** Headless Chromium with a profile of its own (its cache included), removed on close. */
 export async function launchBrowser(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const userDataDir = mkdtempSync(join(tmpdir(), 'recipes-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
   return {
     context,
     async close() {

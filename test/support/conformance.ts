@@ -42,7 +42,9 @@ const isJson = (mediaType: string) => mediaType === 'application/json' || mediaT
 
 function formatted(ajv: Ajv7 | Ajv2020): Ajv7 | Ajv2020 {
   // ajv-formats is CommonJS: its default export is the function itself, or wraps it.
-  const add = ((addFormats as unknown as { default?: typeof addFormats }).default ?? addFormats) as unknown as (instance: Ajv7 | Ajv2020) => void;
+  const add = ((addFormats as unknown as { default?: typeof addFormats }).default ?? addFormats) as unknown as (
+    instance: Ajv7 | Ajv2020,
+  ) => void;
   add(ajv);
   return ajv;
 }
@@ -61,7 +63,9 @@ export function openApiChecker(document: OpenApiDocument) {
   const validatorOf = (schema: JsonSchema) => {
     let validate = validators.get(schema);
     if (!validate) {
-      const rewritten = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"components#/$defs/')) as JsonSchema;
+      const rewritten = JSON.parse(
+        JSON.stringify(schema).replaceAll('"#/components/schemas/', '"components#/$defs/'),
+      ) as JsonSchema;
       validate = ajv.compile(rewritten);
       validators.set(schema, validate);
     }
@@ -71,7 +75,12 @@ export function openApiChecker(document: OpenApiDocument) {
 
   const operations = Object.entries(document.paths).map(([template, item]) => ({
     template,
-    pattern: new RegExp(`^${template.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}$`),
+    pattern: new RegExp(
+      `^${template
+        .split(/\{[^}]+\}/)
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]+')}$`,
+    ),
     item,
   }));
 
@@ -97,7 +106,9 @@ export function openApiChecker(document: OpenApiDocument) {
     }
     const validate = validatorOf(schema);
     if (validate(body)) return [];
-    return (validate.errors ?? []).map((error) => `body${error.instancePath} ${error.message ?? 'is invalid'} (${error.schemaPath})`);
+    return (validate.errors ?? []).map(
+      (error) => `body${error.instancePath} ${error.message ?? 'is invalid'} (${error.schemaPath})`,
+    );
   }
 
   /** Mismatches of one recorded response; empty when it conforms. */
@@ -110,7 +121,8 @@ export function openApiChecker(document: OpenApiDocument) {
       // No operation: a path or method the API does not have, or a spelling the gateway refuses. All the
       // document promises then is an error as problem details (docs/api.md §1).
       if (record.status < 400) return [`${record.status} for a request no operation describes`];
-      if (mediaType !== PROBLEM_TYPE) return [`${record.status} is ${mediaType || 'without a content type'}, not ${PROBLEM_TYPE}`];
+      if (mediaType !== PROBLEM_TYPE)
+        return [`${record.status} is ${mediaType || 'without a content type'}, not ${PROBLEM_TYPE}`];
       return bodyMismatches(record, problem, mediaType);
     }
     const { key, operation } = found;
@@ -118,10 +130,15 @@ export function openApiChecker(document: OpenApiDocument) {
     if (!declared) return [`${key} does not declare status ${record.status}`];
     const content = declared.content ?? {};
     if (Object.keys(content).length === 0) {
-      return record.body === '' || record.method === 'HEAD' ? [] : [`${key} declares no body for ${record.status}, but one was sent`];
+      return record.body === '' || record.method === 'HEAD'
+        ? []
+        : [`${key} declares no body for ${record.status}, but one was sent`];
     }
     const media = content[mediaType];
-    if (!media) return [`${key} declares ${Object.keys(content).join(', ')} for ${record.status}, not ${mediaType || 'no content type'}`];
+    if (!media)
+      return [
+        `${key} declares ${Object.keys(content).join(', ')} for ${record.status}, not ${mediaType || 'no content type'}`,
+      ];
     return bodyMismatches(record, media.schema, mediaType).map((mismatch) => `${key} ${record.status}: ${mismatch}`);
   }
 
@@ -129,7 +146,9 @@ export function openApiChecker(document: OpenApiDocument) {
     check,
     /** Every mismatch of `records`, each line naming the request. */
     checkAll(records: readonly RecordedResponse[]): string[] {
-      return records.flatMap((record) => check(record).map((mismatch) => `${record.method} ${record.url} → ${record.status}: ${mismatch}`));
+      return records.flatMap((record) =>
+        check(record).map((mismatch) => `${record.method} ${record.url} → ${record.status}: ${mismatch}`),
+      );
     },
   };
 }
@@ -170,7 +189,11 @@ export function eventChecker(document = asyncApiDocument()) {
     if (!validate) return [`${name}: not in the event catalogue`];
     const mismatches = body.type === event.routingKey ? [] : [`${name}: routed as ${event.routingKey}`];
     if (!validate(body)) {
-      mismatches.push(...(validate.errors ?? []).map((error) => `${name}: payload${error.instancePath} ${error.message ?? 'is invalid'}`));
+      mismatches.push(
+        ...(validate.errors ?? []).map(
+          (error) => `${name}: payload${error.instancePath} ${error.message ?? 'is invalid'}`,
+        ),
+      );
     }
     return mismatches;
   };

@@ -29,7 +29,10 @@ export async function fingerprint(client: pg.ClientBase): Promise<Fingerprint> {
  * Waits until the system is at rest: every outbox relayed and the fingerprint the same twice in a row
  * `quietMs` apart, so that events still in flight are not taken for changes made by a request.
  */
-export async function settledFingerprint(client: pg.ClientBase, { quietMs = 750, timeoutMs = 20_000 } = {}): Promise<Fingerprint> {
+export async function settledFingerprint(
+  client: pg.ClientBase,
+  { quietMs = 750, timeoutMs = 20_000 } = {},
+): Promise<Fingerprint> {
   const deadline = Date.now() + timeoutMs;
   let previous = JSON.stringify(await fingerprint(client));
   for (;;) {

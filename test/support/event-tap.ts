@@ -9,7 +9,11 @@ const RECONNECT_MS = 500;
  * exclusive, so the broker removes it with the connection; when the broker goes away (a fault test stops
  * it), the tap connects again once it is back, and misses what was published meanwhile.
  */
-export async function eventTap(url: string, exchange: string, onEvent: (event: SeenEvent) => void): Promise<{ close(): Promise<void> }> {
+export async function eventTap(
+  url: string,
+  exchange: string,
+  onEvent: (event: SeenEvent) => void,
+): Promise<{ close(): Promise<void> }> {
   let connection: ChannelModel | undefined;
   let closing = false;
   let retry: NodeJS.Timeout | undefined;
@@ -24,7 +28,12 @@ export async function eventTap(url: string, exchange: string, onEvent: (event: S
       await channel.assertExchange(exchange, 'topic', { durable: true });
       const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
       await channel.bindQueue(queue, exchange, '#');
-      await channel.consume(queue, (message) => message && onEvent({ routingKey: message.fields.routingKey, content: message.content.toString('utf8') }), { noAck: true });
+      await channel.consume(
+        queue,
+        (message) =>
+          message && onEvent({ routingKey: message.fields.routingKey, content: message.content.toString('utf8') }),
+        { noAck: true },
+      );
     } catch (error) {
       await opened.close().catch(() => undefined);
       throw error;

@@ -48,12 +48,12 @@ export const describeRequest = (request: FuzzRequest) =>
   `${request.method} ${request.path.slice(0, 200)} [${request.operation}; defect: ${request.defect ?? 'none'}; ` +
   `content-type: ${request.headers?.['content-type'] ?? '-'}; token: ${request.headers?.authorization ? 'yes' : 'no'}; ` +
   `idempotency-key: ${request.headers?.[IDEMPOTENCY_KEY] ?? '-'}; ` +
-  `body: ${request.body ? JSON.stringify(request.body.subarray(0, 160).toString('utf8')) : '-'}${request.body && request.body.length > 160 ? ` …(${request.body.length} bytes)` : ''}]`;
+  `body: ${request.body ? JSON.stringify(request.body.subarray(0, 160).toString('utf8')) : '-'}` +
+  `${request.body && request.body.length > 160 ? ` …(${request.body.length} bytes)` : ''}]`;
 
 export const IDEMPOTENCY_KEY = 'idempotency-key';
 
 const LOOSE_UUID = /[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}/i;
-
 
 /**
  * The generators, built once the world exists (they draw on its ids, names and tokens, signed with the
@@ -64,7 +64,9 @@ export function generators(world: World, system: string) {
   const ids = Object.values(world.ids);
   const usernames = [world.ada.user.username, world.bob.user.username];
 
-  const validAuthorization = fc.constantFrom(...[world.ada.user, world.bob.user, world.ghost].map((subject) => `Bearer ${tokens.valid(subject)}`));
+  const validAuthorization = fc.constantFrom(
+    ...[world.ada.user, world.bob.user, world.ghost].map((subject) => `Bearer ${tokens.valid(subject)}`),
+  );
   const forgedAuthorization = fc.constantFrom(
     ...Object.values(tokens.forgeries).map((forge) => `Bearer ${forge(world.ada.user)}`),
     '',
@@ -108,10 +110,18 @@ export function generators(world: World, system: string) {
       case 'string': {
         if (schema.format === 'uuid') return fc.oneof(fc.constantFrom(...ids), fc.uuid(), hostileString);
         if (schema.pattern) return fc.oneof(fc.stringMatching(new RegExp(schema.pattern)), hostileString);
-        return fc.oneof(fc.string({ minLength: 1, maxLength: 30 }), fc.webUrl(), hostileString, fc.constantFrom(...usernames));
+        return fc.oneof(
+          fc.string({ minLength: 1, maxLength: 30 }),
+          fc.webUrl(),
+          hostileString,
+          fc.constantFrom(...usernames),
+        );
       }
       case 'array':
-        return fc.array(plausible(schema.items ?? {}), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 5, 30) });
+        return fc.array(plausible(schema.items ?? {}), {
+          minLength: schema.minItems ?? 0,
+          maxLength: Math.min(schema.maxItems ?? 5, 30),
+        });
       case 'null':
         return fc.constant(null);
       case 'object':
@@ -123,9 +133,24 @@ export function generators(world: World, system: string) {
 
   /** An object with any of the schema's properties, and sometimes fields nobody asked for. */
   const plausibleObject = (schema: JsonSchema): fc.Arbitrary<Record<string, unknown>> => {
-    const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).map(([name, property]) => [name, plausible(property)]));
+    const properties = Object.fromEntries(
+      Object.entries(schema.properties ?? {}).map(([name, property]) => [name, plausible(property)]),
+    );
     const extras = fc.dictionary(
-      fc.oneof(hostileString, fc.constantFrom('__proto__', 'constructor', 'id', 'userId', 'ownerId', 'authorId', 'isAdmin', 'role', 'createdAt')),
+      fc.oneof(
+        hostileString,
+        fc.constantFrom(
+          '__proto__',
+          'constructor',
+          'id',
+          'userId',
+          'ownerId',
+          'authorId',
+          'isAdmin',
+          'role',
+          'createdAt',
+        ),
+      ),
       anyJson,
       { maxKeys: 3 },
     );
@@ -152,13 +177,19 @@ export function generators(world: World, system: string) {
         const pattern = new RegExp(string.pattern);
         options.push(hostileString.filter((text) => !pattern.test(text)));
       }
-      if (string.maxLength !== undefined) options.push(fc.string({ minLength: string.maxLength + 1, maxLength: string.maxLength + 100 }));
+      if (string.maxLength !== undefined)
+        options.push(fc.string({ minLength: string.maxLength + 1, maxLength: string.maxLength + 100 }));
     }
     if (schema.type === 'array') {
       const items = schema.items ?? {};
-      if (schema.maxItems !== undefined) options.push(fc.array(plausible(items), { minLength: schema.maxItems + 1, maxLength: schema.maxItems + 3 }));
+      if (schema.maxItems !== undefined)
+        options.push(fc.array(plausible(items), { minLength: schema.maxItems + 1, maxLength: schema.maxItems + 3 }));
       if (schema.minItems) options.push(fc.constant([]));
-      options.push(fc.tuple(fc.array(plausible(items), { maxLength: 2 }), violating(items)).map(([fine, wrong]) => [...fine, wrong]));
+      options.push(
+        fc
+          .tuple(fc.array(plausible(items), { maxLength: 2 }), violating(items))
+          .map(([fine, wrong]) => [...fine, wrong]),
+      );
     }
     return fc.oneof(...options);
   };
@@ -170,9 +201,15 @@ export function generators(world: World, system: string) {
     return fc.oneof(
       anyJson.filter((value) => value === null || typeof value !== 'object' || Array.isArray(value)),
       ...(required.length > 0
-        ? [fc.tuple(plausibleObject(schema), fc.constantFrom(...required)).map(([body, name]) => Object.fromEntries(Object.entries(body).filter(([key]) => key !== name)))]
+        ? [
+            fc
+              .tuple(plausibleObject(schema), fc.constantFrom(...required))
+              .map(([body, name]) => Object.fromEntries(Object.entries(body).filter(([key]) => key !== name))),
+          ]
         : []),
-      ...properties.map(([name, property]) => fc.tuple(plausibleObject(schema), violating(property)).map(([body, wrong]) => ({ ...body, [name]: wrong }))),
+      ...properties.map(([name, property]) =>
+        fc.tuple(plausibleObject(schema), violating(property)).map(([body, wrong]) => ({ ...body, [name]: wrong })),
+      ),
     );
   };
 
@@ -185,15 +222,21 @@ export function generators(world: World, system: string) {
    * plausible one; just past the limit or 30,000 levels deep.
    */
   const tooDeep = (schema: JsonSchema): fc.Arbitrary<Buffer> => {
-    const levels = fc.oneof(fc.integer({ min: JSON_DEPTH_LIMIT + 1, max: JSON_DEPTH_LIMIT + 8 }), fc.integer({ min: JSON_DEPTH_LIMIT + 9, max: 30_000 }));
+    const levels = fc.oneof(
+      fc.integer({ min: JSON_DEPTH_LIMIT + 1, max: JSON_DEPTH_LIMIT + 8 }),
+      fc.integer({ min: JSON_DEPTH_LIMIT + 9, max: 30_000 }),
+    );
     const shape = fc.constantFrom('arrays' as const, 'objects' as const, 'mixed' as const);
     const deep = fc.tuple(levels, shape).map(([depth, form]) => nestedJson(depth, form));
     return fc
       .oneof(
         deep,
-        fc.tuple(plausibleObject(schema), fc.constantFrom('nested', ...Object.keys(schema.properties ?? {})), deep).map(
-          ([body, field, value]) => `${JSON.stringify({ ...body, [field]: 0 }).slice(0, -1)},${JSON.stringify(field)}:${value}}`,
-        ),
+        fc
+          .tuple(plausibleObject(schema), fc.constantFrom('nested', ...Object.keys(schema.properties ?? {})), deep)
+          .map(
+            ([body, field, value]) =>
+              `${JSON.stringify({ ...body, [field]: 0 }).slice(0, -1)},${JSON.stringify(field)}:${value}}`,
+          ),
       )
       .map(text)
       .filter(withinBodyLimit);
@@ -209,20 +252,37 @@ export function generators(world: World, system: string) {
   /** Whatever a client might send as the body, for an operation that takes one or not. */
   const anyBody = (operation: Operation): fc.Arbitrary<BodyPart> => {
     const jsonBody = (bytes: fc.Arbitrary<Buffer>) => fc.record({ body: bytes, contentType: jsonContentType });
-    if (operation.method === 'GET') return fc.oneof({ weight: 9, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: jsonBody(anyJson.map(json)) });
-    if (!operation.body) return fc.oneof(fc.constant({}), jsonBody(fc.constantFrom('{}', 'null').map((text) => Buffer.from(text))));
+    if (operation.method === 'GET')
+      return fc.oneof({ weight: 9, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: jsonBody(anyJson.map(json)) });
+    if (!operation.body)
+      return fc.oneof(fc.constant({}), jsonBody(fc.constantFrom('{}', 'null').map((text) => Buffer.from(text))));
     return fc.oneof(
       { weight: 6, arbitrary: jsonBody(plausibleObject(operation.body).map(json)) },
       { weight: 1, arbitrary: jsonBody(anyJson.map(json)) },
       { weight: 1, arbitrary: jsonBody(fc.constantFrom(...AWKWARD_JSON).map((text) => Buffer.from(text))) },
       { weight: 1, arbitrary: jsonBody(fc.constantFrom(...BROKEN_UTF8)) },
-      { weight: 1, arbitrary: jsonBody(fc.tuple(plausibleObject(operation.body), wideJson).map(([body, wide]) => json({ ...body, wide })).filter(withinBodyLimit)) },
+      {
+        weight: 1,
+        arbitrary: jsonBody(
+          fc
+            .tuple(plausibleObject(operation.body), wideJson)
+            .map(([body, wide]) => json({ ...body, wide }))
+            .filter(withinBodyLimit),
+        ),
+      },
       { weight: 1, arbitrary: jsonBody(wideJson.map(json)) },
       {
         weight: 1,
         arbitrary: jsonBody(
           fc
-            .tuple(plausibleObject(operation.body), anyJson, fc.boolean(), fc.option(fc.constantFrom('a', '__proto__', ...Object.keys(operation.body.properties ?? {})), { nil: undefined }))
+            .tuple(
+              plausibleObject(operation.body),
+              anyJson,
+              fc.boolean(),
+              fc.option(fc.constantFrom('a', '__proto__', ...Object.keys(operation.body.properties ?? {})), {
+                nil: undefined,
+              }),
+            )
             .map(([body, decoy, lastWins, flood]) => text(repeatedKeysJson(body, decoy, lastWins, flood)))
             .filter(withinBodyLimit),
         ),
@@ -236,11 +296,17 @@ export function generators(world: World, system: string) {
     switch (defect) {
       case 'wrong content type':
         return fc.record({
-          body: fc.oneof(plausibleObject(schema).map(json), hostileString.filter((text) => text !== '').map((text) => Buffer.from(text))),
+          body: fc.oneof(
+            plausibleObject(schema).map(json),
+            hostileString.filter((text) => text !== '').map((text) => Buffer.from(text)),
+          ),
           contentType: fc.constantFrom(...WRONG_CONTENT_TYPES),
         });
       case 'not JSON':
-        return fc.record({ body: fc.constantFrom(...NOT_JSON, ...(operation.body ? [''] : [])).map((text) => Buffer.from(text)), contentType: jsonContentType });
+        return fc.record({
+          body: fc.constantFrom(...NOT_JSON, ...(operation.body ? [''] : [])).map((text) => Buffer.from(text)),
+          contentType: jsonContentType,
+        });
       case 'oversized body':
         return fc.record({
           body: fc
@@ -257,7 +323,10 @@ export function generators(world: World, system: string) {
         return fc.record({
           body: fc
             .record({
-              username: fc.oneof(fc.constantFrom(...usernames, usernames[0]!.toUpperCase(), 'fuzz_nobody'), hostileString),
+              username: fc.oneof(
+                fc.constantFrom(...usernames, usernames[0]!.toUpperCase(), 'fuzz_nobody'),
+                hostileString,
+              ),
               password: fc.oneof(fc.constant('wrong horse battery'), hostileString),
             })
             .map(json),
@@ -265,7 +334,9 @@ export function generators(world: World, system: string) {
         });
       case 'taken username':
         return fc.record({
-          body: fc.constantFrom(...usernames, usernames[0]!.toUpperCase()).map((username) => json({ username, password: 'correct horse battery' })),
+          body: fc
+            .constantFrom(...usernames, usernames[0]!.toUpperCase())
+            .map((username) => json({ username, password: 'correct horse battery' })),
           contentType: jsonContentType,
         });
       case 'unknown content':
@@ -289,7 +360,8 @@ export function generators(world: World, system: string) {
     const defects: Defect[] = [];
     if (operation.token === 'required') defects.push('no token');
     if (operation.token !== 'none') defects.push('forged token');
-    if (operation.pathParameters.some((parameter) => parameter.schema.format === 'uuid')) defects.push('malformed path id');
+    if (operation.pathParameters.some((parameter) => parameter.schema.format === 'uuid'))
+      defects.push('malformed path id');
     if (operation.pathParameters.length > 0) defects.push('unknown id');
     if (operation.method !== 'GET') defects.push('wrong content type', 'not JSON', 'oversized body', 'nested too deep');
     if (operation.body) defects.push('schema violation');
@@ -313,7 +385,10 @@ export function generators(world: World, system: string) {
       fc.option(fc.tuple(fc.constant(parameter.name), queryValue(parameter)), { nil: undefined }),
     );
     const extra = fc.array(
-      fc.tuple(fc.oneof(hostileString, fc.constantFrom(...names, 'page[]', 'limit[x]', '__proto__')), fc.oneof(hostileString, hostileNumber.map(String))),
+      fc.tuple(
+        fc.oneof(hostileString, fc.constantFrom(...names, 'page[]', 'limit[x]', '__proto__')),
+        fc.oneof(hostileString, hostileNumber.map(String)),
+      ),
       { maxLength: 2 },
     );
     return fc
@@ -325,9 +400,12 @@ export function generators(world: World, system: string) {
       .map((pairs) => (pairs.length === 0 ? '' : `?${pairs.map(([name, value]) => `${name}=${value}`).join('&')}`));
   };
 
-  /** For an operation that takes an Idempotency-Key: none, a fresh one, one shared by many requests, or a malformed one. */
+  /**
+   * For an operation that takes an Idempotency-Key: none, a fresh one, one shared by many requests, or a malformed one.
+   */
   const idempotencyKey = (operation: Operation): fc.Arbitrary<string | undefined> => {
-    if (!operation.headerParameters.some((parameter) => parameter.name === IDEMPOTENCY_KEY)) return fc.constant(undefined);
+    if (!operation.headerParameters.some((parameter) => parameter.name === IDEMPOTENCY_KEY))
+      return fc.constant(undefined);
     const key = fc.oneof(
       { weight: 4, arbitrary: fc.uuid().map((id) => `fuzz-${id}`) },
       { weight: 1, arbitrary: fc.constant('fuzz-shared-key') },
@@ -337,19 +415,27 @@ export function generators(world: World, system: string) {
   };
 
   const requestId = fc.option(
-    fc.oneof(fc.string({ unit: 'binary-ascii', maxLength: 80 }).filter((text) => /^[\x20-\x7e]*$/.test(text)), fc.constant('r'.repeat(1000))),
+    fc.oneof(
+      fc.string({ unit: 'binary-ascii', maxLength: 80 }).filter((text) => /^[\x20-\x7e]*$/.test(text)),
+      fc.constant('r'.repeat(1000)),
+    ),
     { nil: undefined, freq: 5 },
   );
 
   const requestFor = (operation: Operation): fc.Arbitrary<FuzzRequest> => {
     const mutating = operation.method !== 'GET';
     // The defects that reach a password hash cost tens of milliseconds each: sent, but less often.
-    const someDefect = fc.oneof(...defectsOf(operation).map((kind) => ({ weight: SLOW_DEFECTS.has(kind) ? 1 : 4, arbitrary: fc.constant(kind) })));
-    const defect: fc.Arbitrary<Defect | undefined> = mutating ? someDefect : fc.option(someDefect, { nil: undefined, freq: 2 });
+    const someDefect = fc.oneof(
+      ...defectsOf(operation).map((kind) => ({ weight: SLOW_DEFECTS.has(kind) ? 1 : 4, arbitrary: fc.constant(kind) })),
+    );
+    const defect: fc.Arbitrary<Defect | undefined> = mutating
+      ? someDefect
+      : fc.option(someDefect, { nil: undefined, freq: 2 });
     return defect.chain((chosen) => {
       const segments = Object.fromEntries(
         operation.pathParameters.map((parameter) => {
-          if (chosen === 'malformed path id' && parameter.schema.format === 'uuid') return [parameter.name, malformedSegment];
+          if (chosen === 'malformed path id' && parameter.schema.format === 'uuid')
+            return [parameter.name, malformedSegment];
           if (chosen === 'unknown id') return [parameter.name, fc.uuid({ version: 4 })];
           // A well-formed path, so that nothing but the body decides the answer.
           if (chosen === 'nested too deep') return [parameter.name, fc.constantFrom(...ids)];
@@ -390,7 +476,9 @@ export function generators(world: World, system: string) {
             ...(body.body ? { body: body.body, chunked: body.chunked ?? false } : {}),
           };
           // fast-check prints a failing batch with this, rather than every byte of every body.
-          return Object.assign(request, { [fc.toStringMethod]: () => `${request.method} ${request.path.slice(0, 60)}` });
+          return Object.assign(request, {
+            [fc.toStringMethod]: () => `${request.method} ${request.path.slice(0, 60)}`,
+          });
         });
     });
   };

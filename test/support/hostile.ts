@@ -104,7 +104,9 @@ export const NOT_JSON = [
   '"unterminated',
 ];
 
-/** Raw JSON texts that parse, but hurt careless code: deep nesting, overflowing numbers, duplicate keys, prototype keys. */
+/**
+ * Raw JSON texts that parse, but hurt careless code: deep nesting, overflowing numbers, duplicate keys, prototype keys.
+ */
 export const AWKWARD_JSON = [
   `${'['.repeat(20_000)}${']'.repeat(20_000)}`,
   `${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`,
@@ -141,10 +143,27 @@ export const WRONG_CONTENT_TYPES = [
 ];
 
 /** Every byte of the UTF-8 percent-encoded: lone surrogates too (as U+FFFD), which encodeURIComponent refuses. */
-export const percentEncoded = (value: string) => [...Buffer.from(value, 'utf8')].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
+export const percentEncoded = (value: string) =>
+  [...Buffer.from(value, 'utf8')].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
 
 /** Path segments that are broken as URLs: bad escapes, encoded NUL, overlong and surrogate UTF-8, dot segments. */
-export const BROKEN_SEGMENTS = ['%', '%zz', '%E0%A4%A', '%ED%A0%80', '%C0%AE%C0%AE', '%FF%FE', '%00', '..', '.', '%2e%2e', '%2E', '..%2f..%2finternal', '%252e%252e', 'caf\u00e9', '\u00ff\u00fe'];
+export const BROKEN_SEGMENTS = [
+  '%',
+  '%zz',
+  '%E0%A4%A',
+  '%ED%A0%80',
+  '%C0%AE%C0%AE',
+  '%FF%FE',
+  '%00',
+  '..',
+  '.',
+  '%2e%2e',
+  '%2E',
+  '..%2f..%2finternal',
+  '%252e%252e',
+  'caf\u00e9',
+  '\u00ff\u00fe',
+];
 
 /**
  * One path segment or query value for `value`: percent-encoded as a client would, every byte encoded,
@@ -175,18 +194,29 @@ export function nestedJson(levels: number, shape: 'arrays' | 'objects' | 'mixed'
 
 /** Many members side by side, each shallow: an object with thousands of keys, or an array of thousands of items. */
 export const wideJson = fc.oneof(
-  fc.integer({ min: 100, max: 4_000 }).map((keys) => Object.fromEntries(Array.from({ length: keys }, (_, index) => [`k${index}`, index]))),
+  fc
+    .integer({ min: 100, max: 4_000 })
+    .map((keys) => Object.fromEntries(Array.from({ length: keys }, (_, index) => [`k${index}`, index]))),
   fc.integer({ min: 100, max: 20_000 }).map((items) => Array.from({ length: items }, () => 0)),
-  fc.integer({ min: 100, max: 2_000 }).map((items) => Array.from({ length: items }, (_, index) => ({ [`k${index % 7}`]: [index] }))),
+  fc
+    .integer({ min: 100, max: 2_000 })
+    .map((items) => Array.from({ length: items }, (_, index) => ({ [`k${index % 7}`]: [index] }))),
 );
 
 /**
  * `body` written as JSON text with every key repeated: first with `decoy`, then (as JSON.parse keeps the
  * last) with its value, or the other way round; and sometimes one key repeated thousands of times.
  */
-export function repeatedKeysJson(body: Record<string, unknown>, decoy: unknown, lastWins: boolean, floodKey?: string): string {
+export function repeatedKeysJson(
+  body: Record<string, unknown>,
+  decoy: unknown,
+  lastWins: boolean,
+  floodKey?: string,
+): string {
   const member = (key: string, value: unknown) => `${JSON.stringify(key)}:${JSON.stringify(value) ?? 'null'}`;
   const flood = floodKey === undefined ? [] : Array.from({ length: 3_000 }, (_, index) => member(floodKey, index));
-  const members = Object.entries(body).flatMap(([key, value]) => (lastWins ? [member(key, decoy), member(key, value)] : [member(key, value), member(key, decoy)]));
+  const members = Object.entries(body).flatMap(([key, value]) =>
+    lastWins ? [member(key, decoy), member(key, value)] : [member(key, value), member(key, decoy)],
+  );
   return `{${[...flood, ...members].join(',')}}`;
 }

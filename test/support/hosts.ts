@@ -39,7 +39,9 @@ export interface TestHosts {
 
 const ip = (...args: string[]) => run('ip', args, { timeout: 10_000 });
 
-/** Why test hosts cannot be made here (the kernel or the user refuses network namespaces), or undefined when they can. */
+/**
+ * Why test hosts cannot be made here (the kernel or the user refuses network namespaces), or undefined when they can.
+ */
 export async function whyNoHosts(): Promise<string | undefined> {
   const probe = `recipes-probe-${process.pid}`;
   try {
@@ -59,7 +61,8 @@ interface LinkEnd {
 }
 
 /** Runs `ip` inside `namespace`, or in this machine's own namespace without one. */
-const ipIn = (namespace: string | undefined, ...args: string[]) => (namespace ? ip('netns', 'exec', namespace, 'ip', ...args) : ip(...args));
+const ipIn = (namespace: string | undefined, ...args: string[]) =>
+  namespace ? ip('netns', 'exec', namespace, 'ip', ...args) : ip(...args);
 
 /** A veth pair between two ends, each moved to its namespace, addressed and up. */
 async function link(left: LinkEnd, right: LinkEnd): Promise<void> {
@@ -88,8 +91,15 @@ async function freshDatabase(adminUrl: string, name: string): Promise<string> {
 async function waitUntilReady(url: string, process: ChildProcess, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (process.exitCode !== null) throw new Error(`${url}: the process exited (${process.exitCode}) before it was ready`);
-    if (await fetch(`${url}/health/ready`).then((r) => r.ok, () => false)) return;
+    if (process.exitCode !== null)
+      throw new Error(`${url}: the process exited (${process.exitCode}) before it was ready`);
+    if (
+      await fetch(`${url}/health/ready`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`${url} did not become ready within ${timeoutMs} ms`);
@@ -100,20 +110,44 @@ async function waitUntilReady(url: string, process: ChildProcess, timeoutMs = 90
  * named `name` (its database and exchange `recipes.<name>`), starts every service and a gateway on each
  * with the gateways sending to every host's instances, and resolves once all are ready.
  */
-export async function startHosts({ name, names, databaseUrl, amqpUrl }: { name: string; names: string[]; databaseUrl: string; amqpUrl: string }): Promise<TestHosts> {
+export async function startHosts({
+  name,
+  names,
+  databaseUrl,
+  amqpUrl,
+}: {
+  name: string;
+  names: string[];
+  databaseUrl: string;
+  amqpUrl: string;
+}): Promise<TestHosts> {
   const dir = join(tmpdir(), `${name}-hosts-${process.pid}`);
   mkdirSync(dir, { recursive: true });
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519', { privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519', {
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
   writeFileSync(join(dir, 'jwt-private.pem'), privateKey);
   writeFileSync(join(dir, 'jwt-public.pem'), publicKey);
   const DATABASE_URL = await freshDatabase(databaseUrl, name);
   // What an interrupted run left: the broker would refuse to declare its queues again otherwise.
   await removeExchangeFamily(amqpUrl, `recipes.${name}`);
 
-  const made: { namespaces: string[]; devices: string[]; proxies: TcpProxy[]; processes: ChildProcess[] } = { namespaces: [], devices: [], proxies: [], processes: [] };
+  const made: { namespaces: string[]; devices: string[]; proxies: TcpProxy[]; processes: ChildProcess[] } = {
+    namespaces: [],
+    devices: [],
+    proxies: [],
+    processes: [],
+  };
   const stop = async () => {
     for (const child of made.processes) child.kill('SIGTERM');
-    await Promise.all(made.processes.map((child) => (child.exitCode === null && child.signalCode === null ? new Promise((resolve) => child.once('close', resolve)) : undefined)));
+    await Promise.all(
+      made.processes.map((child) =>
+        child.exitCode === null && child.signalCode === null
+          ? new Promise((resolve) => child.once('close', resolve))
+          : undefined,
+      ),
+    );
     await Promise.all(made.proxies.map((proxy) => proxy.close()));
     for (const device of made.devices) await ip('link', 'del', device).catch(() => undefined);
     for (const namespace of made.namespaces) await ip('netns', 'del', namespace).catch(() => undefined);
@@ -134,7 +168,10 @@ export async function startHosts({ name, names, databaseUrl, amqpUrl }: { name: 
       made.namespaces.push(host.namespace);
       await ipIn(host.namespace, 'link', 'set', 'lo', 'up');
       const device = `rv-${host.name}0`;
-      await link({ device, address: host.serverSide }, { namespace: host.namespace, device: `rv-${host.name}1`, address: host.address });
+      await link(
+        { device, address: host.serverSide },
+        { namespace: host.namespace, device: `rv-${host.name}1`, address: host.address },
+      );
       made.devices.push(device);
     }
     // The hosts' links to each other: host i reaches host j at 10.77.<100+pair>.x.
@@ -172,29 +209,33 @@ export async function startHosts({ name, names, databaseUrl, amqpUrl }: { name: 
       );
       const processes: ChildProcess[] = [];
       for (const service of services) {
-        const child = spawn('ip', ['netns', 'exec', host.namespace, process.execPath, `services/${service.name}/dist/server.js`], {
-          stdio: ['ignore', 'ignore', 'inherit'],
-          env: {
-            ...process.env,
-            ...allocatorSettings,
-            ...upstreams,
-            HOST: '0.0.0.0',
-            PORT: String(service.port),
-            METRICS_PORT: String(service.metricsPort),
-            ...(service.internalPort ? { INTERNAL_PORT: String(service.internalPort) } : {}),
-            // The gateways of every host are the services' peers: the 10.77/16 network.
-            TRUST_PROXY: service.name === 'gateway' ? 'none' : 'loopback,10.77.0.0/16',
-            DATABASE_URL: database.url,
-            AMQP_URL: broker.url,
-            EVENTS_EXCHANGE: `recipes.${name}`,
-            LOG_LEVEL: 'warn',
-            RATE_LIMIT_ENABLED: 'false',
-            COMMENT_LIMIT_PER_MINUTE: '100000',
-            NOTIFICATION_BUDGET_PER_HOUR: '100000',
-            JWT_PUBLIC_KEY_FILE: join(dir, 'jwt-public.pem'),
-            ...(service.name === 'users' ? { JWT_PRIVATE_KEY_FILE: join(dir, 'jwt-private.pem') } : {}),
+        const child = spawn(
+          'ip',
+          ['netns', 'exec', host.namespace, process.execPath, `services/${service.name}/dist/server.js`],
+          {
+            stdio: ['ignore', 'ignore', 'inherit'],
+            env: {
+              ...process.env,
+              ...allocatorSettings,
+              ...upstreams,
+              HOST: '0.0.0.0',
+              PORT: String(service.port),
+              METRICS_PORT: String(service.metricsPort),
+              ...(service.internalPort ? { INTERNAL_PORT: String(service.internalPort) } : {}),
+              // The gateways of every host are the services' peers: the 10.77/16 network.
+              TRUST_PROXY: service.name === 'gateway' ? 'none' : 'loopback,10.77.0.0/16',
+              DATABASE_URL: database.url,
+              AMQP_URL: broker.url,
+              EVENTS_EXCHANGE: `recipes.${name}`,
+              LOG_LEVEL: 'warn',
+              RATE_LIMIT_ENABLED: 'false',
+              COMMENT_LIMIT_PER_MINUTE: '100000',
+              NOTIFICATION_BUDGET_PER_HOUR: '100000',
+              JWT_PUBLIC_KEY_FILE: join(dir, 'jwt-public.pem'),
+              ...(service.name === 'users' ? { JWT_PRIVATE_KEY_FILE: join(dir, 'jwt-private.pem') } : {}),
+            },
           },
-        });
+        );
         processes.push(child);
         made.processes.push(child);
       }
@@ -211,8 +252,10 @@ export async function startHosts({ name, names, databaseUrl, amqpUrl }: { name: 
           database.restore();
           broker.restore();
         },
-        cutFrom: (other) => ipIn(host.namespace, 'link', 'set', `rv-${host.name}${other.name}`, 'down').then(() => undefined),
-        healFrom: (other) => ipIn(host.namespace, 'link', 'set', `rv-${host.name}${other.name}`, 'up').then(() => undefined),
+        cutFrom: (other) =>
+          ipIn(host.namespace, 'link', 'set', `rv-${host.name}${other.name}`, 'down').then(() => undefined),
+        healFrom: (other) =>
+          ipIn(host.namespace, 'link', 'set', `rv-${host.name}${other.name}`, 'up').then(() => undefined),
         killAll: () => {
           for (const child of processes) child.kill('SIGKILL');
         },

@@ -44,13 +44,20 @@ export function rawClient(baseUrl: string, connections = 16) {
         }
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
         response.on('error', reject);
       });
       // A server may answer (413) and close before the whole body is written; the answer is what counts.
       request.on('error', (error) => (answered ? undefined : reject(error)));
       if (body && chunked) {
-        for (let offset = 0; offset < body.length; offset += 16 * 1024) request.write(body.subarray(offset, offset + 16 * 1024));
+        for (let offset = 0; offset < body.length; offset += 16 * 1024)
+          request.write(body.subarray(offset, offset + 16 * 1024));
         request.end();
       } else {
         request.end(body);
@@ -68,7 +75,9 @@ const isEventStream = (contentType: string | undefined) => contentType?.startsWi
 /** Fails unless the response is RFC 9457 problem+json for its own status, with the code docs/api.md §1 gives it. */
 export function expectProblem(response: RawResponse, status?: number, context = ''): void {
   if (status !== undefined) expect(response.status, `${context} ${response.text.slice(0, 300)}`).toBe(status);
-  expect(response.headers['content-type'], `${context} ${response.text.slice(0, 300)}`).toMatch(/^application\/problem\+json/);
+  expect(response.headers['content-type'], `${context} ${response.text.slice(0, 300)}`).toMatch(
+    /^application\/problem\+json/,
+  );
   let body: unknown;
   try {
     body = JSON.parse(response.text);
@@ -86,7 +95,13 @@ export function expectProblem(response: RawResponse, status?: number, context = 
  */
 export function jsonClient(apiUrl: string, { localAddress }: { localAddress?: string } = {}) {
   const dispatcher = localAddress === undefined ? undefined : new Agent({ localAddress });
-  return async function call<T = any>(method: string, path: string, body?: unknown, token?: string, headers: Record<string, string> = {}) {
+  return async function call<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string,
+    headers: Record<string, string> = {},
+  ) {
     const response = await fetch(`${apiUrl}${path}`, {
       ...(dispatcher ? { dispatcher } : {}),
       method,
@@ -98,7 +113,9 @@ export function jsonClient(apiUrl: string, { localAddress }: { localAddress?: st
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     // An event stream never ends by itself: its answer is its head.
-    const text = isEventStream(response.headers.get('content-type') ?? undefined) ? (await response.body?.cancel(), '') : await response.text();
+    const text = isEventStream(response.headers.get('content-type') ?? undefined)
+      ? (await response.body?.cancel(), '')
+      : await response.text();
     return {
       status: response.status,
       headers: response.headers,

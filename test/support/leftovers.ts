@@ -39,7 +39,9 @@ export async function findLeftovers(db: Pick<pg.ClientBase, 'query'>, needles: s
 }
 
 /** How many tables and columns `findLeftovers` searches: a search of nothing proves nothing. */
-export async function searchedColumnCount(db: Pick<pg.ClientBase, 'query'>): Promise<{ tables: number; columns: number }> {
+export async function searchedColumnCount(
+  db: Pick<pg.ClientBase, 'query'>,
+): Promise<{ tables: number; columns: number }> {
   const { rows } = await db.query<{ tables: number; columns: number }>(
     `SELECT count(DISTINCT (c.table_schema, c.table_name))::int AS tables, count(*)::int AS columns
        FROM information_schema.columns c JOIN information_schema.tables t USING (table_schema, table_name)

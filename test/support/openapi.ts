@@ -37,7 +37,17 @@ export interface Operation {
 }
 
 interface Document {
-  paths: Record<string, Record<string, { parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: JsonSchema }> }; security?: Record<string, string[]>[] }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: Parameter[];
+        requestBody?: { content: Record<string, { schema: JsonSchema }> };
+        security?: Record<string, string[]>[];
+      }
+    >
+  >;
 }
 
 /** `[{ bearerAuth }]` requires a token; an empty alternative (`[{}, { bearerAuth }]`) makes it optional. */

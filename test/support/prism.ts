@@ -18,7 +18,8 @@ import type { RecordedResponse } from '../../services/gateway/src/response-recor
  * checker's (test/support/conformance.ts).
  */
 
-const route = ((routeModule as unknown as { default?: typeof routeModule }).default ?? routeModule) as typeof routeModule;
+const route = ((routeModule as unknown as { default?: typeof routeModule }).default ??
+  routeModule) as typeof routeModule;
 
 const EXCLUDED_PATHS = new Set(['/api/notifications/stream']);
 /** Statuses that say the request broke the API's rules (docs/api.md §1); 413 is a size, which no schema carries. */
@@ -78,7 +79,10 @@ function refusedForWhatPrismCannotRead(answer: string, sent: Record<string, stri
       Array.isArray(errors) &&
       errors.length > 0 &&
       // A field's path may go into its parts (`types.0`): the parameter is its first.
-      errors.every((error) => SAID_IN_WORDS.has(error.message ?? '') || [sent[(error.path ?? '').split('.')[0]!]].flat().includes(''))
+      errors.every(
+        (error) =>
+          SAID_IN_WORDS.has(error.message ?? '') || [sent[(error.path ?? '').split('.')[0]!]].flat().includes(''),
+      )
     );
   } catch {
     return false;
@@ -118,7 +122,10 @@ export async function prismChecker(document: object) {
       method: method as IHttpRequest['method'],
       url: { path: record.path, query: queryOf(record.url) },
       // Prism sees a body by its length: a chunked one is given the length it had.
-      headers: text !== '' && sent['content-length'] === undefined ? { ...sent, 'content-length': String(Buffer.byteLength(text)) } : sent,
+      headers:
+        text !== '' && sent['content-length'] === undefined
+          ? { ...sent, 'content-length': String(Buffer.byteLength(text)) }
+          : sent,
       body: bodyOf(text, sent['content-type']),
     };
     const routed = route({ resources: operations, input: request }) as Either<IHttpOperation>;
@@ -131,8 +138,17 @@ export async function prismChecker(document: object) {
       ...errorsOf(validateSecurity({ resource: operation, element: request }) as Either<unknown>),
       ...malformedJson(text, record.request.utf8 ?? true, sent['content-type']),
     ];
-    if (record.status < 400 && refusedBy.length > 0) mismatches.push(`accepted, but the document forbids it: ${said(refusedBy)}`);
-    if (REFUSED_AS_INVALID.has(record.status) && refusedBy.length === 0 && !refusedForWhatPrismCannotRead(record.body, { ...sent, ...(request.url.query ?? {}) })) mismatches.push(`refused, but the document allows it: ${record.body.slice(0, 300)} (sent ${sent['content-type'] ?? 'no content type'}: ${JSON.stringify(text.slice(0, 80))})`);
+    if (record.status < 400 && refusedBy.length > 0)
+      mismatches.push(`accepted, but the document forbids it: ${said(refusedBy)}`);
+    if (
+      REFUSED_AS_INVALID.has(record.status) &&
+      refusedBy.length === 0 &&
+      !refusedForWhatPrismCannotRead(record.body, { ...sent, ...(request.url.query ?? {}) })
+    )
+      mismatches.push(
+        `refused, but the document allows it: ${record.body.slice(0, 300)} (sent ` +
+          `${sent['content-type'] ?? 'no content type'}: ${JSON.stringify(text.slice(0, 80))})`,
+      );
 
     if (record.complete) {
       const response = {
@@ -140,7 +156,10 @@ export async function prismChecker(document: object) {
         headers: record.headers ?? {},
         body: method === 'head' ? undefined : bodyOf(record.body, record.contentType),
       };
-      const undescribed = errorsOf(validateOutput({ resource: operation, element: response }) as Either<unknown>, [ERROR, WARNING]);
+      const undescribed = errorsOf(validateOutput({ resource: operation, element: response }) as Either<unknown>, [
+        ERROR,
+        WARNING,
+      ]);
       if (undescribed.length > 0) mismatches.push(`a response the document does not describe: ${said(undescribed)}`);
     }
     return mismatches.map((mismatch) => `${operation.iid ?? operation.path} ${record.status}: ${mismatch}`);
@@ -150,7 +169,9 @@ export async function prismChecker(document: object) {
     check,
     /** Every mismatch of `records`, each line naming the request, marked as Prism's. */
     checkAll(records: readonly RecordedResponse[]): string[] {
-      return records.flatMap((record) => check(record).map((mismatch) => `prism: ${record.method} ${record.url} → ${record.status}: ${mismatch}`));
+      return records.flatMap((record) =>
+        check(record).map((mismatch) => `prism: ${record.method} ${record.url} → ${record.status}: ${mismatch}`),
+      );
     },
   };
 }

@@ -9,7 +9,10 @@ import { eventChecker, type OpenApiDocument, openApiChecker, parseRecords } from
 import { eventTap } from './event-tap.js';
 import { prismChecker } from './prism.js';
 
-/** What a system named `name` makes on the servers: its database, and the exchange `recipes.<name>` with every service's queues. */
+/**
+ * What a system named `name` makes on the servers: its database, and the exchange `recipes.<name>` with every service's
+ * queues.
+ */
 async function removeSystemTopology(name: string): Promise<void> {
   await removeExchangeFamily(inject('amqpUrl'), `recipes.${name}`);
   await dropDatabase(inject('databaseUrl'), name);
@@ -39,7 +42,9 @@ export interface Conformance {
   expectBrokenEvents(...ids: string[]): void;
   /** The mismatches of the events named to `expectBrokenEvents`, as the tap saw them. */
   brokenEventsSeen(): string[];
-  /** How much was checked: responses the gateway recorded, events the tap saw. A check that sees nothing proves nothing. */
+  /**
+   * How much was checked: responses the gateway recorded, events the tap saw. A check that sees nothing proves nothing.
+   */
   seen(): { responses: number; events: number };
 }
 
@@ -57,7 +62,9 @@ export interface TestSystem extends StartedSystem {
  * response against the document the gateway published at the start and each event against the catalogue,
  * and fails the test file with the mismatches, if any.
  */
-export async function startTestSystem(options: Omit<Parameters<typeof startSystem>[0], 'databaseUrl' | 'amqpUrl'>): Promise<TestSystem> {
+export async function startTestSystem(
+  options: Omit<Parameters<typeof startSystem>[0], 'databaseUrl' | 'amqpUrl'>,
+): Promise<TestSystem> {
   await removeSystemTopology(options.name);
   const recordFile = join(tmpdir(), `recipes-responses-${options.name}-${process.pid}.ndjson`);
   rmSync(recordFile, { force: true });
@@ -89,11 +96,16 @@ export async function startTestSystem(options: Omit<Parameters<typeof startSyste
     await Promise.all(
       system.processes
         .filter(({ service }) => service !== 'gateway')
-        .map(async ({ service, instance }) => (await fetch(`${system.urlOf(service, instance)}/openapi.json`)).arrayBuffer()),
+        .map(async ({ service, instance }) =>
+          (await fetch(`${system.urlOf(service, instance)}/openapi.json`)).arrayBuffer(),
+        ),
     );
     // As published now, with every service up: a test may stop one later.
-    const document = (await (await fetch(`${system.urlOf('gateway')}/docs/json`)).json()) as OpenApiDocument & { info?: { description?: string } };
-    if (document.info?.description?.includes('Not included')) throw new Error(`the gateway published an incomplete document: ${document.info.description}`);
+    const document = (await (await fetch(`${system.urlOf('gateway')}/docs/json`)).json()) as OpenApiDocument & {
+      info?: { description?: string };
+    };
+    if (document.info?.description?.includes('Not included'))
+      throw new Error(`the gateway published an incomplete document: ${document.info.description}`);
     responses = openApiChecker(document);
     prism = await prismChecker(document);
     tap = await eventTap(inject('amqpUrl'), `recipes.${options.name}`, (event) => {
@@ -129,7 +141,9 @@ export async function startTestSystem(options: Omit<Parameters<typeof startSyste
       await removeSystemTopology(options.name);
       rmSync(recordFile, { force: true });
       if (mismatches.length > 0) {
-        throw new Error(`${mismatches.length} responses or events do not conform to the published contracts:\n${mismatches.slice(0, 50).join('\n')}`);
+        throw new Error(
+          `${mismatches.length} responses or events do not conform to the published contracts:\n${mismatches.slice(0, 50).join('\n')}`,
+        );
       }
     },
   };

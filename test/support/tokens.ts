@@ -11,7 +11,8 @@ export interface TokenSubject {
   username: string;
 }
 
-const b64url = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+const b64url = (value: unknown) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 const now = () => Math.floor(Date.now() / 1000);
 
 /**
@@ -62,7 +63,8 @@ export function systemTokens(systemName: string) {
       return `${header}.${payload}.${bytes.toString('base64url')}`;
     },
     'signed by another key': (subject) => signed({ alg: 'EdDSA', typ: 'JWT' }, claims(subject), attacker.privateKey),
-    expired: (subject) => signed({ alg: 'EdDSA', typ: 'JWT' }, claims(subject, { iat: now() - 7200, exp: now() - 3600 })),
+    expired: (subject) =>
+      signed({ alg: 'EdDSA', typ: 'JWT' }, claims(subject, { iat: now() - 7200, exp: now() - 3600 })),
     'not yet valid': (subject) => signed({ alg: 'EdDSA', typ: 'JWT' }, claims(subject, { nbf: now() + 3600 })),
     'wrong iss': (subject) => signed({ alg: 'EdDSA', typ: 'JWT' }, claims(subject, { iss: 'someone-else' })),
     'wrong aud': (subject) => signed({ alg: 'EdDSA', typ: 'JWT' }, claims(subject, { aud: 'another-api' })),

@@ -15,7 +15,13 @@ export async function register(call: JsonCall, username: string, password = 'cor
 }
 
 /** POSTs `body` as `author` and returns the created resource under `key`, failing unless it was created. */
-export async function create<T = { id: string }>(call: JsonCall, path: string, body: unknown, author: Account, key: string): Promise<T> {
+export async function create<T = { id: string }>(
+  call: JsonCall,
+  path: string,
+  body: unknown,
+  author: Account,
+  key: string,
+): Promise<T> {
   const response = await call<Record<string, T>>('POST', path, body, author.token);
   expect(response.status, `POST ${path}: ${JSON.stringify(response.body)}`).toBe(201);
   return response.body[key]!;
@@ -25,21 +31,59 @@ export async function create<T = { id: string }>(call: JsonCall, path: string, b
 export async function seedWorld(call: JsonCall, prefix: string) {
   const ada = await register(call, `${prefix}_ada`);
   const bob = await register(call, `${prefix}_bob`);
-  const recipe = await create(call, '/recipes', {
-    title: 'Classic Chrome street',
-    cameraModel: 'X100V',
-    filmSimulation: 'Classic Chrome',
-    imageUrls: ['https://cdn.example.com/a.jpg'],
-    taggedUsernames: [bob.user.username],
-  }, ada, 'recipe');
-  const deletedRecipe = await create(call, '/recipes', { title: 'Gone', cameraModel: 'X-T5', filmSimulation: 'Acros' }, ada, 'recipe');
+  const recipe = await create(
+    call,
+    '/recipes',
+    {
+      title: 'Classic Chrome street',
+      cameraModel: 'X100V',
+      filmSimulation: 'Classic Chrome',
+      imageUrls: ['https://cdn.example.com/a.jpg'],
+      taggedUsernames: [bob.user.username],
+    },
+    ada,
+    'recipe',
+  );
+  const deletedRecipe = await create(
+    call,
+    '/recipes',
+    { title: 'Gone', cameraModel: 'X-T5', filmSimulation: 'Acros' },
+    ada,
+    'recipe',
+  );
   expect((await call('DELETE', `/recipes/${deletedRecipe.id}`, undefined, ada.token)).status).toBe(200);
-  const post = await create(call, '/posts', { title: 'Harbour at dusk', taggedUsernames: [bob.user.username] }, ada, 'post');
-  const collection = await create(call, '/collections', { name: 'Night shots', description: 'Long exposures' }, ada, 'collection');
-  const savedItem = await create(call, '/saved-items', { contentType: 'recipe', contentId: recipe.id }, ada, 'savedItem');
-  expect((await call('POST', `/collections/${collection.id}/items`, { savedItemId: savedItem.id }, ada.token)).status).toBe(201);
+  const post = await create(
+    call,
+    '/posts',
+    { title: 'Harbour at dusk', taggedUsernames: [bob.user.username] },
+    ada,
+    'post',
+  );
+  const collection = await create(
+    call,
+    '/collections',
+    { name: 'Night shots', description: 'Long exposures' },
+    ada,
+    'collection',
+  );
+  const savedItem = await create(
+    call,
+    '/saved-items',
+    { contentType: 'recipe', contentId: recipe.id },
+    ada,
+    'savedItem',
+  );
+  expect(
+    (await call('POST', `/collections/${collection.id}/items`, { savedItemId: savedItem.id }, ada.token)).status,
+  ).toBe(201);
   const savedPost = await create(call, '/saved-items', { contentType: 'post', contentId: post.id }, ada, 'savedItem');
-  const comment = await create(call, `/recipes/${recipe.id}/comments`, { content: `Lovely, @${ada.user.username}!` }, bob, 'comment');
+  const comment = await create(
+    call,
+    `/recipes/${recipe.id}/comments`,
+    { content: `Lovely, @${ada.user.username}!` },
+    bob,
+    'comment',
+  );
   await create(call, `/collections/${collection.id}/comments`, { content: 'Great set' }, bob, 'comment');
   await create(call, `/posts/${post.id}/comments`, { content: `@${ada.user.username} where is this?` }, bob, 'comment');
   expect((await call('PUT', `/recipes/${recipe.id}/favorite`, undefined, bob.token)).status).toBe(200);

@@ -61,7 +61,10 @@ export class EndedSessions {
     if (news) for (const listener of this.#listeners) listener(end);
   }
 
-  /** Whether a token of `token`'s session must be refused: its session ended, or all of its user's did after it was issued. */
+  /**
+   * Whether a token of `token`'s session must be refused: its session ended, or all of its user's did after it was
+   * issued.
+   */
   refuses({ userId, sessionId, issuedAt }: SessionToken): boolean {
     if (this.#sessions.has(sessionId)) return true;
     const notBefore = this.#notBefore.get(userId);

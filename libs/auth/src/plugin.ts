@@ -25,7 +25,12 @@ export interface Caller {
   session?: { id: string; issuedAt: number };
 }
 
-const claimsSchema = z.object({ sub: z.uuid(), username: z.string().min(1), sid: z.uuid().optional(), iat: z.number() });
+const claimsSchema = z.object({
+  sub: z.uuid(),
+  username: z.string().min(1),
+  sid: z.uuid().optional(),
+  iat: z.number(),
+});
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -80,7 +85,8 @@ async function authPlugin(app: FastifyInstance, settings: AuthSettings) {
       return;
     }
     const session = { id: sid, issuedAt: iat };
-    if (settings.endedSessions?.refuses({ userId: id, sessionId: sid, issuedAt: iat })) throw unauthorized('The session has ended');
+    if (settings.endedSessions?.refuses({ userId: id, sessionId: sid, issuedAt: iat }))
+      throw unauthorized('The session has ended');
     request.caller = { id, username, session };
   }
 

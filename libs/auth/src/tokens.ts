@@ -25,7 +25,18 @@ export type IssueToken = (subject: TokenSubject) => string;
  * signatures are deterministic): a refresh answered again within its grace answers the same token.
  */
 export function tokenIssuer({ privateKey, issuer, audience, ttlSeconds }: TokenSettings): IssueToken {
-  const sign = createSigner({ key: privateKey, algorithm: TOKEN_ALGORITHM, iss: issuer, aud: audience, expiresIn: ttlSeconds * 1000 });
+  const sign = createSigner({
+    key: privateKey,
+    algorithm: TOKEN_ALGORITHM,
+    iss: issuer,
+    aud: audience,
+    expiresIn: ttlSeconds * 1000,
+  });
   return ({ id, username, sessionId, issuedAt }) =>
-    sign({ sub: id, username, ...(sessionId === undefined ? {} : { sid: sessionId }), ...(issuedAt === undefined ? {} : { iat: issuedAt }) });
+    sign({
+      sub: id,
+      username,
+      ...(sessionId === undefined ? {} : { sid: sessionId }),
+      ...(issuedAt === undefined ? {} : { iat: issuedAt }),
+    });
 }

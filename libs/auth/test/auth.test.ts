@@ -10,7 +10,8 @@ const issuer = 'recipes-users';
 const audience = 'recipes-api';
 const userId = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
 
-const b64url = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+const b64url = (value: unknown) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 const now = () => Math.floor(Date.now() / 1000);
 const claims = (overrides: Record<string, unknown> = {}) => ({
   sub: userId,
@@ -55,7 +56,10 @@ describe('auth plugin', () => {
   });
 
   it('accepts a token from the issuer the users service signs with', async () => {
-    const token = tokenIssuer({ privateKey: keys.privateKey, issuer, audience, ttlSeconds: 60 })({ id: userId, username: 'ada' });
+    const token = tokenIssuer({ privateKey: keys.privateKey, issuer, audience, ttlSeconds: 60 })({
+      id: userId,
+      username: 'ada',
+    });
     const response = await call('/api/required', `Bearer ${token}`);
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ caller: { id: userId, username: 'ada' } });
@@ -113,7 +117,10 @@ describe('auth plugin', () => {
     'not yet valid': ed25519Token({ alg: 'EdDSA' }, claims({ nbf: now() + 3600 })),
     'wrong issuer': ed25519Token({ alg: 'EdDSA' }, claims({ iss: 'someone-else' })),
     'wrong audience': ed25519Token({ alg: 'EdDSA' }, claims({ aud: 'another-api' })),
-    'no expiry': ed25519Token({ alg: 'EdDSA' }, { sub: userId, username: 'ada', iat: now(), iss: issuer, aud: audience }),
+    'no expiry': ed25519Token(
+      { alg: 'EdDSA' },
+      { sub: userId, username: 'ada', iat: now(), iss: issuer, aud: audience },
+    ),
     'subject not a user id': ed25519Token({ alg: 'EdDSA' }, claims({ sub: 'admin' })),
     'no username': ed25519Token({ alg: 'EdDSA' }, claims({ username: undefined })),
     garbage: 'abc.def.ghi',
@@ -127,8 +134,11 @@ describe('auth plugin', () => {
       expect(response.json()).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
     });
 
-    it.each(['', 'Bearer', 'Bearer ', `Basic ${b64url('ada:pw')}`, `bearer${valid()}`])('rejects the header %j', async (value) => {
-      expect((await call(url, value)).statusCode).toBe(401);
-    });
+    it.each(['', 'Bearer', 'Bearer ', `Basic ${b64url('ada:pw')}`, `bearer${valid()}`])(
+      'rejects the header %j',
+      async (value) => {
+        expect((await call(url, value)).statusCode).toBe(401);
+      },
+    );
   });
 });

@@ -1,7 +1,14 @@
 import { createApp, type App } from '@recipes/http';
 import { createLogger } from '@recipes/logging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authPlugin, callerOf, EndedSessions, generateSigningKeyPair, type SessionEnd, tokenIssuer } from '../src/index.js';
+import {
+  authPlugin,
+  callerOf,
+  EndedSessions,
+  generateSigningKeyPair,
+  type SessionEnd,
+  tokenIssuer,
+} from '../src/index.js';
 
 const alice = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
 const bob = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5c';
@@ -87,7 +94,8 @@ describe('the auth plugin with ended sessions', () => {
   });
   afterAll(() => app.close());
 
-  const call = (token: string) => app.inject({ method: 'GET', url: '/api/me', headers: { authorization: `Bearer ${token}` } });
+  const call = (token: string) =>
+    app.inject({ method: 'GET', url: '/api/me', headers: { authorization: `Bearer ${token}` } });
   const issuedAt = Math.floor(Date.now() / 1000);
 
   it('refuses a token of an ended session with 401 from the moment the end is learnt, remembered verification or not', async () => {
@@ -103,7 +111,9 @@ describe('the auth plugin with ended sessions', () => {
   });
 
   it('keeps accepting a token from before sessions (no sid) until it expires, whatever ended', async () => {
-    endedSessions.learn(end({ sessionIds: [sessionC], notBefore: at(Date.now() + 5_000), tokensExpireBy: at(Date.now() + 600_000) }));
+    endedSessions.learn(
+      end({ sessionIds: [sessionC], notBefore: at(Date.now() + 5_000), tokensExpireBy: at(Date.now() + 600_000) }),
+    );
     const legacy = await call(issue({ id: alice, username: 'alice' }));
     expect(legacy.statusCode).toBe(200);
     expect(legacy.json()).toEqual({ caller: { id: alice, username: 'alice' } });

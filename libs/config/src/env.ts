@@ -16,7 +16,15 @@ export const env = {
           .filter((url) => url !== '')
           .join(','),
       )
-      .pipe(z.string().refine((value) => value !== '' && value.split(',').every((url) => z.url({ protocol: protocols }).safeParse(url).success), 'needs one or more URLs, comma-separated')),
+      .pipe(
+        z
+          .string()
+          .refine(
+            (value) =>
+              value !== '' && value.split(',').every((url) => z.url({ protocol: protocols }).safeParse(url).success),
+            'needs one or more URLs, comma-separated',
+          ),
+      ),
   string: (fallback: string) => z.string().min(1).default(fallback),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
   /** Comma-separated positive integers, at least one. */

@@ -33,14 +33,27 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
 }
 
 export { env } from './env.js';
-export { backendEnv, exportSourcesEnv, internalPortEnv, lookupEnv, notificationEnv, portsEnv, serviceEnv, sharedStoreEnv, signingEnv, tokenEnv } from './groups.js';
+export {
+  backendEnv,
+  exportSourcesEnv,
+  internalPortEnv,
+  lookupEnv,
+  notificationEnv,
+  portsEnv,
+  serviceEnv,
+  sharedStoreEnv,
+  signingEnv,
+  tokenEnv,
+} from './groups.js';
 
 /** Reads a file named by a setting (a key, a secret); a missing file stops the process with one clear line. */
 export function readSettingFile(variable: string, path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    process.stderr.write(`Invalid configuration: ${variable}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})\n`);
+    process.stderr.write(
+      `Invalid configuration: ${variable}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})\n`,
+    );
     process.exit(78);
   }
 }

@@ -15,7 +15,9 @@ describe('parseConfig', () => {
 
   it('names a missing variable on one line', () => {
     expect(() => parseConfig(schema, {})).toThrowError(
-      new ConfigError('Invalid configuration: DATABASE_URL is required (Invalid input: expected string, received undefined)'),
+      new ConfigError(
+        'Invalid configuration: DATABASE_URL is required (Invalid input: expected string, received undefined)',
+      ),
     );
   });
 

@@ -11,7 +11,9 @@ export interface AsyncApiOptions {
 
 type JsonObject = Record<string, unknown>;
 
-/** The document's outline; channels, operations and messages are plain JSON, as the AsyncAPI 3.0 schema defines them. */
+/**
+ * The document's outline; channels, operations and messages are plain JSON, as the AsyncAPI 3.0 schema defines them.
+ */
 export type AsyncApiDocument = {
   asyncapi: '3.0.0';
   info: { title: string; version: string; description: string };
@@ -30,19 +32,29 @@ function jsonSchema(schema: z.ZodType): JsonObject {
 /** `user.created` version 1 → `user.created.v1`: one message per type and version. */
 const messageId = (definition: EventDefinition) => `${definition.type}.v${definition.version}`;
 
-/** The whole message body: the envelope (docs/api.md §8), pinned to this type, version and producer, around its data. */
+/**
+ * The whole message body: the envelope (docs/api.md §8), pinned to this type, version and producer, around its data.
+ */
 function envelopeSchema(definition: EventDefinition): JsonObject {
   return {
     type: 'object',
     required: ['id', 'type', 'version', 'occurredAt', 'producer', 'correlationId', 'data'],
     additionalProperties: false,
     properties: {
-      id: { type: 'string', format: 'uuid', description: 'Unique per event; also the AMQP message id. Consumers deduplicate on it.' },
+      id: {
+        type: 'string',
+        format: 'uuid',
+        description: 'Unique per event; also the AMQP message id. Consumers deduplicate on it.',
+      },
       type: { const: definition.type, description: 'Also the routing key and the AMQP type property.' },
       version: { const: definition.version, description: 'A breaking change of `data` is a new version.' },
       occurredAt: { type: 'string', format: 'date-time' },
       producer: { const: definition.producer },
-      correlationId: { type: 'string', minLength: 1, description: 'The request that caused the event; also the AMQP correlation id.' },
+      correlationId: {
+        type: 'string',
+        minLength: 1,
+        description: 'The request that caused the event; also the AMQP correlation id.',
+      },
       data: jsonSchema(definition.data),
     },
   };

@@ -8,7 +8,9 @@ const parser = new Parser();
 /** Diagnostics of severity error (0) or warning (1); information and hints are left out. */
 async function problems(candidate: object) {
   const diagnostics = await parser.validate(JSON.stringify(candidate));
-  return diagnostics.filter((diagnostic) => diagnostic.severity <= 1).map(({ code, message, path }) => `${code} at ${path.join('.')}: ${message}`);
+  return diagnostics
+    .filter((diagnostic) => diagnostic.severity <= 1)
+    .map(({ code, message, path }) => `${code} at ${path.join('.')}: ${message}`);
 }
 
 type Operation = { action: string; channel: { $ref: string }; messages: Array<{ $ref: string }> };
@@ -19,15 +21,23 @@ describe('AsyncAPI document of the event catalogue', () => {
   });
 
   it('is rejected by the same check when broken, so the check can fail', async () => {
-    const broken = { ...document, operations: { dangling: { action: 'send', channel: { $ref: '#/channels/no.such.type' } } } };
+    const broken = {
+      ...document,
+      operations: { dangling: { action: 'send', channel: { $ref: '#/channels/no.such.type' } } },
+    };
     expect(await problems(broken)).not.toEqual([]);
   });
 
   it('has one channel per event type, addressed by its routing key on the topic exchange', async () => {
     const { document: parsed } = await parser.parse(JSON.stringify(document));
-    const addresses = parsed!.channels().all().map((channel) => channel.address());
+    const addresses = parsed!
+      .channels()
+      .all()
+      .map((channel) => channel.address());
     expect(addresses.sort()).toEqual([...new Set(eventCatalogue.map((event) => event.type))].sort());
-    const bindings = (document.channels as Record<string, { bindings: { amqp: { exchange: { name: string; type: string } } } }>)['user.created']!.bindings;
+    const bindings = (
+      document.channels as Record<string, { bindings: { amqp: { exchange: { name: string; type: string } } } }>
+    )['user.created']!.bindings;
     expect(bindings.amqp.exchange).toMatchObject({ name: 'recipes.events', type: 'topic' });
   });
 
@@ -47,7 +57,11 @@ describe('AsyncAPI document of the event catalogue', () => {
   });
 
   it('describes the envelope as the payload, pinned to the type, with the data schema from zod', () => {
-    const messages = (document.components as { messages: Record<string, { payload: { properties: Record<string, unknown>; required: string[] } }> }).messages;
+    const messages = (
+      document.components as {
+        messages: Record<string, { payload: { properties: Record<string, unknown>; required: string[] } }>;
+      }
+    ).messages;
     const payload = messages['user.created.v1']!.payload;
     expect(payload.required).toEqual(['id', 'type', 'version', 'occurredAt', 'producer', 'correlationId', 'data']);
     expect(payload.properties).toMatchObject({

@@ -1,6 +1,12 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { assertDeclared, eventCatalogue, eventsConsumedBy, eventsProducedBy, UndeclaredEventError } from '../src/index.js';
+import {
+  assertDeclared,
+  eventCatalogue,
+  eventsConsumedBy,
+  eventsProducedBy,
+  UndeclaredEventError,
+} from '../src/index.js';
 
 const serviceExists = (name: string) => existsSync(new URL(`../../../services/${name}/src/server.ts`, import.meta.url));
 
@@ -11,7 +17,9 @@ describe('event catalogue', () => {
   });
 
   it('never lists a producer as a consumer of its own event', () => {
-    expect(eventCatalogue.filter((event) => event.consumers.includes(event.producer)).map((event) => event.type)).toEqual([]);
+    expect(
+      eventCatalogue.filter((event) => event.consumers.includes(event.producer)).map((event) => event.type),
+    ).toEqual([]);
   });
 
   it('accepts an event from its declared producer', () => {
@@ -19,9 +27,15 @@ describe('event catalogue', () => {
   });
 
   it('refuses a type or version it does not list, and a producer other than the declared one', () => {
-    expect(() => assertDeclared({ type: 'comment.edited', version: 1, producer: 'comments' })).toThrow(UndeclaredEventError);
-    expect(() => assertDeclared({ type: 'comment.created', version: 2, producer: 'comments' })).toThrow(/version 2 is not in the event catalogue/);
-    expect(() => assertDeclared({ type: 'comment.created', version: 1, producer: 'content' })).toThrow('event comment.created is produced by comments, not by content');
+    expect(() => assertDeclared({ type: 'comment.edited', version: 1, producer: 'comments' })).toThrow(
+      UndeclaredEventError,
+    );
+    expect(() => assertDeclared({ type: 'comment.created', version: 2, producer: 'comments' })).toThrow(
+      /version 2 is not in the event catalogue/,
+    );
+    expect(() => assertDeclared({ type: 'comment.created', version: 1, producer: 'content' })).toThrow(
+      'event comment.created is produced by comments, not by content',
+    );
   });
 
   it('answers what a service produces and consumes', () => {
@@ -49,6 +63,11 @@ describe('event catalogue', () => {
       'comment.mention.deleted',
       'collection.deleted',
     ]);
-    expect(eventsConsumedBy('users').map((event) => event.type)).toEqual(['content.user.erased', 'comments.user.erased', 'collections.user.erased', 'notifications.user.erased']);
+    expect(eventsConsumedBy('users').map((event) => event.type)).toEqual([
+      'content.user.erased',
+      'comments.user.erased',
+      'collections.user.erased',
+      'notifications.user.erased',
+    ]);
   });
 });

@@ -9,7 +9,11 @@ const position = { at: '2026-11-27T10:00:00.123456Z', id: '0190a000-0000-7000-80
 
 describe('listCursor', () => {
   it('reads back every position it writes, as an opaque URL-safe string', () => {
-    const instants = fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true });
+    const instants = fc.date({
+      min: new Date('1970-01-01T00:00:00Z'),
+      max: new Date('9999-12-31T23:59:59Z'),
+      noInvalidDate: true,
+    });
     fc.assert(
       fc.property(instants, fc.integer({ min: 0, max: 999 }), fc.uuid(), (date, micros, id) => {
         const at = date.toISOString().replace('Z', `${String(micros).padStart(3, '0')}Z`);
@@ -41,22 +45,34 @@ describe('listCursor', () => {
     expect(notifications.decode(`${cursor}=`)).toBeUndefined();
     expect(notifications.decode(cursor.slice(0, -1))).toBeUndefined();
     fc.assert(
-      fc.property(fc.nat({ max: cursor.length - 1 }), fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'), (at, character) => {
-        fc.pre(cursor[at] !== character);
-        expect(notifications.decode(cursor.slice(0, at) + character + cursor.slice(at + 1))).toBeUndefined();
-      }),
+      fc.property(
+        fc.nat({ max: cursor.length - 1 }),
+        fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'),
+        (at, character) => {
+          fc.pre(cursor[at] !== character);
+          expect(notifications.decode(cursor.slice(0, at) + character + cursor.slice(at + 1))).toBeUndefined();
+        },
+      ),
     );
   });
 
   it('refuses a well-checked cursor whose position is not one: a day that does not exist, or a tie-break of the wrong kind', () => {
     const forge = (text: string) => Buffer.from(text).toString('base64url');
     // The check as written, to show that the position itself is read strictly too.
-    const sum = (kind: string, at: string, id: string) => hash('sha256', `${kind}\n${at}\n${id}`, 'base64url').slice(0, 16);
+    const sum = (kind: string, at: string, id: string) =>
+      hash('sha256', `${kind}\n${at}\n${id}`, 'base64url').slice(0, 16);
     const at = '2026-04-31T10:00:00.000000Z';
-    expect(notifications.decode(forge(`${at} ${position.id} ${sum('notifications', at, position.id)}`))).toBeUndefined();
-    expect(notifications.decode(forge(`${position.at} nope ${sum('notifications', position.at, 'nope')}`))).toBeUndefined();
+    expect(
+      notifications.decode(forge(`${at} ${position.id} ${sum('notifications', at, position.id)}`)),
+    ).toBeUndefined();
+    expect(
+      notifications.decode(forge(`${position.at} nope ${sum('notifications', position.at, 'nope')}`)),
+    ).toBeUndefined();
     const groups = listCursor('groups', z.string().regex(/^[a-z_]+:[0-9a-f-]{36}$/));
-    expect(groups.decode(groups.encode({ at: position.at, id: `tag_recipe:${position.id}` }))).toEqual({ at: position.at, id: `tag_recipe:${position.id}` });
+    expect(groups.decode(groups.encode({ at: position.at, id: `tag_recipe:${position.id}` }))).toEqual({
+      at: position.at,
+      id: `tag_recipe:${position.id}`,
+    });
   });
 
   it('is a query parameter: absent, a position, or a 400 issue', () => {

@@ -27,7 +27,9 @@ describe('pagination', () => {
 });
 
 describe('usernameSchema', () => {
-  it.each(['abc', 'A_b_9', 'x'.repeat(30)])('accepts %s', (name) => expect(usernameSchema.safeParse(name).success).toBe(true));
+  it.each(['abc', 'A_b_9', 'x'.repeat(30)])('accepts %s', (name) =>
+    expect(usernameSchema.safeParse(name).success).toBe(true),
+  );
   it.each(['ab', 'x'.repeat(31), 'bad-name', 'ünï', 'a b', ''])('rejects %j', (name) =>
     expect(usernameSchema.safeParse(name).success).toBe(false),
   );
@@ -47,8 +49,5 @@ describe('httpUrlSchema', () => {
     'https://x.com/a b',
     ' https://x.com/a',
     'https://x.com/a\n',
-  ])(
-    'rejects %s',
-    (url) => expect(httpUrlSchema.safeParse(url).success).toBe(false),
-  );
+  ])('rejects %s', (url) => expect(httpUrlSchema.safeParse(url).success).toBe(false));
 });

@@ -52,7 +52,10 @@ export class SharedTransaction {
  * When the current work runs inside a shared transaction of `pool`, runs `work` in it (see `joinLevel`)
  * and returns its promise; otherwise returns undefined, and the caller begins a transaction of its own.
  */
-export function joinSharedTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> | undefined {
+export function joinSharedTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> | undefined {
   const level = ambient.getStore();
   return level?.pool === pool ? joinLevel(level, work) : undefined;
 }

@@ -33,7 +33,12 @@ export interface BudgetSpending {
  * happen, nothing is spent. The key's rows of earlier windows are deleted on the way; the row it locks
  * makes a key's concurrent spendings take turns.
  */
-export function spendingCtes({ name, max, windowMs }: Budget, key: string, amount: number, onlyIf: Sql = sql`true`): Sql {
+export function spendingCtes(
+  { name, max, windowMs }: Budget,
+  key: string,
+  amount: number,
+  onlyIf: Sql = sql`true`,
+): Sql {
   return sql`current_window AS (
        SELECT date_bin(make_interval(secs => ${windowMs}::float8 / 1000), now(), 'epoch'::timestamptz) AS start
      ), earlier AS (
@@ -51,10 +56,15 @@ export function spendingCtes({ name, max, windowMs }: Budget, key: string, amoun
 }
 
 /** What the `spending` row of `spendingCtes` means for a budget of `max`. */
-export function spendingOf(max: number, { spent, resetSeconds }: { spent: number | null; resetSeconds: number }): BudgetSpending {
+export function spendingOf(
+  max: number,
+  { spent, resetSeconds }: { spent: number | null; resetSeconds: number },
+): BudgetSpending {
   // At least a second: a window ending this instant is still the one that refused.
   const reset = Math.max(1, resetSeconds);
-  return spent === null ? { allowed: false, remaining: 0, resetSeconds: reset } : { allowed: true, remaining: max - spent, resetSeconds: reset };
+  return spent === null
+    ? { allowed: false, remaining: 0, resetSeconds: reset }
+    : { allowed: true, remaining: max - spent, resetSeconds: reset };
 }
 
 /**
@@ -63,7 +73,9 @@ export function spendingOf(max: number, { spent, resetSeconds }: { spent: number
  * that statement): a rollback gives the amount back.
  */
 export async function spendBudget(db: Queryable, budget: Budget, key: string, amount: number): Promise<BudgetSpending> {
-  const { text, values } = query(sql`WITH ${spendingCtes(budget, key, amount)} SELECT spent, "resetSeconds" FROM spending`);
+  const { text, values } = query(
+    sql`WITH ${spendingCtes(budget, key, amount)} SELECT spent, "resetSeconds" FROM spending`,
+  );
   const { rows } = await db.query<{ spent: number | null; resetSeconds: number }>(text, values);
   return spendingOf(budget.max, rows[0]!);
 }

@@ -39,7 +39,12 @@ export async function migrate({ databaseUrl, schema, sets, logger }: MigrateSett
   }
 }
 
-async function migrateWith(dbClient: pg.Client, schema: string, sets: MigrationSet[], logger: InfoLogger): Promise<void> {
+async function migrateWith(
+  dbClient: pg.Client,
+  schema: string,
+  sets: MigrationSet[],
+  logger: InfoLogger,
+): Promise<void> {
   for (const set of sets) {
     const applied = await runner({
       dbClient,

@@ -13,13 +13,22 @@ export interface PageStatement {
  * row (`count(*) OVER ()` would read the whole listing, LIMIT or not), so both keep their own plan, and a
  * page past the end still has its total: one row with the page's columns null, told apart by `present`.
  */
-async function readJoined<Row>(db: Queryable, count: string, page: string, values: unknown[], present: string): Promise<{ rows: Row[]; total: number }> {
+async function readJoined<Row>(
+  db: Queryable,
+  count: string,
+  page: string,
+  values: unknown[],
+  present: string,
+): Promise<{ rows: Row[]; total: number }> {
   const { rows } = await db.query<Row & { listingTotal: number }>(
     `SELECT listed.total AS "listingTotal", paged.* FROM (${count}) AS listed LEFT JOIN LATERAL (${page}) AS paged ON true`,
     values,
   );
   const total = rows[0]?.listingTotal ?? 0;
-  const onPage = rows.filter((row) => (row as Record<string, unknown>)[present] !== null && (row as Record<string, unknown>)[present] !== undefined);
+  const onPage = rows.filter(
+    (row) =>
+      (row as Record<string, unknown>)[present] !== null && (row as Record<string, unknown>)[present] !== undefined,
+  );
   return { rows: onPage.map(({ listingTotal: _, ...row }) => row as unknown as Row), total };
 }
 
@@ -84,7 +93,12 @@ const positionAt = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'Y
  * than `limit` to know whether another page follows. `values` are the count's and the rows'
  * parameters; the page's own come after them.
  */
-export async function readListing<Row>(db: Queryable, statement: ListingStatement, values: unknown[], request: ListingRequest): Promise<ListingPage<Row>> {
+export async function readListing<Row>(
+  db: Queryable,
+  statement: ListingStatement,
+  values: unknown[],
+  request: ListingRequest,
+): Promise<ListingPage<Row>> {
   const { at, id, idType, direction } = statement.order;
   const parameters = [...values];
   const parameter = (value: unknown) => `$${parameters.push(value)}`;
@@ -97,7 +111,13 @@ export async function readListing<Row>(db: Queryable, statement: ListingStatemen
   const page = `SELECT ${positionAt(at)} AS "positionAt", (${id})::text AS "positionId", ${statement.columns}
                   ${statement.from}${seek}
                  ORDER BY ${at} ${direction}, ${id} ${direction} LIMIT ${limit}${offset}`;
-  const { rows, total } = await readJoined<Row & { positionAt: string; positionId: string }>(db, statement.count, page, parameters, 'positionId');
+  const { rows, total } = await readJoined<Row & { positionAt: string; positionId: string }>(
+    db,
+    statement.count,
+    page,
+    parameters,
+    'positionId',
+  );
   const shown = rows.slice(0, request.limit);
   const last = shown.at(-1);
   const next = rows.length > request.limit && last ? { at: last.positionAt, id: last.positionId } : null;

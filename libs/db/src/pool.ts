@@ -38,8 +38,18 @@ export interface PoolSettings {
   timeouts?: DatabaseTimeouts;
 }
 
-export function createPool({ connectionString, schema, settings = {}, max = 10, applicationName, logger, timeouts }: PoolSettings): pg.Pool {
-  const options = Object.entries({ ...(schema ? { search_path: schema } : {}), ...settings }).map(([name, value]) => `-c ${name}=${value}`);
+export function createPool({
+  connectionString,
+  schema,
+  settings = {},
+  max = 10,
+  applicationName,
+  logger,
+  timeouts,
+}: PoolSettings): pg.Pool {
+  const options = Object.entries({ ...(schema ? { search_path: schema } : {}), ...settings }).map(
+    ([name, value]) => `-c ${name}=${value}`,
+  );
   const pool = new pg.Pool({
     connectionString,
     ...(options.length > 0 ? { options: options.join(' ') } : {}),

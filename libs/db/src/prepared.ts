@@ -19,7 +19,8 @@ function statementName(text: string): string {
  * CPU for a posted comment; a comments page with its total took 0.25 - 0.29 ms a call prepared, 0.59 -
  * 0.62 ms sent as text (bench/micro/prepared-statements.mjs). Statements without parameters (BEGIN,
  * COMMIT, migrations) go as they are. Every query of a service has a fixed text and its values as
- * parameters, so the statements a connection prepares stay few. Not for a pooler in transaction mode (PgBouncer), which would mix the connections.
+ * parameters, so the statements a connection prepares stay few. Not for a pooler in transaction mode (PgBouncer), which
+ * would mix the connections.
  */
 export class PreparingClient extends pg.Client {
   /** What this connection's outbox.traceparent holds; undefined when not known (after a rollback). */
@@ -39,7 +40,8 @@ export class PreparingClient extends pg.Client {
   /**
    * While tracing is on, the connection's outbox.traceparent names the active span before each statement
    * that may write to the outbox, whose rows take it (libs/outbox/migrations/003_outbox_traceparent.sql):
-   * triggers too. A read costs no round trip for it. Set only when it changes, queued ahead of the statement (pg runs a client's queries in
+   * triggers too. A read costs no round trip for it. Set only when it changes, queued ahead of the statement (pg runs a
+   * client's queries in
    * order); a session setting, since a statement may run outside a transaction, which a rollback undoes.
    */
   #carryTraceparent(): void {

@@ -47,7 +47,10 @@ export const identifier = (text: string): Sql => {
 
 /** `fragments` one after the other, `separator` between them. */
 export function join(fragments: readonly Sql[], separator: Sql = sql`, `): Sql {
-  return fragments.reduce((joined, fragment, index) => (index === 0 ? fragment : sql`${joined}${separator}${fragment}`), sql``);
+  return fragments.reduce(
+    (joined, fragment, index) => (index === 0 ? fragment : sql`${joined}${separator}${fragment}`),
+    sql``,
+  );
 }
 
 /** The statement as pg takes it: `$1`, `$2` … in the order the values appear. */

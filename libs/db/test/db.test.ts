@@ -3,7 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, eventually, type TestDatabase } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPool, isDatabaseReachable, migrate, sqlState, UNIQUE_VIOLATION, withTransaction, type Pool } from '../src/index.js';
+import {
+  createPool,
+  isDatabaseReachable,
+  migrate,
+  sqlState,
+  UNIQUE_VIOLATION,
+  withTransaction,
+  type Pool,
+} from '../src/index.js';
 
 const silent = { info: () => undefined, warn: () => undefined };
 
@@ -28,7 +36,9 @@ describe('db', () => {
 
   it('migrates only its own schema, once, with several sets in order', async () => {
     const first = migrationDir({ '001_things.sql': '-- Up Migration\nCREATE TABLE things (id int PRIMARY KEY);\n' });
-    const second = migrationDir({ '001_more.sql': '-- Up Migration\nCREATE TABLE more_things (id int REFERENCES things);\n' });
+    const second = migrationDir({
+      '001_more.sql': '-- Up Migration\nCREATE TABLE more_things (id int REFERENCES things);\n',
+    });
     const settings = {
       databaseUrl: database.url,
       schema: 'alpha',
@@ -83,15 +93,24 @@ describe('db', () => {
       applicationName: 'db-test',
       logger: silent,
     });
-    const settings = `SELECT current_setting('search_path') AS path, current_setting('app.flavour') AS flavour, current_setting('client_min_messages') AS messages`;
+    const settings =
+      `SELECT current_setting('search_path') AS path, current_setting('app.flavour') ` +
+      `AS flavour, current_setting('client_min_messages') AS messages`;
     // Two connections at once: each has them from its start.
-    const sessions = await Promise.all([0, 1].map(() => withTransaction(configured, async (client) => (await client.query(settings)).rows[0])));
+    const sessions = await Promise.all(
+      [0, 1].map(() => withTransaction(configured, async (client) => (await client.query(settings)).rows[0])),
+    );
     expect(sessions).toEqual([0, 1].map(() => ({ path: 'elsewhere', flavour: 'classic-chrome', messages: 'warning' })));
     await configured.end();
   });
 
   it('prepares each parameterised query once per connection, and runs the rest as they are', async () => {
-    const single = createPool({ connectionString: database.url, applicationName: 'db-test-prepared', max: 1, logger: silent });
+    const single = createPool({
+      connectionString: database.url,
+      applicationName: 'db-test-prepared',
+      max: 1,
+      logger: silent,
+    });
     try {
       const sum = 'SELECT $1::int + $2::int AS sum';
       const results = [];
@@ -116,10 +135,13 @@ describe('db', () => {
   it('lives through the server ending a connection that is out of the pool between two queries', async () => {
     const client = await pool.connect();
     const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-    // As a database restart does: FATAL 57P01 arrives while the client runs no query. Unheard, it would crash the process.
+    // As a database restart does: FATAL 57P01 arrives while the client runs no query. Unheard, it would crash the
+    // process.
     await pool.query('SELECT pg_terminate_backend($1)', [pid]);
     // The barrier: the backend is gone, so its FATAL has reached the idle client while we polled.
-    await eventually(async () => ((await pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0 ? true : undefined));
+    await eventually(async () =>
+      (await pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0 ? true : undefined,
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     await expect(client.query('SELECT 1')).rejects.toThrow();
     client.release(true);
@@ -165,7 +187,9 @@ describe('db', () => {
       const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       await client.query('BEGIN');
       // The server ends the session by itself: its backend leaves pg_stat_activity.
-      await eventually(async () => ((await pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0 ? true : undefined));
+      await eventually(async () =>
+        (await pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0 ? true : undefined,
+      );
       client.release(true);
     });
   });

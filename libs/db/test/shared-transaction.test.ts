@@ -1,6 +1,13 @@
 import { createTestDatabase, type TestDatabase } from '@recipes/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPool, type Pool, type PoolClient, SharedTransaction, withStatement, withTransaction } from '../src/index.js';
+import {
+  createPool,
+  type Pool,
+  type PoolClient,
+  SharedTransaction,
+  withStatement,
+  withTransaction,
+} from '../src/index.js';
 
 const silent = { info: () => undefined, warn: () => undefined };
 
@@ -23,12 +30,17 @@ beforeEach(async () => {
   await pool.query('TRUNCATE things');
 });
 
-const ids = async () => (await pool.query<{ id: number }>('SELECT id FROM things ORDER BY id')).rows.map((row) => row.id);
-const pidOf = async (db: Pool | PoolClient) => (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+const ids = async () =>
+  (await pool.query<{ id: number }>('SELECT id FROM things ORDER BY id')).rows.map((row) => row.id);
+const pidOf = async (db: Pool | PoolClient) =>
+  (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
 const insert = (db: PoolClient, id: number) => db.query('INSERT INTO things VALUES ($1)', [id]);
 
 /** A transaction begun by hand, as an owner (the idempotency of a request) begins one, and shared. */
-async function owned<T>(end: 'COMMIT' | 'ROLLBACK', work: (shared: SharedTransaction, client: PoolClient) => Promise<T>): Promise<T> {
+async function owned<T>(
+  end: 'COMMIT' | 'ROLLBACK',
+  work: (shared: SharedTransaction, client: PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
@@ -147,7 +159,9 @@ describe('withTransaction inside a shared transaction', () => {
   });
 
   it('changes nothing outside one: each withTransaction has its own connection and commits by itself', async () => {
-    const pids = await Promise.all([1, 2].map((id) => withTransaction(pool, async (tx) => (await insert(tx, id), pidOf(tx)))));
+    const pids = await Promise.all(
+      [1, 2].map((id) => withTransaction(pool, async (tx) => (await insert(tx, id), pidOf(tx)))),
+    );
     expect(new Set(pids).size).toBe(2);
     expect(await ids()).toEqual([1, 2]);
   });

@@ -13,7 +13,15 @@ async function upsertCollection(db: Queryable, collection: CollectionSnapshot): 
      ON CONFLICT (id) DO UPDATE
        SET owner_id = EXCLUDED.owner_id, name = EXCLUDED.name, deleted = EXCLUDED.deleted, revision = EXCLUDED.revision
        WHERE known_collections.revision < EXCLUDED.revision`,
-    [collection.id, collection.ownerId, collection.name, collection.deleted, collection.revision, collection.createdAt, NOBODY],
+    [
+      collection.id,
+      collection.ownerId,
+      collection.name,
+      collection.deleted,
+      collection.revision,
+      collection.createdAt,
+      NOBODY,
+    ],
   );
 }
 

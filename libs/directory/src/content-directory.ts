@@ -18,7 +18,17 @@ async function upsertContent(db: Queryable, item: ContentItem): Promise<void> {
        SET author_id = EXCLUDED.author_id, title = EXCLUDED.title, cover_image_url = EXCLUDED.cover_image_url,
            deleted = EXCLUDED.deleted, revision = EXCLUDED.revision
        WHERE content_items.revision < EXCLUDED.revision`,
-    [item.id, item.contentType, item.authorId, item.title, item.coverImageUrl, item.deleted, item.revision, item.createdAt, NOBODY],
+    [
+      item.id,
+      item.contentType,
+      item.authorId,
+      item.title,
+      item.coverImageUrl,
+      item.deleted,
+      item.revision,
+      item.createdAt,
+      NOBODY,
+    ],
   );
 }
 
@@ -49,7 +59,11 @@ export class ContentDirectory {
   }
 
   /** Takes in a snapshot an event brought, once per event; an older one than held changes nothing. */
-  async remember(contentType: ContentType, snapshot: ContentSnapshot, event: { id: string; type: string }): Promise<void> {
+  async remember(
+    contentType: ContentType,
+    snapshot: ContentSnapshot,
+    event: { id: string; type: string },
+  ): Promise<void> {
     await handleOnce(this.pool, event, (tx) => upsertContent(tx, { ...snapshot, contentType }));
   }
 

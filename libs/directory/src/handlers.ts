@@ -24,8 +24,10 @@ import type { UserDirectory } from './user-directory.js';
  * its own name in `src/events/handlers/`, so that what it consumes is visible in its tree.
  */
 
-export const userCreatedHandler = (users: UserDirectory): EventHandler => on(userCreated, (user, event) => users.remember(user, event));
-export const userUpdatedHandler = (users: UserDirectory): EventHandler => on(userUpdated, (user, event) => users.remember(user, event));
+export const userCreatedHandler = (users: UserDirectory): EventHandler =>
+  on(userCreated, (user, event) => users.remember(user, event));
+export const userUpdatedHandler = (users: UserDirectory): EventHandler =>
+  on(userUpdated, (user, event) => users.remember(user, event));
 
 export const recipeCreatedHandler = (content: ContentDirectory): EventHandler =>
   on(recipeCreated, (recipe, event) => content.remember('recipe', recipe, event));
@@ -33,17 +35,22 @@ export const recipeUpdatedHandler = (content: ContentDirectory): EventHandler =>
   on(recipeUpdated, (recipe, event) => content.remember('recipe', recipe, event));
 export const recipeDeletedHandler = (content: ContentDirectory): EventHandler =>
   on(recipeDeleted, (recipe, event) => content.remember('recipe', recipe, event));
-export const postCreatedHandler = (content: ContentDirectory): EventHandler => on(postCreated, (post, event) => content.remember('post', post, event));
-export const postDeletedHandler = (content: ContentDirectory): EventHandler => on(postDeleted, (post, event) => content.remember('post', post, event));
+export const postCreatedHandler = (content: ContentDirectory): EventHandler =>
+  on(postCreated, (post, event) => content.remember('post', post, event));
+export const postDeletedHandler = (content: ContentDirectory): EventHandler =>
+  on(postDeleted, (post, event) => content.remember('post', post, event));
 
 export const collectionCreatedHandler = (collections: CollectionDirectory): EventHandler =>
   on(collectionCreated, (collection, event) => collections.remember(collection, event));
 export const collectionDeletedHandler = (collections: CollectionDirectory): EventHandler =>
   on(collectionDeleted, (collection, event) => collections.remember(collection, event));
 
-export const userMutedHandler = (relations: RelationDirectory): EventHandler => on(userMuted, (relation, event) => relations.remember(relation, event));
-export const userUnmutedHandler = (relations: RelationDirectory): EventHandler => on(userUnmuted, (relation, event) => relations.remember(relation, event));
-export const userBlockedHandler = (relations: RelationDirectory): EventHandler => on(userBlocked, (relation, event) => relations.remember(relation, event));
+export const userMutedHandler = (relations: RelationDirectory): EventHandler =>
+  on(userMuted, (relation, event) => relations.remember(relation, event));
+export const userUnmutedHandler = (relations: RelationDirectory): EventHandler =>
+  on(userUnmuted, (relation, event) => relations.remember(relation, event));
+export const userBlockedHandler = (relations: RelationDirectory): EventHandler =>
+  on(userBlocked, (relation, event) => relations.remember(relation, event));
 export const userUnblockedHandler = (relations: RelationDirectory): EventHandler =>
   on(userUnblocked, (relation, event) => relations.remember(relation, event));
 

@@ -15,7 +15,10 @@ export class InternalClient {
     baseUrls: string,
     private readonly timeoutMs: number,
   ) {
-    this.baseUrls = baseUrls.split(',').map((url) => url.trim()).filter((url) => url !== '');
+    this.baseUrls = baseUrls
+      .split(',')
+      .map((url) => url.trim())
+      .filter((url) => url !== '');
   }
 
   /** The parsed body, or undefined for a 404 ("no such thing"). */

@@ -16,7 +16,11 @@ export class RelationDirectory {
    * `then` runs in the same transaction afterwards, whether the state was newer or not (a service's own
    * effect of the change, which must converge too).
    */
-  async remember(relation: UserRelation, event: { id: string; type: string }, then?: (tx: Queryable) => Promise<void>): Promise<void> {
+  async remember(
+    relation: UserRelation,
+    event: { id: string; type: string },
+    then?: (tx: Queryable) => Promise<void>,
+  ): Promise<void> {
     await handleOnce(this.pool, event, async (tx) => {
       await upsertRelation(tx, relation);
       await then?.(tx);

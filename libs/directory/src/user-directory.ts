@@ -37,7 +37,9 @@ export class UserDirectory {
     return (await this.findByIds([id])).get(id);
   }
 
-  /** The user a verified token names: 401 when no such account exists, for a well-signed token of one proves nothing. */
+  /**
+   * The user a verified token names: 401 when no such account exists, for a well-signed token of one proves nothing.
+   */
   async caller(id: string): Promise<UserSnapshot> {
     const user = await this.findById(id);
     if (!user) throw unknownCaller();
@@ -49,7 +51,9 @@ export class UserDirectory {
     const known = await findUsersByIds(this.pool, ids);
     const found = new Map(known.map((user) => [user.id, user]));
     const missing = [...new Set(ids)].filter((id) => !found.has(id));
-    const fetched = (await Promise.all(missing.map((id) => this.lookups.find(id, () => this.users.find(id))))).filter((user) => user !== undefined);
+    const fetched = (await Promise.all(missing.map((id) => this.lookups.find(id, () => this.users.find(id))))).filter(
+      (user) => user !== undefined,
+    );
     await upsertUsers(this.pool, fetched);
     for (const user of fetched) found.set(user.id, user);
     return found;

@@ -1,4 +1,11 @@
-import { type CollectionSnapshot, collectionCreated, collectionDeleted, createEvent, newId, NOBODY } from '@recipes/contracts';
+import {
+  type CollectionSnapshot,
+  collectionCreated,
+  collectionDeleted,
+  createEvent,
+  newId,
+  NOBODY,
+} from '@recipes/contracts';
 import { createPool, migrate, type Pool } from '@recipes/db';
 import { createLogger } from '@recipes/logging';
 import { outboxMigrations } from '@recipes/outbox';
@@ -28,8 +35,18 @@ const snapshot = (name: string): CollectionSnapshot => ({
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  await migrate({ databaseUrl: database.url, schema: 'svc', sets: [outboxMigrations, collectionDirectoryMigrations], logger: log });
-  pool = createPool({ connectionString: database.url, schema: 'svc', applicationName: 'collection-directory-test', logger: log });
+  await migrate({
+    databaseUrl: database.url,
+    schema: 'svc',
+    sets: [outboxMigrations, collectionDirectoryMigrations],
+    logger: log,
+  });
+  pool = createPool({
+    connectionString: database.url,
+    schema: 'svc',
+    applicationName: 'collection-directory-test',
+    logger: log,
+  });
   collectionsService = await stubCollectionsService();
   directory = new CollectionDirectory({ pool, collectionsUrl: collectionsService.url });
 });

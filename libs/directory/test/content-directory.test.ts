@@ -1,4 +1,13 @@
-import { type ContentSnapshot, createEvent, DomainError, newId, postCreated, recipeCreated, recipeDeleted, NOBODY } from '@recipes/contracts';
+import {
+  type ContentSnapshot,
+  createEvent,
+  DomainError,
+  newId,
+  postCreated,
+  recipeCreated,
+  recipeDeleted,
+  NOBODY,
+} from '@recipes/contracts';
 import { createPool, migrate, type Pool } from '@recipes/db';
 import { createLogger } from '@recipes/logging';
 import { outboxMigrations } from '@recipes/outbox';
@@ -32,8 +41,18 @@ const snapshot = (title: string, overrides: Partial<ContentSnapshot> = {}): Cont
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  await migrate({ databaseUrl: database.url, schema: 'svc', sets: [outboxMigrations, contentDirectoryMigrations], logger: log });
-  pool = createPool({ connectionString: database.url, schema: 'svc', applicationName: 'content-directory-test', logger: log });
+  await migrate({
+    databaseUrl: database.url,
+    schema: 'svc',
+    sets: [outboxMigrations, contentDirectoryMigrations],
+    logger: log,
+  });
+  pool = createPool({
+    connectionString: database.url,
+    schema: 'svc',
+    applicationName: 'content-directory-test',
+    logger: log,
+  });
   contentService = await stubContentService();
   directory = new ContentDirectory({ pool, contentUrl: contentService.url });
 });
@@ -55,7 +74,13 @@ describe('ContentDirectory', () => {
     await dispatch(createEvent(recipeDeleted, { ...recipe, deleted: true, revision: 1 }, context), log);
     await dispatch(createEvent(recipeCreated, recipe, context), log);
     // A deleted item keeps no author (docs/api.md §11.2: they may delete their account after).
-    expect(await directory.find('recipe', recipe.id)).toEqual({ ...recipe, authorId: NOBODY, deleted: true, revision: 1, contentType: 'recipe' });
+    expect(await directory.find('recipe', recipe.id)).toEqual({
+      ...recipe,
+      authorId: NOBODY,
+      deleted: true,
+      revision: 1,
+      contentType: 'recipe',
+    });
     expect(lookups()).toBe(0);
   });
 

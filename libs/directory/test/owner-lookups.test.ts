@@ -54,18 +54,22 @@ describe('OwnerLookups', () => {
 
   it('keeps at most missesKept misses, the least recently asked going first', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 8 }), fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 60 }), async (kept, keys) => {
-        const lookups = new OwnerLookups<{ key: string }>({ missesKept: kept });
-        const { asked, ask } = owner();
-        for (const key of keys) {
-          const before = asked.length;
-          await lookups.find(String(key), ask(String(key)));
-          expect(lookups.misses).toBeLessThanOrEqual(kept);
-          // The same key just asked about is never asked again.
-          await lookups.find(String(key), ask(String(key)));
-          expect(asked.length).toBeLessThanOrEqual(before + 1);
-        }
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 8 }),
+        fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 60 }),
+        async (kept, keys) => {
+          const lookups = new OwnerLookups<{ key: string }>({ missesKept: kept });
+          const { asked, ask } = owner();
+          for (const key of keys) {
+            const before = asked.length;
+            await lookups.find(String(key), ask(String(key)));
+            expect(lookups.misses).toBeLessThanOrEqual(kept);
+            // The same key just asked about is never asked again.
+            await lookups.find(String(key), ask(String(key)));
+            expect(asked.length).toBeLessThanOrEqual(before + 1);
+          }
+        },
+      ),
     );
     const lookups = new OwnerLookups<{ key: string }>({ missesKept: 2 });
     const { asked, ask } = owner();

@@ -1,4 +1,12 @@
-import { createEvent, newId, userBlocked, userMuted, type UserRelation, userUnblocked, userUnmuted } from '@recipes/contracts';
+import {
+  createEvent,
+  newId,
+  userBlocked,
+  userMuted,
+  type UserRelation,
+  userUnblocked,
+  userUnmuted,
+} from '@recipes/contracts';
 import { createPool, migrate, type Pool } from '@recipes/db';
 import { createLogger } from '@recipes/logging';
 import { dispatcher } from '@recipes/messaging';
@@ -23,10 +31,20 @@ let dispatch: ReturnType<typeof dispatcher>;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  await migrate({ databaseUrl: database.url, schema: 'svc', sets: [outboxMigrations, relationDirectoryMigrations], logger: log });
+  await migrate({
+    databaseUrl: database.url,
+    schema: 'svc',
+    sets: [outboxMigrations, relationDirectoryMigrations],
+    logger: log,
+  });
   pool = createPool({ connectionString: database.url, schema: 'svc', applicationName: 'directory-test', logger: log });
   relations = new RelationDirectory(pool);
-  dispatch = dispatcher([userMutedHandler(relations), userUnmutedHandler(relations), userBlockedHandler(relations), userUnblockedHandler(relations)]);
+  dispatch = dispatcher([
+    userMutedHandler(relations),
+    userUnmutedHandler(relations),
+    userBlockedHandler(relations),
+    userUnblockedHandler(relations),
+  ]);
 });
 
 afterAll(async () => {
@@ -71,18 +89,22 @@ describe('RelationDirectory', () => {
   it('converges on the newest state of a pair whatever order its events come in, and however often', async () => {
     const step = fc.record({ kind: fc.constantFrom('mute' as const, 'block' as const), on: fc.boolean() });
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), fc.infiniteStream(fc.nat()), async (steps, picks) => {
-        const [userId, targetId] = [newId(), newId()];
-        const { events, final } = history(userId, targetId, steps);
-        fc.pre(events.length > 0);
-        // Every event at least once, some twice, in an order the stream picks.
-        const deliveries = [...events, ...events.filter((_, i) => i % 2 === 0)];
-        const order = [];
-        const it = picks[Symbol.iterator]();
-        while (deliveries.length > 0) order.push(deliveries.splice(it.next().value % deliveries.length, 1)[0]!);
-        for (const event of order) await dispatch(event, log);
-        expect(await held(userId, targetId)).toEqual(final);
-      }),
+      fc.asyncProperty(
+        fc.array(step, { minLength: 1, maxLength: 8 }),
+        fc.infiniteStream(fc.nat()),
+        async (steps, picks) => {
+          const [userId, targetId] = [newId(), newId()];
+          const { events, final } = history(userId, targetId, steps);
+          fc.pre(events.length > 0);
+          // Every event at least once, some twice, in an order the stream picks.
+          const deliveries = [...events, ...events.filter((_, i) => i % 2 === 0)];
+          const order = [];
+          const it = picks[Symbol.iterator]();
+          while (deliveries.length > 0) order.push(deliveries.splice(it.next().value % deliveries.length, 1)[0]!);
+          for (const event of order) await dispatch(event, log);
+          expect(await held(userId, targetId)).toEqual(final);
+        },
+      ),
       { numRuns: 40 },
     );
   });

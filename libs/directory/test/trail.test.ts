@@ -59,7 +59,14 @@ describe('the trail id', () => {
     owner.requests.length = 0;
     // At once, so that contexts that leaked from one request to another would show.
     const responses = await Promise.all(
-      ids.map((id) => caller.app.inject({ method: 'POST', url: '/api/lookups', headers: { 'x-request-id': id }, payload: { username: id } })),
+      ids.map((id) =>
+        caller.app.inject({
+          method: 'POST',
+          url: '/api/lookups',
+          headers: { 'x-request-id': id },
+          payload: { username: id },
+        }),
+      ),
     );
     expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 200]);
     expect(seen().sort()).toEqual(ids);
@@ -74,7 +81,11 @@ describe('the trail id', () => {
   it('is the correlation id on a look-up made while handling an event', async () => {
     owner.requests.length = 0;
     const handle = dispatcher([on(userCreated, async (data) => void (await users.find(data.username)))]);
-    const event = createEvent(userCreated, { id: newId(), username: 'ada', avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: 'corr-42' });
+    const event = createEvent(
+      userCreated,
+      { id: newId(), username: 'ada', avatarUrl: null, revision: 0 },
+      { producer: 'users', correlationId: 'corr-42' },
+    );
     await handle(event, log);
     expect(seen()).toEqual(['corr-42']);
   });

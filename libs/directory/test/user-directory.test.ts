@@ -23,7 +23,12 @@ const user = (username: string, revision = 0): UserSnapshot => ({ id: newId(), u
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  await migrate({ databaseUrl: database.url, schema: 'svc', sets: [outboxMigrations, userDirectoryMigrations], logger: log });
+  await migrate({
+    databaseUrl: database.url,
+    schema: 'svc',
+    sets: [outboxMigrations, userDirectoryMigrations],
+    logger: log,
+  });
   pool = createPool({ connectionString: database.url, schema: 'svc', applicationName: 'directory-test', logger: log });
 
   usersService = await stubUsersService();
@@ -62,7 +67,10 @@ describe('UserDirectory handlers', () => {
 describe('UserDirectory look-ups', () => {
   it('answers from its own table when it can', async () => {
     const known = user('known_locally');
-    await dispatcher(userDirectoryHandlers(directory))(createEvent(userCreated, known, { producer: 'users', correlationId: 'c' }), log);
+    await dispatcher(userDirectoryHandlers(directory))(
+      createEvent(userCreated, known, { producer: 'users', correlationId: 'c' }),
+      log,
+    );
     expect(await directory.findById(known.id)).toEqual(known);
     expect(await directory.findByUsername('KNOWN_LOCALLY')).toEqual(known);
     expect(lookups()).toBe(0);
@@ -96,7 +104,10 @@ describe('UserDirectory look-ups', () => {
     await Promise.all(Array.from({ length: 10 }, () => directory.findById(unknown.id)));
     for (let n = 0; n < 10; n += 1) expect(await directory.findByIds([unknown.id, unknown.id])).toEqual(new Map());
     expect(lookups()).toBe(1);
-    await dispatcher(userDirectoryHandlers(directory))(createEvent(userCreated, unknown, { producer: 'users', correlationId: 'c' }), log);
+    await dispatcher(userDirectoryHandlers(directory))(
+      createEvent(userCreated, unknown, { producer: 'users', correlationId: 'c' }),
+      log,
+    );
     expect(await directory.findById(unknown.id)).toEqual(unknown);
     expect(lookups()).toBe(1);
     // A name may be taken a moment after nobody had it: it is asked about each time.

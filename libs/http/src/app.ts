@@ -1,8 +1,20 @@
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerOptions,
+  type ServerResponse,
+} from 'node:http';
 import type { Socket } from 'node:net';
 import { type Logger, withTrailId } from '@recipes/logging';
 import { httpMetrics } from '@recipes/metrics';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { paramsLast, refuseUnknownParams } from './check-order.js';
 import { dualProtocolServer } from './cleartext-http2.js';
@@ -28,12 +40,17 @@ export interface AppSettings {
   description?: string;
   logger: Logger;
   readiness?: ReadinessChecks;
-  /** How long an answer of `/health/ready` is reused (HEALTH_CACHE_MS); by default only probes at the same time share one. */
+  /**
+   * How long an answer of `/health/ready` is reused (HEALTH_CACHE_MS); by default only probes at the same time share
+   * one.
+   */
   readinessCacheMs?: number;
   bodyLimit?: number;
   /** Check every response against its zod schema before it is sent (tests); otherwise it is only serialized by it. */
   validateResponses?: boolean;
-  /** Which proxies' `X-Forwarded-For` to believe (proxy-addr syntax), for rate limits per address; false for nobody's. */
+  /**
+   * Which proxies' `X-Forwarded-For` to believe (proxy-addr syntax), for rate limits per address; false for nobody's.
+   */
   trustProxy?: string | false;
   /**
    * Also speak HTTP/2 with prior knowledge (h2c) on the same port, as a service that serves event streams
@@ -67,7 +84,11 @@ const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 function clientTimeoutOptions({ headersMs, requestMs }: ClientTimeouts) {
   return {
     requestTimeout: requestMs,
-    http: { headersTimeout: Math.min(headersMs, requestMs), requestTimeout: requestMs, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
+    http: {
+      headersTimeout: Math.min(headersMs, requestMs),
+      requestTimeout: requestMs,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    },
   };
 }
 
@@ -99,7 +120,12 @@ export async function createApp(settings: AppSettings): Promise<App> {
     // Errors Fastify raises before routing (a malformed URL) are problem+json like every other error.
     frameworkErrors: (error, request, reply) => {
       reply.header(REQUEST_ID_HEADER, request.id);
-      sendProblem(request, reply, error.statusCode && error.statusCode < 500 ? error.statusCode : 400, 'The request URL is not valid');
+      sendProblem(
+        request,
+        reply,
+        error.statusCode && error.statusCode < 500 ? error.statusCode : 400,
+        'The request URL is not valid',
+      );
     },
     // And so are requests Node's HTTP parser refuses before Fastify sees them.
     clientErrorHandler: answerClientError,

@@ -24,6 +24,14 @@ export function paramsLast<T>(compile: FastifySchemaCompiler<T>): FastifySchemaC
 }
 
 /** preHandler: the params refused by `paramsLast` validators name nothing. */
-export function refuseUnknownParams(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  done(typeof request.params === 'object' && request.params !== null && malformedParams.has(request.params) ? notFound() : undefined);
+export function refuseUnknownParams(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+): void {
+  done(
+    typeof request.params === 'object' && request.params !== null && malformedParams.has(request.params)
+      ? notFound()
+      : undefined,
+  );
 }

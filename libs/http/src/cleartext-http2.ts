@@ -1,4 +1,10 @@
-import { createServer as createHttp1Server, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttp1Server,
+  type IncomingMessage,
+  type Server,
+  type ServerOptions,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttp2Server, type Http2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { FastifyServerOptions } from 'fastify';
@@ -31,13 +37,19 @@ export interface DualProtocolServer extends Server {
  * Node has no h2c fallback to HTTP/1.1 (`allowHTTP1` needs TLS), so the HTTP/1.1 server's own connection
  * listener is taken and called for the connections that are not HTTP/2.
  */
-export function dualProtocolServer(handler: RequestHandler, options: FastifyServerOptions & { http?: ServerOptions }): DualProtocolServer {
+export function dualProtocolServer(
+  handler: RequestHandler,
+  options: FastifyServerOptions & { http?: ServerOptions },
+): DualProtocolServer {
   const http1 = createHttp1Server(options.http ?? {}, handler) as DualProtocolServer;
   http1.keepAliveTimeout = options.keepAliveTimeout ?? 72_000;
   http1.requestTimeout = options.requestTimeout ?? 0;
   http1.setTimeout(options.connectionTimeout ?? 0);
 
-  const http2 = createHttp2Server({ settings: HTTP2_SESSION_SETTINGS, maxSessionMemory: HTTP2_MAX_SESSION_MEMORY_MB }, handler as never);
+  const http2 = createHttp2Server(
+    { settings: HTTP2_SESSION_SETTINGS, maxSessionMemory: HTTP2_MAX_SESSION_MEMORY_MB },
+    handler as never,
+  );
   const sessions = new Set<Http2Session>();
   /** Connections whose first bytes have not yet said which protocol they speak: idle, to whoever closes idle ones. */
   const undecided = new Set<Socket>();
@@ -67,7 +79,8 @@ export function dualProtocolServer(handler: RequestHandler, options: FastifyServ
   };
 
   const connectionListeners = http1.listeners('connection') as ((socket: Socket) => void)[];
-  if (connectionListeners.length !== 1) throw new Error('expected Node’s HTTP/1.1 server to have its one connection listener');
+  if (connectionListeners.length !== 1)
+    throw new Error('expected Node’s HTTP/1.1 server to have its one connection listener');
   const [serveHttp1] = connectionListeners as [(socket: Socket) => void];
   http1.removeListener('connection', serveHttp1);
   http1.on('connection', (socket: Socket) => {

@@ -15,7 +15,8 @@ const detailFor: Record<number, string> = {
 
 /**
  * Node's parser says only that the head (request line and headers) is over its size limit. When the request
- * line alone does not fit (Node's `maxHeaderSize`), no header is to blame: the URL is too long (414, `URI_TOO_LONG`), not the headers (431).
+ * line alone does not fit (Node's `maxHeaderSize`), no header is to blame: the URL is too long (414, `URI_TOO_LONG`),
+ * not the headers (431).
  */
 function statusOf(error: Error & { code?: string; rawPacket?: unknown }): number {
   const status = statusFor[error.code ?? ''] ?? 400;
@@ -29,7 +30,11 @@ function statusOf(error: Error & { code?: string; rawPacket?: unknown }): number
  * request line that HTTP does not allow, headers over the size limit, a request that never finishes) is
  * answered with problem+json like every other error, instead of Fastify's own JSON; then the connection closes.
  */
-export function answerClientError(this: FastifyInstance, error: Error & { code?: string; rawPacket?: unknown }, socket: Duplex): void {
+export function answerClientError(
+  this: FastifyInstance,
+  error: Error & { code?: string; rawPacket?: unknown },
+  socket: Duplex,
+): void {
   // A reset connection has nobody left to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const status = statusOf(error);

@@ -24,7 +24,11 @@ export function callerTag(callerId: string, representation: string): string {
  * answers `304 Not Modified` with no body when the request's `If-None-Match` names it: true when it did,
  * and the route has nothing more to do. `etag` must be bound to the caller (`callerTag`).
  */
-export async function answeredNotModified(request: FastifyRequest, reply: FastifyReply, etag: string): Promise<boolean> {
+export async function answeredNotModified(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  etag: string,
+): Promise<boolean> {
   reply.header('etag', etag).header('cache-control', 'private, no-cache');
   if (!matches(request.headers['if-none-match'], etag)) return false;
   await reply.code(304).send();

@@ -34,9 +34,14 @@ const statusOfDomainError: Record<DomainErrorKind, ErrorStatus> = {
 
 const contextNames: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
 
-function fieldErrors(error: { validation: { instancePath: string; message?: string }[]; validationContext?: string }): FieldError[] {
+function fieldErrors(error: {
+  validation: { instancePath: string; message?: string }[];
+  validationContext?: string;
+}): FieldError[] {
   return error.validation.map((issue) => ({
-    path: issue.instancePath.replace(/^\//, '').replaceAll('/', '.') || (contextNames[error.validationContext ?? 'body'] ?? 'body'),
+    path:
+      issue.instancePath.replace(/^\//, '').replaceAll('/', '.') ||
+      (contextNames[error.validationContext ?? 'body'] ?? 'body'),
     message: issue.message ?? 'is invalid',
   }));
 }
@@ -60,7 +65,10 @@ async function errorsPlugin(app: FastifyInstance) {
     if (status === 429) return sendProblem(request, reply, 429, 'Too many requests, try again later');
     if (status === 400 || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
       // Malformed JSON, an empty JSON body, a bad header: the client's mistake, described without internals.
-      const detail = error.code?.startsWith('FST_ERR_CTP') || error instanceof SyntaxError ? 'The body is not valid JSON' : 'The request is not valid';
+      const detail =
+        error.code?.startsWith('FST_ERR_CTP') || error instanceof SyntaxError
+          ? 'The body is not valid JSON'
+          : 'The request is not valid';
       return sendProblem(request, reply, 400, detail, [{ path: 'body', message: detail }]);
     }
     if (status >= 400 && status < 500) return sendProblem(request, reply, status, error.message);

@@ -13,7 +13,10 @@ declare module 'fastify' {
  * system's own pods: no spelling of a public URL can reach these routes, because the public listener does
  * not have them at all. Same errors, request ids and logging as `app`; it closes with `app`.
  */
-export async function internalApp(app: App, settings: Pick<AppSettings, 'title' | 'logger' | 'readiness' | 'readinessCacheMs' | 'validateResponses'>): Promise<App> {
+export async function internalApp(
+  app: App,
+  settings: Pick<AppSettings, 'title' | 'logger' | 'readiness' | 'readinessCacheMs' | 'validateResponses'>,
+): Promise<App> {
   const internal = await createApp({ ...settings, title: `${settings.title} (internal)` });
   app.decorate('internalServer', internal);
   app.addHook('onClose', async () => {

@@ -46,7 +46,11 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
 }
 
 /** A body parser in Fastify's callback form, over the body read as text. */
-type TextBodyParser = (request: FastifyRequest, body: string, done: (error: Error | null, body?: unknown) => void) => void;
+type TextBodyParser = (
+  request: FastifyRequest,
+  body: string,
+  done: (error: Error | null, body?: unknown) => void,
+) => void;
 
 /**
  * The `application/json` parser of every app: a body nested deeper than JSON_DEPTH_LIMIT is 400 before it

@@ -41,7 +41,11 @@ export function listLinks(url: string, pagination: ListPagination): string | und
 }
 
 /** Sends the `Link` header of a list answer and gives the answer back, for a route to return. */
-export function withListLinks<Answer extends { pagination: ListPagination }>(request: FastifyRequest, reply: FastifyReply, answer: Answer): Answer {
+export function withListLinks<Answer extends { pagination: ListPagination }>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  answer: Answer,
+): Answer {
   const links = listLinks(request.url, answer.pagination);
   if (links !== undefined) reply.header('link', links);
   return answer;
@@ -51,7 +55,8 @@ export function withListLinks<Answer extends { pagination: ListPagination }>(req
 export const listLinkHeader = {
   link: {
     description:
-      'RFC 8288 links: `rel="next"` (by cursor) while more follows; for a request by `page` also `first`, `prev` and `last`. Root-relative, keeping the request’s other query parameters.',
+      'RFC 8288 links: `rel="next"` (by cursor) while more follows; for a request by `page` also ' +
+      '`first`, `prev` and `last`. Root-relative, keeping the request’s other query parameters.',
     type: 'string',
   },
 } as const;

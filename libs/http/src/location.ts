@@ -22,7 +22,12 @@ declare module 'fastify' {
  * onSend: a `201` gets the `Location` of what it created, from its route's `config.location`. Read from
  * the body as sent, so an answer replayed for an Idempotency-Key (libs/idempotency) gets it too.
  */
-export function sendLocation(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: HookHandlerDoneFunction & ((error: Error | null, payload?: unknown) => void)): void {
+export function sendLocation(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: HookHandlerDoneFunction & ((error: Error | null, payload?: unknown) => void),
+): void {
   const locationOf = request.routeOptions.config.location;
   if (reply.statusCode === 201 && locationOf && typeof payload === 'string') {
     try {

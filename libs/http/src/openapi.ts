@@ -8,7 +8,6 @@ import { BODY_METHODS } from './optional-body.js';
 import type { ErrorStatus } from './problem.js';
 import { problemResponses } from './schemas.js';
 
-
 /**
  * The error statuses a route can answer whatever its handler does, from what the framework does around it
  * (docs/api.md §1): a bug (500); a database or service away (503); a request line or a path parameter over
@@ -17,11 +16,17 @@ import { problemResponses } from './schemas.js';
  * body sent to a route that declares none (400, see optional-body.ts);
  * and, where @recipes/auth checks every token sent (docs/api.md §2), a bad token (401) even on public routes.
  */
-export function frameworkStatuses(methods: readonly string[], url: string, schema: FastifySchema, checksTokens: boolean): ErrorStatus[] {
+export function frameworkStatuses(
+  methods: readonly string[],
+  url: string,
+  schema: FastifySchema,
+  checksTokens: boolean,
+): ErrorStatus[] {
   const statuses = new Set<ErrorStatus>([414, 500, 503]);
   if (checksTokens) statuses.add(401);
   if (url.includes(':')) statuses.add(404);
-  if (methods.some((method) => BODY_METHODS.has(method))) for (const status of [400, 413, 415] as const) statuses.add(status);
+  if (methods.some((method) => BODY_METHODS.has(method)))
+    for (const status of [400, 413, 415] as const) statuses.add(status);
   // Path parameters are not among them: one that is not valid names nothing (404, see check-order.ts).
   if (schema.querystring || schema.headers || schema.body || url.startsWith('/api/')) statuses.add(400);
   return [...statuses].sort((a, b) => a - b);
@@ -36,7 +41,13 @@ function isListAnswer(answer: unknown): boolean {
 /** Declares the `Link` header on the 200 of a transformed route (@fastify/swagger reads a response's `headers`). */
 function withLinkHeader(transformed: ReturnType<typeof jsonSchemaTransform>): ReturnType<typeof jsonSchemaTransform> {
   const responses = (transformed.schema as { response: Record<string, object> }).response;
-  return { ...transformed, schema: { ...transformed.schema, response: { ...responses, 200: { ...responses['200'], headers: listLinkHeader } } } };
+  return {
+    ...transformed,
+    schema: {
+      ...transformed.schema,
+      response: { ...responses, 200: { ...responses['200'], headers: listLinkHeader } },
+    },
+  };
 }
 
 type OpenApiObject = ReturnType<typeof jsonSchemaTransformObject>;
@@ -49,7 +60,7 @@ type OpenApiObject = ReturnType<typeof jsonSchemaTransformObject>;
 function withoutUnusedInputs(generated: OpenApiObject): OpenApiObject {
   const document = generated as { components?: { schemas?: Record<string, unknown> } };
   const schemas: Record<string, unknown> = { ...(document.components?.schemas ?? {}) };
-  for (let removed = true; removed; ) {
+  for (let removed = true; removed;) {
     removed = false;
     const text = JSON.stringify({ ...document, components: { ...document.components, schemas } });
     for (const name of Object.keys(schemas)) {
@@ -62,9 +73,13 @@ function withoutUnusedInputs(generated: OpenApiObject): OpenApiObject {
   return { ...generated, components: { ...document.components, schemas } } as OpenApiObject;
 }
 
-/** `requestBody.required: false` on each operation named in `optional`: @fastify/swagger writes `true` on every body. */
+/**
+ * `requestBody.required: false` on each operation named in `optional`: @fastify/swagger writes `true` on every body.
+ */
 function withOptionalBodies(document: OpenApiObject, optional: ReadonlySet<string>): OpenApiObject {
-  const paths = (document as { paths?: Record<string, Record<string, { operationId?: string; requestBody?: object }>> }).paths ?? {};
+  const paths =
+    (document as { paths?: Record<string, Record<string, { operationId?: string; requestBody?: object }>> }).paths ??
+    {};
   for (const item of Object.values(paths)) {
     for (const operation of Object.values(item)) {
       if (operation.operationId && optional.has(operation.operationId) && operation.requestBody) {
@@ -76,7 +91,9 @@ function withOptionalBodies(document: OpenApiObject, optional: ReadonlySet<strin
 }
 
 /** Whether a route's body schema takes a request without a body (see optional-body.ts). */
-const bodyIsOptional = (body: unknown) => typeof (body as { safeParse?: unknown })?.safeParse === 'function' && (body as { safeParse: (value: unknown) => { success: boolean } }).safeParse(undefined).success;
+const bodyIsOptional = (body: unknown) =>
+  typeof (body as { safeParse?: unknown })?.safeParse === 'function' &&
+  (body as { safeParse: (value: unknown) => { success: boolean } }).safeParse(undefined).success;
 
 /**
  * OpenAPI generated from the routes' zod schemas, served at `/openapi.json` for the gateway to merge.
@@ -94,7 +111,9 @@ async function openApiPlugin(app: FastifyInstance, { title, description }: { tit
     const statuses = frameworkStatuses(methods, input.url, schema, app.hasDecorator('auth'));
     const response = { ...problemResponses(...statuses), ...(schema.response as object | undefined) };
     // A copy: the route's own schema also serializes its replies.
-    const transformed = jsonSchemaTransform({ ...input, schema: { ...schema, response } } as Parameters<typeof jsonSchemaTransform>[0]);
+    const transformed = jsonSchemaTransform({ ...input, schema: { ...schema, response } } as Parameters<
+      typeof jsonSchemaTransform
+    >[0]);
     return isListAnswer((response as Record<number, unknown>)[200]) ? withLinkHeader(transformed) : transformed;
   };
 
@@ -107,7 +126,8 @@ async function openApiPlugin(app: FastifyInstance, { title, description }: { tit
       },
     },
     transform,
-    transformObject: (document) => withOptionalBodies(withoutUnusedInputs(jsonSchemaTransformObject(document)), optionalBodies),
+    transformObject: (document) =>
+      withOptionalBodies(withoutUnusedInputs(jsonSchemaTransformObject(document)), optionalBodies),
   });
   app.get('/openapi.json', { schema: { hide: true }, logLevel: 'warn' }, async () => app.swagger());
 }

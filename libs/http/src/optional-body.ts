@@ -19,20 +19,30 @@ export function absentBodyAsUndefined<T>(compile: FastifySchemaCompiler<T>): Fas
 }
 
 /** Whether the request came with a body: a length above 0, or one sent in chunks. */
-export const bodySent = (request: FastifyRequest) => Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
+export const bodySent = (request: FastifyRequest) =>
+  Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
 
 /** preValidation: a body that was sent and reads as JSON `null` is no object. */
 export function refuseNullBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  done(request.body === null && bodySent(request) ? badRequest('The request is not valid', [{ path: 'body', message: 'must be a JSON object' }]) : undefined);
+  done(
+    request.body === null && bodySent(request)
+      ? badRequest('The request is not valid', [{ path: 'body', message: 'must be a JSON object' }])
+      : undefined,
+  );
 }
 
 /** The 400 of a body sent to an operation that declares none. */
-export const undeclaredBody = () => badRequest('The request is not valid', [{ path: 'body', message: 'this operation takes no body' }]);
+export const undeclaredBody = () =>
+  badRequest('The request is not valid', [{ path: 'body', message: 'this operation takes no body' }]);
 
 /**
  * preValidation of a public route that declares no body (a favorite, a repost, a stream ticket, any read):
  * one sent is refused rather than ignored, as the OpenAPI document, which declares none, says.
  */
-export function refuseUndeclaredBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+export function refuseUndeclaredBody(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+): void {
   done(bodySent(request) ? undeclaredBody() : undefined);
 }

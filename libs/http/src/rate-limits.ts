@@ -31,7 +31,8 @@ export const RATE_LIMIT_HEADER = 'ratelimit';
 export type LimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 const policyItem = ({ name, max, windowMs }: LimitPolicy) => `"${name}";q=${max};w=${Math.ceil(windowMs / 1000)}`;
-const stateItem = (name: string, { remaining, resetSeconds }: LimitState) => `"${name}";r=${remaining};t=${resetSeconds}`;
+const stateItem = (name: string, { remaining, resetSeconds }: LimitState) =>
+  `"${name}";r=${remaining};t=${resetSeconds}`;
 
 /** `list` (a header's value, a list of items) with `item` in place of any item of the same name. */
 function withItem(list: unknown, name: string, item: string): string {
@@ -41,8 +42,14 @@ function withItem(list: unknown, name: string, item: string): string {
 
 /** Announces that `policy` applied to this request and where it stands. */
 export function announceLimit(reply: FastifyReply, policy: LimitPolicy, state: LimitState): void {
-  reply.header(RATE_LIMIT_POLICY_HEADER, withItem(reply.getHeader(RATE_LIMIT_POLICY_HEADER), policy.name, policyItem(policy)));
-  reply.header(RATE_LIMIT_HEADER, withItem(reply.getHeader(RATE_LIMIT_HEADER), policy.name, stateItem(policy.name, state)));
+  reply.header(
+    RATE_LIMIT_POLICY_HEADER,
+    withItem(reply.getHeader(RATE_LIMIT_POLICY_HEADER), policy.name, policyItem(policy)),
+  );
+  reply.header(
+    RATE_LIMIT_HEADER,
+    withItem(reply.getHeader(RATE_LIMIT_HEADER), policy.name, stateItem(policy.name, state)),
+  );
 }
 
 /** Refuses a request over a limit: 429 with `Retry-After` (whole seconds) and the limit announced. */
@@ -58,7 +65,10 @@ export function refuseOverLimit(reply: FastifyReply, policy: LimitPolicy, retryA
  * announced, and past it the answer is 429. With a `shared` store every instance counts in it; while it
  * is away the limits admit (a rate limit guards capacity, which an outage of its store does not change).
  */
-export async function rateLimits(app: FastifyInstance, shared?: SharedStore): Promise<(policy: LimitPolicy) => LimitHook> {
+export async function rateLimits(
+  app: FastifyInstance,
+  shared?: SharedStore,
+): Promise<(policy: LimitPolicy) => LimitHook> {
   await app.register(rateLimit, {
     global: false,
     ...(shared ? { redis: shared.redis, nameSpace: `${shared.prefix}limit:`, skipOnError: true } : {}),

@@ -13,7 +13,10 @@ type SerializerCompiler = typeof validatingSerializerCompiler;
 export function responseSerializerCompiler(validate: boolean): SerializerCompiler {
   if (validate) return validatingSerializerCompiler;
   return ({ schema }) => {
-    const jsonSchema = schema instanceof z.ZodType ? z.toJSONSchema(schema, { target: 'draft-7', io: 'output', unrepresentable: 'any' }) : schema;
+    const jsonSchema =
+      schema instanceof z.ZodType
+        ? z.toJSONSchema(schema, { target: 'draft-7', io: 'output', unrepresentable: 'any' })
+        : schema;
     return fastJson(jsonSchema as Parameters<typeof fastJson>[0]);
   };
 }

@@ -24,7 +24,10 @@ export interface ListenSettings {
  */
 const DEFAULT_DRAIN_MS = 3_000;
 
-/** What to do first when shutdown starts, per server: e.g. end the streams it holds so their clients reconnect elsewhere. */
+/**
+ * What to do first when shutdown starts, per server: e.g. end the streams it holds so their clients reconnect
+ * elsewhere.
+ */
 const shutdownHooks = new WeakMap<Server, (() => void)[]>();
 
 /**
@@ -65,7 +68,10 @@ export async function drainConnections(server: Server, drainMs: number): Promise
  * Listens, and on SIGTERM/SIGINT closes gracefully: open connections drain, the server stops accepting,
  * in-flight requests finish, then the app's onClose hooks stop consumers and relays and close pools.
  */
-export async function listen(app: App, { host, port, metricsPort, internalPort, shutdownTimeoutMs, drainMs = DEFAULT_DRAIN_MS }: ListenSettings): Promise<void> {
+export async function listen(
+  app: App,
+  { host, port, metricsPort, internalPort, shutdownTimeoutMs, drainMs = DEFAULT_DRAIN_MS }: ListenSettings,
+): Promise<void> {
   const internal = internalPort === undefined ? undefined : app.internalServer;
   closeWithGrace({ delay: shutdownTimeoutMs }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an unexpected error');
@@ -74,7 +80,10 @@ export async function listen(app: App, { host, port, metricsPort, internalPort, 
       for (const hook of shutdownHooks.get(app.server) ?? []) hook();
       // Its HTTP/2 sessions take no new stream from now on (GOAWAY), so that their clients open the next elsewhere.
       (app.server as Partial<DualProtocolServer>).closeHttp2Sessions?.();
-      await Promise.all([drainConnections(app.server, drainMs), internal && drainConnections(internal.server, drainMs)]);
+      await Promise.all([
+        drainConnections(app.server, drainMs),
+        internal && drainConnections(internal.server, drainMs),
+      ]);
     }
     await app.close();
   });

@@ -25,7 +25,15 @@ const COMMAND_TIMEOUT_MS = 500;
 const READY_WAIT_MS = 2_000;
 
 /** Connects to the shared store, waiting a moment for it: without a connection every command fails at once. */
-export async function connectSharedStore({ url, prefix, logger }: { url: string; prefix: string; logger: WarnLogger }): Promise<SharedStore> {
+export async function connectSharedStore({
+  url,
+  prefix,
+  logger,
+}: {
+  url: string;
+  prefix: string;
+  logger: WarnLogger;
+}): Promise<SharedStore> {
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -62,7 +70,10 @@ export interface SharedStoreSettings {
 }
 
 /** The shared store for `app`'s life (closed with it), or none when no URL is set. */
-export async function sharedStoreFor(app: FastifyInstance, { url, prefix }: SharedStoreSettings): Promise<SharedStore | undefined> {
+export async function sharedStoreFor(
+  app: FastifyInstance,
+  { url, prefix }: SharedStoreSettings,
+): Promise<SharedStore | undefined> {
   if (!url) return undefined;
   const store = await connectSharedStore({ url, prefix, logger: app.log });
   app.addHook('onClose', () => store.close());

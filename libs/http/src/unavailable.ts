@@ -25,7 +25,8 @@ const UNAVAILABLE_CODES = new Set([
   '08006',
 ]);
 /** node-postgres's own words for a connection that broke or could not be made in time. */
-const UNAVAILABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable)/;
+const UNAVAILABLE_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable)/;
 
 /**
  * Whether `error` says that something the work needs is away for the moment, rather than that the work
@@ -37,5 +38,8 @@ export function isDependencyUnavailable(error: unknown): boolean {
   if (error instanceof HttpError) return error.status === 503;
   if (typeof error !== 'object' || error === null) return false;
   const { code, message } = error as { code?: unknown; message?: unknown };
-  return (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) || (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message));
+  return (
+    (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) ||
+    (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message))
+  );
 }

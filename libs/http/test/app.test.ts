@@ -78,7 +78,11 @@ describe('createApp', () => {
   });
 
   it('describes invalid fields as a validation problem', async () => {
-    const response = await app.inject({ method: 'POST', url: `/api/things/${id}?x=1`, payload: { name: '', count: 1.5 } });
+    const response = await app.inject({
+      method: 'POST',
+      url: `/api/things/${id}?x=1`,
+      payload: { name: '', count: 1.5 },
+    });
     expect(response.statusCode).toBe(400);
     const body = expectProblem(response, 400, 'VALIDATION_ERROR');
     expect(body.instance).toBe(`/api/things/${id}`);
@@ -86,14 +90,23 @@ describe('createApp', () => {
   });
 
   it('rejects a wrongly typed query parameter', async () => {
-    const response = await app.inject({ method: 'POST', url: `/api/things/${id}?verbose=maybe`, payload: { name: 'a' } });
+    const response = await app.inject({
+      method: 'POST',
+      url: `/api/things/${id}?verbose=maybe`,
+      payload: { name: 'a' },
+    });
     expect(expectProblem(response, 400, 'VALIDATION_ERROR').errors).toEqual([
       { path: 'verbose', message: expect.any(String) },
     ]);
   });
 
   it('answers a body that is not an object with 400', async () => {
-    const response = await app.inject({ method: 'POST', url: `/api/things/${id}`, payload: '[1,2]', headers: { 'content-type': 'application/json' } });
+    const response = await app.inject({
+      method: 'POST',
+      url: `/api/things/${id}`,
+      payload: '[1,2]',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(expectProblem(response, 400, 'VALIDATION_ERROR').errors?.[0]?.path).toBe('body');
   });
 
@@ -109,7 +122,11 @@ describe('createApp', () => {
   });
 
   it('answers a body over 64 KiB with 413', async () => {
-    const response = await app.inject({ method: 'POST', url: `/api/things/${id}`, payload: { name: 'x'.repeat(70_000) } });
+    const response = await app.inject({
+      method: 'POST',
+      url: `/api/things/${id}`,
+      payload: { name: 'x'.repeat(70_000) },
+    });
     expectProblem(response, 413, 'PAYLOAD_TOO_LARGE');
   });
 
@@ -134,7 +151,11 @@ describe('createApp', () => {
   });
 
   it('answers a path parameter over 100 characters with 414 URI_TOO_LONG, as the document declares', async () => {
-    const response = await app.inject({ method: 'POST', url: `/api/things/${'a'.repeat(101)}`, payload: { name: 'a' } });
+    const response = await app.inject({
+      method: 'POST',
+      url: `/api/things/${'a'.repeat(101)}`,
+      payload: { name: 'a' },
+    });
     expectProblem(response, 414, 'URI_TOO_LONG');
   });
 
@@ -148,7 +169,11 @@ describe('createApp', () => {
     const badBody = await app.inject({ method: 'POST', url: '/api/things/not-a-uuid', payload: { name: '' } });
     expect(expectProblem(badBody, 400, 'VALIDATION_ERROR').errors).toEqual([expect.objectContaining({ path: 'name' })]);
     expectProblem(await app.inject({ method: 'POST', url: '/api/things/not-a-uuid' }), 400, 'VALIDATION_ERROR');
-    const badQuery = await app.inject({ method: 'POST', url: '/api/things/not-a-uuid?verbose=maybe', payload: { name: 'a' } });
+    const badQuery = await app.inject({
+      method: 'POST',
+      url: '/api/things/not-a-uuid?verbose=maybe',
+      payload: { name: 'a' },
+    });
     expectProblem(badQuery, 400, 'VALIDATION_ERROR');
     expect(logLines.filter((line) => line.msg === 'creating a thing').length).toBe(before);
   });
@@ -187,7 +212,11 @@ describe('request ids', () => {
     const lines = logLines.filter((line) => line.requestId === 'req-123');
     // One line for the request itself, as it completes, with what an operator looks for.
     expect(lines.map((line) => line.msg)).toEqual(['creating a thing', 'request completed']);
-    expect(lines[1]).toMatchObject({ req: { method: 'POST', url: `/api/things/${id}` }, res: { statusCode: response.statusCode }, responseTime: expect.any(Number) });
+    expect(lines[1]).toMatchObject({
+      req: { method: 'POST', url: `/api/things/${id}` },
+      res: { statusCode: response.statusCode },
+      responseTime: expect.any(Number),
+    });
   });
 
   it('logs no query value that may be a credential, on any answer, nor puts it in a problem’s instance, nor logs a body', async () => {
@@ -201,10 +230,13 @@ describe('request ids', () => {
     ];
     for (const [n, request] of requests.entries()) {
       const response = await app.inject({ ...request, headers: { 'x-request-id': `secret-${n}` } });
-      if (response.statusCode >= 400) expect(response.json().instance).toBe(request.url.slice(0, request.url.indexOf('?')));
+      if (response.statusCode >= 400)
+        expect(response.json().instance).toBe(request.url.slice(0, request.url.indexOf('?')));
     }
     const lines = logLines.filter((line) => String(line.requestId).startsWith('secret-'));
-    expect(lines.filter((line) => line.msg === 'request completed').map((line) => (line.req as { url: string }).url)).toEqual([
+    expect(
+      lines.filter((line) => line.msg === 'request completed').map((line) => (line.req as { url: string }).url),
+    ).toEqual([
       `/api/things/${id}?ticket=[redacted]`,
       `/api/things/${id}?access_token=[redacted]`,
       '/api/missing?token=[redacted]',
@@ -253,7 +285,9 @@ describe('health and docs', () => {
     });
     try {
       const ready = () => probed.inject({ method: 'GET', url: '/health/ready' });
-      expect((await Promise.all(Array.from({ length: 50 }, ready))).map((response) => response.statusCode)).toEqual(Array(50).fill(200));
+      expect((await Promise.all(Array.from({ length: 50 }, ready))).map((response) => response.statusCode)).toEqual(
+        Array(50).fill(200),
+      );
       expect(checks).toBe(1);
 
       up = false;
@@ -287,9 +321,15 @@ describe('health and docs', () => {
 
   it('declares every error as problem+json with the problem schema, described by its code', async () => {
     const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    type Operation = { responses: Record<string, { description: string; content?: Record<string, { schema: { required: string[] } }> }> };
-    const operations = Object.values(document.paths as Record<string, Record<string, Operation>>).flatMap((item) => Object.values(item));
-    const errors = operations.flatMap((operation) => Object.entries(operation.responses).filter(([status]) => Number(status) >= 400));
+    type Operation = {
+      responses: Record<string, { description: string; content?: Record<string, { schema: { required: string[] } }> }>;
+    };
+    const operations = Object.values(document.paths as Record<string, Record<string, Operation>>).flatMap((item) =>
+      Object.values(item),
+    );
+    const errors = operations.flatMap((operation) =>
+      Object.entries(operation.responses).filter(([status]) => Number(status) >= 400),
+    );
     expect(errors.length).toBeGreaterThan(10);
     for (const [status, response] of errors) {
       expect(Object.keys(response.content ?? {}), status).toEqual(['application/problem+json']);
@@ -308,7 +348,10 @@ describe('health and docs', () => {
   });
 
   it('declares 401 on every route where @recipes/auth checks any token sent', async () => {
-    const withAuth = await createApp({ title: 'with auth', logger: createLogger({ service: 'test', level: 'silent' }) });
+    const withAuth = await createApp({
+      title: 'with auth',
+      logger: createLogger({ service: 'test', level: 'silent' }),
+    });
     withAuth.decorate('auth', {});
     withAuth.get('/api/open', { schema: { operationId: 'open', security: [] } }, async () => ({}));
     const document = (await withAuth.inject({ method: 'GET', url: '/openapi.json' })).json();

@@ -10,7 +10,8 @@ const SEED = 20261126;
 const PREFACE_LENGTH = 24;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The distinct `cuts` strictly inside `length` bytes, in order: where to split what is written. */
-const cutPoints = (cuts: number[], length: number) => [...new Set(cuts)].sort((a, b) => a - b).filter((cut) => cut > 0 && cut < length);
+const cutPoints = (cuts: number[], length: number) =>
+  [...new Set(cuts)].sort((a, b) => a - b).filter((cut) => cut > 0 && cut < length);
 
 let app: App;
 let port: number;
@@ -35,7 +36,10 @@ afterAll(async () => {
   await app?.close();
 });
 
-/** Writes `bytes` to a new connection in pieces cut at `cuts`, each piece after a pause; resolves with all it reads until the server ends. */
+/**
+ * Writes `bytes` to a new connection in pieces cut at `cuts`, each piece after a pause; resolves with all it reads
+ * until the server ends.
+ */
 async function rawExchange(bytes: Buffer, cuts: number[]): Promise<string> {
   const socket = connectTcp(port, '127.0.0.1');
   socket.setNoDelay(true);

@@ -26,7 +26,9 @@ function exchange(bytes: Buffer): Promise<{ status: number; headers: Record<stri
     socket.on('close', () => {
       const [head = '', body = ''] = Buffer.concat(chunks).toString('latin1').split('\r\n\r\n');
       const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
     });
   });
@@ -36,15 +38,26 @@ describe('requests that are not valid HTTP', () => {
   it.each([
     ['a raw non-ASCII byte in the path', Buffer.from('GET /api/caf\u00e9 HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1'), 400],
     ['a request line that is not HTTP', Buffer.from('HELLO THERE\r\n\r\n'), 400],
-    ['headers over the size limit', Buffer.from(`GET /api/things HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`), 431],
-    ['a request line over the size limit', Buffer.from(`GET /api/things?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`), 414],
+    [
+      'headers over the size limit',
+      Buffer.from(`GET /api/things HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+      431,
+    ],
+    [
+      'a request line over the size limit',
+      Buffer.from(`GET /api/things?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`),
+      414,
+    ],
   ])('answers %s with %i problem+json and a request id', async (_name, bytes, status) => {
     const response = await exchange(bytes);
     expect(response.status).toBe(status);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(response.headers.connection).toBe('close');
     const problem = problemSchema.parse(JSON.parse(response.body));
-    expect(problem).toMatchObject({ status, code: { 400: 'VALIDATION_ERROR', 414: 'URI_TOO_LONG' }[status] ?? 'BAD_REQUEST' });
+    expect(problem).toMatchObject({
+      status,
+      code: { 400: 'VALIDATION_ERROR', 414: 'URI_TOO_LONG' }[status] ?? 'BAD_REQUEST',
+    });
     expect(problem.requestId).toBe(response.headers['x-request-id']);
   });
 });

@@ -10,7 +10,9 @@ function getVia(agent: Agent, url: string): Promise<{ status: number; connection
     get(url, { agent }, (response) => {
       let body = '';
       response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode!, connection: response.headers.connection, body }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode!, connection: response.headers.connection, body }),
+      );
     }).on('error', reject);
   });
 }
@@ -40,7 +42,11 @@ describe('draining connections before a shutdown', () => {
     // A client with no connection yet is refused: it may go elsewhere, as the request never arrived.
     await expect(fetch(`${address}/api/ping`)).rejects.toMatchObject({ cause: { code: 'ECONNREFUSED' } });
     // One that sends on its idle keep-alive connection now is answered, not reset, and told to go.
-    expect(await getVia(agent, `${address}/api/ping`)).toEqual({ status: 200, connection: 'close', body: '{"pong":true}' });
+    expect(await getVia(agent, `${address}/api/ping`)).toEqual({
+      status: 200,
+      connection: 'close',
+      body: '{"pong":true}',
+    });
 
     await drained;
     expect(Date.now() - drainStart, 'done as soon as the last connection closed').toBeLessThan(1_000);

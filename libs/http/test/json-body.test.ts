@@ -21,7 +21,10 @@ function nested(levels: number, inner = '1'): string {
 const deepArrays = (levels: number) => `{"a":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
 
 /** Strings full of what the scan must not count: brackets, quotes and backslashes, escaped or not. */
-const trickyString = fc.string({ unit: fc.constantFrom('[', ']', '{', '}', '"', '\\', 'a', ' ', '\u2028'), maxLength: 12 });
+const trickyString = fc.string({
+  unit: fc.constantFrom('[', ']', '{', '}', '"', '\\', 'a', ' ', '\u2028'),
+  maxLength: 12,
+});
 const anyJson = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
@@ -37,9 +40,14 @@ const anyJson = fc.letrec((tie) => ({
 describe('nestsDeeperThan', () => {
   it('agrees with the depth of any value, however it is spaced, whatever its strings hold', () => {
     fc.assert(
-      fc.property(anyJson, fc.integer({ min: 0, max: 8 }), fc.constantFrom(undefined, 2, '\t'), (value, limit, space) => {
-        expect(nestsDeeperThan(JSON.stringify(value, null, space), limit)).toBe(depthOf(value) > limit);
-      }),
+      fc.property(
+        anyJson,
+        fc.integer({ min: 0, max: 8 }),
+        fc.constantFrom(undefined, 2, '\t'),
+        (value, limit, space) => {
+          expect(nestsDeeperThan(JSON.stringify(value, null, space), limit)).toBe(depthOf(value) > limit);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -52,13 +60,18 @@ describe('nestsDeeperThan', () => {
 
 let app: App;
 beforeAll(async () => {
-  app = await createApp({ title: 'bodies', logger: createLogger({ service: 'test', level: 'silent' }), validateResponses: true });
+  app = await createApp({
+    title: 'bodies',
+    logger: createLogger({ service: 'test', level: 'silent' }),
+    validateResponses: true,
+  });
   app.post('/echo', { schema: { body: z.object({ a: z.unknown() }) } }, async (request) => request.body);
   await app.ready();
 });
 afterAll(() => app.close());
 
-const post = (payload: string) => app.inject({ method: 'POST', url: '/echo', payload, headers: { 'content-type': 'application/json' } });
+const post = (payload: string) =>
+  app.inject({ method: 'POST', url: '/echo', payload, headers: { 'content-type': 'application/json' } });
 
 describe(`a JSON body (at most ${JSON_DEPTH_LIMIT} levels deep)`, () => {
   it(`is taken at ${JSON_DEPTH_LIMIT} levels and refused from ${JSON_DEPTH_LIMIT + 1} on, 30,000 included, as 400 VALIDATION_ERROR`, async () => {
@@ -83,7 +96,12 @@ describe(`a JSON body (at most ${JSON_DEPTH_LIMIT} levels deep)`, () => {
   it('is parsed as before otherwise: a repeated key keeps its last value, a prototype key is refused', async () => {
     expect((await post('{"a":1,"a":2,"a":[3]}')).json()).toEqual({ a: [3] });
     expect((await post(`{"a":"${'['.repeat(1000)}"}`)).json()).toEqual({ a: '['.repeat(1000) });
-    for (const payload of ['{"a":1,"__proto__":{"isAdmin":true}}', '{"a":1,"constructor":{"prototype":{"isAdmin":true}}}', '{"a":', '']) {
+    for (const payload of [
+      '{"a":1,"__proto__":{"isAdmin":true}}',
+      '{"a":1,"constructor":{"prototype":{"isAdmin":true}}}',
+      '{"a":',
+      '',
+    ]) {
       const refused = await post(payload);
       expect(refused.statusCode, payload).toBe(400);
       expect(refused.json().code).toBe('VALIDATION_ERROR');

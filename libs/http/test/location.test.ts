@@ -5,17 +5,29 @@ import { type App, createApp } from '../src/index.js';
 
 let app: App;
 beforeAll(async () => {
-  app = await createApp({ title: 'location', logger: createLogger({ service: 'test', level: 'silent' }), validateResponses: true });
+  app = await createApp({
+    title: 'location',
+    logger: createLogger({ service: 'test', level: 'silent' }),
+    validateResponses: true,
+  });
   const thing = z.object({ thing: z.object({ id: z.string() }) });
   app.post(
     '/api/things',
-    { config: { location: ({ thing: created }) => `/api/things/${created.id}` }, schema: { response: { 200: thing, 201: thing } } },
-    async (request, reply) => reply.code((request.query as { again?: string }).again ? 200 : 201).send({ thing: { id: 'abc' } }),
+    {
+      config: { location: ({ thing: created }) => `/api/things/${created.id}` },
+      schema: { response: { 200: thing, 201: thing } },
+    },
+    async (request, reply) =>
+      reply.code((request.query as { again?: string }).again ? 200 : 201).send({ thing: { id: 'abc' } }),
   );
-  app.post('/api/unplaced', { schema: { response: { 201: thing } } }, async (_request, reply) => reply.code(201).send({ thing: { id: 'x' } }));
+  app.post('/api/unplaced', { schema: { response: { 201: thing } } }, async (_request, reply) =>
+    reply.code(201).send({ thing: { id: 'x' } }),
+  );
   // As libs/idempotency replays a stored answer: a body already serialized.
-  app.post('/api/replayed', { config: { location: ({ thing: created }) => `/api/things/${created.id}` } }, async (_request, reply) =>
-    reply.code(201).type('application/json').send('{"thing":{"id":"def"}}'),
+  app.post(
+    '/api/replayed',
+    { config: { location: ({ thing: created }) => `/api/things/${created.id}` } },
+    async (_request, reply) => reply.code(201).type('application/json').send('{"thing":{"id":"def"}}'),
   );
   await app.ready();
 });

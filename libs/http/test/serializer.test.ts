@@ -17,7 +17,10 @@ const item = z.object({
   commentId: z.uuid().optional(),
   author,
 });
-const page = z.object({ data: z.array(item), pagination: z.object({ page: z.number().int(), total: z.number().int() }) });
+const page = z.object({
+  data: z.array(item),
+  pagination: z.object({ page: z.number().int(), total: z.number().int() }),
+});
 
 /** Values of `page`'s shape, each object with a property the schema does not name. */
 const extra = { secret: fc.string() };
@@ -31,12 +34,21 @@ const anItem = fc.record(
     isRead: fc.boolean(),
     kind: fc.constantFrom('recipe', 'post'),
     commentId: fc.uuid(),
-    author: fc.record({ id: fc.uuid(), username: fc.string(), avatarUrl: fc.option(fc.webUrl(), { nil: null }), ...extra }),
+    author: fc.record({
+      id: fc.uuid(),
+      username: fc.string(),
+      avatarUrl: fc.option(fc.webUrl(), { nil: null }),
+      ...extra,
+    }),
     ...extra,
   },
   { requiredKeys: ['id', 'title', 'note', 'tags', 'count', 'isRead', 'kind', 'author', 'secret'] },
 );
-const aPage = fc.record({ data: fc.array(anItem, { maxLength: 4 }), pagination: fc.record({ page: fc.nat(), total: fc.nat(), ...extra }), ...extra });
+const aPage = fc.record({
+  data: fc.array(anItem, { maxLength: 4 }),
+  pagination: fc.record({ page: fc.nat(), total: fc.nat(), ...extra }),
+  ...extra,
+});
 
 describe('the response serializer', () => {
   it('writes exactly what zod would give, whatever the value of the shape: unnamed properties left out', () => {
@@ -53,11 +65,20 @@ describe('the response serializer', () => {
     const logger = createLogger({ service: 'test', level: 'silent' });
     for (const validateResponses of [true, false]) {
       const app = await createApp({ title: 'serializer', logger, validateResponses });
-      app.get('/format', { schema: { response: { 200: z.object({ id: z.uuid() }) } } }, async () => ({ id: 'not-a-uuid' }));
-      app.get('/type', { schema: { response: { 200: z.object({ count: z.number().int() }) } } }, async () => ({ count: 'many' }) as never);
+      app.get('/format', { schema: { response: { 200: z.object({ id: z.uuid() }) } } }, async () => ({
+        id: 'not-a-uuid',
+      }));
+      app.get(
+        '/type',
+        { schema: { response: { 200: z.object({ count: z.number().int() }) } } },
+        async () => ({ count: 'many' }) as never,
+      );
       const format = await app.inject({ method: 'GET', url: '/format' });
       expect(format.statusCode, `format, validateResponses: ${validateResponses}`).toBe(validateResponses ? 500 : 200);
-      expect((await app.inject({ method: 'GET', url: '/type' })).statusCode, `type, validateResponses: ${validateResponses}`).toBe(500);
+      expect(
+        (await app.inject({ method: 'GET', url: '/type' })).statusCode,
+        `type, validateResponses: ${validateResponses}`,
+      ).toBe(500);
       await app.close();
     }
   });

@@ -16,7 +16,11 @@ interface Attempt {
   transaction: KeyTransaction;
 }
 
-type Outcome = { kind: 'first'; attempt: Attempt } | { kind: 'replay'; response: KeptResponse } | { kind: 'in flight' } | { kind: 'reused' };
+type Outcome =
+  | { kind: 'first'; attempt: Attempt }
+  | { kind: 'replay'; response: KeptResponse }
+  | { kind: 'in flight' }
+  | { kind: 'reused' };
 
 export interface IdempotencySettings {
   /**
@@ -83,9 +87,13 @@ export class Idempotency {
     const outcome = await this.begin(callerId, key, this.fingerprints.get(request) ?? fingerprintOf(request));
     switch (outcome.kind) {
       case 'in flight':
-        return done(conflict('A request with this Idempotency-Key is still being handled; try again once it has finished'));
+        return done(
+          conflict('A request with this Idempotency-Key is still being handled; try again once it has finished'),
+        );
       case 'reused':
-        return done(new HttpError(422, 'This Idempotency-Key was used for a request with another method, path or body'));
+        return done(
+          new HttpError(422, 'This Idempotency-Key was used for a request with another method, path or body'),
+        );
       case 'replay': {
         request.log.info({ status: outcome.response.status }, 'idempotent request replayed');
         const { status, contentType, body } = outcome.response;
@@ -119,7 +127,11 @@ export class Idempotency {
   }
 
   /** Keeps the response with the effect, or drops both. A failure here becomes the response (503 or 500). */
-  private async finish({ callerId, key, fingerprint, transaction }: Attempt, reply: FastifyReply, payload: unknown): Promise<void> {
+  private async finish(
+    { callerId, key, fingerprint, transaction }: Attempt,
+    reply: FastifyReply,
+    payload: unknown,
+  ): Promise<void> {
     if (!isKept(reply.statusCode)) return transaction.rollback();
     if (typeof payload !== 'string') {
       await transaction.rollback();

@@ -34,7 +34,13 @@ export async function findKept(db: Queryable, callerId: string, key: string): Pr
 }
 
 /** Keeps the first response; an expired row of the same key not purged yet is replaced. */
-export async function keep(db: Queryable, callerId: string, key: string, fingerprint: string, response: KeptResponse): Promise<void> {
+export async function keep(
+  db: Queryable,
+  callerId: string,
+  key: string,
+  fingerprint: string,
+  response: KeptResponse,
+): Promise<void> {
   await db.query(
     `INSERT INTO idempotency_keys (caller_id, key, fingerprint, status, content_type, body) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (caller_id, key) DO UPDATE

@@ -12,15 +12,19 @@ afterAll(() => service?.close());
 type Caller = ReturnType<ThingsService['caller']>;
 
 const send = (caller: Caller, key: string, body: object) =>
-  service.app.inject({ method: 'POST', url: '/api/things', headers: { authorization: caller.authorization, 'idempotency-key': key }, payload: body });
+  service.app.inject({
+    method: 'POST',
+    url: '/api/things',
+    headers: { authorization: caller.authorization, 'idempotency-key': key },
+    payload: body,
+  });
 
 /** Moves a kept key back in time, as if its request had come `hours` ago. */
 async function age(callerId: string, key: string, hours: number): Promise<void> {
-  await service.pool.query(`UPDATE idempotency_keys SET created_at = now() - $3::float8 * interval '1 hour' WHERE caller_id = $1 AND key = $2`, [
-    callerId,
-    key,
-    hours,
-  ]);
+  await service.pool.query(
+    `UPDATE idempotency_keys SET created_at = now() - $3::float8 * interval '1 hour' WHERE caller_id = $1 AND key = $2`,
+    [callerId, key, hours],
+  );
 }
 
 describe('a key older than 24 hours', () => {
@@ -47,7 +51,8 @@ describe('a key older than 24 hours', () => {
 
   it('is purged, and younger ones stay', async () => {
     const caller = service.caller();
-    for (const key of ['fresh', 'stale', 'ancient']) expect((await send(caller, key, { name: `thing_${randomUUID()}` })).statusCode).toBe(201);
+    for (const key of ['fresh', 'stale', 'ancient'])
+      expect((await send(caller, key, { name: `thing_${randomUUID()}` })).statusCode).toBe(201);
     await age(caller.id, 'fresh', 23);
     await age(caller.id, 'stale', 24.5);
     await age(caller.id, 'ancient', 24 * 30);
@@ -69,7 +74,11 @@ describe('KeyPurger', () => {
       await age(caller.id, key, 25);
     };
     const warnings: unknown[] = [];
-    const purger = new KeyPurger({ pool: service.pool, logger: { warn: (object) => warnings.push(object) }, everyMs: 60_000 });
+    const purger = new KeyPurger({
+      pool: service.pool,
+      logger: { warn: (object) => warnings.push(object) },
+      everyMs: 60_000,
+    });
 
     await expired('before-start');
     purger.start();

@@ -38,7 +38,9 @@ describe('canonicalJson', () => {
   });
 
   it('writes a value the same whatever the order of its keys, and as JSON that reads back as the value', () => {
-    const order = fc.func(fc.integer()).map((rank) => (keys: string[]) => [...keys].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1)));
+    const order = fc
+      .func(fc.integer())
+      .map((rank) => (keys: string[]) => [...keys].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1)));
     fc.assert(
       fc.property(anyBody, order, (value, reorder) => {
         const canonical = canonicalJson(value);
@@ -53,7 +55,9 @@ describe('canonicalJson', () => {
   it('writes values nested far deeper than the call stack goes, arrays and objects', () => {
     fc.assert(
       fc.property(fc.integer({ min: 50_000, max: 100_000 }), fc.boolean(), (levels, objects) => {
-        const text = objects ? `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}` : `${'['.repeat(levels)}${']'.repeat(levels)}`;
+        const text = objects
+          ? `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`
+          : `${'['.repeat(levels)}${']'.repeat(levels)}`;
         expect(() => recursiveCanonicalJson(JSON.parse(text))).toThrow(RangeError);
         expect(canonicalJson(JSON.parse(text))).toBe(text);
       }),

@@ -15,7 +15,11 @@ function send(caller: Caller, body: unknown, { key, url = '/api/things' }: { key
   return service.app.inject({
     method: 'POST',
     url,
-    headers: { authorization: caller.authorization, 'content-type': 'application/json', ...(key === undefined ? {} : { 'idempotency-key': key }) },
+    headers: {
+      authorization: caller.authorization,
+      'content-type': 'application/json',
+      ...(key === undefined ? {} : { 'idempotency-key': key }),
+    },
     payload: typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
@@ -122,21 +126,24 @@ describe('a request with an Idempotency-Key', () => {
     ['unavailable', 503],
     ['crash', 500],
     ['rate limited', 429],
-  ] as const)('keeps neither effect nor response when the handler answers %s (%i) after its effect; a retry runs again', async (outcome, status) => {
-    const [caller, thing, k] = [service.caller(), name(), key()];
-    service.plan(thing, outcome);
-    const failed = await send(caller, { name: thing }, { key: k });
-    expect(failed.statusCode).toBe(status);
-    // The effect's withTransaction joined the key's transaction, and was rolled back with it.
-    expect(await service.things(thing)).toBe(0);
-    expect(await service.keptKeys(caller.id)).toEqual([]);
+  ] as const)(
+    'keeps neither effect nor response when the handler answers %s (%i) after its effect; a retry runs again',
+    async (outcome, status) => {
+      const [caller, thing, k] = [service.caller(), name(), key()];
+      service.plan(thing, outcome);
+      const failed = await send(caller, { name: thing }, { key: k });
+      expect(failed.statusCode).toBe(status);
+      // The effect's withTransaction joined the key's transaction, and was rolled back with it.
+      expect(await service.things(thing)).toBe(0);
+      expect(await service.keptKeys(caller.id)).toEqual([]);
 
-    const retry = await send(caller, { name: thing }, { key: k });
-    expect(retry.statusCode).toBe(201);
-    expect(retry.headers['idempotent-replayed']).toBeUndefined();
-    expect(await service.things(thing)).toBe(1);
-    expect((await send(caller, { name: thing }, { key: k })).body).toBe(retry.body);
-  });
+      const retry = await send(caller, { name: thing }, { key: k });
+      expect(retry.statusCode).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      expect(await service.things(thing)).toBe(1);
+      expect((await send(caller, { name: thing }, { key: k })).body).toBe(retry.body);
+    },
+  );
 
   it('keeps neither when the connection is killed after the effect: 503, and a retry runs again', async () => {
     const [caller, thing, k] = [service.caller(), name(), key()];
@@ -170,7 +177,8 @@ describe('a request with an Idempotency-Key', () => {
 
   it('takes keys of 1 and 255 visible characters', async () => {
     const caller = service.caller();
-    for (const edge of ['!', '~'.repeat(255)]) expect((await send(caller, { name: name() }, { key: edge })).statusCode).toBe(201);
+    for (const edge of ['!', '~'.repeat(255)])
+      expect((await send(caller, { name: name() }, { key: edge })).statusCode).toBe(201);
   });
 });
 

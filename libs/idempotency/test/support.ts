@@ -36,7 +36,13 @@ const thingBody = z.object({ name: z.string(), note: z.string().optional() });
 export async function thingsService(settings: IdempotencySettings & { poolMax?: number } = {}) {
   const database: TestDatabase = await createTestDatabase();
   await migrate({ databaseUrl: database.url, schema: 'svc', sets: [idempotencyMigrations], logger: silentLogger });
-  const pool: Pool = createPool({ connectionString: database.url, schema: 'svc', max: settings.poolMax ?? 10, applicationName: 'idempotency-test', logger: silentLogger });
+  const pool: Pool = createPool({
+    connectionString: database.url,
+    schema: 'svc',
+    max: settings.poolMax ?? 10,
+    applicationName: 'idempotency-test',
+    logger: silentLogger,
+  });
   await pool.query('CREATE TABLE things (id serial PRIMARY KEY, name text NOT NULL)');
 
   const keys = generateSigningKeyPair();
@@ -52,7 +58,11 @@ export async function thingsService(settings: IdempotencySettings & { poolMax?: 
   for (const url of ['/api/things', '/api/other-things']) {
     app.post(
       url,
-      { onRequest: app.auth.required, ...idempotency.hooks, schema: { headers: idempotencyKeyHeaders, body: thingBody } },
+      {
+        onRequest: app.auth.required,
+        ...idempotency.hooks,
+        schema: { headers: idempotencyKeyHeaders, body: thingBody },
+      },
       async (request, reply) => {
         handled += 1;
         const { name } = request.body;
@@ -67,7 +77,10 @@ export async function thingsService(settings: IdempotencySettings & { poolMax?: 
         const outcome = plans.get(name)?.shift() ?? 'created';
         if (outcome === 'not found') throw notFound('No such thing');
         const thing = await withTransaction(pool, async (tx) => {
-          const { rows } = await tx.query<{ id: number; pid: number }>('INSERT INTO things (name) VALUES ($1) RETURNING id, pg_backend_pid() AS pid', [name]);
+          const { rows } = await tx.query<{ id: number; pid: number }>(
+            'INSERT INTO things (name) VALUES ($1) RETURNING id, pg_backend_pid() AS pid',
+            [name],
+          );
           return rows[0]!;
         });
         switch (outcome) {
@@ -107,11 +120,17 @@ export async function thingsService(settings: IdempotencySettings & { poolMax?: 
       return { reached: reached.promise, release: released.resolve };
     },
     async things(name: string): Promise<number> {
-      const { rows } = await pool.query<{ count: number }>('SELECT count(*)::int AS count FROM things WHERE name = $1', [name]);
+      const { rows } = await pool.query<{ count: number }>(
+        'SELECT count(*)::int AS count FROM things WHERE name = $1',
+        [name],
+      );
       return rows[0]!.count;
     },
     async keptKeys(callerId: string): Promise<string[]> {
-      const { rows } = await pool.query<{ key: string }>('SELECT key FROM idempotency_keys WHERE caller_id = $1 ORDER BY key', [callerId]);
+      const { rows } = await pool.query<{ key: string }>(
+        'SELECT key FROM idempotency_keys WHERE caller_id = $1 ORDER BY key',
+        [callerId],
+      );
       return rows.map((row) => row.key);
     },
     async close() {

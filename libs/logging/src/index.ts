@@ -49,10 +49,7 @@ export function createLogger(settings: LoggerSettings): Logger {
 }
 
 /** The logger for everything one event handler does: each line carries the event and its correlation id. */
-export function eventLogger(
-  logger: Logger,
-  event: { id: string; type: string; correlationId: string },
-): Logger {
+export function eventLogger(logger: Logger, event: { id: string; type: string; correlationId: string }): Logger {
   return logger.child({ eventId: event.id, eventType: event.type, correlationId: event.correlationId });
 }
 export { currentTrailId, withTrailId } from './trail.js';

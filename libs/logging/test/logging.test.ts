@@ -32,7 +32,8 @@ describe('logging', () => {
     log.info('first');
     log.child({ step: 2 }).warn('second');
     expect(lines).toHaveLength(2);
-    for (const line of lines) expect(line).toMatchObject({ eventId: 'e1', eventType: 'user.created', correlationId: 'req-42' });
+    for (const line of lines)
+      expect(line).toMatchObject({ eventId: 'e1', eventType: 'user.created', correlationId: 'req-42' });
   });
 
   it('never writes passwords, tokens or authorization headers', () => {
@@ -52,11 +53,15 @@ describe('logging', () => {
 describe('request URLs in log lines', () => {
   /** A value long and odd enough that finding it in a line means it was logged. */
   const secret = fc.stringMatching(/^[A-Za-z0-9_~-]{16,48}$/);
-  const path = fc.array(fc.stringMatching(/^[a-z0-9-]{1,12}$/), { maxLength: 4 }).map((segments) => `/api/${segments.join('/')}`);
+  const path = fc
+    .array(fc.stringMatching(/^[a-z0-9-]{1,12}$/), { maxLength: 4 })
+    .map((segments) => `/api/${segments.join('/')}`);
   /** Any name but the paging and filter ones: those a client may put a credential under, and any other. */
   const name = fc.oneof(
     fc.constantFrom('ticket', 'access_token', 'token', 'lastEventId', 'jwt', 'key', 'code'),
-    fc.string({ minLength: 1, maxLength: 50 }).filter((n) => !['page', 'limit', 'standalone', 'content_type'].includes(n)),
+    fc
+      .string({ minLength: 1, maxLength: 50 })
+      .filter((n) => !['page', 'limit', 'standalone', 'content_type'].includes(n)),
   );
   const query = fc.array(fc.tuple(name, secret), { minLength: 1, maxLength: 5 });
 
@@ -77,10 +82,19 @@ describe('request URLs in log lines', () => {
     const { lines, destination } = capture();
     const jwt = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1MSJ9.c2lnbmF0dXJlLW9mLXRoZS10b2tlbg';
     const log = createLogger({ service: 'gateway', destination }).child({ requestId: 'r1' });
-    log.info({ req: { method: 'GET', url: '/api/notifications/stream?ticket=T1cket-Secret&lastEventId=0190-id' } }, 'request completed');
-    log.info({ req: { method: 'GET', url: `/api/notifications?page=2&limit=5&access_token=${jwt}` } }, 'request completed');
+    log.info(
+      { req: { method: 'GET', url: '/api/notifications/stream?ticket=T1cket-Secret&lastEventId=0190-id' } },
+      'request completed',
+    );
+    log.info(
+      { req: { method: 'GET', url: `/api/notifications?page=2&limit=5&access_token=${jwt}` } },
+      'request completed',
+    );
     log.info({ req: { method: 'GET', url: `/api/notifications?${jwt}` } }, 'request completed');
-    log.info({ req: { method: 'GET', url: '/api/saved?standalone=true&content_type=recipe&verbose' } }, 'request completed');
+    log.info(
+      { req: { method: 'GET', url: '/api/saved?standalone=true&content_type=recipe&verbose' } },
+      'request completed',
+    );
     expect(lines.map((line) => (line.req as { url: string }).url)).toEqual([
       '/api/notifications/stream?ticket=[redacted]&lastEventId=[redacted]',
       '/api/notifications?page=2&limit=5&access_token=[redacted]',

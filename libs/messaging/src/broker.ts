@@ -35,13 +35,23 @@ export class Broker {
   private readonly consumers = new Set<Consumer>();
   private closed = false;
 
-  constructor({ url, exchange, logger, name = 'recipes', reconnectDelayMs = 2_000, metrics = noMetrics }: BrokerSettings) {
+  constructor({
+    url,
+    exchange,
+    logger,
+    name = 'recipes',
+    reconnectDelayMs = 2_000,
+    metrics = noMetrics,
+  }: BrokerSettings) {
     this.exchange = exchange;
     this.metrics = metrics;
     this.logger = logger;
     this.reconnectDelayMs = reconnectDelayMs;
     // connect() keeps retrying in the background, taking a cluster's nodes in turn; events only report what happens.
-    const urls = url.split(',').map((nodeUrl) => nodeUrl.trim()).filter((nodeUrl) => nodeUrl !== '');
+    const urls = url
+      .split(',')
+      .map((nodeUrl) => nodeUrl.trim())
+      .filter((nodeUrl) => nodeUrl !== '');
     this.manager = connect(urls, {
       reconnectTimeInSeconds: reconnectDelayMs / 1_000,
       // Without TCP_NODELAY (amqplib leaves Nagle's algorithm on), a small frame written while an earlier
@@ -54,7 +64,9 @@ export class Broker {
       logger.info({ broker: name }, 'connected to the broker');
     });
     this.manager.on('disconnect', ({ err }) => logger.warn({ broker: name, err }, 'disconnected from the broker'));
-    this.manager.on('connectFailed', ({ err }) => logger.warn({ broker: name, err }, 'cannot reach the broker; retrying'));
+    this.manager.on('connectFailed', ({ err }) =>
+      logger.warn({ broker: name, err }, 'cannot reach the broker; retrying'),
+    );
     this.manager.on('blocked', ({ reason }) => logger.warn({ broker: name, reason }, 'broker blocks publishing'));
     this.manager.on('unblocked', () => logger.info({ broker: name }, 'broker unblocked publishing'));
   }

@@ -22,11 +22,16 @@ export interface ConsumerSpec {
   prefetch?: number;
   /** Failed attempts of an event before it is dead-lettered (at least 1). Unavailable dependencies do not count. */
   maxAttempts: number;
-  /** How long a failed event waits before each next attempt; the last delay repeats. Defaults to 5 s, 30 s, 2 min, 10 min. */
+  /**
+   * How long a failed event waits before each next attempt; the last delay repeats. Defaults to 5 s, 30 s, 2 min, 10
+   * min.
+   */
   retryDelaysMs?: readonly number[];
   /** Whether what the handlers need (the database) is there: while it is not, deliveries wait. */
   isReady?: () => Promise<boolean>;
-  /** Whether a handler's error means a dependency is unavailable for the moment, rather than that the event is at fault. */
+  /**
+   * Whether a handler's error means a dependency is unavailable for the moment, rather than that the event is at fault.
+   */
   isTransient?: (error: unknown) => boolean;
   /** Commit the handler's effects before resolving: the message is acked only then. */
   handle: (event: EventEnvelope, log: Logger) => Promise<void>;
@@ -42,7 +47,12 @@ export interface ConsumerHost {
   exchange: string;
   logger: Logger;
   metrics: BrokerMetrics;
-  createChannel(label: string, confirm: boolean, isClosing: () => boolean, declare: (channel: Channel) => Promise<void>): ChannelWrapper;
+  createChannel(
+    label: string,
+    confirm: boolean,
+    isClosing: () => boolean,
+    declare: (channel: Channel) => Promise<void>,
+  ): ChannelWrapper;
   healLater(channel: Channel, label: string, isClosing: () => boolean): void;
 }
 
@@ -64,7 +74,14 @@ function isBrokerRefusal(error: unknown): boolean {
  * level), and is dead-lettered after `maxAttempts`.
  */
 export async function startConsumer(host: ConsumerHost, spec: ConsumerSpec): Promise<Consumer> {
-  const { queue, bindings, prefetch = 16, maxAttempts, retryDelaysMs = DEFAULT_RETRY_DELAYS_MS, isTransient = () => false } = spec;
+  const {
+    queue,
+    bindings,
+    prefetch = 16,
+    maxAttempts,
+    retryDelaysMs = DEFAULT_RETRY_DELAYS_MS,
+    isTransient = () => false,
+  } = spec;
   const policy: RetryPolicy = { maxAttempts, retryDelaysMs };
   checkRetryPolicy(policy);
   const { exchange, logger, metrics } = host;
@@ -79,7 +96,9 @@ export async function startConsumer(host: ConsumerHost, spec: ConsumerSpec): Pro
   });
 
   // Copies for the delay queues are published with confirms, and the original acked only once confirmed.
-  const retries = host.createChannel(`${queue}.retry`, true, isClosing, (raw) => declareRetryQueues(raw, queue, retryDelaysMs.length));
+  const retries = host.createChannel(`${queue}.retry`, true, isClosing, (raw) =>
+    declareRetryQueues(raw, queue, retryDelaysMs.length),
+  );
 
   const settle = (action: () => void) => {
     try {
@@ -89,7 +108,17 @@ export async function startConsumer(host: ConsumerHost, spec: ConsumerSpec): Pro
     }
   };
 
-  const deliver = deliverer({ queue, logger, metrics, policy, gate, parking: { retries, queue, policy, settle }, isClosing, isTransient, handle: spec.handle });
+  const deliver = deliverer({
+    queue,
+    logger,
+    metrics,
+    policy,
+    gate,
+    parking: { retries, queue, policy, settle },
+    isClosing,
+    isTransient,
+    handle: spec.handle,
+  });
 
   const channel = host.createChannel(queue, false, isClosing, async (raw) => {
     try {

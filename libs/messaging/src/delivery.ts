@@ -33,11 +33,15 @@ export function deliverer(settings: DeliverySettings): (channel: Channel, messag
   const { settle } = parking;
 
   return async function deliver(channel, message) {
-    // Counted by the event's type as routed: always one the queue is bound to, so the label stays bounded even for garbage.
+    // Counted by the event's type as routed: always one the queue is bound to, so the label stays bounded even for
+    // garbage.
     const type = typeOf(message);
     const event = parseEnvelope(message.content);
     if (!event) {
-      logger.error({ queue, messageId: message.properties.messageId, routingKey: type }, 'malformed event: dead-lettered');
+      logger.error(
+        { queue, messageId: message.properties.messageId, routingKey: type },
+        'malformed event: dead-lettered',
+      );
       metrics.consumeFailed(type);
       metrics.deadLettered(type);
       settle(() => channel.nack(message, false, false));
@@ -61,7 +65,10 @@ export function deliverer(settings: DeliverySettings): (channel: Channel, messag
         metrics.handled(queue, type, 'failed', took());
         metrics.consumeFailed(type);
         if (isTransient(err) || !(await gate.ready())) {
-          log.warn({ err, queue }, 'event handler met an unavailable dependency: held until it is back, not counted as an attempt');
+          log.warn(
+            { err, queue },
+            'event handler met an unavailable dependency: held until it is back, not counted as an attempt',
+          );
           await gate.recovered();
           // A dependency that answers readiness but still fails (another service's look-up): back off.
           await sleep(heldBackoffMs(held + 1));

@@ -11,7 +11,10 @@ export interface PublishOptions {
   traceparent?: string | null;
 }
 
-/** A queue that must exist before anything is published to it: a consumer's, with the types it takes from this publisher. */
+/**
+ * A queue that must exist before anything is published to it: a consumer's, with the types it takes from this
+ * publisher.
+ */
 export interface ConsumerQueue {
   queue: string;
   bindings: readonly string[];
@@ -34,17 +37,30 @@ export interface Publisher {
 export interface PublisherHost {
   exchange: string;
   metrics: BrokerMetrics;
-  createChannel(label: string, confirm: boolean, isClosing: () => boolean, declare: (channel: Channel) => Promise<void>): ChannelWrapper;
+  createChannel(
+    label: string,
+    confirm: boolean,
+    isClosing: () => boolean,
+    declare: (channel: Channel) => Promise<void>,
+  ): ChannelWrapper;
 }
 
 const DEFAULT_PUBLISH_TIMEOUT_MS = 5_000;
 
-export function createPublisher(host: PublisherHost, { timeoutMs: defaultTimeoutMs = DEFAULT_PUBLISH_TIMEOUT_MS, consumers = [] }: PublisherSettings = {}): Publisher {
+export function createPublisher(
+  host: PublisherHost,
+  { timeoutMs: defaultTimeoutMs = DEFAULT_PUBLISH_TIMEOUT_MS, consumers = [] }: PublisherSettings = {},
+): Publisher {
   const { exchange, metrics } = host;
-  const channel = host.createChannel('publisher', true, () => false, async (raw) => {
-    await raw.assertExchange(exchange, 'topic', { durable: true });
-    for (const { queue, bindings } of consumers) await declareConsumerQueue(raw, exchange, queue, bindings);
-  });
+  const channel = host.createChannel(
+    'publisher',
+    true,
+    () => false,
+    async (raw) => {
+      await raw.assertExchange(exchange, 'topic', { durable: true });
+      for (const { queue, bindings } of consumers) await declareConsumerQueue(raw, exchange, queue, bindings);
+    },
+  );
   return {
     async publish(event, { timeoutMs = defaultTimeoutMs, traceparent } = {}) {
       try {
@@ -64,7 +80,9 @@ export function createPublisher(host: PublisherHost, { timeoutMs: defaultTimeout
       } catch (error) {
         metrics.publishFailed(event.type);
         const reason = error instanceof Error ? error.message : String(error);
-        throw new Error(`event ${event.id} (${event.type}) was not confirmed by the broker: ${reason}`, { cause: error });
+        throw new Error(`event ${event.id} (${event.type}) was not confirmed by the broker: ${reason}`, {
+          cause: error,
+        });
       }
     },
   };

@@ -18,7 +18,9 @@ export interface ReplayResult {
   remaining: number;
 }
 
-/** Counts of earlier attempts (the broker's and the consumer's); copied over, the replayed event would start with them. */
+/**
+ * Counts of earlier attempts (the broker's and the consumer's); copied over, the replayed event would start with them.
+ */
 const ATTEMPT_HEADERS = ['x-delivery-count', ATTEMPTS_HEADER];
 
 /**
@@ -35,7 +37,9 @@ export function originalRoutingKey(message: Pick<GetMessage, 'properties' | 'fie
 /** The message's own properties and headers, as the consumer first received it. */
 function republishOptions(message: GetMessage): amqp.Options.Publish {
   const { properties } = message;
-  const headers = Object.fromEntries(Object.entries(properties.headers ?? {}).filter(([name]) => !ATTEMPT_HEADERS.includes(name)));
+  const headers = Object.fromEntries(
+    Object.entries(properties.headers ?? {}).filter(([name]) => !ATTEMPT_HEADERS.includes(name)),
+  );
   return {
     persistent: true,
     mandatory: true,
@@ -46,14 +50,20 @@ function republishOptions(message: GetMessage): amqp.Options.Publish {
     type: properties.type ?? originalRoutingKey(message),
     timestamp: properties.timestamp,
     appId: properties.appId,
-    headers: { ...headers, 'x-replayed-from': message.fields.routingKey, [ORIGINAL_ROUTING_KEY_HEADER]: originalRoutingKey(message) },
+    headers: {
+      ...headers,
+      'x-replayed-from': message.fields.routingKey,
+      [ORIGINAL_ROUTING_KEY_HEADER]: originalRoutingKey(message),
+    },
   };
 }
 
 /** Publishes through the default exchange straight to `queue`, resolving once the broker confirmed it. */
 function publishConfirmed(channel: ConfirmChannel, queue: string, message: GetMessage): Promise<void> {
   return new Promise((resolve, reject) => {
-    channel.publish('', queue, message.content, republishOptions(message), (error) => (error ? reject(error) : resolve()));
+    channel.publish('', queue, message.content, republishOptions(message), (error) =>
+      error ? reject(error) : resolve(),
+    );
   });
 }
 
@@ -90,7 +100,8 @@ export async function replayDeadLetters({ url, exchange, queue, limit }: ReplayS
       returned = false;
       try {
         await publishConfirmed(channel, queue, message);
-        if (returned) throw new Error(`queue ${queue} did not take message ${message.properties.messageId ?? '(no id)'}`);
+        if (returned)
+          throw new Error(`queue ${queue} did not take message ${message.properties.messageId ?? '(no id)'}`);
       } catch (error) {
         channel.nack(message, false, true); // back to the DLQ, untouched
         throw error;

@@ -20,7 +20,8 @@ export interface RetryPolicy {
 
 /** Refuses a policy that could never dead-letter or never wait. */
 export function checkRetryPolicy({ maxAttempts, retryDelaysMs }: RetryPolicy): void {
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error(`maxAttempts must be a positive integer, got ${maxAttempts}`);
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
+    throw new Error(`maxAttempts must be a positive integer, got ${maxAttempts}`);
   if (retryDelaysMs.length === 0) throw new Error('retryDelaysMs needs at least one delay');
 }
 
@@ -35,7 +36,11 @@ export function retryLevel(failedAttempts: number, { retryDelaysMs }: RetryPolic
 }
 
 /** How the copy for the next attempt is published: the original's properties, our counts, its delay as expiration. */
-export function retryCopyOptions(message: ConsumeMessage, failedAttempts: number, policy: RetryPolicy): Options.Publish & { timeout: number } {
+export function retryCopyOptions(
+  message: ConsumeMessage,
+  failedAttempts: number,
+  policy: RetryPolicy,
+): Options.Publish & { timeout: number } {
   const { properties } = message;
   // The broker's count of deliveries belongs to this copy, not to the next.
   const { 'x-delivery-count': _deliveries, ...kept } = headersOf(message);
@@ -74,7 +79,11 @@ export async function retryLater(
   log: Logger,
 ): Promise<void> {
   try {
-    await retries.sendToQueue(retryQueueOf(queue, retryLevel(failedAttempts, policy)), message.content, retryCopyOptions(message, failedAttempts, policy));
+    await retries.sendToQueue(
+      retryQueueOf(queue, retryLevel(failedAttempts, policy)),
+      message.content,
+      retryCopyOptions(message, failedAttempts, policy),
+    );
     settle(() => channel.ack(message));
   } catch (err) {
     // Not parked for later: back to the queue at once, counted by the broker's backstop only.

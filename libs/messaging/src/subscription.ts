@@ -25,7 +25,12 @@ export interface Subscription {
 export interface SubscriptionHost {
   exchange: string;
   logger: Logger;
-  createChannel(label: string, confirm: boolean, isClosing: () => boolean, declare: (channel: Channel) => Promise<void>): ChannelWrapper;
+  createChannel(
+    label: string,
+    confirm: boolean,
+    isClosing: () => boolean,
+    declare: (channel: Channel) => Promise<void>,
+  ): ChannelWrapper;
 }
 
 /**
@@ -34,36 +39,46 @@ export interface SubscriptionHost {
  * gets every event, and nothing is kept for an instance that is gone. Deliveries are not acknowledged:
  * an event is a prompt, never the only copy of a fact.
  */
-export async function startSubscription(host: SubscriptionHost, { bindings, handle, onResumed }: SubscriptionSpec): Promise<Subscription> {
+export async function startSubscription(
+  host: SubscriptionHost,
+  { bindings, handle, onResumed }: SubscriptionSpec,
+): Promise<Subscription> {
   let closing = false;
   let established = 0;
-  const wrapper = host.createChannel('subscription', false, () => closing, async (channel) => {
-    await channel.assertExchange(host.exchange, 'topic', { durable: true });
-    const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true, durable: false });
-    for (const type of bindings) await channel.bindQueue(queue, host.exchange, type);
-    await channel.consume(
-      queue,
-      (message) => {
-        if (!message) return;
-        const parsed = parseEnvelope(message.content);
-        if (!parsed) {
-          host.logger.warn({ queue }, 'subscription: a message that is not an event envelope was dropped');
-          return;
-        }
-        const log = eventLogger(host.logger, parsed);
-        const failed = (err: unknown) => log.error({ err }, 'subscription handler failed');
-        try {
-          // In the trace of the event's producer, as a consumer's handler is (delivery.ts).
-          inSpan(`subscription handle ${parsed.type}`, () => handle(parsed, log), message.properties.headers).catch(failed);
-        } catch (err) {
-          failed(err); // thrown before it returned a promise: escaping, it would make amqplib close the channel
-        }
-      },
-      { noAck: true },
-    );
-    established += 1;
-    if (established > 1) onResumed?.();
-  });
+  const wrapper = host.createChannel(
+    'subscription',
+    false,
+    () => closing,
+    async (channel) => {
+      await channel.assertExchange(host.exchange, 'topic', { durable: true });
+      const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true, durable: false });
+      for (const type of bindings) await channel.bindQueue(queue, host.exchange, type);
+      await channel.consume(
+        queue,
+        (message) => {
+          if (!message) return;
+          const parsed = parseEnvelope(message.content);
+          if (!parsed) {
+            host.logger.warn({ queue }, 'subscription: a message that is not an event envelope was dropped');
+            return;
+          }
+          const log = eventLogger(host.logger, parsed);
+          const failed = (err: unknown) => log.error({ err }, 'subscription handler failed');
+          try {
+            // In the trace of the event's producer, as a consumer's handler is (delivery.ts).
+            inSpan(`subscription handle ${parsed.type}`, () => handle(parsed, log), message.properties.headers).catch(
+              failed,
+            );
+          } catch (err) {
+            failed(err); // thrown before it returned a promise: escaping, it would make amqplib close the channel
+          }
+        },
+        { noAck: true },
+      );
+      established += 1;
+      if (established > 1) onResumed?.();
+    },
+  );
   await wrapper.waitForConnect();
   return {
     async close() {

@@ -23,7 +23,12 @@ export const deadLetterQueueOf = (queue: string) => `${queue}.dlq`;
 export const retryQueueOf = (queue: string, level: number) => `${queue}.retry.${level}`;
 
 /** The events exchange, a consumer's quorum queue with its dead-letter queue, and the queue's bindings. */
-export async function declareConsumerQueue(channel: Channel, exchange: string, queue: string, bindings: readonly string[]): Promise<void> {
+export async function declareConsumerQueue(
+  channel: Channel,
+  exchange: string,
+  queue: string,
+  bindings: readonly string[],
+): Promise<void> {
   const deadLetterExchange = deadLetterExchangeOf(exchange);
   await channel.assertExchange(exchange, 'topic', { durable: true });
   await channel.assertExchange(deadLetterExchange, 'direct', { durable: true });

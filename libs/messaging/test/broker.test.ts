@@ -54,7 +54,14 @@ describe('Broker: publish and consume', () => {
 
     await eventually(async () => received.length > 0 || undefined);
     expect(received).toEqual([
-      { event, bindings: expect.objectContaining({ eventId: event.id, eventType: event.type, correlationId: event.correlationId }) },
+      {
+        event,
+        bindings: expect.objectContaining({
+          eventId: event.id,
+          eventType: event.type,
+          correlationId: event.correlationId,
+        }),
+      },
     ]);
     expect(broker.isConnected()).toBe(true);
     await consumer.close();
@@ -68,13 +75,17 @@ describe('Broker: publish and consume', () => {
     });
     await admin.channel.assertExchange(exchange, 'topic', { durable: true });
     await admin.channel.bindQueue(full, exchange, 'test.refused');
-    await expect(broker.createPublisher().publish({ ...userEvent(), type: 'test.refused' })).rejects.toThrow(/not confirmed.*nack/);
+    await expect(broker.createPublisher().publish({ ...userEvent(), type: 'test.refused' })).rejects.toThrow(
+      /not confirmed.*nack/,
+    );
   });
 
   it('rejects a publish, instead of holding it, while the broker is unreachable', async () => {
     const offline = new Broker({ url: 'amqp://guest:guest@127.0.0.1:1', exchange, logger, reconnectDelayMs: 200 });
     const started = Date.now();
-    await expect(offline.createPublisher({ timeoutMs: 300 }).publish(userEvent())).rejects.toThrow(/not confirmed.*timeout/);
+    await expect(offline.createPublisher({ timeoutMs: 300 }).publish(userEvent())).rejects.toThrow(
+      /not confirmed.*timeout/,
+    );
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(offline.isConnected()).toBe(false);
     await offline.close();
@@ -119,7 +130,9 @@ describe('Broker: its connection', () => {
     try {
       await eventually(async () => broker.isConnected() || undefined);
       const brokerPort = Number(new URL(amqpUrl()).port || 5672);
-      const toBroker = noDelay.mock.calls.filter((_, i) => (noDelay.mock.contexts[i] as Socket).remotePort === brokerPort);
+      const toBroker = noDelay.mock.calls.filter(
+        (_, i) => (noDelay.mock.contexts[i] as Socket).remotePort === brokerPort,
+      );
       expect(toBroker).toContainEqual([true]);
     } finally {
       noDelay.mockRestore();

@@ -21,7 +21,8 @@ describe('Broker: a channel closed while it declares its topology', () => {
   it('is declared again once what refused it is gone, and publishing goes on', async () => {
     const admin = await brokerAdmin(amqpUrl());
     try {
-      // The consumer's queue exists already with other arguments: its declaration is refused (406), which closes the channel.
+      // The consumer's queue exists already with other arguments: its declaration is refused (406), which closes the
+      // channel.
       await admin.channel.assertQueue(queue, { durable: false });
       broker = new Broker({ url: amqpUrl(), exchange, logger, name: 'messaging-healing-test', reconnectDelayMs: 200 });
       const publisher = broker.createPublisher({ consumers: [{ queue, bindings: ['user.created'] }], timeoutMs: 500 });

@@ -5,7 +5,12 @@ import { logger, sleep, userEvent } from './support.js';
 
 describe('Broker: dead-lettering', () => {
   const exchange = uniqueName('messaging.dl');
-  const queues = [uniqueName('messaging.failing'), uniqueName('messaging.malformed'), uniqueName('messaging.once'), uniqueName('messaging.held')];
+  const queues = [
+    uniqueName('messaging.failing'),
+    uniqueName('messaging.malformed'),
+    uniqueName('messaging.once'),
+    uniqueName('messaging.held'),
+  ];
   let broker: Broker;
   let admin: Awaited<ReturnType<typeof brokerAdmin>>;
 
@@ -22,7 +27,8 @@ describe('Broker: dead-lettering', () => {
     }
   });
 
-  const readDeadLetter = (queue: string) => eventually(async () => (await admin.channel.get(`${queue}.dlq`, { noAck: true })) || undefined);
+  const readDeadLetter = (queue: string) =>
+    eventually(async () => (await admin.channel.get(`${queue}.dlq`, { noAck: true })) || undefined);
 
   it('moves a message whose handler keeps failing to the DLQ after exactly maxAttempts attempts, each after its delay', async () => {
     const queue = queues[0]!;
@@ -104,7 +110,10 @@ describe('Broker: dead-lettering', () => {
       },
     });
     const send = (content: string, messageId: string) =>
-      admin.channel.publish(exchange, 'user.created', Buffer.from(content), { messageId, contentType: 'application/json' });
+      admin.channel.publish(exchange, 'user.created', Buffer.from(content), {
+        messageId,
+        contentType: 'application/json',
+      });
     send('not json {', 'not-json');
     send(JSON.stringify({ ...userEvent(), id: 'not-a-uuid' }), 'bad-envelope');
     const good = userEvent();

@@ -60,7 +60,7 @@ describe('writeFramesPerTurn: the frames one turn writes leave together', () => 
 });
 
 describe('socketOf', () => {
-  it("finds the socket of an amqplib connection, and nothing in what is not one", async () => {
+  it('finds the socket of an amqplib connection, and nothing in what is not one', async () => {
     const connection = await amqp.connect(amqpUrl());
     try {
       expect(socketOf(connection)).toBeInstanceOf(Socket);

@@ -1,4 +1,12 @@
-import { amqpUrl, brokerAdmin, createTcpProxy, eventually, removeExchangeFamily, type TcpProxy, uniqueName } from '@recipes/testing';
+import {
+  amqpUrl,
+  brokerAdmin,
+  createTcpProxy,
+  eventually,
+  removeExchangeFamily,
+  type TcpProxy,
+  uniqueName,
+} from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Broker, type Consumer, type Publisher } from '../src/index.js';
 import { logger, userEvent } from './support.js';

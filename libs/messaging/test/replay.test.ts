@@ -17,7 +17,8 @@ describe('replayDeadLetters', () => {
   const otherHandled: string[] = [];
 
   const deadLetterCount = async () => (await admin.channel.checkQueue(`${queue}.dlq`)).messageCount;
-  const waitForDeadLetters = (count: number) => eventually(async () => ((await deadLetterCount()) === count ? true : undefined));
+  const waitForDeadLetters = (count: number) =>
+    eventually(async () => ((await deadLetterCount()) === count ? true : undefined));
 
   beforeAll(async () => {
     broker = new Broker({ url: amqpUrl(), exchange, logger, name: 'messaging-replay-test' });
@@ -60,7 +61,10 @@ describe('replayDeadLetters', () => {
     await eventually(async () => (otherHandled.length === 5 ? true : undefined));
 
     failing = false;
-    expect(await replayDeadLetters({ url: amqpUrl(), exchange, queue, limit: 2 })).toEqual({ replayed: 2, remaining: 3 });
+    expect(await replayDeadLetters({ url: amqpUrl(), exchange, queue, limit: 2 })).toEqual({
+      replayed: 2,
+      remaining: 3,
+    });
     await eventually(async () => (handled.length === 2 ? true : undefined));
     expect(await replayDeadLetters({ url: amqpUrl(), exchange, queue })).toEqual({ replayed: 3, remaining: 0 });
     await eventually(async () => (handled.length === 5 ? true : undefined));
@@ -84,14 +88,26 @@ describe('replayDeadLetters', () => {
     expect(calls.get(event.id)).toBe(4);
 
     const dead = await eventually(async () => (await admin.channel.get(`${queue}.dlq`, { noAck: true })) || undefined);
-    expect(dead.properties).toMatchObject({ messageId: event.id, type: 'user.created', correlationId: event.correlationId, contentType: 'application/json' });
-    expect(dead.properties.headers).toMatchObject({ 'x-original-routing-key': 'user.created', 'x-replayed-from': queue });
+    expect(dead.properties).toMatchObject({
+      messageId: event.id,
+      type: 'user.created',
+      correlationId: event.correlationId,
+      contentType: 'application/json',
+    });
+    expect(dead.properties.headers).toMatchObject({
+      'x-original-routing-key': 'user.created',
+      'x-replayed-from': queue,
+    });
     expect(originalRoutingKey(dead)).toBe('user.created');
     expect(JSON.parse(dead.content.toString())).toEqual(event);
   });
 
   it('refuses a queue the service never declared, or one of another exchange', async () => {
-    await expect(replayDeadLetters({ url: amqpUrl(), exchange, queue: `${exchange}.nobody` })).rejects.toThrow(/nobody/);
-    await expect(replayDeadLetters({ url: amqpUrl(), exchange, queue: 'elsewhere.svc' })).rejects.toThrow('queue elsewhere.svc is not a queue of the exchange');
+    await expect(replayDeadLetters({ url: amqpUrl(), exchange, queue: `${exchange}.nobody` })).rejects.toThrow(
+      /nobody/,
+    );
+    await expect(replayDeadLetters({ url: amqpUrl(), exchange, queue: 'elsewhere.svc' })).rejects.toThrow(
+      'queue elsewhere.svc is not a queue of the exchange',
+    );
   });
 });

@@ -1,5 +1,13 @@
 import type { EventEnvelope } from '@recipes/contracts';
-import { amqpUrl, brokerAdmin, createTcpProxy, eventually, removeExchangeFamily, type TcpProxy, uniqueName } from '@recipes/testing';
+import {
+  amqpUrl,
+  brokerAdmin,
+  createTcpProxy,
+  eventually,
+  removeExchangeFamily,
+  type TcpProxy,
+  uniqueName,
+} from '@recipes/testing';
 import type { Channel } from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Broker, type Subscription } from '../src/index.js';
@@ -27,7 +35,12 @@ function collector() {
  */
 function recordSubscriptionQueues(broker: Broker): string[] {
   const queues: string[] = [];
-  type CreateChannel = (label: string, confirm: boolean, isClosing: () => boolean, declare: (channel: Channel) => Promise<void>) => unknown;
+  type CreateChannel = (
+    label: string,
+    confirm: boolean,
+    isClosing: () => boolean,
+    declare: (channel: Channel) => Promise<void>,
+  ) => unknown;
   const internals = broker as unknown as { createChannel: CreateChannel };
   const original = internals.createChannel.bind(broker);
   internals.createChannel = (label, confirm, isClosing, declare) =>
@@ -69,7 +82,10 @@ describe('Broker.subscribe', () => {
     });
     try {
       await channel.assertExchange(exchange, 'topic', { durable: true });
-      channel.publish(exchange, event.type, Buffer.from(JSON.stringify(event)), { mandatory: true, contentType: 'application/json' });
+      channel.publish(exchange, event.type, Buffer.from(JSON.stringify(event)), {
+        mandatory: true,
+        contentType: 'application/json',
+      });
       await channel.waitForConfirms();
       return { unroutable };
     } finally {

@@ -28,9 +28,21 @@ export function admissionMetrics(registry: Registry, lanes: () => Iterable<Admis
         for (const lane of lanes()) this.set({ service: lane.service, class: lane.class }, read(lane));
       },
     });
-  laneGauge('admission_limit', 'The concurrency limit the gateway keeps for a service and class of request.', (lane) => lane.limit);
-  laneGauge('admission_inflight', 'Requests of a class the gateway has in flight to a service.', (lane) => lane.inflight);
-  laneGauge('admission_waiting', 'Requests of a class waiting in the gateway for a slot to a service.', (lane) => lane.waiting);
+  laneGauge(
+    'admission_limit',
+    'The concurrency limit the gateway keeps for a service and class of request.',
+    (lane) => lane.limit,
+  );
+  laneGauge(
+    'admission_inflight',
+    'Requests of a class the gateway has in flight to a service.',
+    (lane) => lane.inflight,
+  );
+  laneGauge(
+    'admission_waiting',
+    'Requests of a class waiting in the gateway for a slot to a service.',
+    (lane) => lane.waiting,
+  );
   const refused = new Counter({
     name: `${METRIC_PREFIX}admission_refused_total`,
     help: 'Requests the gateway refused (503) for want of capacity: its waiting room full, or their wait too long.',

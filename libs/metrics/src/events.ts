@@ -21,10 +21,22 @@ function counter(registry: Registry, name: string, help: string): Counter<'type'
  */
 export function eventMetrics(registry: Registry): EventMetrics {
   const published = counter(registry, 'events_published_total', 'Events the broker confirmed, by type.');
-  const publishFailures = counter(registry, 'events_publish_failures_total', 'Publishes the broker refused or did not confirm in time, by type.');
+  const publishFailures = counter(
+    registry,
+    'events_publish_failures_total',
+    'Publishes the broker refused or did not confirm in time, by type.',
+  );
   const consumed = counter(registry, 'events_consumed_total', 'Deliveries handled successfully (and acked), by type.');
-  const consumeFailures = counter(registry, 'events_consume_failures_total', 'Deliveries whose handling failed (retried or dead-lettered), by type.');
-  const deadLettered = counter(registry, 'events_dead_lettered_total', 'Deliveries given up on and sent to the dead-letter queue, by type.');
+  const consumeFailures = counter(
+    registry,
+    'events_consume_failures_total',
+    'Deliveries whose handling failed (retried or dead-lettered), by type.',
+  );
+  const deadLettered = counter(
+    registry,
+    'events_dead_lettered_total',
+    'Deliveries given up on and sent to the dead-letter queue, by type.',
+  );
   const handlerDuration = new Histogram({
     name: `${METRIC_PREFIX}event_handler_duration_seconds`,
     help: 'Time a consumer’s handler took on one delivery, by queue, event type and outcome (consumed or failed).',

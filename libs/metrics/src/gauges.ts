@@ -9,7 +9,10 @@ export const DEFAULT_READ_TIMEOUT_MS = 1_000;
  * waits at most `timeoutMs`. Resolves undefined when the read fails or is late, so a scrape never fails
  * or hangs because a dependency is down.
  */
-export function boundedRead<T>(read: () => Promise<T>, timeoutMs = DEFAULT_READ_TIMEOUT_MS): () => Promise<T | undefined> {
+export function boundedRead<T>(
+  read: () => Promise<T>,
+  timeoutMs = DEFAULT_READ_TIMEOUT_MS,
+): () => Promise<T | undefined> {
   let pending: Promise<T | undefined> | undefined;
   return async () => {
     pending ??= Promise.resolve()
@@ -53,7 +56,12 @@ function readOnScrape(registry: Registry, name: string, help: string, read: () =
 export function poolMetrics(registry: Registry, pool: PoolCounts): void {
   readOnScrape(registry, 'db_pool_clients', 'Clients the database pool holds, idle or in use.', () => pool.totalCount);
   readOnScrape(registry, 'db_pool_idle_clients', 'Pool clients not in use.', () => pool.idleCount);
-  readOnScrape(registry, 'db_pool_waiting_requests', 'Queries waiting for a pool client because every client is in use.', () => pool.waitingCount);
+  readOnScrape(
+    registry,
+    'db_pool_waiting_requests',
+    'Queries waiting for a pool client because every client is in use.',
+    () => pool.waitingCount,
+  );
 }
 
 /**
@@ -61,7 +69,12 @@ export function poolMetrics(registry: Registry, pool: PoolCounts): void {
  * request costs shows here while it lasts, where the request-duration histogram sees it only as it ends.
  */
 export function openStreamsMetric(registry: Registry, openStreams: () => number): void {
-  readOnScrape(registry, 'event_streams_open', 'Event streams (text/event-stream) this process holds open: served, or passed through by the gateway.', openStreams);
+  readOnScrape(
+    registry,
+    'event_streams_open',
+    'Event streams (text/event-stream) this process holds open: served, or passed through by the gateway.',
+    openStreams,
+  );
 }
 
 /** The outbox's unpublished rows (structurally `OutboxRelay.backlog()`). */
@@ -102,8 +115,18 @@ export function outboxMetrics(registry: Registry, backlog: () => Promise<OutboxB
 /** How many messages are ready in a queue, asked of the broker (structurally `Broker.queueDepth`). */
 export type QueueDepth = (queue: string) => Promise<number | undefined>;
 
-/** A gauge of the depth of each of `queues`, asked of the broker on each scrape; a queue is left out while it does not answer. */
-function queueDepthGauge(registry: Registry, name: string, help: string, queues: readonly string[], depth: QueueDepth, timeoutMs?: number): void {
+/**
+ * A gauge of the depth of each of `queues`, asked of the broker on each scrape; a queue is left out while it does not
+ * answer.
+ */
+function queueDepthGauge(
+  registry: Registry,
+  name: string,
+  help: string,
+  queues: readonly string[],
+  depth: QueueDepth,
+  timeoutMs?: number,
+): void {
   const reads = queues.map((queue) => [queue, boundedRead(() => depth(queue), timeoutMs)] as const);
   new Gauge({
     name: `${METRIC_PREFIX}${name}`,
@@ -127,7 +150,14 @@ function queueDepthGauge(registry: Registry, name: string, help: string, queues:
  * broker does not answer.
  */
 export function deadLetterQueueMetrics(registry: Registry, queue: string, depth: QueueDepth, timeoutMs?: number): void {
-  queueDepthGauge(registry, 'dead_letter_queue_messages', 'Messages waiting in the dead-letter queue of this service’s event queue.', [queue], depth, timeoutMs);
+  queueDepthGauge(
+    registry,
+    'dead_letter_queue_messages',
+    'Messages waiting in the dead-letter queue of this service’s event queue.',
+    [queue],
+    depth,
+    timeoutMs,
+  );
 }
 
 /**
@@ -138,7 +168,12 @@ export function deadLetterQueueMetrics(registry: Registry, queue: string, depth:
  * the management plugin's HTTP API); how long the backlog takes follows from the depth and the rate at
  * which the handlers work it off (`recipes_event_handler_duration_seconds_count`).
  */
-export function eventQueueMetrics(registry: Registry, queues: readonly string[], depth: QueueDepth, timeoutMs?: number): void {
+export function eventQueueMetrics(
+  registry: Registry,
+  queues: readonly string[],
+  depth: QueueDepth,
+  timeoutMs?: number,
+): void {
   queueDepthGauge(
     registry,
     'event_queue_messages',
@@ -153,7 +188,13 @@ export function eventQueueMetrics(registry: Registry, queues: readonly string[],
  * A gauge of one count a service reads from its own tables on each scrape (a domain's backlog, say); left
  * out while the read fails or is late.
  */
-export function queriedGauge(registry: Registry, name: string, help: string, read: () => Promise<number>, timeoutMs?: number): void {
+export function queriedGauge(
+  registry: Registry,
+  name: string,
+  help: string,
+  read: () => Promise<number>,
+  timeoutMs?: number,
+): void {
   const current = boundedRead(read, timeoutMs);
   new Gauge({
     name: `${METRIC_PREFIX}${name}`,
@@ -171,7 +212,11 @@ export function queriedGauge(registry: Registry, name: string, help: string, rea
  * Account deletions some service has not confirmed erasing more than an hour after they began
  * (docs/api.md §11.2), as the users service counts them on each scrape; AccountDeletionStalled reads it.
  */
-export function accountDeletionMetrics(registry: Registry, incompleteAfterAnHour: () => Promise<number>, timeoutMs?: number): void {
+export function accountDeletionMetrics(
+  registry: Registry,
+  incompleteAfterAnHour: () => Promise<number>,
+  timeoutMs?: number,
+): void {
   queriedGauge(
     registry,
     'account_deletions_incomplete',

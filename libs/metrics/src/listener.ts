@@ -4,7 +4,10 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The separate server that answers `GET /metrics`: the process's entry point makes it listen (see `listen` in @recipes/http). */
+    /**
+     * The separate server that answers `GET /metrics`: the process's entry point makes it listen (see `listen` in
+     * @recipes/http).
+     */
     metricsServer: FastifyInstance;
   }
 }

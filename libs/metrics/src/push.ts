@@ -20,14 +20,22 @@ export interface PushMetrics {
  * (left out while the database does not answer).
  */
 export function pushMetrics(registry: Registry, pendingPushes: () => Promise<number>): PushMetrics {
-  const sent = new Counter({ name: `${METRIC_PREFIX}push_sent_total`, help: 'Pushes a push service accepted (2xx).', registers: [registry] });
+  const sent = new Counter({
+    name: `${METRIC_PREFIX}push_sent_total`,
+    help: 'Pushes a push service accepted (2xx).',
+    registers: [registry],
+  });
   const failed = new Counter({
     name: `${METRIC_PREFIX}push_failed_total`,
     help: 'Pushes given up on, by reason: expired (still failing when their TTL passed), gone (404/410), rejected (another 4xx).',
     labelNames: ['reason'] as const,
     registers: [registry],
   });
-  const retried = new Counter({ name: `${METRIC_PREFIX}push_retried_total`, help: 'Pushes put back for another try after a 429, a 5xx, a time-out or a network error.', registers: [registry] });
+  const retried = new Counter({
+    name: `${METRIC_PREFIX}push_retried_total`,
+    help: 'Pushes put back for another try after a 429, a 5xx, a time-out or a network error.',
+    registers: [registry],
+  });
   const removed = new Counter({
     name: `${METRIC_PREFIX}push_subscriptions_removed_total`,
     help: 'Push subscriptions removed other than by their owner, by reason: gone, rejected, session_ended, over_limit.',

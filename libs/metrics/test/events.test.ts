@@ -43,7 +43,8 @@ describe('event metrics through a real broker', () => {
     }
   });
 
-  const current = async (name: string, labels: Record<string, string> = {}) => valueOf(await registry.metrics(), name, labels);
+  const current = async (name: string, labels: Record<string, string> = {}) =>
+    valueOf(await registry.metrics(), name, labels);
 
   it('counts published and consumed events by type', async () => {
     const events = [userEvent(), userEvent(), userEvent()];
@@ -51,7 +52,9 @@ describe('event metrics through a real broker', () => {
     for (const event of events) await publisher.publish(event);
     expect(await current('recipes_events_published_total', { type: 'user.created' })).toBe(3);
     await eventually(async () => (events.every((event) => handled.has(event.id)) ? true : undefined));
-    await eventually(async () => ((await current('recipes_events_consumed_total', { type: 'user.created' })) === 3 ? true : undefined));
+    await eventually(async () =>
+      (await current('recipes_events_consumed_total', { type: 'user.created' })) === 3 ? true : undefined,
+    );
     expect(await current('recipes_events_consume_failures_total', { type: 'user.created' })).toBeUndefined();
   });
 
@@ -61,10 +64,14 @@ describe('event metrics through a real broker', () => {
     poisoned.add(event.id);
     await broker.createPublisher().publish(event);
     // Two attempts (maxAttempts), then the dead-letter queue.
-    await eventually(async () => ((await current('recipes_events_dead_lettered_total', { type: 'user.created' })) === 1 ? true : undefined));
+    await eventually(async () =>
+      (await current('recipes_events_dead_lettered_total', { type: 'user.created' })) === 1 ? true : undefined,
+    );
     expect(await current('recipes_events_consume_failures_total', { type: 'user.created' })).toBe(2);
     expect(await current('recipes_events_consumed_total', { type: 'user.created' })).toBe(3);
-    await eventually(async () => ((await current('recipes_dead_letter_queue_messages', { queue: `${queue}.dlq` })) === 1 ? true : undefined));
+    await eventually(async () =>
+      (await current('recipes_dead_letter_queue_messages', { queue: `${queue}.dlq` })) === 1 ? true : undefined,
+    );
   });
 
   it('times each handler run by queue, type and outcome', async () => {
@@ -73,7 +80,9 @@ describe('event metrics through a real broker', () => {
     expect(handled).toBeGreaterThanOrEqual(3);
     // The poisoned event's two attempts.
     expect(await current('recipes_event_handler_duration_seconds_count', { ...labels, outcome: 'failed' })).toBe(2);
-    expect(await current('recipes_event_handler_duration_seconds_sum', { ...labels, outcome: 'consumed' })).toBeGreaterThan(0);
+    expect(
+      await current('recipes_event_handler_duration_seconds_sum', { ...labels, outcome: 'consumed' }),
+    ).toBeGreaterThan(0);
   });
 
   it('shows the depth of an event queue while its consumer is away, and leaves out a queue the broker does not know', async () => {
@@ -83,14 +92,23 @@ describe('event metrics through a real broker', () => {
     const publisher = broker.createPublisher();
     for (let i = 0; i < 4; i += 1) await publisher.publish(userEvent());
     await eventually(async () => ((await depth()) === 4 ? true : undefined));
-    expect(samples(await registry.metrics(), 'recipes_event_queue_messages').map((sample) => sample.labels.queue)).toEqual([queue]);
+    expect(
+      samples(await registry.metrics(), 'recipes_event_queue_messages').map((sample) => sample.labels.queue),
+    ).toEqual([queue]);
   });
 
   it('counts a publish the broker did not confirm as a failure', async () => {
     const own = new Registry();
-    const unreachable = new Broker({ url: 'amqp://guest:guest@127.0.0.1:1', exchange, logger, metrics: eventMetrics(own) });
+    const unreachable = new Broker({
+      url: 'amqp://guest:guest@127.0.0.1:1',
+      exchange,
+      logger,
+      metrics: eventMetrics(own),
+    });
     try {
-      await expect(unreachable.createPublisher({ timeoutMs: 100 }).publish(userEvent())).rejects.toThrow(/not confirmed/);
+      await expect(unreachable.createPublisher({ timeoutMs: 100 }).publish(userEvent())).rejects.toThrow(
+        /not confirmed/,
+      );
       const text = await own.metrics();
       expect(valueOf(text, 'recipes_events_publish_failures_total', { type: 'user.created' })).toBe(1);
       expect(valueOf(text, 'recipes_events_published_total')).toBeUndefined();

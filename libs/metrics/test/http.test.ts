@@ -39,7 +39,13 @@ describe('the metrics listener', () => {
   });
 
   it('labels requests by route pattern and status code, never by the URL', async () => {
-    for (const url of ['/api/recipes/1', '/api/recipes/2', '/api/recipes/missing', '/api/nothing/here', '/api/nothing/else?x=1']) {
+    for (const url of [
+      '/api/recipes/1',
+      '/api/recipes/2',
+      '/api/recipes/missing',
+      '/api/nothing/here',
+      '/api/nothing/else?x=1',
+    ]) {
       await app.inject({ method: 'GET', url });
     }
     const { text } = await scrape(metricsUrlOf(app));
@@ -48,11 +54,17 @@ describe('the metrics listener', () => {
     expect(valueOf(text, COUNT, { method: 'GET', route, status_code: '404' })).toBe(1);
     // Every URL that matched no route shares one label value.
     expect(valueOf(text, COUNT, { method: 'GET', route: 'unmatched', status_code: '404' })).toBe(2);
-    expect(samples(text, COUNT).map((sample) => sample.labels.route).sort()).toEqual([route, route, 'unmatched']);
+    expect(
+      samples(text, COUNT)
+        .map((sample) => sample.labels.route)
+        .sort(),
+    ).toEqual([route, route, 'unmatched']);
     expect(text).not.toContain('/api/recipes/1');
     expect(text).not.toContain('/api/nothing');
     // The histogram's sum moves with its count.
-    expect(valueOf(text, 'recipes_http_request_duration_seconds_sum', { route, status_code: '200' })).toBeGreaterThan(0);
+    expect(valueOf(text, 'recipes_http_request_duration_seconds_sum', { route, status_code: '200' })).toBeGreaterThan(
+      0,
+    );
   });
 
   it('is not a route of the app itself', async () => {

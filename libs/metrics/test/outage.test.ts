@@ -1,10 +1,26 @@
 import { createPool, migrate, type Pool } from '@recipes/db';
 import { Broker, type Consumer } from '@recipes/messaging';
 import { enqueue, OutboxRelay, outboxMigrations } from '@recipes/outbox';
-import { amqpUrl, createTcpProxy, createTestDatabase, eventually, removeExchangeFamily, type TcpProxy, type TestDatabase, uniqueName } from '@recipes/testing';
+import {
+  amqpUrl,
+  createTcpProxy,
+  createTestDatabase,
+  eventually,
+  removeExchangeFamily,
+  type TcpProxy,
+  type TestDatabase,
+  uniqueName,
+} from '@recipes/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deadLetterQueueMetrics, httpMetrics, metricsListener, outboxMetrics, poolMetrics, Registry } from '../src/index.js';
+import {
+  deadLetterQueueMetrics,
+  httpMetrics,
+  metricsListener,
+  outboxMetrics,
+  poolMetrics,
+  Registry,
+} from '../src/index.js';
 import { logger, metricsUrlOf, scrape, userEvent, valueOf } from './support.js';
 
 /** How long a scrape waits for the database and the broker here. */
@@ -31,9 +47,19 @@ describe('scrapes while the database or the broker is down', () => {
     database = await createTestDatabase();
     await migrate({ databaseUrl: database.url, schema: 'svc', sets: [outboxMigrations], logger });
     [databaseProxy, brokerProxy] = await Promise.all([createTcpProxy(database.url), createTcpProxy(amqpUrl())]);
-    pool = createPool({ connectionString: databaseProxy.url, schema: 'svc', applicationName: 'metrics-outage-test', logger });
+    pool = createPool({
+      connectionString: databaseProxy.url,
+      schema: 'svc',
+      applicationName: 'metrics-outage-test',
+      logger,
+    });
     broker = new Broker({ url: brokerProxy.url, exchange, logger, name: 'metrics-outage-test', reconnectDelayMs: 200 });
-    consumer = await broker.consume({ queue, bindings: ['user.created'], maxAttempts: 1, handle: async () => undefined });
+    consumer = await broker.consume({
+      queue,
+      bindings: ['user.created'],
+      maxAttempts: 1,
+      handle: async () => undefined,
+    });
     // Not started: only its backlog is read.
     const relay = new OutboxRelay({ pool, schema: 'svc', publisher: broker.createPublisher(), logger });
 
@@ -100,7 +126,10 @@ describe('scrapes while the database or the broker is down', () => {
     await eventually(
       async () => {
         const { text } = await scrape(url);
-        return valueOf(text, 'recipes_outbox_pending_events') === 2 && valueOf(text, 'recipes_dead_letter_queue_messages', { queue: dlq }) === 0 ? true : undefined;
+        return valueOf(text, 'recipes_outbox_pending_events') === 2 &&
+          valueOf(text, 'recipes_dead_letter_queue_messages', { queue: dlq }) === 0
+          ? true
+          : undefined;
       },
       15_000,
       100,

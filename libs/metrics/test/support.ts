@@ -8,7 +8,11 @@ import type { FastifyInstance } from 'fastify';
 export const logger = createLogger({ service: 'metrics-test', level: process.env.LOG_LEVEL ?? 'silent' });
 
 export function userEvent(): EventEnvelope {
-  return createEvent(userCreated, { id: randomUUID(), username: 'ada', avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: `req-${randomUUID()}` });
+  return createEvent(
+    userCreated,
+    { id: randomUUID(), username: 'ada', avatarUrl: null, revision: 0 },
+    { producer: 'users', correlationId: `req-${randomUUID()}` },
+  );
 }
 
 export interface Sample {
@@ -21,14 +25,18 @@ export function samples(text: string, name: string): Sample[] {
   return text.split('\n').flatMap((line) => {
     const match = /^([A-Za-z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) return [];
-    const labels = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1]!, m[2]!]));
+    const labels = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1]!, m[2]!]),
+    );
     return [{ labels, value: Number(match[3]) }];
   });
 }
 
 /** The value of the one sample of `name` whose labels include `labels`; undefined when there is none. */
 export function valueOf(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  return samples(text, name).find((sample) => Object.entries(labels).every(([key, value]) => sample.labels[key] === value))?.value;
+  return samples(text, name).find((sample) =>
+    Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+  )?.value;
 }
 
 /** Where the metrics listener of `app` answers. */

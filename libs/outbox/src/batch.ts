@@ -66,7 +66,9 @@ export async function relayBatch({ pool, publisher, logger, batchSize, onPutBack
     // All at once: the confirms come back together instead of one round trip per event. Each is sent in
     // the trace its row was written in, which goes on in the consumers.
     const results = await Promise.allSettled(
-      rows.map(async (row) => withTraceparent(row.traceparent, () => publisher.publish(row.payload, { traceparent: row.traceparent }))),
+      rows.map(async (row) =>
+        withTraceparent(row.traceparent, () => publisher.publish(row.payload, { traceparent: row.traceparent })),
+      ),
     );
     const failed = rows.flatMap((row, index) => {
       const result = results[index]!;
@@ -84,7 +86,10 @@ export async function relayBatch({ pool, publisher, logger, batchSize, onPutBack
         failed.map(({ row }) => rescheduleDelayMs(row.attempts)),
         failed.map(({ row }) => row.traceparent),
       ]);
-      logger.warn({ failed: failed.length, published: rows.length - failed.length, firstError: failed[0]!.error }, 'outbox events not published; retrying later');
+      logger.warn(
+        { failed: failed.length, published: rows.length - failed.length, firstError: failed[0]!.error },
+        'outbox events not published; retrying later',
+      );
       onPutBack?.(Math.min(...failed.map(({ row }) => rescheduleDelayMs(row.attempts))));
     }
     return rows.length;

@@ -17,7 +17,10 @@ export async function handleOnce(
   effect: (client: PoolClient) => Promise<void>,
 ): Promise<boolean> {
   return withTransaction(pool, async (client) => {
-    const { rowCount } = await client.query(`WITH ${FIRST_DELIVERY} SELECT event_id FROM first_delivery`, [event.id, event.type]);
+    const { rowCount } = await client.query(`WITH ${FIRST_DELIVERY} SELECT event_id FROM first_delivery`, [
+      event.id,
+      event.type,
+    ]);
     if (rowCount === 0) return false;
     await effect(client);
     return true;

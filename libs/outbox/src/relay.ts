@@ -64,7 +64,16 @@ export class OutboxRelay {
   private loop: Promise<void> | undefined;
   private stopWaking: (() => void) | undefined;
 
-  constructor({ pool, schema, databaseUrl, publisher, logger, batchSize = 500, concurrency = 3, pollIntervalMs = 1_000 }: OutboxRelaySettings) {
+  constructor({
+    pool,
+    schema,
+    databaseUrl,
+    publisher,
+    logger,
+    batchSize = 500,
+    concurrency = 3,
+    pollIntervalMs = 1_000,
+  }: OutboxRelaySettings) {
     this.pool = pool;
     this.publisher = publisher;
     this.logger = logger;
@@ -86,7 +95,9 @@ export class OutboxRelay {
     this.stopWaking = wakeOnOutboxCommits(this.pool, this.wakeUps.notify);
     this.listener.start();
     // One loop polls; a wake-up missed is found as well by one look a second as by three.
-    this.loop = Promise.all(Array.from({ length: this.concurrency }, (_, index) => this.run(index === 0))).then(() => undefined);
+    this.loop = Promise.all(Array.from({ length: this.concurrency }, (_, index) => this.run(index === 0))).then(
+      () => undefined,
+    );
   }
 
   /** Stops after the batches in flight, if any, have been published and committed. */
@@ -129,7 +140,14 @@ export class OutboxRelay {
     return runBatchLoop({
       wakeUps: this.wakeUps,
       isRunning: () => this.running,
-      batch: () => relayBatch({ pool: this.pool, publisher: this.publisher, logger: this.logger, batchSize: this.batchSize, onPutBack: this.wakeAfter }),
+      batch: () =>
+        relayBatch({
+          pool: this.pool,
+          publisher: this.publisher,
+          logger: this.logger,
+          batchSize: this.batchSize,
+          onPutBack: this.wakeAfter,
+        }),
       batchSize: this.batchSize,
       pollIntervalMs: polls ? this.pollIntervalMs : undefined,
       logger: this.logger,
@@ -152,7 +170,14 @@ export interface BatchLoopSettings {
  * One batch loop: a batch, then a sleep until a notification, or the next poll for the loop that polls;
  * or a growing pause after failures. Exported for the model test of wake-ups (test/wake-ups.test.ts).
  */
-export async function runBatchLoop({ wakeUps, isRunning, batch, batchSize, pollIntervalMs, logger }: BatchLoopSettings): Promise<void> {
+export async function runBatchLoop({
+  wakeUps,
+  isRunning,
+  batch,
+  batchSize,
+  pollIntervalMs,
+  logger,
+}: BatchLoopSettings): Promise<void> {
   let failures = 0;
   while (isRunning()) {
     // Before the batch's transaction begins, so its claim finds every row announced until now.

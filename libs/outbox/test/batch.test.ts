@@ -61,14 +61,22 @@ describe('relayBatch', () => {
         async (waiting, batchSize, refuses) => {
           await pool.query('DELETE FROM outbox');
           // One transaction each, so that created_at orders them.
-          const events = Array.from({ length: waiting }, () => createEvent(userCreated, { id: randomUUID(), username: 'ada', avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: 'c' }));
+          const events = Array.from({ length: waiting }, () =>
+            createEvent(
+              userCreated,
+              { id: randomUUID(), username: 'ada', avatarUrl: null, revision: 0 },
+              { producer: 'users', correlationId: 'c' },
+            ),
+          );
           for (const event of events) await withTransaction(pool, (client) => enqueue(client, event));
           const before = await rows();
 
           const claimed = before.slice(0, batchSize);
           const refused = new Set(claimed.filter((_, index) => refuses(index)).map((row) => row.id));
           const published: string[] = [];
-          expect(await relayBatch({ pool, publisher: brokerRefusing(refused, published), logger, batchSize })).toBe(claimed.length);
+          expect(await relayBatch({ pool, publisher: brokerRefusing(refused, published), logger, batchSize })).toBe(
+            claimed.length,
+          );
 
           expect(published).toEqual(claimed.filter((row) => !refused.has(row.id)).map((row) => row.id));
           const after = await rows();
@@ -76,8 +84,12 @@ describe('relayBatch', () => {
           expect(after.map((row) => row.id).sort()).toEqual(kept.map((row) => row.id).sort());
           for (const row of after) {
             const was = before.find((old) => old.id === row.id)!;
-            expect({ payload: row.payload, createdAt: row.createdAt }).toEqual({ payload: was.payload, createdAt: was.createdAt });
-            if (refused.has(row.id)) expect(row).toMatchObject({ attempts: 1, lastError: `refused ${row.id}`, later: true });
+            expect({ payload: row.payload, createdAt: row.createdAt }).toEqual({
+              payload: was.payload,
+              createdAt: was.createdAt,
+            });
+            if (refused.has(row.id))
+              expect(row).toMatchObject({ attempts: 1, lastError: `refused ${row.id}`, later: true });
             else expect(row).toMatchObject({ attempts: 0, lastError: null, later: false });
           }
         },
@@ -99,24 +111,36 @@ describe('relayBatch', () => {
     try {
       await pool.query('DELETE FROM outbox');
       await pool.query('TRUNCATE claim_settings');
-      const event = createEvent(userCreated, { id: randomUUID(), username: 'ada', avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: 'c' });
+      const event = createEvent(
+        userCreated,
+        { id: randomUUID(), username: 'ada', avatarUrl: null, revision: 0 },
+        { producer: 'users', correlationId: 'c' },
+      );
       await withTransaction(pool, (client) => enqueue(client, event));
       const published: string[] = [];
-      expect(await relayBatch({ pool, publisher: brokerRefusing(new Set(), published), logger, batchSize: 10 })).toBe(1);
+      expect(await relayBatch({ pool, publisher: brokerRefusing(new Set(), published), logger, batchSize: 10 })).toBe(
+        1,
+      );
       expect(published).toEqual([event.id]);
-      expect((await pool.query('SELECT synchronous_commit FROM claim_settings')).rows).toEqual([{ synchronous_commit: 'off' }]);
+      expect((await pool.query('SELECT synchronous_commit FROM claim_settings')).rows).toEqual([
+        { synchronous_commit: 'off' },
+      ]);
       // Transaction-local: every connection of the pool still commits as the server is set.
       const clients = await Promise.all(Array.from({ length: pool.totalCount }, () => pool.connect()));
       try {
         for (const client of clients) {
-          const { rows } = await client.query("SELECT setting, reset_val AS server FROM pg_settings WHERE name = 'synchronous_commit'");
+          const { rows } = await client.query(
+            "SELECT setting, reset_val AS server FROM pg_settings WHERE name = 'synchronous_commit'",
+          );
           expect(rows[0].setting).toBe(rows[0].server);
         }
       } finally {
         for (const client of clients) client.release();
       }
     } finally {
-      await pool.query('DROP TRIGGER record_claim_setting ON outbox; DROP FUNCTION record_claim_setting(); DROP TABLE claim_settings');
+      await pool.query(
+        'DROP TRIGGER record_claim_setting ON outbox; DROP FUNCTION record_claim_setting(); DROP TABLE claim_settings',
+      );
     }
   });
 });

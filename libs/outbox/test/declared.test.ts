@@ -22,7 +22,8 @@ describe('enqueue: only what the catalogue declares', () => {
   });
   afterAll(() => outbox?.drop());
 
-  const outboxTypes = async () => (await pool.query<{ type: string }>('SELECT type FROM outbox ORDER BY type')).rows.map((row) => row.type);
+  const outboxTypes = async () =>
+    (await pool.query<{ type: string }>('SELECT type FROM outbox ORDER BY type')).rows.map((row) => row.type);
 
   it('writes an event from its declared producer', async () => {
     await enqueue(pool, createEvent(userCreated, user(), { producer: 'users', correlationId: 'req-1' }));
@@ -33,7 +34,9 @@ describe('enqueue: only what the catalogue declares', () => {
   it('refuses a type the catalogue does not list, and writes none of the batch', async () => {
     const declared = createEvent(userCreated, user(), { producer: 'users', correlationId: 'req-2' });
     const undeclared = createEvent(userRenamed, user(), { producer: 'users', correlationId: 'req-2' });
-    await expect(enqueue(pool, declared, undeclared)).rejects.toThrow(new UndeclaredEventError('event user.renamed version 1 is not in the event catalogue'));
+    await expect(enqueue(pool, declared, undeclared)).rejects.toThrow(
+      new UndeclaredEventError('event user.renamed version 1 is not in the event catalogue'),
+    );
     expect(await outboxTypes()).toEqual([]);
   });
 

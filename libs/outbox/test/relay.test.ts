@@ -16,7 +16,11 @@ const logger = createLogger({ service: 'outbox-test', level: process.env.LOG_LEV
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function userEvent(username = 'ada'): EventEnvelope {
-  return createEvent(userCreated, { id: randomUUID(), username, avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: `req-${randomUUID()}` });
+  return createEvent(
+    userCreated,
+    { id: randomUUID(), username, avatarUrl: null, revision: 0 },
+    { producer: 'users', correlationId: `req-${randomUUID()}` },
+  );
 }
 
 describe('OutboxRelay', () => {
@@ -45,7 +49,8 @@ describe('OutboxRelay', () => {
       withTransaction(on, (client) => enqueue(client, ...events));
   const commit = (...events: EventEnvelope[]) => commitOn(pool)(...events);
   const deliveryCount = (id: string) => deliveries.get(id)?.length ?? 0;
-  const allArrived = (events: EventEnvelope[]) => eventually(async () => events.every((event) => deliveries.has(event.id)) || undefined, 15_000);
+  const allArrived = (events: EventEnvelope[]) =>
+    eventually(async () => events.every((event) => deliveries.has(event.id)) || undefined, 15_000);
   const outboxRows = async () => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox')).rows[0]!.n;
 
   beforeAll(async () => {
@@ -107,7 +112,12 @@ describe('OutboxRelay', () => {
 
   it('wakes on the NOTIFY that another process sends with its writes, also after its LISTEN connection was killed', async () => {
     // Another process: a pool of its own, which no relay watches.
-    const elsewhere = createPool({ connectionString: outbox.url, schema: 'svc', applicationName: 'outbox-relay-test-elsewhere', logger });
+    const elsewhere = createPool({
+      connectionString: outbox.url,
+      schema: 'svc',
+      applicationName: 'outbox-relay-test-elsewhere',
+      logger,
+    });
     const commitElsewhere = commitOn(elsewhere);
     const relay = startRelay({ pollIntervalMs: 10_000 });
     try {
@@ -119,7 +129,9 @@ describe('OutboxRelay', () => {
       const [killed] = (await pool.query<{ pid: number }>(listeners)).rows;
       expect(killed).toBeDefined();
       await pool.query('SELECT pg_terminate_backend($1)', [killed!.pid]);
-      await eventually(async () => (await pool.query<{ pid: number }>(listeners)).rows.find((row) => row.pid !== killed!.pid));
+      await eventually(async () =>
+        (await pool.query<{ pid: number }>(listeners)).rows.find((row) => row.pid !== killed!.pid),
+      );
       expect(await wakeLatency(commitElsewhere)).toBeLessThan(500);
     } finally {
       await relay.stop();
@@ -129,7 +141,13 @@ describe('OutboxRelay', () => {
 
   /** A service's pool, as the runtime makes it: each connection made once the relay runs wakes it. */
   const servicePool = () =>
-    createPool({ connectionString: outbox.url, schema: 'svc', settings: WRITER_WAKE_SETTINGS, applicationName: 'outbox-relay-test-own', logger });
+    createPool({
+      connectionString: outbox.url,
+      schema: 'svc',
+      settings: WRITER_WAKE_SETTINGS,
+      applicationName: 'outbox-relay-test-own',
+      logger,
+    });
 
   it('wakes when its own process commits, in a transaction or a single statement, and no NOTIFY reaches the listeners of the database', async () => {
     const own = servicePool();
@@ -174,7 +192,9 @@ describe('OutboxRelay', () => {
     type Write = { in: 'statement' } | { in: 'transaction'; end: End };
     const write = fc.oneof(
       fc.constant<Write>({ in: 'statement' }),
-      fc.constantFrom<End>('commit', 'rollback', 'error', 'savepoint rolled back').map((end): Write => ({ in: 'transaction', end })),
+      fc
+        .constantFrom<End>('commit', 'rollback', 'error', 'savepoint rolled back')
+        .map((end): Write => ({ in: 'transaction', end })),
     );
     /** Runs `write` of `events`, and gives back those it committed. */
     async function run(written: Write, events: EventEnvelope[]): Promise<EventEnvelope[]> {
@@ -202,17 +222,22 @@ describe('OutboxRelay', () => {
     }
     try {
       await fc.assert(
-        fc.asyncProperty(fc.array(fc.tuple(write, fc.integer({ min: 2, max: 4 })), { minLength: 1, maxLength: 8 }), async (writes) => {
-          const attempted = writes.map(([, count]) => Array.from({ length: count }, () => userEvent()));
-          // All at once, on as many of the pool's connections as it gives.
-          const committed = (await Promise.all(writes.map(([written], index) => run(written, attempted[index]!)))).flat();
-          await eventually(async () => committed.every((event) => deliveries.has(event.id)) || undefined, 3_000);
-          // The barrier: the outbox is empty, so nothing rolled back can still come. A delivery can arrive
-          // before the relay's DELETE of its row commits (it deletes once the broker confirms): wait for it.
-          await eventually(async () => ((await outboxRows()) === 0 ? true : undefined), 3_000);
-          const rolledBack = attempted.flat().filter((event) => !committed.includes(event));
-          expect(rolledBack.filter((event) => deliveries.has(event.id))).toEqual([]);
-        }),
+        fc.asyncProperty(
+          fc.array(fc.tuple(write, fc.integer({ min: 2, max: 4 })), { minLength: 1, maxLength: 8 }),
+          async (writes) => {
+            const attempted = writes.map(([, count]) => Array.from({ length: count }, () => userEvent()));
+            // All at once, on as many of the pool's connections as it gives.
+            const committed = (
+              await Promise.all(writes.map(([written], index) => run(written, attempted[index]!)))
+            ).flat();
+            await eventually(async () => committed.every((event) => deliveries.has(event.id)) || undefined, 3_000);
+            // The barrier: the outbox is empty, so nothing rolled back can still come. A delivery can arrive
+            // before the relay's DELETE of its row commits (it deletes once the broker confirms): wait for it.
+            await eventually(async () => ((await outboxRows()) === 0 ? true : undefined), 3_000);
+            const rolledBack = attempted.flat().filter((event) => !committed.includes(event));
+            expect(rolledBack.filter((event) => deliveries.has(event.id))).toEqual([]);
+          },
+        ),
         { numRuns: 25 },
       );
     } finally {
@@ -248,14 +273,22 @@ describe('OutboxRelay', () => {
   it('keeps every row while the broker is unreachable and publishes each exactly once when it is back', async () => {
     const proxy = await createTcpProxy(amqpUrl());
     proxy.cut();
-    const remote = new Broker({ url: proxy.url, exchange, logger, name: 'outbox-relay-test-remote', reconnectDelayMs: 200 });
+    const remote = new Broker({
+      url: proxy.url,
+      exchange,
+      logger,
+      name: 'outbox-relay-test-remote',
+      reconnectDelayMs: 200,
+    });
     const relay = startRelay({ publisher: remote.createPublisher({ timeoutMs: 300 }), pollIntervalMs: 100 });
     const events = Array.from({ length: 20 }, () => userEvent());
     await commit(...events);
 
     // Every row has failed at least once, and is still there.
     await eventually(async () => {
-      const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE attempts > 0 AND last_error IS NOT NULL');
+      const { rows } = await pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM outbox WHERE attempts > 0 AND last_error IS NOT NULL',
+      );
       return rows[0]!.n === events.length || undefined;
     });
     expect((await relay.backlog()).count).toBe(events.length);
@@ -283,7 +316,10 @@ describe('OutboxRelay', () => {
         },
       };
     };
-    const pair = [startRelay({ publisher: counting(0), batchSize: 50 }), startRelay({ publisher: counting(1), batchSize: 50 })];
+    const pair = [
+      startRelay({ publisher: counting(0), batchSize: 50 }),
+      startRelay({ publisher: counting(1), batchSize: 50 }),
+    ];
     const events = Array.from({ length: 500 }, () => userEvent());
     for (let start = 0; start < events.length; start += 100) await commit(...events.slice(start, start + 100));
 
@@ -300,42 +336,49 @@ describe('OutboxRelay', () => {
   it.each([
     ['a backlog it finds at start', 'before'],
     ['a burst that arrives while it is idle (one notification)', 'after'],
-  ])('keeps several batches in flight at once for %s, still publishing each event exactly once', async (_case, burst) => {
-    let inFlight = 0;
-    let mostInFlight = 0;
-    const publisher = broker.createPublisher();
-    const slow: Publisher = {
-      publish: async (event, options) => {
-        inFlight += 1;
-        mostInFlight = Math.max(mostInFlight, inFlight);
-        try {
-          await sleep(30); // a slow broker: the next batches are claimed meanwhile
-          await publisher.publish(event, options);
-        } finally {
-          inFlight -= 1;
-        }
-      },
-    };
-    const events = Array.from({ length: 300 }, () => userEvent());
-    if (burst === 'before') await commit(...events);
-    const relay = startRelay({ publisher: slow, batchSize: 20, concurrency: 3 });
-    if (burst === 'after') {
-      await sleep(300); // every loop has found nothing and sleeps
-      await commit(...events);
-    }
+  ])(
+    'keeps several batches in flight at once for %s, still publishing each event exactly once',
+    async (_case, burst) => {
+      let inFlight = 0;
+      let mostInFlight = 0;
+      const publisher = broker.createPublisher();
+      const slow: Publisher = {
+        publish: async (event, options) => {
+          inFlight += 1;
+          mostInFlight = Math.max(mostInFlight, inFlight);
+          try {
+            await sleep(30); // a slow broker: the next batches are claimed meanwhile
+            await publisher.publish(event, options);
+          } finally {
+            inFlight -= 1;
+          }
+        },
+      };
+      const events = Array.from({ length: 300 }, () => userEvent());
+      if (burst === 'before') await commit(...events);
+      const relay = startRelay({ publisher: slow, batchSize: 20, concurrency: 3 });
+      if (burst === 'after') {
+        await sleep(300); // every loop has found nothing and sleeps
+        await commit(...events);
+      }
 
-    await allArrived(events);
-    await eventually(async () => (await outboxRows()) === 0 || undefined);
-    await sleep(300);
-    expect(events.filter((event) => deliveryCount(event.id) !== 1)).toEqual([]);
-    // More than one batch's worth at a time: the batches overlapped.
-    expect(mostInFlight).toBeGreaterThan(20);
-    expect(mostInFlight).toBeLessThanOrEqual(60);
-    await relay.stop();
-  });
+      await allArrived(events);
+      await eventually(async () => (await outboxRows()) === 0 || undefined);
+      await sleep(300);
+      expect(events.filter((event) => deliveryCount(event.id) !== 1)).toEqual([]);
+      // More than one batch's worth at a time: the batches overlapped.
+      expect(mostInFlight).toBeGreaterThan(20);
+      expect(mostInFlight).toBeLessThanOrEqual(60);
+      await relay.stop();
+    },
+  );
 
   it('keeps running, and stops cleanly, while the database is unreachable', async () => {
-    const unreachable = createPool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', applicationName: 'outbox-relay-test', logger });
+    const unreachable = createPool({
+      connectionString: 'postgres://postgres@127.0.0.1:1/none',
+      applicationName: 'outbox-relay-test',
+      logger,
+    });
     const messages: string[] = [];
     const destination = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -344,7 +387,13 @@ describe('OutboxRelay', () => {
       },
     });
     const captured = createLogger({ service: 'outbox-test', destination });
-    const relay = new OutboxRelay({ pool: unreachable, schema: 'svc', publisher: broker.createPublisher(), logger: captured, pollIntervalMs: 50 });
+    const relay = new OutboxRelay({
+      pool: unreachable,
+      schema: 'svc',
+      publisher: broker.createPublisher(),
+      logger: captured,
+      pollIntervalMs: 50,
+    });
     relay.start();
     await sleep(700);
     await relay.stop();

@@ -12,7 +12,15 @@ export interface OutboxDatabase {
 }
 
 /** A database of its own with the outbox tables in `schema`, and a pool on it. */
-export async function outboxDatabase({ schema, applicationName, logger }: { schema: string; applicationName: string; logger: Logger }): Promise<OutboxDatabase> {
+export async function outboxDatabase({
+  schema,
+  applicationName,
+  logger,
+}: {
+  schema: string;
+  applicationName: string;
+  logger: Logger;
+}): Promise<OutboxDatabase> {
   const database = await createTestDatabase();
   try {
     await migrate({ databaseUrl: database.url, schema, sets: [outboxMigrations], logger });

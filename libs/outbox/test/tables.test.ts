@@ -9,7 +9,11 @@ import { enqueue, handleOnce, outboxMigrations } from '../src/index.js';
 
 const logger = createLogger({ service: 'outbox-test', level: process.env.LOG_LEVEL ?? 'silent' });
 const userEvent = () =>
-  createEvent(userCreated, { id: randomUUID(), username: 'ada', avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: 'req-1' });
+  createEvent(
+    userCreated,
+    { id: randomUUID(), username: 'ada', avatarUrl: null, revision: 0 },
+    { producer: 'users', correlationId: 'req-1' },
+  );
 
 describe('outbox tables', () => {
   let database: TestDatabase;
@@ -45,13 +49,16 @@ describe('outbox tables', () => {
     expect(notifications).toEqual(['svc_outbox']);
     await listener.end();
 
-    const stored = await pool.query<{ n: number; types: string[] }>('SELECT count(*)::int AS n, array_agg(DISTINCT type) AS types FROM outbox');
+    const stored = await pool.query<{ n: number; types: string[] }>(
+      'SELECT count(*)::int AS n, array_agg(DISTINCT type) AS types FROM outbox',
+    );
     expect(stored.rows[0]).toEqual({ n: 3, types: ['user.created'] });
     await pool.query('DELETE FROM outbox');
   });
 
   const effectsOf = async (eventId: string) =>
-    (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM effects WHERE event_id = $1', [eventId])).rows[0]!.n;
+    (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM effects WHERE event_id = $1', [eventId])).rows[0]!
+      .n;
   const recorded = async (eventId: string) =>
     (await pool.query('SELECT event_type FROM processed_events WHERE event_id = $1', [eventId])).rows;
 
@@ -77,7 +84,13 @@ describe('outbox tables', () => {
     expect(await effectsOf(event.id)).toBe(0);
     expect(await recorded(event.id)).toEqual([]);
 
-    expect(await handleOnce(pool, event, async (client) => void (await client.query('INSERT INTO effects (event_id) VALUES ($1)', [event.id])))).toBe(true);
+    expect(
+      await handleOnce(
+        pool,
+        event,
+        async (client) => void (await client.query('INSERT INTO effects (event_id) VALUES ($1)', [event.id])),
+      ),
+    ).toBe(true);
     expect(await effectsOf(event.id)).toBe(1);
   });
 

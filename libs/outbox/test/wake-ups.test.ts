@@ -92,10 +92,18 @@ describe('WakeUps and the relay’s batch loops, as a model', () => {
           };
           const relay = Promise.all(
             Array.from({ length: loops }, (_, loop) =>
-              runBatchLoop({ wakeUps, isRunning: () => running, batch: batch(loop), batchSize, pollIntervalMs: loop === 0 ? NO_POLL_MS : undefined, logger }),
+              runBatchLoop({
+                wakeUps,
+                isRunning: () => running,
+                batch: batch(loop),
+                batchSize,
+                pollIntervalMs: loop === 0 ? NO_POLL_MS : undefined,
+                logger,
+              }),
             ),
           );
-          // Each write: its transaction begins, commits, and then the relay hears of it (NOTIFY, or the pool's release).
+          // Each write: its transaction begins, commits, and then the relay hears of it (NOTIFY, or the pool's
+          // release).
           const writers = writes.map(async (count, index) => {
             await step(`write ${index}: BEGIN`);
             const commit = table.write(count, table.now());

@@ -70,17 +70,24 @@ export interface ServiceDefinition<C extends BackendConfig = BackendConfig, P = 
 
 export interface InstanceSubscription {
   handlers: EventHandler[];
-  /** After the broker came back: what was published meanwhile was not heard (see `startSubscription` in @recipes/messaging). */
+  /**
+   * After the broker came back: what was published meanwhile was not heard (see `startSubscription` in
+   * @recipes/messaging).
+   */
   onResumed?(): void;
 }
 
 /** Names a service definition, keeping its config and parts types. */
-export function defineService<C extends BackendConfig, P>(definition: ServiceDefinition<C, P>): ServiceDefinition<C, P> {
+export function defineService<C extends BackendConfig, P>(
+  definition: ServiceDefinition<C, P>,
+): ServiceDefinition<C, P> {
   return definition;
 }
 
 /** Every migration set of a service's schema, in the order they are applied. */
-export function migrationSetsOf(definition: Pick<ServiceDefinition, 'migrations' | 'sharedMigrations'>): MigrationSet[] {
+export function migrationSetsOf(
+  definition: Pick<ServiceDefinition, 'migrations' | 'sharedMigrations'>,
+): MigrationSet[] {
   return [
     outboxMigrations,
     idempotencyMigrations,
@@ -100,7 +107,10 @@ export interface ComposedService<P> {
   parts: P;
   handlers: EventHandler[];
   instanceSubscription: InstanceSubscription;
-  /** Reads the ended sessions kept in the schema; before the first request, so that a session ended before this process started is refused too. */
+  /**
+   * Reads the ended sessions kept in the schema; before the first request, so that a session ended before this process
+   * started is refused too.
+   */
   loadEndedSessions(): Promise<void>;
 }
 
@@ -124,7 +134,12 @@ export async function composeService<C extends BackendConfig, P>(
     clientTimeouts: { headersMs: config.CLIENT_HEADERS_TIMEOUT_MS, requestMs: config.CLIENT_REQUEST_TIMEOUT_MS },
     ...(readiness ? { readiness } : {}),
   });
-  await app.register(authPlugin, { publicKey: context.keys.publicKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, endedSessions });
+  await app.register(authPlugin, {
+    publicKey: context.keys.publicKey,
+    issuer: config.JWT_ISSUER,
+    audience: config.JWT_AUDIENCE,
+    endedSessions,
+  });
   ends.start();
   app.addHook('onClose', async () => ends.stop());
   await definition.routes(app, parts, config);
@@ -146,5 +161,11 @@ export async function composeService<C extends BackendConfig, P>(
       void ends.catchUp();
     },
   };
-  return { app, parts, handlers: [...(definition.handlers?.(parts) ?? []), ...ends.durable], instanceSubscription, loadEndedSessions: ends.load };
+  return {
+    app,
+    parts,
+    handlers: [...(definition.handlers?.(parts) ?? []), ...ends.durable],
+    instanceSubscription,
+    loadEndedSessions: ends.load,
+  };
 }

@@ -43,7 +43,13 @@ export async function recordSessionEnd(db: Queryable, end: SessionEnd): Promise<
  * (all of them without); gives the time of the read, for the next one.
  */
 export async function loadEndedSessions(db: Queryable, store: EndedSessions, since?: Date): Promise<Date> {
-  const { rows } = await db.query<{ userId: string; sessionId: string | null; notBefore: Date | null; forgetAfter: Date; readAt: Date }>(
+  const { rows } = await db.query<{
+    userId: string;
+    sessionId: string | null;
+    notBefore: Date | null;
+    forgetAfter: Date;
+    readAt: Date;
+  }>(
     `SELECT user_id AS "userId", session_id AS "sessionId", NULL::timestamptz AS "notBefore", forget_after AS "forgetAfter", clock_timestamp() AS "readAt"
        FROM ended_sessions WHERE forget_after > now() AND recorded_at > $1
      UNION ALL
@@ -86,7 +92,8 @@ export function sessionEnds(service: string, pool: Pool, store: EndedSessions, l
     const readAt = await loadEndedSessions(pool, store, since);
     readUpTo = new Date(readAt.getTime() - COMMIT_MARGIN_MS);
   };
-  const catchUp = () => load(readUpTo).catch((err: unknown) => logger.warn({ err }, 'ended sessions could not be read'));
+  const catchUp = () =>
+    load(readUpTo).catch((err: unknown) => logger.warn({ err }, 'ended sessions could not be read'));
   const timers: NodeJS.Timeout[] = [];
   return {
     durable,
@@ -101,7 +108,9 @@ export function sessionEnds(service: string, pool: Pool, store: EndedSessions, l
         setInterval(() => {
           store.prune();
           pool
-            .query('WITH a AS (DELETE FROM ended_sessions WHERE forget_after <= now()) DELETE FROM sessions_not_before WHERE forget_after <= now()')
+            .query(
+              'WITH a AS (DELETE FROM ended_sessions WHERE forget_after <= now()) DELETE FROM sessions_not_before WHERE forget_after <= now()',
+            )
             .catch((err: unknown) => logger.warn({ err }, 'ended sessions could not be pruned'));
         }, PRUNE_EVERY_MS),
       );

@@ -1,4 +1,12 @@
-import { createEvent, type ErasingService, NOBODY, type EventEnvelope, type UserDeleted, userDeleted, userErasedEvents } from '@recipes/contracts';
+import {
+  createEvent,
+  type ErasingService,
+  NOBODY,
+  type EventEnvelope,
+  type UserDeleted,
+  userDeleted,
+  userErasedEvents,
+} from '@recipes/contracts';
 import type { Pool, Queryable } from '@recipes/db';
 import type { Logger } from '@recipes/logging';
 import { type EventHandler, on } from '@recipes/messaging';
@@ -46,7 +54,10 @@ export function retireItemsOf(pool: Pool, table: string, ownerColumn: string): E
  * whose they were; what a per-user not-before kept goes with them, as the deletion's own ends name every
  * session. In one transaction, so the table never holds the user's id next to an end learnt from the event.
  */
-async function keepSessionEndsWithoutOwner(db: Queryable, { userId, sessionIds, tokensExpireBy }: UserDeleted): Promise<void> {
+async function keepSessionEndsWithoutOwner(
+  db: Queryable,
+  { userId, sessionIds, tokensExpireBy }: UserDeleted,
+): Promise<void> {
   await db.query(
     `INSERT INTO ended_sessions (session_id, user_id, forget_after) SELECT id, $2, $3 FROM unnest($1::uuid[]) AS id
      ON CONFLICT (session_id) DO UPDATE SET user_id = $2, forget_after = greatest(ended_sessions.forget_after, EXCLUDED.forget_after)`,
@@ -85,7 +96,10 @@ const namedUsers: Record<string, (data: Named) => Array<string | undefined>> = {
 /** Whether any of `ids` is a user erased from this schema. */
 async function anyErased(db: Queryable, ids: string[]): Promise<boolean> {
   if (ids.length === 0) return false;
-  const { rows } = await db.query(`SELECT 1 FROM erased_users WHERE id_hash IN (SELECT ${ID_HASH('id')} FROM unnest($1::text[]) AS id) LIMIT 1`, [ids]);
+  const { rows } = await db.query(
+    `SELECT 1 FROM erased_users WHERE id_hash IN (SELECT ${ID_HASH('id')} FROM unnest($1::text[]) AS id) LIMIT 1`,
+    [ids],
+  );
   return rows.length > 0;
 }
 
@@ -125,9 +139,16 @@ export interface ErasureSettings {
  * service's own steps come first. The steps run in small transactions and each finds what is left, so a
  * redelivery after a crash finishes the work; the confirmation goes out once, in the inbox's transaction.
  */
-export async function eraseUser({ pool, service, steps, batch = ERASURE_BATCH }: ErasureSettings, deleted: UserDeleted, event: EventEnvelope, log: Logger) {
+export async function eraseUser(
+  { pool, service, steps, batch = ERASURE_BATCH }: ErasureSettings,
+  deleted: UserDeleted,
+  event: EventEnvelope,
+  log: Logger,
+) {
   // From here on, what comes late about them is dropped (`droppingErased`); then what came before goes.
-  await pool.query(`INSERT INTO erased_users (id_hash) VALUES (${ID_HASH('$1')}) ON CONFLICT DO NOTHING`, [deleted.userId]);
+  await pool.query(`INSERT INTO erased_users (id_hash) VALUES (${ID_HASH('$1')}) ON CONFLICT DO NOTHING`, [
+    deleted.userId,
+  ]);
   const everyService: ErasureStep[] = [deleteRowsOf(pool, 'idempotency_keys', 'caller_id')];
   let erased = 0;
   // Twice: a handler that began before the user was marked erased may have committed during the first pass.
@@ -143,7 +164,10 @@ export async function eraseUser({ pool, service, steps, batch = ERASURE_BATCH }:
   await handleOnce(pool, event, async (tx) => {
     await keepSessionEndsWithoutOwner(tx, deleted);
     const confirmation = { userId: deleted.userId, service, erasedAt: new Date().toISOString() };
-    await enqueue(tx, createEvent(userErasedEvents[service], confirmation, { producer: service, correlationId: event.correlationId }));
+    await enqueue(
+      tx,
+      createEvent(userErasedEvents[service], confirmation, { producer: service, correlationId: event.correlationId }),
+    );
   });
   log.info({ erased }, 'erased a deleted user');
 }
@@ -163,4 +187,3 @@ export async function idsOf(db: Queryable, sql: string, userId: string, limit: n
   const { rows } = await db.query<{ id: string }>(sql, [userId, limit]);
   return rows.map((row) => row.id);
 }
-

@@ -1,5 +1,22 @@
 export type { BackendConfig } from './config.js';
 export * from './definition.js';
 export * from './service.js';
-export { EndedSessions, endedSessionsMigrations, loadEndedSessions, recordSessionEnd, sessionEnds } from './ended-sessions.js';
-export { deleteRowsOf, droppingErased, eachIn, ERASURE_BATCH, type ErasureSettings, type ErasureStep, eraseUser, idsOf, retireItemsOf, userDeletedHandler } from './erasure.js';
+export {
+  EndedSessions,
+  endedSessionsMigrations,
+  loadEndedSessions,
+  recordSessionEnd,
+  sessionEnds,
+} from './ended-sessions.js';
+export {
+  deleteRowsOf,
+  droppingErased,
+  eachIn,
+  ERASURE_BATCH,
+  type ErasureSettings,
+  type ErasureStep,
+  eraseUser,
+  idsOf,
+  retireItemsOf,
+  userDeletedHandler,
+} from './erasure.js';

@@ -4,7 +4,15 @@ import { type App, isDependencyUnavailable, listen } from '@recipes/http';
 import { KeyPurger } from '@recipes/idempotency';
 import { createLogger, type Logger } from '@recipes/logging';
 import { backoff, Broker, deadLetterQueueOf, dispatcher } from '@recipes/messaging';
-import { deadLetterQueueMetrics, eventMetrics, eventQueueMetrics, metricsListener, outboxMetrics, poolMetrics, Registry } from '@recipes/metrics';
+import {
+  deadLetterQueueMetrics,
+  eventMetrics,
+  eventQueueMetrics,
+  metricsListener,
+  outboxMetrics,
+  poolMetrics,
+  Registry,
+} from '@recipes/metrics';
 import { OutboxRelay, WRITER_WAKE_SETTINGS } from '@recipes/outbox';
 import type { BackendConfig } from './config.js';
 import { composeService, migrationSetsOf, type ServiceDefinition, type ServiceKeys } from './definition.js';
@@ -88,7 +96,10 @@ export async function startBackendService<C extends BackendConfig, P>(
   const relay = new OutboxRelay({ pool, schema: name, databaseUrl: config.DATABASE_URL, publisher, logger });
   relay.start();
   // What waited in the outbox while the broker was away goes out as soon as it is back.
-  broker.onConnect(() => void relay.retryNow().catch((err: unknown) => logger.warn({ err }, 'the outbox could not be retried at once')));
+  broker.onConnect(
+    () =>
+      void relay.retryNow().catch((err: unknown) => logger.warn({ err }, 'the outbox could not be retried at once')),
+  );
   // Every service keeps Idempotency-Keys in its schema for 24 hours, and drops them after.
   const keyPurger = new KeyPurger({ pool, logger });
   keyPurger.start();
@@ -119,7 +130,11 @@ export async function startBackendService<C extends BackendConfig, P>(
 
   // Every instance has one: the ends of sessions, and what the definition adds (e.g. its streams' prompts).
   const { handlers: heard, onResumed } = instanceSubscription;
-  await broker.subscribe({ bindings: heard.map((h) => h.definition.type), handle: dispatcher(heard), ...(onResumed ? { onResumed } : {}) });
+  await broker.subscribe({
+    bindings: heard.map((h) => h.definition.type),
+    handle: dispatcher(heard),
+    ...(onResumed ? { onResumed } : {}),
+  });
 
   poolMetrics(metrics, pool);
   outboxMetrics(metrics, () => relay.backlog());
@@ -141,14 +156,25 @@ export async function startBackendService<C extends BackendConfig, P>(
   return { app, pool, relay, close: () => app.close() };
 }
 
-/** A service's entry point: settings from the environment, keys from their files; start, listen, and shut down gracefully on SIGTERM. */
+/**
+ * A service's entry point: settings from the environment, keys from their files; start, listen, and shut down
+ * gracefully on SIGTERM.
+ */
 export async function runService<C extends BackendConfig, P>(definition: ServiceDefinition<C, P>): Promise<void> {
   const config = loadConfig(definition.configSchema);
   const keys = {
     publicKey: readSettingFile('JWT_PUBLIC_KEY_FILE', config.JWT_PUBLIC_KEY_FILE),
-    ...(config.JWT_PRIVATE_KEY_FILE ? { privateKey: readSettingFile('JWT_PRIVATE_KEY_FILE', config.JWT_PRIVATE_KEY_FILE) } : {}),
+    ...(config.JWT_PRIVATE_KEY_FILE
+      ? { privateKey: readSettingFile('JWT_PRIVATE_KEY_FILE', config.JWT_PRIVATE_KEY_FILE) }
+      : {}),
   };
   const { app } = await startBackendService(definition, { config, keys });
   const { HOST, PORT, METRICS_PORT, INTERNAL_PORT, SHUTDOWN_TIMEOUT_MS } = config;
-  await listen(app, { host: HOST, port: PORT, metricsPort: METRICS_PORT, internalPort: INTERNAL_PORT, shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS });
+  await listen(app, {
+    host: HOST,
+    port: PORT,
+    metricsPort: METRICS_PORT,
+    internalPort: INTERNAL_PORT,
+    shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS,
+  });
 }

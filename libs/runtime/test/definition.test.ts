@@ -31,7 +31,12 @@ async function listening(servesStreams: boolean) {
     },
     servesStreams,
   });
-  const { app } = await composeService(definition, { config, pool, logger, keys: { publicKey: generateSigningKeyPair().publicKey } });
+  const { app } = await composeService(definition, {
+    config,
+    pool,
+    logger,
+    keys: { publicKey: generateSigningKeyPair().publicKey },
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   return { app, port };

@@ -18,7 +18,12 @@ let pool: Pool;
 beforeAll(async () => {
   database = await createTestDatabase();
   await migrate({ databaseUrl: database.url, schema: 'collections', sets: [endedSessionsMigrations], logger });
-  pool = createPool({ connectionString: database.url, schema: 'collections', applicationName: 'ended-sessions-test', logger });
+  pool = createPool({
+    connectionString: database.url,
+    schema: 'collections',
+    applicationName: 'ended-sessions-test',
+    logger,
+  });
 });
 afterAll(async () => {
   await pool.end();
@@ -44,27 +49,34 @@ const token = (event: ReturnType<typeof end>, issuedAt = Math.floor(Date.now() /
 });
 
 describe('the ended sessions of a service', () => {
-  it('kept by the instance that takes the event from the durable queue, are learnt by another at its next catch-up, and by a new one at its start', async () => {
-    const [storeA, storeB] = [new EndedSessions(), new EndedSessions()];
-    const [a, b] = [sessionEnds('collections', pool, storeA, logger), sessionEnds('collections', pool, storeB, logger)];
-    await Promise.all([a.load(), b.load()]);
-    b.start();
-    try {
-      const event = end();
-      const started = performance.now();
-      await dispatcher(a.durable)(event, logger);
-      expect(storeA.refuses(token(event))).toBe(true);
-      // B never heard it on its own queue (its link was down, say): it reads it from the table.
-      await eventually(async () => (storeB.refuses(token(event)) ? true : undefined), 1_500, 20);
-      // Its catch-up runs each second.
-      expect(performance.now() - started).toBeLessThan(1_500);
-      const fresh = new EndedSessions();
-      await sessionEnds('collections', pool, fresh, logger).load();
-      expect(fresh.refuses(token(event))).toBe(true);
-    } finally {
-      b.stop();
-    }
-  });
+  it(
+    'kept by the instance that takes the event from the durable queue, are ' +
+      'learnt by another at its next catch-up, and by a new one at its start',
+    async () => {
+      const [storeA, storeB] = [new EndedSessions(), new EndedSessions()];
+      const [a, b] = [
+        sessionEnds('collections', pool, storeA, logger),
+        sessionEnds('collections', pool, storeB, logger),
+      ];
+      await Promise.all([a.load(), b.load()]);
+      b.start();
+      try {
+        const event = end();
+        const started = performance.now();
+        await dispatcher(a.durable)(event, logger);
+        expect(storeA.refuses(token(event))).toBe(true);
+        // B never heard it on its own queue (its link was down, say): it reads it from the table.
+        await eventually(async () => (storeB.refuses(token(event)) ? true : undefined), 1_500, 20);
+        // Its catch-up runs each second.
+        expect(performance.now() - started).toBeLessThan(1_500);
+        const fresh = new EndedSessions();
+        await sessionEnds('collections', pool, fresh, logger).load();
+        expect(fresh.refuses(token(event))).toBe(true);
+      } finally {
+        b.stop();
+      }
+    },
+  );
 
   it('keeps a not-before time, and forgets what no token can need any more', async () => {
     const all = end({ notBefore: new Date().toISOString() });
@@ -75,7 +87,9 @@ describe('the ended sessions of a service', () => {
     await dispatcher(ends.durable)(past, logger);
     const fresh = new EndedSessions();
     await sessionEnds('collections', pool, fresh, logger).load();
-    expect(fresh.refuses({ userId: all.data.userId, sessionId: randomUUID(), issuedAt: Math.floor(Date.now() / 1000) - 5 })).toBe(true);
+    expect(
+      fresh.refuses({ userId: all.data.userId, sessionId: randomUUID(), issuedAt: Math.floor(Date.now() / 1000) - 5 }),
+    ).toBe(true);
     expect(fresh.refuses(token(past))).toBe(false);
   });
 

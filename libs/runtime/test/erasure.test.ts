@@ -6,7 +6,13 @@ import { dispatcher, on } from '@recipes/messaging';
 import { outboxMigrations } from '@recipes/outbox';
 import { createTestDatabase, type TestDatabase } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteRowsOf, droppingErased, endedSessionsMigrations, type ErasureStep, userDeletedHandler } from '../src/index.js';
+import {
+  deleteRowsOf,
+  droppingErased,
+  endedSessionsMigrations,
+  type ErasureStep,
+  userDeletedHandler,
+} from '../src/index.js';
 
 /**
  * The erasure every service runs on `user.deleted` (docs/api.md §11.2), on a real schema: in batches, each
@@ -18,9 +24,21 @@ let database: TestDatabase;
 let pool: Pool;
 beforeAll(async () => {
   database = await createTestDatabase();
-  await migrate({ databaseUrl: database.url, schema: 'content', sets: [outboxMigrations, idempotencyMigrations, endedSessionsMigrations], logger: log });
-  pool = createPool({ connectionString: database.url, schema: 'content', applicationName: 'erasure-test', logger: log });
-  await pool.query('CREATE TABLE erased_users (id_hash bytea PRIMARY KEY, erased_at timestamptz NOT NULL DEFAULT now())');
+  await migrate({
+    databaseUrl: database.url,
+    schema: 'content',
+    sets: [outboxMigrations, idempotencyMigrations, endedSessionsMigrations],
+    logger: log,
+  });
+  pool = createPool({
+    connectionString: database.url,
+    schema: 'content',
+    applicationName: 'erasure-test',
+    logger: log,
+  });
+  await pool.query(
+    'CREATE TABLE erased_users (id_hash bytea PRIMARY KEY, erased_at timestamptz NOT NULL DEFAULT now())',
+  );
   await pool.query('CREATE TABLE things (id serial PRIMARY KEY, owner_id uuid NOT NULL)');
   await pool.query('CREATE TABLE people (id uuid PRIMARY KEY, username text NOT NULL)');
 });
@@ -29,9 +47,19 @@ afterAll(async () => {
   await database.drop();
 });
 
-const count = async (sql: string, params: unknown[]) => (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`, params)).rows[0]!.n;
+const count = async (sql: string, params: unknown[]) =>
+  (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`, params)).rows[0]!.n;
 const deletion = (userId: string, sessionIds: string[] = []) =>
-  createEvent(userDeleted, { userId, deletedAt: new Date().toISOString(), sessionIds, tokensExpireBy: new Date(Date.now() + 900_000).toISOString() }, { producer: 'users', correlationId: 'test' });
+  createEvent(
+    userDeleted,
+    {
+      userId,
+      deletedAt: new Date().toISOString(),
+      sessionIds,
+      tokensExpireBy: new Date(Date.now() + 900_000).toISOString(),
+    },
+    { producer: 'users', correlationId: 'test' },
+  );
 
 describe('eraseUser', () => {
   it('erases 1,000 rows in batches, goes on after a delivery cut short, and confirms once', async () => {
@@ -58,16 +86,27 @@ describe('eraseUser', () => {
     expect(await count('things WHERE owner_id = $1', [userId])).toBe(0);
     expect(await count('things WHERE owner_id = $1', [other])).toBe(1);
     expect(Math.max(...batches)).toBe(200);
-    expect(await count(`outbox WHERE type = 'content.user.erased' AND payload->'data'->>'userId' = $1`, [userId])).toBe(1);
+    expect(await count(`outbox WHERE type = 'content.user.erased' AND payload->'data'->>'userId' = $1`, [userId])).toBe(
+      1,
+    );
   });
 
   it('keeps the ends of the user’s sessions by session alone', async () => {
     const userId = newId();
     const [earlier, now] = [newId(), newId()];
-    await pool.query(`INSERT INTO ended_sessions (session_id, user_id, forget_after) VALUES ($1, $2, now() + interval '1 hour')`, [earlier, userId]);
-    await pool.query(`INSERT INTO sessions_not_before (user_id, not_before, forget_after) VALUES ($1, now(), now() + interval '1 hour')`, [userId]);
+    await pool.query(
+      `INSERT INTO ended_sessions (session_id, user_id, forget_after) VALUES ($1, $2, now() + interval '1 hour')`,
+      [earlier, userId],
+    );
+    await pool.query(
+      `INSERT INTO sessions_not_before (user_id, not_before, forget_after) VALUES ($1, now(), now() + interval '1 hour')`,
+      [userId],
+    );
     await dispatcher([userDeletedHandler({ pool, service: 'content', steps: [] })])(deletion(userId, [now]), log);
-    const { rows } = await pool.query('SELECT session_id, user_id FROM ended_sessions WHERE session_id = ANY($1::uuid[]) ORDER BY session_id', [[earlier, now]]);
+    const { rows } = await pool.query(
+      'SELECT session_id, user_id FROM ended_sessions WHERE session_id = ANY($1::uuid[]) ORDER BY session_id',
+      [[earlier, now]],
+    );
     expect(rows).toEqual([
       { session_id: earlier, user_id: NOBODY },
       { session_id: now, user_id: NOBODY },
@@ -80,9 +119,19 @@ describe('eraseUser', () => {
     const remember = on(userCreated, async (user) => {
       await pool.query('INSERT INTO people (id, username) VALUES ($1, $2)', [user.id, user.username]);
     });
-    const handle = dispatcher(droppingErased(pool, [remember, userDeletedHandler({ pool, service: 'content', steps: [] })]));
+    const handle = dispatcher(
+      droppingErased(pool, [remember, userDeletedHandler({ pool, service: 'content', steps: [] })]),
+    );
     await handle(deletion(erased), log);
-    for (const id of [erased, kept]) await handle(createEvent(userCreated, { id, username: `late_${id.slice(-6)}`, avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: 'c' }), log);
+    for (const id of [erased, kept])
+      await handle(
+        createEvent(
+          userCreated,
+          { id, username: `late_${id.slice(-6)}`, avatarUrl: null, revision: 0 },
+          { producer: 'users', correlationId: 'c' },
+        ),
+        log,
+      );
     expect((await pool.query('SELECT id FROM people')).rows).toEqual([{ id: kept }]);
   });
 });

@@ -7,7 +7,15 @@ import { backendEnv, env, parseConfig, tokenEnv } from '@recipes/config';
 import { createEvent, type EventEnvelope, newId, userCreated, userUpdated } from '@recipes/contracts';
 import { createLogger } from '@recipes/logging';
 import { on } from '@recipes/messaging';
-import { amqpUrl, brokerAdmin, createTestDatabase, eventually, removeExchangeFamily, type TestDatabase, uniqueName } from '@recipes/testing';
+import {
+  amqpUrl,
+  brokerAdmin,
+  createTestDatabase,
+  eventually,
+  removeExchangeFamily,
+  type TestDatabase,
+  uniqueName,
+} from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineService, type RunningService, startBackendService } from '../src/index.js';
@@ -39,9 +47,17 @@ beforeAll(async () => {
   database = await createTestDatabase();
   admin = await brokerAdmin(amqpUrl());
   const migrationsDir = mkdtempSync(join(tmpdir(), 'runtime-instances-'));
-  writeFileSync(join(migrationsDir, '001_nothing.sql'), '-- Up Migration\nCREATE TABLE nothing (id int PRIMARY KEY);\n');
+  writeFileSync(
+    join(migrationsDir, '001_nothing.sql'),
+    '-- Up Migration\nCREATE TABLE nothing (id int PRIMARY KEY);\n',
+  );
   const configSchema = z.object({ ...backendEnv, ...tokenEnv, PORT: env.port(0) });
-  const config = parseConfig(configSchema, { DATABASE_URL: database.url, AMQP_URL: amqpUrl(), EVENTS_EXCHANGE: exchange, EVENT_MAX_ATTEMPTS: '2' });
+  const config = parseConfig(configSchema, {
+    DATABASE_URL: database.url,
+    AMQP_URL: amqpUrl(),
+    EVENTS_EXCHANGE: exchange,
+    EVENT_MAX_ATTEMPTS: '2',
+  });
   let started = 0;
   const listener = defineService({
     name: SERVICE,
@@ -100,9 +116,12 @@ describe('instanceSubscription', () => {
     await admin.publish(exchange, [...durableEvents, heardByAll, last]);
 
     await eventually(async () => durableEvents.every((event) => timesHandled(durable, event.id) > 0) || undefined);
-    await eventually(async () => (timesHandled(subscribed, last.id, 1) > 0 && timesHandled(subscribed, last.id, 2) > 0) || undefined);
+    await eventually(
+      async () => (timesHandled(subscribed, last.id, 1) > 0 && timesHandled(subscribed, last.id, 2) > 0) || undefined,
+    );
 
-    for (const event of durableEvents) expect(timesHandled(durable, event.id), `durable handling of ${event.id}`).toBe(1);
+    for (const event of durableEvents)
+      expect(timesHandled(durable, event.id), `durable handling of ${event.id}`).toBe(1);
     for (const event of [heardByAll, last]) {
       expect(timesHandled(subscribed, event.id, 1), `instance 1 hearing ${event.id}`).toBe(1);
       expect(timesHandled(subscribed, event.id, 2), `instance 2 hearing ${event.id}`).toBe(1);

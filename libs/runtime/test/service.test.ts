@@ -8,7 +8,15 @@ import { createEvent, newId, userCreated } from '@recipes/contracts';
 import { createLogger } from '@recipes/logging';
 import { on } from '@recipes/messaging';
 import { enqueue, handleOnce } from '@recipes/outbox';
-import { amqpUrl, brokerAdmin, createTestDatabase, eventually, removeExchangeFamily, type TestDatabase, uniqueName } from '@recipes/testing';
+import {
+  amqpUrl,
+  brokerAdmin,
+  createTestDatabase,
+  eventually,
+  removeExchangeFamily,
+  type TestDatabase,
+  uniqueName,
+} from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineService, type RunningService, startBackendService } from '../src/index.js';
@@ -22,7 +30,10 @@ let handled = 0;
 beforeAll(async () => {
   database = await createTestDatabase();
   const migrationsDir = mkdtempSync(join(tmpdir(), 'runtime-migrations-'));
-  writeFileSync(join(migrationsDir, '001_known_users.sql'), '-- Up Migration\nCREATE TABLE known_users (id uuid PRIMARY KEY, username text NOT NULL);\n');
+  writeFileSync(
+    join(migrationsDir, '001_known_users.sql'),
+    '-- Up Migration\nCREATE TABLE known_users (id uuid PRIMARY KEY, username text NOT NULL);\n',
+  );
   const configSchema = z.object({ ...backendEnv, ...tokenEnv, PORT: env.port(0) });
   const config = parseConfig(configSchema, {
     DATABASE_URL: database.url,
@@ -40,7 +51,11 @@ beforeAll(async () => {
     async routes(app, { pool }) {
       // A write that announces itself, as a real route would.
       app.post('/api/announce', async (request) => {
-        const event = createEvent(userCreated, { id: newId(), username: 'announced', avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: request.id });
+        const event = createEvent(
+          userCreated,
+          { id: newId(), username: 'announced', avatarUrl: null, revision: 0 },
+          { producer: 'users', correlationId: request.id },
+        );
         await enqueue(pool, event);
         return { id: event.data.id };
       });
@@ -95,7 +110,9 @@ describe('startBackendService', () => {
   });
 
   it('is ready once database and broker answer', async () => {
-    await eventually(async () => ((await service.app.inject({ method: 'GET', url: '/health/ready' })).statusCode === 200 ? true : undefined));
+    await eventually(async () =>
+      (await service.app.inject({ method: 'GET', url: '/health/ready' })).statusCode === 200 ? true : undefined,
+    );
   });
 
   it('relays what a route enqueues to its own consumer, and applies a redelivered event once', async () => {
@@ -104,7 +121,11 @@ describe('startBackendService', () => {
     await eventually(async () => ((await knownUsers()).includes('announced') ? true : undefined));
 
     // The same event twice, as a redelivery by the broker would bring it.
-    const event = createEvent(userCreated, { id: newId(), username: 'twice', avatarUrl: null, revision: 0 }, { producer: 'test', correlationId: 'c' });
+    const event = createEvent(
+      userCreated,
+      { id: newId(), username: 'twice', avatarUrl: null, revision: 0 },
+      { producer: 'test', correlationId: 'c' },
+    );
     const admin = await brokerAdmin(amqpUrl());
     await admin.publish(exchange, [event, event]);
     await admin.close();

@@ -5,7 +5,16 @@ import { pathToFileURL } from 'node:url';
 import { generateSigningKeyPair } from '@recipes/auth';
 import { backendEnv, env, parseConfig, tokenEnv } from '@recipes/config';
 import { createLogger } from '@recipes/logging';
-import { amqpUrl, createTcpProxy, createTestDatabase, eventually, removeExchangeFamily, type TcpProxy, type TestDatabase, uniqueName } from '@recipes/testing';
+import {
+  amqpUrl,
+  createTcpProxy,
+  createTestDatabase,
+  eventually,
+  removeExchangeFamily,
+  type TcpProxy,
+  type TestDatabase,
+  uniqueName,
+} from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineService, type RunningService, startBackendService } from '../src/index.js';
@@ -33,9 +42,16 @@ afterAll(async () => {
 describe('startBackendService with the database away', () => {
   it('waits for it, migrates once it is back, and serves', async () => {
     const migrationsDir = mkdtempSync(join(tmpdir(), 'runtime-startup-'));
-    writeFileSync(join(migrationsDir, '001_things.sql'), '-- Up Migration\nCREATE TABLE things (id int PRIMARY KEY);\n');
+    writeFileSync(
+      join(migrationsDir, '001_things.sql'),
+      '-- Up Migration\nCREATE TABLE things (id int PRIMARY KEY);\n',
+    );
     const configSchema = z.object({ ...backendEnv, ...tokenEnv, PORT: env.port(0) });
-    const config = parseConfig(configSchema, { DATABASE_URL: proxy.url, AMQP_URL: amqpUrl(), EVENTS_EXCHANGE: exchange });
+    const config = parseConfig(configSchema, {
+      DATABASE_URL: proxy.url,
+      AMQP_URL: amqpUrl(),
+      EVENTS_EXCHANGE: exchange,
+    });
     const starting = defineService({
       name: 'starting',
       description: 'A service that starts while its database is away',
@@ -46,18 +62,31 @@ describe('startBackendService with the database away', () => {
       routes: async () => {},
     });
     const warnings: string[] = [];
-    const logger = createLogger({ service: 'starting', level: 'warn', destination: { write: (line: string) => void warnings.push(JSON.parse(line).msg) } });
+    const logger = createLogger({
+      service: 'starting',
+      level: 'warn',
+      destination: { write: (line: string) => void warnings.push(JSON.parse(line).msg) },
+    });
 
     proxy.cut();
-    const started = startBackendService(starting, { config, keys: { publicKey: generateSigningKeyPair().publicKey }, logger });
+    const started = startBackendService(starting, {
+      config,
+      keys: { publicKey: generateSigningKeyPair().publicKey },
+      logger,
+    });
     // The barrier: it has met the outage at least once.
-    while (!warnings.includes('the database is unavailable at start: waiting for it')) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (!warnings.includes('the database is unavailable at start: waiting for it'))
+      await new Promise((resolve) => setTimeout(resolve, 20));
     proxy.restore();
     service = await started;
 
-    const { rows } = await service.pool.query("SELECT count(*)::int AS count FROM information_schema.tables WHERE table_schema = 'starting' AND table_name = 'things'");
+    const { rows } = await service.pool.query(
+      "SELECT count(*)::int AS count FROM information_schema.tables WHERE table_schema = 'starting' AND table_name = 'things'",
+    );
     expect(rows).toEqual([{ count: 1 }]);
     // Ready once the broker has connected too.
-    await eventually(async () => ((await service!.app.inject({ method: 'GET', url: '/health/ready' })).statusCode === 200 ? true : undefined));
+    await eventually(async () =>
+      (await service!.app.inject({ method: 'GET', url: '/health/ready' })).statusCode === 200 ? true : undefined,
+    );
   });
 });

@@ -14,7 +14,9 @@ export async function brokerAdmin(url: string) {
   let confirmChannel: ConfirmChannel | undefined;
   const declaredExchanges = new Set<string>();
 
-  /** `queue`'s counts, or undefined when it does not exist (a failed check closes its channel, so a channel of its own). */
+  /**
+   * `queue`'s counts, or undefined when it does not exist (a failed check closes its channel, so a channel of its own).
+   */
   async function check(queue: string): Promise<amqp.Replies.AssertQueue | undefined> {
     const probe = await connection.createChannel();
     probe.on('error', () => undefined);
@@ -54,8 +56,12 @@ export async function brokerAdmin(url: string) {
       }
       await confirmChannel.waitForConfirms();
     },
-    /** Removes the exchange's family (see `removeExchangeFamily`) and `queues` with theirs, ignoring what is already gone. */
-    deleteTopology: (exchange: string, queues: readonly string[] = []) => removeExchangeFamily(connection, exchange, { queues }),
+    /**
+     * Removes the exchange's family (see `removeExchangeFamily`) and `queues` with theirs, ignoring what is already
+     * gone.
+     */
+    deleteTopology: (exchange: string, queues: readonly string[] = []) =>
+      removeExchangeFamily(connection, exchange, { queues }),
     close: () => connection.close(),
   };
 }

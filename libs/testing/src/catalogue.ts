@@ -4,7 +4,13 @@ import { generateSigningKeyPair } from '@recipes/auth';
 import { parseConfig } from '@recipes/config';
 import { createPool } from '@recipes/db';
 import { createLogger } from '@recipes/logging';
-import { type BackendConfig, EndedSessions, migrationSetsOf, type ServiceDefinition, sessionEnds } from '@recipes/runtime';
+import {
+  type BackendConfig,
+  EndedSessions,
+  migrationSetsOf,
+  type ServiceDefinition,
+  sessionEnds,
+} from '@recipes/runtime';
 
 /** What this check needs of the event catalogue in @recipes/contracts. */
 export interface CatalogueEntry {
@@ -65,7 +71,11 @@ export function sqlOutboxWrites(dir: string): SqlOutboxWrite[] {
   const builderProducer = inserts.find((insert) => insert.builder)?.producer;
   const calls = files.flatMap(({ file, sql }) =>
     // Its definition and its DROP name it after FUNCTION; a call does not.
-    [...sql.matchAll(new RegExp(`(?<!function\\s+)\\b${ENVELOPE_FUNCTION}\\s*\\(\\s*('([^']+)'|[^,]*)\\s*,\\s*(\\d+)?`, 'gi'))].map((call) => ({
+    [
+      ...sql.matchAll(
+        new RegExp(`(?<!function\\s+)\\b${ENVELOPE_FUNCTION}\\s*\\(\\s*('([^']+)'|[^,]*)\\s*,\\s*(\\d+)?`, 'gi'),
+      ),
+    ].map((call) => ({
       file,
       type: call[2],
       version: Number(call[3]) || undefined,
@@ -80,16 +90,29 @@ export function sqlOutboxWrites(dir: string): SqlOutboxWrite[] {
  * not list it as consuming (or the reverse, events its queue would never receive), and an event its SQL
  * writes to the outbox that the catalogue does not declare for it. Empty when they agree.
  */
-export function catalogueDisagreements(catalogue: readonly CatalogueEntry[], { service, handlers, published, migrationsDirs }: ServiceEvents): string[] {
+export function catalogueDisagreements(
+  catalogue: readonly CatalogueEntry[],
+  { service, handlers, published, migrationsDirs }: ServiceEvents,
+): string[] {
   const handled = new Set(handlers.map((handler) => key(handler.definition)));
   const consumed = new Set(catalogue.filter((event) => event.consumers.includes(service)).map(key));
   const said = new Set(published.map(({ event }) => key(event)));
   const produced = new Set(catalogue.filter((event) => event.producer === service).map(key));
   const problems = [
-    ...[...handled].filter((event) => !consumed.has(event)).map((event) => `${service} handles ${event}, but the catalogue does not list it as a consumer`),
-    ...[...consumed].filter((event) => !handled.has(event)).map((event) => `the catalogue lists ${service} as consuming ${event}, but it has no handler for it`),
-    ...[...said].filter((event) => !produced.has(event)).map((event) => `${service} says it publishes ${event}, but the catalogue does not name it the producer`),
-    ...[...produced].filter((event) => !said.has(event)).map((event) => `the catalogue names ${service} the producer of ${event}, but its published events do not list it`),
+    ...[...handled]
+      .filter((event) => !consumed.has(event))
+      .map((event) => `${service} handles ${event}, but the catalogue does not list it as a consumer`),
+    ...[...consumed]
+      .filter((event) => !handled.has(event))
+      .map((event) => `the catalogue lists ${service} as consuming ${event}, but it has no handler for it`),
+    ...[...said]
+      .filter((event) => !produced.has(event))
+      .map((event) => `${service} says it publishes ${event}, but the catalogue does not name it the producer`),
+    ...[...produced]
+      .filter((event) => !said.has(event))
+      .map(
+        (event) => `the catalogue names ${service} the producer of ${event}, but its published events do not list it`,
+      ),
   ];
   for (const write of migrationsDirs.flatMap(sqlOutboxWrites)) {
     const { file, type, version, producer } = write;
@@ -100,8 +123,11 @@ export function catalogueDisagreements(catalogue: readonly CatalogueEntry[], { s
     const declared = catalogue.find((event) => event.type === type && event.version === version);
     if (!declared) problems.push(`${file} writes ${type}@${version}, which the catalogue does not list`);
     else if (declared.producer !== service || producer !== service) {
-      problems.push(`${file} writes ${type}@${version} as ${producer} from ${service}, but the catalogue says ${declared.producer} produces it`);
-    } else if (!said.has(key(declared))) problems.push(`${file} writes ${type}@${version}, but ${service}'s published events do not list it`);
+      problems.push(
+        `${file} writes ${type}@${version} as ${producer} from ${service}, but the catalogue says ${declared.producer} produces it`,
+      );
+    } else if (!said.has(key(declared)))
+      problems.push(`${file} writes ${type}@${version}, but ${service}'s published events do not list it`);
   }
   return problems.sort();
 }
@@ -113,13 +139,21 @@ export function catalogueDisagreements(catalogue: readonly CatalogueEntry[], { s
 export function serviceEventsOf<C extends BackendConfig, P>(definition: ServiceDefinition<C, P>): ServiceEvents {
   const logger = createLogger({ service: definition.name, level: 'silent' });
   const config = parseConfig(definition.configSchema, {}) as C;
-  const pool = createPool({ connectionString: config.DATABASE_URL, schema: definition.name, applicationName: 'catalogue-check', logger });
+  const pool = createPool({
+    connectionString: config.DATABASE_URL,
+    schema: definition.name,
+    applicationName: 'catalogue-check',
+    logger,
+  });
   const endedSessions = new EndedSessions();
   const parts = definition.parts({ config, pool, logger, keys: generateSigningKeyPair(), endedSessions });
   return {
     service: definition.name,
     // The runtime adds to every service's own handlers the one that keeps ended sessions, where it consumes them.
-    handlers: [...(definition.handlers?.(parts) ?? []), ...sessionEnds(definition.name, pool, endedSessions, logger).durable],
+    handlers: [
+      ...(definition.handlers?.(parts) ?? []),
+      ...sessionEnds(definition.name, pool, endedSessions, logger).durable,
+    ],
     published: definition.publishes,
     migrationsDirs: migrationSetsOf(definition).map((set) => set.dir),
   };

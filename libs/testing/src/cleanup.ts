@@ -43,13 +43,20 @@ export function exchangeFamily(exchange: string, { queues = [], services = [] }:
  * or not. `broker` is an AMQP URL or an open connection. Rejects, naming them, when any could not be
  * deleted, so that a test file does not leave them behind unnoticed.
  */
-export async function removeExchangeFamily(broker: string | ChannelModel, exchange: string, options: ExchangeFamilyOptions = {}): Promise<void> {
+export async function removeExchangeFamily(
+  broker: string | ChannelModel,
+  exchange: string,
+  options: ExchangeFamilyOptions = {},
+): Promise<void> {
   const connection = typeof broker === 'string' ? await amqp.connect(broker) : broker;
   const { exchanges, queues } = exchangeFamily(exchange, options);
   const failures: string[] = [];
   let channel: Channel | undefined;
   try {
-    const deletions = [...queues.map((name) => ['queue', name] as const), ...exchanges.map((name) => ['exchange', name] as const)];
+    const deletions = [
+      ...queues.map((name) => ['queue', name] as const),
+      ...exchanges.map((name) => ['exchange', name] as const),
+    ];
     for (const [kind, name] of deletions) {
       if (!channel) {
         channel = await connection.createChannel();
@@ -89,7 +96,7 @@ export async function removeRedisKeys(url: string, prefix: string): Promise<void
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
     await redis.connect();
-    for (let cursor = '0'; ; ) {
+    for (let cursor = '0'; ;) {
       const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
       if (keys.length > 0) await redis.del(...keys);
       if (next === '0') break;

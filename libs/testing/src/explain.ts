@@ -19,7 +19,11 @@ export const planNodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?
  * `pool` instead of answering it, and returns the plan's nodes. The repository gets `row` back: what it
  * makes of it is of no interest here.
  */
-export async function explainQuery<Db>(pool: pg.Pool, run: (db: Db) => Promise<unknown>, row: object = {}): Promise<PlanNode[]> {
+export async function explainQuery<Db>(
+  pool: pg.Pool,
+  run: (db: Db) => Promise<unknown>,
+  row: object = {},
+): Promise<PlanNode[]> {
   const plans: PlanNode[] = [];
   const explaining = {
     query: async (text: string, values: unknown[]) => {

@@ -4,9 +4,22 @@ import { inject } from 'vitest';
 import { dropDatabase } from './cleanup.js';
 
 export { brokerAdmin } from './broker-admin.js';
-export { dropDatabase, exchangeFamily, type ExchangeFamilyOptions, queueFamily, removeExchangeFamily, serviceNames } from './cleanup.js';
+export {
+  dropDatabase,
+  exchangeFamily,
+  type ExchangeFamilyOptions,
+  queueFamily,
+  removeExchangeFamily,
+  serviceNames,
+} from './cleanup.js';
 export { createTcpProxy, type TcpProxy } from './tcp-proxy.js';
-export { type LocalPushService, type LocalSubscription, type PushAnswer, type ReceivedPush, startLocalPushService } from './push-service.js';
+export {
+  type LocalPushService,
+  type LocalSubscription,
+  type PushAnswer,
+  type ReceivedPush,
+  startLocalPushService,
+} from './push-service.js';
 export { type ClusterNode, type RabbitCluster, startRabbitCluster } from './rabbit-cluster.js';
 export { explainQuery, type PlanNode, planNodes } from './explain.js';
 export { type CursorPage, pagesAtOdds, readWhileWriting, walkFaults, walkWhileChanging } from './pages.js';
@@ -70,7 +83,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 5_000, intervalMs = 25): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 5_000,
+  intervalMs = 25,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

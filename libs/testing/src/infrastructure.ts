@@ -68,7 +68,10 @@ async function resolve(environment: NodeJS.ProcessEnv): Promise<TestInfrastructu
   const stops: Array<() => Promise<unknown>> = [];
   const containers: ContainerIds = {};
 
-  /** `configured` if given, else `local` if a server answers there, else a container started now and stopped with the rest. */
+  /**
+   * `configured` if given, else `local` if a server answers there, else a container started now and stopped with the
+   * rest.
+   */
   async function serverUrl(
     configured: string | undefined,
     local: string,
@@ -84,14 +87,24 @@ async function resolve(environment: NodeJS.ProcessEnv): Promise<TestInfrastructu
     return url;
   }
 
-  const databaseUrl = await serverUrl(environment.DATABASE_URL, LOCAL_DATABASE_URL, postgresAnswers, 'postgres', async (host) => {
-    const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
-    const container = await new PostgreSqlContainer('postgres:17-alpine').withExposedPorts({ container: 5432, host }).start();
-    return { container, url: container.getConnectionUri() };
-  });
+  const databaseUrl = await serverUrl(
+    environment.DATABASE_URL,
+    LOCAL_DATABASE_URL,
+    postgresAnswers,
+    'postgres',
+    async (host) => {
+      const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
+      const container = await new PostgreSqlContainer('postgres:17-alpine')
+        .withExposedPorts({ container: 5432, host })
+        .start();
+      return { container, url: container.getConnectionUri() };
+    },
+  );
   const amqpUrl = await serverUrl(environment.AMQP_URL, LOCAL_AMQP_URL, rabbitAnswers, 'rabbitmq', async (host) => {
     const { RabbitMQContainer } = await import('@testcontainers/rabbitmq');
-    const container = await new RabbitMQContainer('rabbitmq:4-management-alpine').withExposedPorts({ container: 5672, host }).start();
+    const container = await new RabbitMQContainer('rabbitmq:4-management-alpine')
+      .withExposedPorts({ container: 5672, host })
+      .start();
     return { container, url: container.getAmqpUrl() };
   });
 

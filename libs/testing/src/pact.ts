@@ -1,7 +1,14 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MatchersV3, MessageProviderPact, PactV3, SpecificationVersion, Verifier, type VerifierOptions } from '@pact-foundation/pact';
+import {
+  MatchersV3,
+  MessageProviderPact,
+  PactV3,
+  SpecificationVersion,
+  Verifier,
+  type VerifierOptions,
+} from '@pact-foundation/pact';
 import { createEvent, type EventEnvelope, newId, userDeleted } from '@recipes/contracts';
 import { type App, internalServerOf } from '@recipes/http';
 import { expect } from 'vitest';
@@ -30,7 +37,13 @@ export const pactNames = {
  */
 export function freshHttpPact(consumer: string, provider: string): PactV3 {
   rmSync(join(pactsDir, `${consumer}-${provider}.json`), { force: true });
-  return new PactV3({ consumer, provider, dir: pactsDir, logLevel: 'warn', spec: SpecificationVersion.SPECIFICATION_VERSION_V4 });
+  return new PactV3({
+    consumer,
+    provider,
+    dir: pactsDir,
+    logLevel: 'warn',
+    spec: SpecificationVersion.SPECIFICATION_VERSION_V4,
+  });
 }
 
 const ISO_MILLIS = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
@@ -65,7 +78,11 @@ export function pactsForProvider(provider: string): string[] {
  * consumers' tests write theirs first, so there is at least one. `stateHandlers` set up what each
  * interaction's provider state names, and may give the values the consumer takes from it (e.g. an `id`).
  */
-export async function verifyInternalApi(app: App, provider: string, stateHandlers: NonNullable<VerifierOptions['stateHandlers']>): Promise<void> {
+export async function verifyInternalApi(
+  app: App,
+  provider: string,
+  stateHandlers: NonNullable<VerifierOptions['stateHandlers']>,
+): Promise<void> {
   const pactUrls = pactsForProvider(provider);
   expect(pactUrls.length).toBeGreaterThan(0);
   const providerBaseUrl = await internalServerOf(app).listen({ host: '127.0.0.1', port: 0 });
@@ -84,7 +101,8 @@ export interface PactMessage {
 export function pactMessages(pactFiles: string[]): PactMessage[] {
   return pactFiles.flatMap((file) => {
     const pact = JSON.parse(readFileSync(file, 'utf8'));
-    const messages: Array<{ description: string; contents?: { content?: unknown } }> = pact.messages ?? pact.interactions ?? [];
+    const messages: Array<{ description: string; contents?: { content?: unknown } }> =
+      pact.messages ?? pact.interactions ?? [];
     return messages.map((message) => ({
       consumer: pact.consumer.name,
       description: message.description,
@@ -103,7 +121,10 @@ export type EventProducer = (exampleData: unknown) => Promise<unknown>;
  * verification fails ("No handler found"). Pact finds the producer by description alone: messages
  * that need different situations need different descriptions.
  */
-export function messageProvidersByType(pactFiles: string[], producers: Record<string, EventProducer>): Record<string, () => Promise<unknown>> {
+export function messageProvidersByType(
+  pactFiles: string[],
+  producers: Record<string, EventProducer>,
+): Record<string, () => Promise<unknown>> {
   return Object.fromEntries(
     pactMessages(pactFiles).flatMap(({ description, example }) => {
       const produce = example.type === undefined ? undefined : producers[example.type];
@@ -134,9 +155,18 @@ export function missingConsumerPacts(
  * tests write theirs first, so there is at least one. Each message is made by `producers` (see
  * `messageProvidersByType`).
  */
-export async function verifyEventsProvider(provider: string, pactFiles: string[], producers: Record<string, EventProducer>): Promise<void> {
+export async function verifyEventsProvider(
+  provider: string,
+  pactFiles: string[],
+  producers: Record<string, EventProducer>,
+): Promise<void> {
   expect(pactFiles.length).toBeGreaterThan(0);
-  await new MessageProviderPact({ provider, pactUrls: pactFiles, messageProviders: messageProvidersByType(pactFiles, producers), logLevel: 'warn' }).verify();
+  await new MessageProviderPact({
+    provider,
+    pactUrls: pactFiles,
+    messageProviders: messageProvidersByType(pactFiles, producers),
+    logLevel: 'warn',
+  }).verify();
 }
 
 /** "consumer: event type" for each message of `pactFiles` whose type none of `producers` makes. */
@@ -151,13 +181,25 @@ export function unmadeMessages(pactFiles: string[], producers: Record<string, Ev
  * `user.deleted` names, handed to it with `deliver`; read back from its outbox as the relay would publish it.
  */
 export async function erasureConfirmation(
-  harness: { deliver(event: EventEnvelope): Promise<void>; pool: { query(sql: string, params: unknown[]): Promise<{ rows: Array<{ payload: unknown }> }> } },
+  harness: {
+    deliver(event: EventEnvelope): Promise<void>;
+    pool: { query(sql: string, params: unknown[]): Promise<{ rows: Array<{ payload: unknown }> }> };
+  },
   service: string,
 ): Promise<unknown> {
   const userId = newId();
   const now = new Date().toISOString();
-  await harness.deliver(createEvent(userDeleted, { userId, deletedAt: now, sessionIds: [], tokensExpireBy: now }, { producer: 'users', correlationId: 'erasure' }));
-  const { rows } = await harness.pool.query("SELECT payload FROM outbox WHERE type = $1 AND payload->'data'->>'userId' = $2", [`${service}.user.erased`, userId]);
+  await harness.deliver(
+    createEvent(
+      userDeleted,
+      { userId, deletedAt: now, sessionIds: [], tokensExpireBy: now },
+      { producer: 'users', correlationId: 'erasure' },
+    ),
+  );
+  const { rows } = await harness.pool.query(
+    "SELECT payload FROM outbox WHERE type = $1 AND payload->'data'->>'userId' = $2",
+    [`${service}.user.erased`, userId],
+  );
   expect(rows).toHaveLength(1);
   return rows[0]!.payload;
 }

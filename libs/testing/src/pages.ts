@@ -3,7 +3,11 @@
  * deleting and adding its items) runs, and gives every answer read: whatever was written meanwhile,
  * each answer must agree with itself. At least one read runs after the writes.
  */
-export async function readWhileWriting<A>(read: () => Promise<A>, write: () => Promise<void>, readers = 2): Promise<A[]> {
+export async function readWhileWriting<A>(
+  read: () => Promise<A>,
+  write: () => Promise<void>,
+  readers = 2,
+): Promise<A[]> {
   const answers: A[] = [];
   let writing = true;
   const writes = write().finally(() => (writing = false));
@@ -44,7 +48,11 @@ export interface CursorPage {
  * (another client adding and deleting items) beside each page read, the `step`th change with the
  * `step`th read, at the same moment; gives every id seen, in the order seen.
  */
-export async function walkWhileChanging(read: (cursor: string | null) => Promise<CursorPage>, change: (step: number) => Promise<void>, maxPages = 1_000): Promise<string[]> {
+export async function walkWhileChanging(
+  read: (cursor: string | null) => Promise<CursorPage>,
+  change: (step: number) => Promise<void>,
+  maxPages = 1_000,
+): Promise<string[]> {
   const seen: string[] = [];
   let cursor: string | null = null;
   for (let step = 0; ; step += 1) {

@@ -55,25 +55,48 @@ export interface VapidClaims {
  * expiring within 24 hours; and `k` the application server key the subscription was made with, if known.
  * Gives the claims, or throws saying what is wrong.
  */
-export function verifyVapid(header: string | undefined, origin: string, applicationServerKey?: string, now = Date.now()): VapidClaims & { k: string } {
+export function verifyVapid(
+  header: string | undefined,
+  origin: string,
+  applicationServerKey?: string,
+  now = Date.now(),
+): VapidClaims & { k: string } {
   const match = /^vapid (.+)$/i.exec(header ?? '');
   if (!match) throw new Error('no vapid Authorization');
   const params = Object.fromEntries(match[1]!.split(',').map((part) => part.trim().split('=') as [string, string]));
   const { t, k } = params;
   if (!t || !k) throw new Error('vapid needs t and k');
-  if (applicationServerKey !== undefined && k !== applicationServerKey) throw new Error('k is not the key the subscription was made with');
+  if (applicationServerKey !== undefined && k !== applicationServerKey)
+    throw new Error('k is not the key the subscription was made with');
   const raw = Buffer.from(k, 'base64url');
   if (raw.length !== 65 || raw[0] !== 4) throw new Error('k is not an uncompressed P-256 key');
-  const key = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: raw.subarray(1, 33).toString('base64url'), y: raw.subarray(33).toString('base64url') }, format: 'jwk' });
+  const key = createPublicKey({
+    key: {
+      kty: 'EC',
+      crv: 'P-256',
+      x: raw.subarray(1, 33).toString('base64url'),
+      y: raw.subarray(33).toString('base64url'),
+    },
+    format: 'jwk',
+  });
   const [head, payload, signature] = t.split('.');
   if (!head || !payload || !signature) throw new Error('t is not a JWT');
   const { alg } = JSON.parse(Buffer.from(head, 'base64url').toString()) as { alg?: string };
   if (alg !== 'ES256') throw new Error(`alg ${alg}, not ES256`);
-  if (!verify('sha256', Buffer.from(`${head}.${payload}`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'))) throw new Error('bad signature');
+  if (
+    !verify(
+      'sha256',
+      Buffer.from(`${head}.${payload}`),
+      { key, dsaEncoding: 'ieee-p1363' },
+      Buffer.from(signature, 'base64url'),
+    )
+  )
+    throw new Error('bad signature');
   const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as VapidClaims;
   if (claims.aud !== origin) throw new Error(`aud ${claims.aud}, not ${origin}`);
   const seconds = now / 1000;
-  if (!(claims.exp > seconds && claims.exp <= seconds + 24 * 3600)) throw new Error(`exp ${claims.exp} not within 24 h`);
+  if (!(claims.exp > seconds && claims.exp <= seconds + 24 * 3600))
+    throw new Error(`exp ${claims.exp} not within 24 h`);
   if (!/^(mailto:|https:)/.test(claims.sub ?? '')) throw new Error('sub is not a mailto: or https: URL');
   return { ...claims, k };
 }

@@ -21,7 +21,8 @@ export interface ReceivedPush {
  * answer at all, or `holdMs` of nothing and then an accept, as a slow push service would (whether the
  * sender still waits or not).
  */
-export type PushAnswer = { status: 404 | 410 | 400 | 429 | 503; retryAfterSeconds?: number } | 'hang' | { holdMs: number };
+export type PushAnswer =
+  { status: 404 | 410 | 400 | 429 | 503; retryAfterSeconds?: number } | 'hang' | { holdMs: number };
 
 /** A subscription as a browser hands it to the app (`PushSubscription.toJSON()`). */
 export interface LocalSubscription {
@@ -32,7 +33,10 @@ export interface LocalSubscription {
 
 export interface LocalPushService {
   origin: string;
-  /** A new subscription, as a browser makes one with `applicationServerKey` (checked against each push's `k`, when given). */
+  /**
+   * A new subscription, as a browser makes one with `applicationServerKey` (checked against each push's `k`, when
+   * given).
+   */
   subscribe(applicationServerKey?: string): LocalSubscription;
   /** The next pushes to `subscriptionId` get these answers, in turn; then it accepts again. */
   answerNext(subscriptionId: string, ...answers: PushAnswer[]): void;
@@ -44,7 +48,9 @@ export interface LocalPushService {
   attempts(subscriptionId: string): number;
   /** Waits for the `count`-th push accepted for `subscriptionId` (1 by default), failing after `timeoutMs`. */
   waitFor(subscriptionId: string, count?: number, timeoutMs?: number): Promise<ReceivedPush[]>;
-  /** What was refused for breaking the protocol (a bad VAPID header, a body that does not decrypt…): must stay empty. */
+  /**
+   * What was refused for breaking the protocol (a bad VAPID header, a body that does not decrypt…): must stay empty.
+   */
   violations: string[];
   close(): Promise<void>;
 }
@@ -79,7 +85,8 @@ export async function startLocalPushService(): Promise<LocalPushService> {
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
-    const entry = request.method === 'POST' ? entries.get(/^\/push\/([\w-]+)$/.exec(request.url ?? '')?.[1] ?? '') : undefined;
+    const entry =
+      request.method === 'POST' ? entries.get(/^\/push\/([\w-]+)$/.exec(request.url ?? '')?.[1] ?? '') : undefined;
     if (!entry) return void response.writeHead(404).end();
     entry.attempts += 1;
     const arrivedAt = Date.now();
@@ -97,7 +104,8 @@ export async function startLocalPushService(): Promise<LocalPushService> {
     }
     const ttl = Number(request.headers.ttl);
     if (!Number.isInteger(ttl) || ttl < 0) return refuse(response, 400, 'TTL missing or not a whole number');
-    if (request.headers['content-encoding'] !== 'aes128gcm') return refuse(response, 415, `content-encoding ${request.headers['content-encoding']}`);
+    if (request.headers['content-encoding'] !== 'aes128gcm')
+      return refuse(response, 415, `content-encoding ${request.headers['content-encoding']}`);
     const body = Buffer.concat(chunks);
     if (body.length > 4096) return refuse(response, 413, `body of ${body.length} bytes`);
     const topic = request.headers.topic as string | undefined;
@@ -135,7 +143,16 @@ export async function startLocalPushService(): Promise<LocalPushService> {
     subscribe(applicationServerKey) {
       const id = randomUUID();
       const keys = receiverKeys();
-      entries.set(id, { id, keys, applicationServerKey, next: [], always: undefined, received: [], attempts: 0, waiters: new Set() });
+      entries.set(id, {
+        id,
+        keys,
+        applicationServerKey,
+        next: [],
+        always: undefined,
+        received: [],
+        attempts: 0,
+        waiters: new Set(),
+      });
       return { id, endpoint: `${origin}/push/${id}`, keys: keys.json };
     },
     answerNext: (id, ...answers) => entryOf(id).next.push(...answers),
@@ -150,7 +167,11 @@ export async function startLocalPushService(): Promise<LocalPushService> {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => {
           entry.waiters.delete(check);
-          reject(new Error(`push ${count} to ${id} did not come within ${timeoutMs} ms (${entry.received.length} came, ${entry.attempts} tried)`));
+          reject(
+            new Error(
+              `push ${count} to ${id} did not come within ${timeoutMs} ms (${entry.received.length} came, ${entry.attempts} tried)`,
+            ),
+          );
         }, timeoutMs);
         function check() {
           if (entry.received.length < count) return;

@@ -32,7 +32,9 @@ async function ctl(node: string, ...args: string[]): Promise<void> {
     await run('rabbitmqctl', ['-q', '-n', node, ...args], { timeout: 90_000 });
   } catch (error) {
     const { stderr = '' } = error as { stderr?: string };
-    throw new Error(`rabbitmqctl -n ${node} ${args.join(' ')} failed: ${stderr.trim().split('\n')[0]}`, { cause: error });
+    throw new Error(`rabbitmqctl -n ${node} ${args.join(' ')} failed: ${stderr.trim().split('\n')[0]}`, {
+      cause: error,
+    });
   }
 }
 
@@ -43,7 +45,15 @@ async function ctl(node: string, ...args: string[]): Promise<void> {
  * broker's user) and the epmd of the local broker. Their data lives in a temporary directory, removed by
  * `close`.
  */
-export async function startRabbitCluster({ name, size = 3, basePort }: { name: string; size?: number; basePort: number }): Promise<RabbitCluster> {
+export async function startRabbitCluster({
+  name,
+  size = 3,
+  basePort,
+}: {
+  name: string;
+  size?: number;
+  basePort: number;
+}): Promise<RabbitCluster> {
   const root = mkdtempSync(join(tmpdir(), `${name}-`));
   const { uid, gid } = brokerIds();
   const nodes = Array.from({ length: size }, (_, i) => {
@@ -69,7 +79,15 @@ export async function startRabbitCluster({ name, size = 3, basePort }: { name: s
     };
     return { node, port, dir, env, pidFile: join(dir, 'node.pid') };
   });
-  for (const path of [root, ...nodes.flatMap(({ dir }) => [dir, join(dir, 'rabbitmq.conf'), join(dir, 'enabled_plugins'), join(dir, 'rabbitmq-env.conf')])]) {
+  for (const path of [
+    root,
+    ...nodes.flatMap(({ dir }) => [
+      dir,
+      join(dir, 'rabbitmq.conf'),
+      join(dir, 'enabled_plugins'),
+      join(dir, 'rabbitmq-env.conf'),
+    ]),
+  ]) {
     chownSync(path, uid, gid);
   }
 
@@ -78,7 +96,9 @@ export async function startRabbitCluster({ name, size = 3, basePort }: { name: s
     rmSync(root, { recursive: true, force: true });
   };
   try {
-    await Promise.all(nodes.map(({ env }) => run('rabbitmq-server', ['-detached'], { env, cwd: root, timeout: 30_000 })));
+    await Promise.all(
+      nodes.map(({ env }) => run('rabbitmq-server', ['-detached'], { env, cwd: root, timeout: 30_000 })),
+    );
     // `wait` waits for the node to write its pid file and then for the broker to start: a node just
     // detached may not have registered with epmd yet, which `await_startup` takes for one not running.
     await Promise.all(nodes.map(({ node, pidFile }) => ctl(node, 'wait', '--timeout', '90', pidFile)));

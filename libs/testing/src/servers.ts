@@ -26,29 +26,47 @@ interface Commands {
 function localCommands(name: SharedServerName): Commands {
   if (name === 'rabbitmq') {
     // stop_app leaves the Erlang node up, so start_app brings the broker back within seconds.
-    return { stop: [['rabbitmqctl', '-q', 'stop_app']], start: [['rabbitmqctl', '-q', 'start_app'], ['rabbitmqctl', '-q', 'await_startup']] };
+    return {
+      stop: [['rabbitmqctl', '-q', 'stop_app']],
+      start: [
+        ['rabbitmqctl', '-q', 'start_app'],
+        ['rabbitmqctl', '-q', 'await_startup'],
+      ],
+    };
   }
   const version = readdirSync('/etc/postgresql')[0];
   if (!version) throw new Error('no PostgreSQL cluster under /etc/postgresql');
   const cluster = ['pg_ctlcluster', '--skip-systemctl-redirect', version, 'main'];
   return {
     stop: [[...cluster, 'stop']],
-    start: [[...cluster, 'start'], ['pg_isready', '-q', '-h', '127.0.0.1', '-p', '5432', '-t', '30']],
+    start: [
+      [...cluster, 'start'],
+      ['pg_isready', '-q', '-h', '127.0.0.1', '-p', '5432', '-t', '30'],
+    ],
   };
 }
 
 /** A container this run started, on fixed host ports (see infrastructure.ts), so its address survives a restart. */
 function containerCommands(name: SharedServerName, id: string): Commands {
   const ready = name === 'rabbitmq' ? ['rabbitmqctl', '-q', 'await_startup'] : ['pg_isready', '-q', '-t', '30'];
-  return { stop: [['docker', 'stop', id]], start: [['docker', 'start', id], ['docker', 'exec', id, ...ready]] };
+  return {
+    stop: [['docker', 'stop', id]],
+    start: [
+      ['docker', 'start', id],
+      ['docker', 'exec', id, ...ready],
+    ],
+  };
 }
 
 function commandsFor(name: SharedServerName): Commands {
   const id = inject('containers')[name];
   if (id) return containerCommands(name, id);
-  const [url, local] = name === 'postgres' ? [inject('databaseUrl'), LOCAL_DATABASE_URL] : [inject('amqpUrl'), LOCAL_AMQP_URL];
+  const [url, local] =
+    name === 'postgres' ? [inject('databaseUrl'), LOCAL_DATABASE_URL] : [inject('amqpUrl'), LOCAL_AMQP_URL];
   if (url === local) return localCommands(name);
-  throw new Error(`cannot stop or start ${name} at ${new URL(url).host}: it is neither the local server nor a container this run started`);
+  throw new Error(
+    `cannot stop or start ${name} at ${new URL(url).host}: it is neither the local server nor a container this run started`,
+  );
 }
 
 async function runAll(name: SharedServerName, commands: string[][]): Promise<void> {
@@ -57,7 +75,10 @@ async function runAll(name: SharedServerName, commands: string[][]): Promise<voi
       await run(file!, args, { timeout: 60_000 });
     } catch (error) {
       const { stderr = '' } = error as { stderr?: string };
-      throw new Error(`${name}: \`${[file, ...args].join(' ')}\` failed: ${(error as Error).message.split('\n')[0]} ${stderr.trim()}`, { cause: error });
+      throw new Error(
+        `${name}: \`${[file, ...args].join(' ')}\` failed: ${(error as Error).message.split('\n')[0]} ${stderr.trim()}`,
+        { cause: error },
+      );
     }
   }
 }

@@ -9,7 +9,12 @@ import { type BackendConfig, composeService, migrationSetsOf, type ServiceDefini
 import { afterAll, beforeAll, expect } from 'vitest';
 import { createTestDatabase, reserveTestDatabase, type TestDatabase } from './index.js';
 
-export { type ReceivedMessage, type ServiceOnBroker, serviceOnBroker, type ServiceOnBrokerOptions } from './service-on-broker.js';
+export {
+  type ReceivedMessage,
+  type ServiceOnBroker,
+  serviceOnBroker,
+  type ServiceOnBrokerOptions,
+} from './service-on-broker.js';
 
 const silent = createLogger({ service: 'test', level: 'silent' });
 
@@ -21,7 +26,12 @@ const migrateFor = (definition: Migrated, url: string) =>
 
 /** A pool on `definition`'s schema at `url`; it connects when first used. */
 const poolFor = (definition: Migrated, url: string) =>
-  createPool({ connectionString: url, schema: definition.name, applicationName: `${definition.name}-test`, logger: silent });
+  createPool({
+    connectionString: url,
+    schema: definition.name,
+    applicationName: `${definition.name}-test`,
+    logger: silent,
+  });
 
 /** Ends `pool`, then drops `database`. */
 const closing = (pool: Pool, database: TestDatabase) => async () => {
@@ -99,7 +109,13 @@ export async function serviceHarness<C extends BackendConfig, P>(
 ): Promise<ServiceHarness<C, P>> {
   const { database, pool, close: closeDatabase } = await migratedDatabase(definition);
   const keys = generateSigningKeyPair();
-  const settings = (extra: Record<string, string>) => parseConfig(definition.configSchema, { DATABASE_URL: database.url, RESPONSE_VALIDATION: 'true', ...env, ...extra }) as C;
+  const settings = (extra: Record<string, string>) =>
+    parseConfig(definition.configSchema, {
+      DATABASE_URL: database.url,
+      RESPONSE_VALIDATION: 'true',
+      ...env,
+      ...extra,
+    }) as C;
   const config = settings({});
   const compose = async (appConfig: C) => {
     const composed = await composeService(definition, { config: appConfig, keys, pool, logger: silent });
@@ -111,7 +127,12 @@ export async function serviceHarness<C extends BackendConfig, P>(
   const apps = [app];
   const handle = dispatcher(handlers);
   const hear = dispatcher(instanceSubscription.handlers);
-  const sign = tokenIssuer({ privateKey: keys.privateKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: 3600 });
+  const sign = tokenIssuer({
+    privateKey: keys.privateKey,
+    issuer: config.JWT_ISSUER,
+    audience: config.JWT_AUDIENCE,
+    ttlSeconds: 3600,
+  });
 
   return {
     app,
@@ -120,7 +141,13 @@ export async function serviceHarness<C extends BackendConfig, P>(
     parts,
     database,
     keys,
-    tokenFor: ({ id, username, sessionId, issuedAt }) => sign({ id, username, ...(sessionId === undefined ? {} : { sessionId }), ...(issuedAt === undefined ? {} : { issuedAt }) }),
+    tokenFor: ({ id, username, sessionId, issuedAt }) =>
+      sign({
+        id,
+        username,
+        ...(sessionId === undefined ? {} : { sessionId }),
+        ...(issuedAt === undefined ? {} : { issuedAt }),
+      }),
     deliver: (event) => handle(event, silent),
     async outbox() {
       const { rows } = await pool.query<{ payload: EventEnvelope }>(
@@ -146,7 +173,10 @@ export async function serviceHarness<C extends BackendConfig, P>(
  * What `make` gives for each of `names`, made one after another (each may announce itself by an event
  * the next relies on), as a tuple as long as `names`: e.g. the users a test file starts with.
  */
-export async function inTurn<const N extends readonly string[], T>(names: N, make: (name: N[number]) => Promise<T>): Promise<{ -readonly [K in keyof N]: T }> {
+export async function inTurn<const N extends readonly string[], T>(
+  names: N,
+  make: (name: N[number]) => Promise<T>,
+): Promise<{ -readonly [K in keyof N]: T }> {
   const made: T[] = [];
   for (const name of names) made.push(await make(name));
   return made as { -readonly [K in keyof N]: T };
@@ -155,7 +185,10 @@ export async function inTurn<const N extends readonly string[], T>(names: N, mak
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** Asserts a problem+json answer with `status` (showing the body when it is another) and returns the problem. */
-export function expectProblem(response: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number) {
+export function expectProblem(
+  response: { statusCode: number; headers: Record<string, unknown>; body: string },
+  status: number,
+) {
   expect(response.statusCode, response.body).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
   return problemSchema.parse(JSON.parse(response.body));

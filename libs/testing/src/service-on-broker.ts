@@ -14,9 +14,14 @@ export interface ReceivedMessage {
 }
 
 export interface ServiceOnBrokerOptions {
-  /** Settings beyond the database's, the broker's and the exchange's, e.g. where its neighbours are (or that nobody is there). */
+  /**
+   * Settings beyond the database's, the broker's and the exchange's, e.g. where its neighbours are (or that nobody is
+   * there).
+   */
   env?: Record<string, string>;
-  /** Routing patterns to bind a queue of the test's own to, on the service's exchange: what another service would hear. */
+  /**
+   * Routing patterns to bind a queue of the test's own to, on the service's exchange: what another service would hear.
+   */
   listen?: readonly string[];
   /** The service's own way to the broker when not straight there, e.g. a `createTcpProxy` the test can cut. */
   brokerUrl?: string;
@@ -41,7 +46,10 @@ export interface ServiceOnBroker<C> {
   publish(event: EventEnvelope): Promise<void>;
   /** A token for `user`, signed as the users service signs them, with the key pair the service was given. */
   tokenFor(user: TokenSubject): string;
-  /** Closes the service, the test's connection and the neighbours; removes the exchange with its queues and drops the database. */
+  /**
+   * Closes the service, the test's connection and the neighbours; removes the exchange with its queues and drops the
+   * database.
+   */
   close(): Promise<void>;
 }
 
@@ -52,7 +60,13 @@ export interface ServiceOnBroker<C> {
  */
 export async function serviceOnBroker<C extends BackendConfig, P>(
   definition: ServiceDefinition<C, P>,
-  { env = {}, listen = [], brokerUrl = amqpUrl(), logger = createLogger({ service: definition.name, level: 'silent' }), neighbours = [] }: ServiceOnBrokerOptions = {},
+  {
+    env = {},
+    listen = [],
+    brokerUrl = amqpUrl(),
+    logger = createLogger({ service: definition.name, level: 'silent' }),
+    neighbours = [],
+  }: ServiceOnBrokerOptions = {},
 ): Promise<ServiceOnBroker<C>> {
   const exchange = uniqueName(`${definition.name}-events`);
   const keys = generateSigningKeyPair();
@@ -75,7 +89,12 @@ export async function serviceOnBroker<C extends BackendConfig, P>(
 
   try {
     database = await createTestDatabase();
-    const config = parseConfig(definition.configSchema, { DATABASE_URL: database.url, AMQP_URL: brokerUrl, EVENTS_EXCHANGE: exchange, ...env }) as C;
+    const config = parseConfig(definition.configSchema, {
+      DATABASE_URL: database.url,
+      AMQP_URL: brokerUrl,
+      EVENTS_EXCHANGE: exchange,
+      ...env,
+    }) as C;
     service = await startBackendService(definition, { config, keys, logger });
     broker = await brokerAdmin(amqpUrl());
     if (listen.length > 0) {
@@ -91,7 +110,12 @@ export async function serviceOnBroker<C extends BackendConfig, P>(
         channel.ack(message);
       });
     }
-    const sign = tokenIssuer({ privateKey: keys.privateKey, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: 3600 });
+    const sign = tokenIssuer({
+      privateKey: keys.privateKey,
+      issuer: config.JWT_ISSUER,
+      audience: config.JWT_AUDIENCE,
+      ttlSeconds: 3600,
+    });
     const { publish } = broker;
     return {
       service,
@@ -101,7 +125,13 @@ export async function serviceOnBroker<C extends BackendConfig, P>(
       received,
       messages,
       publish: (event) => publish(exchange, [event]),
-      tokenFor: ({ id, username, sessionId, issuedAt }) => sign({ id, username, ...(sessionId === undefined ? {} : { sessionId }), ...(issuedAt === undefined ? {} : { issuedAt }) }),
+      tokenFor: ({ id, username, sessionId, issuedAt }) =>
+        sign({
+          id,
+          username,
+          ...(sessionId === undefined ? {} : { sessionId }),
+          ...(issuedAt === undefined ? {} : { issuedAt }),
+        }),
       close,
     };
   } catch (error) {

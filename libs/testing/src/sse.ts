@@ -23,7 +23,8 @@ export interface EventStreamClient {
 /** Parses the frames of an event stream (HTML Living Standard, server-sent events), one block at a time. */
 export function parseEventStream(block: string): StreamEvent | undefined {
   const lines = block.split('\n');
-  if (lines.every((line) => line.startsWith(':'))) return { event: '', data: '', comment: lines.map((line) => line.slice(1).trim()).join('\n') };
+  if (lines.every((line) => line.startsWith(':')))
+    return { event: '', data: '', comment: lines.map((line) => line.slice(1).trim()).join('\n') };
   const event: StreamEvent = { event: 'message', data: '' };
   const data: string[] = [];
   for (const line of lines) {
@@ -107,7 +108,9 @@ export async function openEventStream(url: string, headers: Record<string, strin
 export interface FollowedStream {
   /** The ids of the notifications seen, in order, across every reopening. */
   seen: string[];
-  /** Resolves once the first stream's first frame (the unread count) has come: what is stored from then on, it must see. */
+  /**
+   * Resolves once the first stream's first frame (the unread count) has come: what is stored from then on, it must see.
+   */
   ready: Promise<void>;
   /** How many times a stream was opened (more than once: an instance stopped under it). */
   opened(): number;
@@ -118,7 +121,11 @@ export interface FollowedStream {
  * A notification stream at `url`, opened again with Last-Event-ID whenever it ends, after a pause as
  * EventSource does. `failed` hears each opening that failed or was not 200.
  */
-export function followNotifications(url: string, headers: Record<string, string>, failed: (why: string) => void): FollowedStream {
+export function followNotifications(
+  url: string,
+  headers: Record<string, string>,
+  failed: (why: string) => void,
+): FollowedStream {
   const seen: string[] = [];
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   let stopped = false;
@@ -129,16 +136,18 @@ export function followNotifications(url: string, headers: Record<string, string>
   const done = (async () => {
     while (!stopped) {
       const lastId = seen.at(-1);
-      const stream = await openEventStream(url, { ...headers, ...(lastId ? { 'last-event-id': lastId } : {}) }).catch((error: unknown) => {
-        failed(String(error));
-        return undefined;
-      });
+      const stream = await openEventStream(url, { ...headers, ...(lastId ? { 'last-event-id': lastId } : {}) }).catch(
+        (error: unknown) => {
+          failed(String(error));
+          return undefined;
+        },
+      );
       if (stream && stream.status !== 200) failed(String(stream.status));
       if (stream?.status === 200) {
         opened += 1;
         current = stream;
         let read = 0;
-        for (let ended = false; !ended; ) {
+        for (let ended = false; !ended;) {
           ended = await Promise.race([stream.ended.then(() => true), pause(100).then(() => stopped)]);
           for (; read < stream.received.length; read++) {
             const event = stream.received[read]!;

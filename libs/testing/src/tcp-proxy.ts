@@ -15,7 +15,10 @@ export interface TcpProxy {
  * from one client and give it back without stopping the server others share. It listens on `listenOn`
  * (loopback unless given, e.g. an address that test hosts in network namespaces reach).
  */
-export async function createTcpProxy(target: string, { listenOn = '127.0.0.1' }: { listenOn?: string } = {}): Promise<TcpProxy> {
+export async function createTcpProxy(
+  target: string,
+  { listenOn = '127.0.0.1' }: { listenOn?: string } = {},
+): Promise<TcpProxy> {
   const targetUrl = new URL(target);
   const sockets = new Set<Socket>();
   let open = true;

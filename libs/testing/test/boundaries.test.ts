@@ -14,7 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const configFile = join(root, '.dependency-cruiser.cjs');
 const depcruise = join(root, 'node_modules', '.bin', 'depcruise');
-const { allowedLibraryImports } = createRequire(import.meta.url)(configFile) as { allowedLibraryImports: Record<string, string[]> };
+const { allowedLibraryImports } = createRequire(import.meta.url)(configFile) as {
+  allowedLibraryImports: Record<string, string[]>;
+};
 
 interface Violation {
   rule: { name: string; severity: string };
@@ -26,11 +28,15 @@ interface Violation {
 
 /** The violations the rule finds in `libs` and `services` under `cwd`. */
 function cruise(cwd: string): Violation[] {
-  const run = spawnSync(process.execPath, [depcruise, 'libs', 'services', '--config', configFile, '--output-type', 'json'], {
-    cwd,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const run = spawnSync(
+    process.execPath,
+    [depcruise, 'libs', 'services', '--config', configFile, '--output-type', 'json'],
+    {
+      cwd,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   if (run.error) throw run.error;
   if (!run.stdout) throw new Error(`depcruise printed nothing (exit ${run.status}): ${run.stderr}`);
   return JSON.parse(run.stdout).summary.violations;
@@ -41,7 +47,11 @@ function lintBoundaries(cwd: string): number | null {
   const script: string = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts['lint:boundaries'];
   const [command, ...args] = script.split(/\s+/);
   expect(command).toBe('depcruise');
-  const run = spawnSync(process.execPath, [depcruise, ...args.map((arg) => (arg === '.dependency-cruiser.cjs' ? configFile : arg))], { cwd, encoding: 'utf8' });
+  const run = spawnSync(
+    process.execPath,
+    [depcruise, ...args.map((arg) => (arg === '.dependency-cruiser.cjs' ? configFile : arg))],
+    { cwd, encoding: 'utf8' },
+  );
   if (run.error) throw run.error;
   return run.status;
 }
@@ -51,7 +61,9 @@ const summary = (violations: Violation[], severity: string) =>
   violations
     .filter((violation) => violation.rule.severity === severity)
     .map(({ rule, from, to, cycle }) =>
-      cycle ? `${rule.name}: ${[...new Set([from, ...cycle.map((step) => step.name)])].sort().join(' ⇄ ')}` : `${rule.name}: ${from} → ${to}`,
+      cycle
+        ? `${rule.name}: ${[...new Set([from, ...cycle.map((step) => step.name)])].sort().join(' ⇄ ')}`
+        : `${rule.name}: ${from} → ${to}`,
     )
     .sort();
 
@@ -72,7 +84,10 @@ describe('the boundary rule on a tree with one forbidden import of each kind', (
 
   beforeAll(() => {
     fixture = mkdtempSync(join(tmpdir(), 'boundaries-'));
-    write('node_modules/fastify/package.json', JSON.stringify({ name: 'fastify', main: 'fastify.js', types: 'fastify.d.ts' }));
+    write(
+      'node_modules/fastify/package.json',
+      JSON.stringify({ name: 'fastify', main: 'fastify.js', types: 'fastify.d.ts' }),
+    );
     write('node_modules/fastify/fastify.js', 'module.exports = function fastify() {};\n');
     write('node_modules/fastify/fastify.d.ts', 'export interface FastifyReply { code(status: number): this }\n');
 
@@ -80,32 +95,79 @@ describe('the boundary rule on a tree with one forbidden import of each kind', (
     library('contracts', "export const contracts = 'contracts';\n");
     library('logging', "export const logging = 'logging';\n");
     library('metrics', "export const metrics = 'metrics';\n");
-    library('http', "export { contracts } from '@recipes/contracts';\nexport { logging } from '@recipes/logging';\nexport { metrics } from '@recipes/metrics';\nexport class HttpError extends Error {}\n");
+    library(
+      'http',
+      "export { contracts } from '@recipes/contracts';\nexport { logging } from '@recipes/logging';\nexport " +
+        "{ metrics } from '@recipes/metrics';\nexport class HttpError extends Error {}\n",
+    );
     library('runtime', "export { HttpError } from '@recipes/http';\n");
     library('testing', "export { HttpError } from '@recipes/runtime';\n");
     library('directory', "export { contracts } from '@recipes/contracts';\n");
     write('services/beta/src/beta.ts', "export const beta = 'beta';\n");
-    write('services/alpha/src/service.ts', "import fastify from 'fastify';\nimport { HttpError } from '@recipes/http';\nexport const service = [fastify, HttpError];\n");
-    write('services/alpha/src/routes/things/index.ts', "import type { FastifyReply } from 'fastify';\nimport { HttpError } from '@recipes/http';\nexport const refuse = (reply: FastifyReply) => [reply, HttpError];\n");
-    write('services/alpha/src/things.ts', "import { contracts } from '@recipes/contracts';\nexport const things = contracts;\n");
+    write(
+      'services/alpha/src/service.ts',
+      "import fastify from 'fastify';\nimport { HttpError } from '@recipes/http';\nexport const service = [fastify, HttpError];\n",
+    );
+    write(
+      'services/alpha/src/routes/things/index.ts',
+      "import type { FastifyReply } from 'fastify';\nimport { HttpError } from " +
+        "'@recipes/http';\nexport const refuse = (reply: FastifyReply) => [reply, HttpError];\n",
+    );
+    write(
+      'services/alpha/src/things.ts',
+      "import { contracts } from '@recipes/contracts';\nexport const things = contracts;\n",
+    );
 
     // What is not.
     write('libs/contracts/src/leak.ts', "import { logging } from '@recipes/logging';\nexport const leak = logging;\n");
-    write('libs/logging/src/helpers.ts', "import { HttpError } from '@recipes/testing';\nexport const helpers = HttpError;\n");
-    write('libs/directory/src/answers.ts', "import type { HttpError } from '@recipes/http';\nexport type Answer = HttpError;\n");
-    write('libs/directory/src/wiring.ts', "import { HttpError } from '@recipes/runtime';\nexport const wiring = HttpError;\n");
-    write('libs/directory/src/borrowed.ts', "import { beta } from '../../../services/beta/src/beta.js';\nexport const borrowed = beta;\n");
+    write(
+      'libs/logging/src/helpers.ts',
+      "import { HttpError } from '@recipes/testing';\nexport const helpers = HttpError;\n",
+    );
+    write(
+      'libs/directory/src/answers.ts',
+      "import type { HttpError } from '@recipes/http';\nexport type Answer = HttpError;\n",
+    );
+    write(
+      'libs/directory/src/wiring.ts',
+      "import { HttpError } from '@recipes/runtime';\nexport const wiring = HttpError;\n",
+    );
+    write(
+      'libs/directory/src/borrowed.ts',
+      "import { beta } from '../../../services/beta/src/beta.js';\nexport const borrowed = beta;\n",
+    );
     write('services/alpha/src/peek.ts', "import { beta } from '../../beta/src/beta.js';\nexport const peek = beta;\n");
-    write('services/alpha/test/peek.test.ts', "import { beta } from '../../beta/src/beta.js';\nexport const peek = beta;\n");
-    write('services/alpha/src/by-path.ts', "import { contracts } from '../../../libs/contracts/src/index.js';\nexport const byPath = contracts;\n");
-    write('services/alpha/src/stubbed.ts', "import { HttpError } from '@recipes/testing';\nexport const stubbed = HttpError;\n");
-    write('services/alpha/src/domain.ts', "import type { FastifyReply } from 'fastify';\nexport const domain = (reply: FastifyReply) => reply;\n");
-    write('services/alpha/src/repository.ts', "import { HttpError } from '@recipes/http';\nexport const repository = HttpError;\n");
+    write(
+      'services/alpha/test/peek.test.ts',
+      "import { beta } from '../../beta/src/beta.js';\nexport const peek = beta;\n",
+    );
+    write(
+      'services/alpha/src/by-path.ts',
+      "import { contracts } from '../../../libs/contracts/src/index.js';\nexport const byPath = contracts;\n",
+    );
+    write(
+      'services/alpha/src/stubbed.ts',
+      "import { HttpError } from '@recipes/testing';\nexport const stubbed = HttpError;\n",
+    );
+    write(
+      'services/alpha/src/domain.ts',
+      "import type { FastifyReply } from 'fastify';\nexport const domain = (reply: FastifyReply) => reply;\n",
+    );
+    write(
+      'services/alpha/src/repository.ts',
+      "import { HttpError } from '@recipes/http';\nexport const repository = HttpError;\n",
+    );
     write('services/alpha/src/ping.ts', "import { pong } from './pong.js';\nexport const ping = () => pong;\n");
     write('services/alpha/src/pong.ts', "import { ping } from './ping.js';\nexport const pong = () => ping;\n");
     // A cycle closed by a type only: forbidden as well.
-    write('services/alpha/src/parts.ts', "import type { Handlers } from './handlers.js';\nexport type Parts = { handlers?: Handlers };\n");
-    write('services/alpha/src/handlers.ts', "import type { Parts } from './parts.js';\nexport type Handlers = (parts: Parts) => void;\nexport const none: Handlers = () => undefined;\n");
+    write(
+      'services/alpha/src/parts.ts',
+      "import type { Handlers } from './handlers.js';\nexport type Parts = { handlers?: Handlers };\n",
+    );
+    write(
+      'services/alpha/src/handlers.ts',
+      "import type { Parts } from './parts.js';\nexport type Handlers = (parts: Parts) => void;\nexport const none: Handlers = () => undefined;\n",
+    );
   });
   afterAll(() => {
     if (fixture) rmSync(fixture, { recursive: true, force: true });
@@ -144,7 +206,7 @@ describe('the boundary rule on the real tree', () => {
     expect(lintBoundaries(root)).toBe(0);
   });
 
-  it("allows each library exactly the libraries its package.json depends on, and there is one entry per library", () => {
+  it('allows each library exactly the libraries its package.json depends on, and there is one entry per library', () => {
     const libraries = readdirSync(join(root, 'libs'), { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
       .map((entry) => entry.name)
@@ -164,7 +226,9 @@ describe('the boundary rule on the real tree', () => {
     const placed = new Set<string>();
     let remaining = Object.keys(allowedLibraryImports);
     while (remaining.length > 0) {
-      const next = remaining.filter((library) => allowedLibraryImports[library]!.every((dependency) => placed.has(dependency)));
+      const next = remaining.filter((library) =>
+        allowedLibraryImports[library]!.every((dependency) => placed.has(dependency)),
+      );
       expect(next, `a cycle among ${remaining.join(', ')}`).not.toEqual([]);
       for (const library of next) placed.add(library);
       remaining = remaining.filter((library) => !placed.has(library));

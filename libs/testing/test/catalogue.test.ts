@@ -34,11 +34,25 @@ const seen = [{ event: { type: 'thing.seen', version: 1 } }];
 
 describe('catalogueDisagreements', () => {
   it('finds none when handlers and SQL match the catalogue', () => {
-    expect(catalogueDisagreements(catalogue, { service: 'watcher', handlers: [handler('thing.made')], published: seen, migrationsDirs: [migrations(trigger('thing.seen', 'watcher'))] })).toEqual([]);
+    expect(
+      catalogueDisagreements(catalogue, {
+        service: 'watcher',
+        handlers: [handler('thing.made')],
+        published: seen,
+        migrationsDirs: [migrations(trigger('thing.seen', 'watcher'))],
+      }),
+    ).toEqual([]);
   });
 
   it('names a handled type the catalogue does not list, and a listed one nobody handles', () => {
-    expect(catalogueDisagreements(catalogue, { service: 'watcher', handlers: [handler('thing.made', 2)], published: seen, migrationsDirs: [] })).toEqual([
+    expect(
+      catalogueDisagreements(catalogue, {
+        service: 'watcher',
+        handlers: [handler('thing.made', 2)],
+        published: seen,
+        migrationsDirs: [],
+      }),
+    ).toEqual([
       'the catalogue lists watcher as consuming thing.made@1, but it has no handler for it',
       'watcher handles thing.made@2, but the catalogue does not list it as a consumer',
     ]);
@@ -46,7 +60,14 @@ describe('catalogueDisagreements', () => {
 
   it('names an event the service says it publishes that the catalogue gives another, and one it leaves out', () => {
     const published = [{ event: { type: 'thing.made', version: 1 } }];
-    expect(catalogueDisagreements(catalogue, { service: 'watcher', handlers: [handler('thing.made')], published, migrationsDirs: [] })).toEqual([
+    expect(
+      catalogueDisagreements(catalogue, {
+        service: 'watcher',
+        handlers: [handler('thing.made')],
+        published,
+        migrationsDirs: [],
+      }),
+    ).toEqual([
       'the catalogue names watcher the producer of thing.seen@1, but its published events do not list it',
       'watcher says it publishes thing.made@1, but the catalogue does not name it the producer',
     ]);
@@ -54,15 +75,27 @@ describe('catalogueDisagreements', () => {
 
   it('names SQL that writes an event the published list leaves out', () => {
     const dir = migrations(trigger('thing.seen', 'watcher'));
-    expect(catalogueDisagreements(catalogue, { service: 'watcher', handlers: [handler('thing.made')], published: [], migrationsDirs: [dir] })).toContain(
-      `${join(dir, '001_things.sql')} writes thing.seen@1, but watcher's published events do not list it`,
-    );
+    expect(
+      catalogueDisagreements(catalogue, {
+        service: 'watcher',
+        handlers: [handler('thing.made')],
+        published: [],
+        migrationsDirs: [dir],
+      }),
+    ).toContain(`${join(dir, '001_things.sql')} writes thing.seen@1, but watcher's published events do not list it`);
   });
 
   it('names SQL that writes an undeclared event, or another service’s event', () => {
     const undeclared = migrations(trigger('thing.lost', 'watcher'));
     const foreign = migrations(trigger('thing.made', 'watcher'));
-    expect(catalogueDisagreements(catalogue, { service: 'watcher', handlers: [handler('thing.made')], published: seen, migrationsDirs: [undeclared, foreign] })).toEqual(
+    expect(
+      catalogueDisagreements(catalogue, {
+        service: 'watcher',
+        handlers: [handler('thing.made')],
+        published: seen,
+        migrationsDirs: [undeclared, foreign],
+      }),
+    ).toEqual(
       [
         `${join(foreign, '001_things.sql')} writes thing.made@1 as watcher from watcher, but the catalogue says maker produces it`,
         `${join(undeclared, '001_things.sql')} writes thing.lost@1, which the catalogue does not list`,
@@ -71,9 +104,18 @@ describe('catalogueDisagreements', () => {
   });
 
   it('does not pass SQL whose envelope it cannot read', () => {
-    const dir = migrations("INSERT INTO outbox (id, type, payload) SELECT id, kind, to_jsonb(t) FROM things t;");
-    expect(sqlOutboxWrites(dir)).toEqual([{ file: join(dir, '001_things.sql'), type: undefined, version: undefined, producer: undefined }]);
-    expect(catalogueDisagreements(catalogue, { service: 'watcher', handlers: [handler('thing.made')], published: seen, migrationsDirs: [dir] })).toHaveLength(1);
+    const dir = migrations('INSERT INTO outbox (id, type, payload) SELECT id, kind, to_jsonb(t) FROM things t;');
+    expect(sqlOutboxWrites(dir)).toEqual([
+      { file: join(dir, '001_things.sql'), type: undefined, version: undefined, producer: undefined },
+    ]);
+    expect(
+      catalogueDisagreements(catalogue, {
+        service: 'watcher',
+        handlers: [handler('thing.made')],
+        published: seen,
+        migrationsDirs: [dir],
+      }),
+    ).toHaveLength(1);
   });
 
   it('reads each call of an envelope function as the event it writes, with the producer its INSERT names', () => {
@@ -104,6 +146,12 @@ DROP FUNCTION write_event(text, integer, jsonb);
   });
 
   it('ignores comments and SQL that does not write to the outbox', () => {
-    expect(sqlOutboxWrites(migrations("-- INSERT INTO outbox is done by the app\nCREATE TABLE outbox_copy (id uuid);\nINSERT INTO outboxes VALUES (1);"))).toEqual([]);
+    expect(
+      sqlOutboxWrites(
+        migrations(
+          '-- INSERT INTO outbox is done by the app\nCREATE TABLE outbox_copy (id uuid);\nINSERT INTO outboxes VALUES (1);',
+        ),
+      ),
+    ).toEqual([]);
   });
 });

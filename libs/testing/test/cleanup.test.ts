@@ -1,13 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { amqpUrl, brokerAdmin, exchangeFamily, queueFamily, removeExchangeFamily, serviceNames, uniqueName } from '../src/index.js';
+import {
+  amqpUrl,
+  brokerAdmin,
+  exchangeFamily,
+  queueFamily,
+  removeExchangeFamily,
+  serviceNames,
+  uniqueName,
+} from '../src/index.js';
 
 describe('exchangeFamily', () => {
   it('names the exchange, its dead-letter exchange, and each queue with its dead letters and retry queues', () => {
-    expect(serviceNames).toEqual(expect.arrayContaining(['collections', 'comments', 'content', 'notifications', 'users']));
+    expect(serviceNames).toEqual(
+      expect.arrayContaining(['collections', 'comments', 'content', 'notifications', 'users']),
+    );
     expect(queueFamily('q')).toEqual(['q', 'q.dlq', 'q.retry.1', 'q.retry.2', 'q.retry.3', 'q.retry.4']);
     const { exchanges, queues } = exchangeFamily('x', { queues: ['mine'], services: ['directory'] });
     expect(exchanges).toEqual(['x', 'x.dlx']);
-    expect(queues).toEqual(expect.arrayContaining([...queueFamily('x.users'), ...queueFamily('x.directory'), ...queueFamily('mine')]));
+    expect(queues).toEqual(
+      expect.arrayContaining([...queueFamily('x.users'), ...queueFamily('x.directory'), ...queueFamily('mine')]),
+    );
   });
 });
 
@@ -33,7 +45,13 @@ describe('removeExchangeFamily', () => {
     const { channel } = admin;
     await channel.assertExchange(exchange, 'topic', { durable: true });
     await channel.assertExchange(`${exchange}.dlx`, 'direct', { durable: true });
-    const declared = [`${exchange}.notifications`, `${exchange}.notifications.dlq`, `${exchange}.users.retry.4`, own, `${own}.retry.1`];
+    const declared = [
+      `${exchange}.notifications`,
+      `${exchange}.notifications.dlq`,
+      `${exchange}.users.retry.4`,
+      own,
+      `${own}.retry.1`,
+    ];
     for (const queue of declared) await channel.assertQueue(queue, { durable: true });
 
     await removeExchangeFamily(amqpUrl(), exchange, { queues: [own] });

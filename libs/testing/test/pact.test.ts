@@ -9,7 +9,10 @@ const v3 = join(dir, 'comments-users-events.json');
 const v4 = join(dir, 'notifications-users-events.json');
 writeFileSync(
   v3,
-  JSON.stringify({ consumer: { name: 'comments' }, messages: [{ description: 'a new user', contents: { type: 'user.created', data: { n: 1 } } }] }),
+  JSON.stringify({
+    consumer: { name: 'comments' },
+    messages: [{ description: 'a new user', contents: { type: 'user.created', data: { n: 1 } } }],
+  }),
 );
 writeFileSync(
   v4,

@@ -14,7 +14,9 @@ describe('createTestDatabase', () => {
 
     const other = new pg.Client({ connectionString: second.url });
     await other.connect();
-    const { rows } = await other.query("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name = 'only_here'");
+    const { rows } = await other.query(
+      "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name = 'only_here'",
+    );
     await other.end();
     expect(rows[0].n).toBe(0);
 

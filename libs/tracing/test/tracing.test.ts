@@ -1,10 +1,19 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { currentTraceparent, inSpan, startTracing, traceFields, tracingOn, tracingRequested, withTraceparent } from '../src/index.js';
+import {
+  currentTraceparent,
+  inSpan,
+  startTracing,
+  traceFields,
+  tracingOn,
+  tracingRequested,
+  withTraceparent,
+} from '../src/index.js';
 
 /** Where @opentelemetry/api keeps what an SDK registers (its tracer provider, propagator, context manager). */
-const registeredGlobals = () => Object.getOwnPropertySymbols(globalThis).filter((symbol) => symbol.description?.startsWith('opentelemetry.js.api'));
+const registeredGlobals = () =>
+  Object.getOwnPropertySymbols(globalThis).filter((symbol) => symbol.description?.startsWith('opentelemetry.js.api'));
 
 describe('tracing', () => {
   it('is asked for by an OTLP endpoint, unless OTEL_SDK_DISABLED is true', () => {
@@ -13,7 +22,10 @@ describe('tracing', () => {
         fc.option(fc.constantFrom('http://127.0.0.1:4318', 'http://collector:4318'), { nil: undefined }),
         fc.option(fc.constantFrom('true', 'TRUE', ' true ', 'false', ''), { nil: undefined }),
         (endpoint, disabled) => {
-          const env = { ...(endpoint ? { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } : {}), ...(disabled === undefined ? {} : { OTEL_SDK_DISABLED: disabled }) };
+          const env = {
+            ...(endpoint ? { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } : {}),
+            ...(disabled === undefined ? {} : { OTEL_SDK_DISABLED: disabled }),
+          };
           expect(tracingRequested(env)).toBe(endpoint !== undefined && disabled?.trim().toLowerCase() !== 'true');
         },
       ),
@@ -31,6 +43,10 @@ describe('tracing', () => {
     expect(currentTraceparent()).toBeUndefined();
     expect(traceFields()).toEqual({});
     expect(withTraceparent('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', () => 'ran')).toBe('ran');
-    expect(await inSpan('work', async () => 'ran', { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' })).toBe('ran');
+    expect(
+      await inSpan('work', async () => 'ran', {
+        traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      }),
+    ).toBe('ran');
   });
 });

@@ -51,11 +51,18 @@ export function collections({ pool, users }: { pool: Pool; users: UserDirectory 
   }
 
   return {
-    async create(ownerId: string, fields: { name: string; description: string }, correlationId: string): Promise<CollectionRecord> {
+    async create(
+      ownerId: string,
+      fields: { name: string; description: string },
+      correlationId: string,
+    ): Promise<CollectionRecord> {
       await users.caller(ownerId);
       return withTransaction(pool, async (tx) => {
         const collection = await repository.insertCollection(tx, { id: newId(), ownerId, ...fields });
-        await enqueue(tx, createEvent(collectionCreated, toSnapshot(collection), { producer: PRODUCER, correlationId }));
+        await enqueue(
+          tx,
+          createEvent(collectionCreated, toSnapshot(collection), { producer: PRODUCER, correlationId }),
+        );
         return collection;
       });
     },
@@ -75,13 +82,19 @@ export function collections({ pool, users }: { pool: Pool; users: UserDirectory 
       });
     },
 
-    async listOwnedBy(ownerId: string, request: ListRequest): Promise<{ collections: CollectionRecord[]; total: number; next: ListPosition | null }> {
+    async listOwnedBy(
+      ownerId: string,
+      request: ListRequest,
+    ): Promise<{ collections: CollectionRecord[]; total: number; next: ListPosition | null }> {
       await requireUser(users, ownerId);
       const { rows, total, next } = await repository.findCollectionPage(pool, ownerId, request);
       return { collections: rows, total, next };
     },
 
-    async items(id: string, request: ListRequest): Promise<{ rows: SavedItemRow[]; total: number; next: ListPosition | null }> {
+    async items(
+      id: string,
+      request: ListRequest,
+    ): Promise<{ rows: SavedItemRow[]; total: number; next: ListPosition | null }> {
       await find(id);
       // The count kept with the collection, read with the page: one deleted since is empty, with a total of 0.
       return savedItemsRepository.findCollectionItemPage(pool, id, request);
@@ -95,7 +108,8 @@ export function collections({ pool, users }: { pool: Pool; users: UserDirectory 
         if (!item || item.userId !== callerId) throw notFound('Saved item not found');
         // Deleted since it was looked at: the lock now holds it as it is until commit.
         if (!(await repository.lockLiveCollection(tx, id))) throw notFound('Collection not found');
-        if (!(await repository.addCollectionItem(tx, id, savedItemId))) throw conflict('The item is already in this collection');
+        if (!(await repository.addCollectionItem(tx, id, savedItemId)))
+          throw conflict('The item is already in this collection');
       });
     },
 
@@ -107,7 +121,8 @@ export function collections({ pool, users }: { pool: Pool; users: UserDirectory 
         await savedItemsRepository.lockSavedItem(tx, savedItemId);
         // Deleted since it was looked at: nothing of it may be touched any more.
         if (!(await repository.lockLiveCollection(tx, id))) throw notFound('Collection not found');
-        if (!(await repository.isInCollection(tx, id, savedItemId))) throw notFound('The item is not in this collection');
+        if (!(await repository.isInCollection(tx, id, savedItemId)))
+          throw notFound('The item is not in this collection');
         await savedItemsRepository.deleteSavedItem(tx, savedItemId);
       });
     },

@@ -13,17 +13,32 @@ import type { SavedItems } from './saved-items.js';
 export function erasureSteps(pool: Pool, collections: Collections, savedItems: SavedItems): ErasureStep[] {
   return [
     async (userId, limit, correlationId) =>
-      eachIn(await idsOf(pool, 'SELECT id FROM collections WHERE owner_id = $1 AND NOT deleted ORDER BY id LIMIT $2', userId, limit), (id) =>
-        collections.delete(id, userId, correlationId),
+      eachIn(
+        await idsOf(
+          pool,
+          'SELECT id FROM collections WHERE owner_id = $1 AND NOT deleted ORDER BY id LIMIT $2',
+          userId,
+          limit,
+        ),
+        (id) => collections.delete(id, userId, correlationId),
       ),
     async (userId, limit) =>
       withTransaction(pool, async (tx) => {
-        const ids = await idsOf(tx, 'SELECT id FROM collections WHERE owner_id = $1 AND deleted LIMIT $2 FOR UPDATE', userId, limit);
+        const ids = await idsOf(
+          tx,
+          'SELECT id FROM collections WHERE owner_id = $1 AND deleted LIMIT $2 FOR UPDATE',
+          userId,
+          limit,
+        );
         await tx.query('DELETE FROM collection_items WHERE collection_id = ANY($1::uuid[])', [ids]);
         await tx.query('DELETE FROM collections WHERE id = ANY($1::uuid[])', [ids]);
         return ids.length;
       }),
-    async (userId, limit) => eachIn(await idsOf(pool, 'SELECT id FROM saved_items WHERE user_id = $1 ORDER BY id LIMIT $2', userId, limit), (id) => savedItems.unsave(id, userId)),
+    async (userId, limit) =>
+      eachIn(
+        await idsOf(pool, 'SELECT id FROM saved_items WHERE user_id = $1 ORDER BY id LIMIT $2', userId, limit),
+        (id) => savedItems.unsave(id, userId),
+      ),
     deleteRowsOf(pool, 'saved_item_totals', 'user_id'),
     retireItemsOf(pool, 'content_items', 'author_id'),
     deleteRowsOf(pool, 'users', 'id'),

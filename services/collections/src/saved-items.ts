@@ -17,14 +17,19 @@ export interface SavedItemsDependencies {
 export function savedItems({ pool, users, content, visibility }: SavedItemsDependencies) {
   return {
     /** Saves content for the user; `created` is false when they had saved it already (the same item then). */
-    async save(userId: string, contentType: ContentType, contentId: string): Promise<{ item: SavedItemRow; created: boolean }> {
+    async save(
+      userId: string,
+      contentType: ContentType,
+      contentId: string,
+    ): Promise<{ item: SavedItemRow; created: boolean }> {
       // Content created a moment ago is not in the read model yet: the directory then asks the content service.
       const known = await content.find(contentType, contentId);
       if (!known || known.deleted) throw notFound('Content not found');
       return withTransaction(pool, async (tx) => {
         if (!(await repository.lockLiveContent(tx, contentType, contentId))) throw notFound('Content not found');
         const inserted = await repository.insertSavedItem(tx, { id: newId(), userId, contentType, contentId });
-        // Not inserted: a save of the same content has committed (ON CONFLICT waited for it), so this statement sees it.
+        // Not inserted: a save of the same content has committed (ON CONFLICT waited for it), so this statement sees
+        // it.
         const id = inserted?.id ?? (await repository.findSavedItemOfContent(tx, userId, contentType, contentId))!.id;
         return { item: (await repository.findSavedItemRow(tx, id))!, created: inserted !== undefined };
       });
@@ -39,9 +44,14 @@ export function savedItems({ pool, users, content, visibility }: SavedItemsDepen
     },
 
     /** A user's saved items; `caller` is who asks (undefined without a token), for the owner-only policy. */
-    async list(filter: SavedItemFilter, request: ListRequest, caller: string | undefined): Promise<{ rows: SavedItemRow[]; total: number; next: ListPosition | null }> {
+    async list(
+      filter: SavedItemFilter,
+      request: ListRequest,
+      caller: string | undefined,
+    ): Promise<{ rows: SavedItemRow[]; total: number; next: ListPosition | null }> {
       await requireUser(users, filter.userId);
-      if (visibility === 'owner' && caller !== filter.userId) throw forbidden('Only the owner can see these saved items');
+      if (visibility === 'owner' && caller !== filter.userId)
+        throw forbidden('Only the owner can see these saved items');
       return repository.findSavedItemPage(pool, filter, request);
     },
   };

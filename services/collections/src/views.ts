@@ -17,7 +17,8 @@ export function views(users: UserDirectory) {
     async savedItems(rows: SavedItemRow[]): Promise<SavedItem[]> {
       const authors = new Map<string, Author>();
       for (const row of rows) {
-        if (row.authorUsername !== null) authors.set(row.authorId, { id: row.authorId, username: row.authorUsername, avatarUrl: row.authorAvatarUrl });
+        if (row.authorUsername !== null)
+          authors.set(row.authorId, { id: row.authorId, username: row.authorUsername, avatarUrl: row.authorAvatarUrl });
       }
       // Authors the read model has not heard of yet: the directory asks the users service, and remembers.
       const unknown = rows.filter((row) => !authors.has(row.authorId)).map((row) => row.authorId);

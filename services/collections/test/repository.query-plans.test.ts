@@ -61,59 +61,81 @@ describe('listing queries', () => {
     ['standalone items', { standaloneOnly: true }, 'saved_items_standalone_idx'],
     ['recipes', { contentType: 'recipe' as const }, 'saved_items_type_listing_idx'],
     ['standalone posts', { contentType: 'post' as const, standaloneOnly: true }, 'saved_items_type_standalone_idx'],
-  ])('read a page of %s from its index, 12 entries for 100,000 items as for 10, and the total from at most four counter rows', async (_case, filter, index) => {
-    for (const userId of [heavy, light]) {
-      const plan = await explain((db) => savedItems.findSavedItemPage(db, { userId, standaloneOnly: false, ...filter }, firstPage));
-      const [scan, ...others] = scansOf(plan, 'saved_items');
-      expect(others).toEqual([]);
-      expect(scan).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': index });
-      expect(scan!['Actual Rows']).toBeLessThanOrEqual(ENTRIES);
-      expect(plan.some((node) => node['Node Type'] === 'Sort')).toBe(false);
-      expect(scansOf(plan, 'content_items').map((node) => node['Node Type'])).toEqual(['Index Scan']);
-      const [totals, ...more] = scansOf(plan, 'saved_item_totals');
-      expect(more).toEqual([]);
-      expect(totals).toMatchObject({ 'Index Name': 'saved_item_totals_pkey' });
-      expect(totals!['Actual Rows']).toBeLessThanOrEqual(4);
-    }
-  });
+  ])(
+    'read a page of %s from its index, 12 entries for 100,000 items as for 10, and the total from at most four counter rows',
+    async (_case, filter, index) => {
+      for (const userId of [heavy, light]) {
+        const plan = await explain((db) =>
+          savedItems.findSavedItemPage(db, { userId, standaloneOnly: false, ...filter }, firstPage),
+        );
+        const [scan, ...others] = scansOf(plan, 'saved_items');
+        expect(others).toEqual([]);
+        expect(scan).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': index });
+        expect(scan!['Actual Rows']).toBeLessThanOrEqual(ENTRIES);
+        expect(plan.some((node) => node['Node Type'] === 'Sort')).toBe(false);
+        expect(scansOf(plan, 'content_items').map((node) => node['Node Type'])).toEqual(['Index Scan']);
+        const [totals, ...more] = scansOf(plan, 'saved_item_totals');
+        expect(more).toEqual([]);
+        expect(totals).toMatchObject({ 'Index Name': 'saved_item_totals_pkey' });
+        expect(totals!['Actual Rows']).toBeLessThanOrEqual(4);
+      }
+    },
+  );
 
   it.each([
     ['every item', {}, 'saved_items_listing_idx'],
     ['standalone items', { standaloneOnly: true }, 'saved_items_standalone_idx'],
     ['recipes', { contentType: 'recipe' as const }, 'saved_items_type_listing_idx'],
     ['standalone posts', { contentType: 'post' as const, standaloneOnly: true }, 'saved_items_type_standalone_idx'],
-  ])('read a page of %s 10,000 deep by cursor as a range of the same index from the position: no OFFSET, no sort', async (_case, filter, index) => {
-    const listing = { userId: heavy, standaloneOnly: false, ...filter };
-    const { next } = await savedItems.findSavedItemPage(pool, listing, { limit: 1, offset: 10_000 });
-    const texts: string[] = [];
-    const plan = await explain((db) =>
-      savedItems.findSavedItemPage({ query: (text: string, values: unknown[]) => (texts.push(text), db.query(text, values)) } as Queryable, listing, { limit: 12, after: next! }),
-    );
-    expect(texts.join('\n')).not.toMatch(/OFFSET/i);
-    const [scan, ...others] = scansOf(plan, 'saved_items');
-    expect(others).toEqual([]);
-    expect(scan).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': index, 'Actual Rows': ENTRIES });
-    expect(plan.some((node) => node['Node Type'] === 'Sort')).toBe(false);
-  });
+  ])(
+    'read a page of %s 10,000 deep by cursor as a range of the same index from the position: no OFFSET, no sort',
+    async (_case, filter, index) => {
+      const listing = { userId: heavy, standaloneOnly: false, ...filter };
+      const { next } = await savedItems.findSavedItemPage(pool, listing, { limit: 1, offset: 10_000 });
+      const texts: string[] = [];
+      const plan = await explain((db) =>
+        savedItems.findSavedItemPage(
+          { query: (text: string, values: unknown[]) => (texts.push(text), db.query(text, values)) } as Queryable,
+          listing,
+          { limit: 12, after: next! },
+        ),
+      );
+      expect(texts.join('\n')).not.toMatch(/OFFSET/i);
+      const [scan, ...others] = scansOf(plan, 'saved_items');
+      expect(others).toEqual([]);
+      expect(scan).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': index, 'Actual Rows': ENTRIES });
+      expect(plan.some((node) => node['Node Type'] === 'Sort')).toBe(false);
+    },
+  );
 
   it('read a collection’s items and a user’s collections from their indexes, with their totals', async () => {
     const { rows } = await pool.query('SELECT id FROM collections WHERE owner_id = $1 LIMIT 1', [heavy]);
     const collectionItems = await explain((db) => savedItems.findCollectionItemPage(db, rows[0].id, firstPage));
-    expect(scansOf(collectionItems, 'collection_items')[0]).toMatchObject({ 'Index Name': 'collection_items_listing_idx' });
+    expect(scansOf(collectionItems, 'collection_items')[0]).toMatchObject({
+      'Index Name': 'collection_items_listing_idx',
+    });
     expect(scansOf(collectionItems, 'collection_items')[0]!['Actual Rows']).toBeLessThanOrEqual(ENTRIES);
     // The total is the collection's kept count: one row by its key.
-    expect(scansOf(collectionItems, 'collections')).toEqual([expect.objectContaining({ 'Index Name': 'collections_pkey', 'Actual Rows': 1 })]);
+    expect(scansOf(collectionItems, 'collections')).toEqual([
+      expect.objectContaining({ 'Index Name': 'collections_pkey', 'Actual Rows': 1 }),
+    ]);
 
     const owned = await explain((db) => collections.findCollectionPage(db, heavy, firstPage));
     // The page and the count, each through the owner's index (the count perhaps as a bitmap of it).
-    expect(owned.flatMap((node) => node['Index Name'] ?? [])).toEqual(['collections_owner_idx', 'collections_owner_idx']);
+    expect(owned.flatMap((node) => node['Index Name'] ?? [])).toEqual([
+      'collections_owner_idx',
+      'collections_owner_idx',
+    ]);
     expect(owned.some((node) => node['Node Type'] === 'Seq Scan')).toBe(false);
   });
 
   it('agree with a recount after the bulk load', async () => {
     const { kept, counted } = await totalsAndRecount(pool);
     expect(kept).toEqual(counted);
-    const { rows } = await pool.query('SELECT count, standalone FROM saved_item_totals WHERE user_id = $1 ORDER BY content_type, standalone', [heavy]);
+    const { rows } = await pool.query(
+      'SELECT count, standalone FROM saved_item_totals WHERE user_id = $1 ORDER BY content_type, standalone',
+      [heavy],
+    );
     expect(rows.reduce((sum, row) => sum + row.count, 0)).toBe(HEAVY_ITEMS);
   });
 });

@@ -9,11 +9,24 @@ let ada: TestUser;
 let collectionId: string;
 let savedItemId: string;
 beforeAll(async () => {
-  ({ harness, users: [ada] } = await collectionsHarnessWith(['fuzzy']));
+  ({
+    harness,
+    users: [ada],
+  } = await collectionsHarnessWith(['fuzzy']));
   const recipe = await harness.content('recipe', ada.user.id);
-  const saved = await harness.app.inject({ method: 'POST', url: '/api/saved-items', payload: { contentType: 'recipe', contentId: recipe.id }, headers: ada.headers });
+  const saved = await harness.app.inject({
+    method: 'POST',
+    url: '/api/saved-items',
+    payload: { contentType: 'recipe', contentId: recipe.id },
+    headers: ada.headers,
+  });
   savedItemId = saved.json().savedItem.id;
-  const created = await harness.app.inject({ method: 'POST', url: '/api/collections', payload: { name: 'fuzz' }, headers: ada.headers });
+  const created = await harness.app.inject({
+    method: 'POST',
+    url: '/api/collections',
+    payload: { name: 'fuzz' },
+    headers: ada.headers,
+  });
   collectionId = created.json().collection.id;
 });
 afterAll(() => harness.close());
@@ -21,7 +34,12 @@ afterAll(() => harness.close());
 const numRuns = 100;
 type Method = 'GET' | 'POST' | 'DELETE';
 
-async function expectHandled(method: Method, url: string, body?: { payload: string | object; contentType?: string }, authorized = true) {
+async function expectHandled(
+  method: Method,
+  url: string,
+  body?: { payload: string | object; contentType?: string },
+  authorized = true,
+) {
   const headers: Record<string, string> = authorized ? { ...ada.headers } : {};
   if (body?.contentType) headers['content-type'] = body.contentType;
   const app = url.startsWith('/internal/') ? internalServerOf(harness.app) : harness.app;
@@ -31,36 +49,66 @@ async function expectHandled(method: Method, url: string, body?: { payload: stri
 }
 
 // Plausible fields with odd values, plain odd JSON, and text that is not JSON at all.
-const field = fc.oneof(fc.jsonValue(), fc.uuid(), fc.constantFrom('recipe', 'post', '', ' ', '\u0000', 'x'.repeat(600)));
+const field = fc.oneof(
+  fc.jsonValue(),
+  fc.uuid(),
+  fc.constantFrom('recipe', 'post', '', ' ', '\u0000', 'x'.repeat(600)),
+);
 const bodies = fc.oneof(
-  fc.record({ contentType: field, contentId: field, name: field, description: field, savedItemId: field }, { requiredKeys: [] }).map((payload) => ({ payload })),
+  fc
+    .record(
+      { contentType: field, contentId: field, name: field, description: field, savedItemId: field },
+      { requiredKeys: [] },
+    )
+    .map((payload) => ({ payload })),
   fc.jsonValue().map((value) => ({ payload: JSON.stringify(value), contentType: 'application/json' })),
   fc.string().map((text) => ({ payload: text, contentType: 'application/json' })),
 );
 const queries = fc
   .array(
-    fc.tuple(fc.oneof(fc.constantFrom('page', 'limit', 'standalone', 'content_type'), fc.string()), fc.oneof(fc.string(), fc.integer().map(String))),
+    fc.tuple(
+      fc.oneof(fc.constantFrom('page', 'limit', 'standalone', 'content_type'), fc.string()),
+      fc.oneof(fc.string(), fc.integer().map(String)),
+    ),
     { maxLength: 5 },
   )
   .map((pairs) => new URLSearchParams(pairs).toString());
-const ids = () => fc.oneof(fc.uuid(), fc.string({ minLength: 1 }), fc.constant(collectionId), fc.constant(savedItemId), fc.constant(ada.user.id));
+const ids = () =>
+  fc.oneof(
+    fc.uuid(),
+    fc.string({ minLength: 1 }),
+    fc.constant(collectionId),
+    fc.constant(savedItemId),
+    fc.constant(ada.user.id),
+  );
 const segment = (id: string) => encodeURIComponent(id);
 
 describe('odd input never gives a 500', () => {
   it('bodies of POST /api/saved-items and POST /api/collections', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('/api/saved-items', '/api/collections'), bodies, fc.boolean(), async (url, body, authorized) => {
-        await expectHandled('POST', url, body, authorized);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('/api/saved-items', '/api/collections'),
+        bodies,
+        fc.boolean(),
+        async (url, body, authorized) => {
+          await expectHandled('POST', url, body, authorized);
+        },
+      ),
       { numRuns },
     );
   });
 
   it('bodies of POST and DELETE /api/collections/{id}/items', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom<Method>('POST', 'DELETE'), ids(), bodies, fc.boolean(), async (method, id, body, authorized) => {
-        await expectHandled(method, `/api/collections/${segment(id)}/items`, body, authorized);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom<Method>('POST', 'DELETE'),
+        ids(),
+        bodies,
+        fc.boolean(),
+        async (method, id, body, authorized) => {
+          await expectHandled(method, `/api/collections/${segment(id)}/items`, body, authorized);
+        },
+      ),
       { numRuns },
     );
   });
@@ -68,7 +116,11 @@ describe('odd input never gives a 500', () => {
   it('query strings of the listings', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom('/api/users/{user}/saved-items', '/api/users/{user}/collections', '/api/collections/{collection}/items'),
+        fc.constantFrom(
+          '/api/users/{user}/saved-items',
+          '/api/users/{user}/collections',
+          '/api/collections/{collection}/items',
+        ),
         queries,
         async (path, query) => {
           const url = path.replace('{user}', ada.user.id).replace('{collection}', collectionId);

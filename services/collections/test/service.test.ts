@@ -1,4 +1,14 @@
-import { type ContentSnapshot, createEvent, type EventDefinition, eventCatalogue, newId, recipeCreated, recipeDeleted, recipeUpdated, userCreated } from '@recipes/contracts';
+import {
+  type ContentSnapshot,
+  createEvent,
+  type EventDefinition,
+  eventCatalogue,
+  newId,
+  recipeCreated,
+  recipeDeleted,
+  recipeUpdated,
+  userCreated,
+} from '@recipes/contracts';
 import type { RunningService } from '@recipes/runtime';
 import { eventually } from '@recipes/testing';
 import { catalogueDisagreements, serviceEventsOf } from '@recipes/testing/catalogue';
@@ -26,13 +36,17 @@ beforeAll(async () => {
   headers = { authorization: `Bearer ${running.tokenFor(owner)}` };
 
   await publish(userCreated, owner);
-  await eventually(async () => ((await service.pool.query('SELECT 1 FROM users WHERE id = $1', [owner.id])).rowCount ? true : undefined));
+  await eventually(async () =>
+    (await service.pool.query('SELECT 1 FROM users WHERE id = $1', [owner.id])).rowCount ? true : undefined,
+  );
 });
 
 afterAll(() => running?.close());
 
 const publish = (definition: EventDefinition, data: unknown) =>
-  running.publish(createEvent(definition, data as never, { producer: definition.producer, correlationId: 'events-test' }));
+  running.publish(
+    createEvent(definition, data as never, { producer: definition.producer, correlationId: 'events-test' }),
+  );
 
 const eventsAbout = (id: string) => running.received.filter((event) => (event.data as { id: string }).id === id);
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
@@ -47,20 +61,38 @@ describe('the collections service definition', () => {
 
 describe('collection events through the outbox and the broker', () => {
   it('publishes collection.created and collection.deleted once each, with the request id as correlation id', async () => {
-    const created = await service.app.inject({ method: 'POST', url: '/api/collections', payload: { name: 'Evented' }, headers: { ...headers, 'x-request-id': 'create-evented' } });
+    const created = await service.app.inject({
+      method: 'POST',
+      url: '/api/collections',
+      payload: { name: 'Evented' },
+      headers: { ...headers, 'x-request-id': 'create-evented' },
+    });
     expect(created.statusCode).toBe(201);
     const { id, createdAt } = created.json().collection;
     await eventually(async () => (eventsAbout(id).length > 0 ? true : undefined));
 
-    const deleted = await service.app.inject({ method: 'DELETE', url: `/api/collections/${id}`, headers: { ...headers, 'x-request-id': 'delete-evented' } });
+    const deleted = await service.app.inject({
+      method: 'DELETE',
+      url: `/api/collections/${id}`,
+      headers: { ...headers, 'x-request-id': 'delete-evented' },
+    });
     expect(deleted.statusCode).toBe(200);
     await eventually(async () => (eventsAbout(id).length > 1 ? true : undefined));
     await settle();
 
     const snapshot = { id, ownerId: owner.id, name: 'Evented', deleted: false, revision: 0, createdAt };
     expect(eventsAbout(id)).toEqual([
-      expect.objectContaining({ type: 'collection.created', producer: 'collections', correlationId: 'create-evented', data: snapshot }),
-      expect.objectContaining({ type: 'collection.deleted', correlationId: 'delete-evented', data: { ...snapshot, deleted: true, revision: 1 } }),
+      expect.objectContaining({
+        type: 'collection.created',
+        producer: 'collections',
+        correlationId: 'create-evented',
+        data: snapshot,
+      }),
+      expect.objectContaining({
+        type: 'collection.deleted',
+        correlationId: 'delete-evented',
+        data: { ...snapshot, deleted: true, revision: 1 },
+      }),
     ]);
   });
 });
@@ -77,12 +109,25 @@ describe('content events through the broker', () => {
       createdAt: new Date().toISOString(),
     };
     await publish(recipeCreated, recipe);
-    await eventually(async () => ((await service.pool.query('SELECT 1 FROM content_items WHERE id = $1', [recipe.id])).rowCount ? true : undefined));
-    const saved = await service.app.inject({ method: 'POST', url: '/api/saved-items', payload: { contentType: 'recipe', contentId: recipe.id }, headers });
+    await eventually(async () =>
+      (await service.pool.query('SELECT 1 FROM content_items WHERE id = $1', [recipe.id])).rowCount ? true : undefined,
+    );
+    const saved = await service.app.inject({
+      method: 'POST',
+      url: '/api/saved-items',
+      payload: { contentType: 'recipe', contentId: recipe.id },
+      headers,
+    });
     expect(saved.statusCode).toBe(201);
 
-    const listing = async () => (await service.app.inject({ method: 'GET', url: `/api/users/${owner.id}/saved-items` })).json();
-    await publish(recipeUpdated, { ...recipe, title: 'Velvia 100', coverImageUrl: 'https://cdn.example.com/v.jpg', revision: 1 });
+    const listing = async () =>
+      (await service.app.inject({ method: 'GET', url: `/api/users/${owner.id}/saved-items` })).json();
+    await publish(recipeUpdated, {
+      ...recipe,
+      title: 'Velvia 100',
+      coverImageUrl: 'https://cdn.example.com/v.jpg',
+      revision: 1,
+    });
     const updated = await eventually(async () => {
       const body = await listing();
       return body.savedItems[0]?.content.title === 'Velvia 100' ? body : undefined;

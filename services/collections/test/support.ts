@@ -12,7 +12,12 @@ import {
 import type { Pool } from '@recipes/db';
 import type { App } from '@recipes/http';
 import { inTurn, type ServiceHarness, serviceHarness } from '@recipes/testing/service';
-import { type ContentServiceStub, stubContentService, stubUsersService, type UsersServiceStub } from '@recipes/testing/stubs';
+import {
+  type ContentServiceStub,
+  stubContentService,
+  stubUsersService,
+  type UsersServiceStub,
+} from '@recipes/testing/stubs';
 import { expect } from 'vitest';
 import type { CollectionsConfig } from '../src/config.js';
 import { type CollectionsParts, collectionsService } from '../src/service.js';
@@ -35,10 +40,17 @@ export interface CollectionsHarness extends ServiceHarness<CollectionsConfig, Co
   /** A well-signed token of an account nobody knows, not even the users service. */
   stranger(username: string): TestUser;
   /** A recipe or post by `authorId`, announced by its created event unless `quietly` (then only look-ups find it). */
-  content(contentType: ContentType, authorId: string, options?: Partial<ContentSnapshot> & { quietly?: boolean }): Promise<ContentSnapshot>;
+  content(
+    contentType: ContentType,
+    authorId: string,
+    options?: Partial<ContentSnapshot> & { quietly?: boolean },
+  ): Promise<ContentSnapshot>;
 }
 
-/** The collections service on a fresh, migrated database, its event handlers and its neighbours (the shared stubs) at hand. */
+/**
+ * The collections service on a fresh, migrated database, its event handlers and its neighbours (the shared stubs) at
+ * hand.
+ */
 export async function collectionsHarness(env: Record<string, string> = {}): Promise<CollectionsHarness> {
   const owners = { users: await stubUsersService(), content: await stubContentService() };
   const harness = await serviceHarness(collectionsService, {
@@ -73,7 +85,10 @@ export async function collectionsHarness(env: Record<string, string> = {}): Prom
 }
 
 /** A harness (see `collectionsHarness`), and the users a test file starts with, signed up in turn as `user` does. */
-export async function collectionsHarnessWith<const N extends readonly string[]>(usernames: N, env: Record<string, string> = {}) {
+export async function collectionsHarnessWith<const N extends readonly string[]>(
+  usernames: N,
+  env: Record<string, string> = {},
+) {
   const harness = await collectionsHarness(env);
   return { harness, users: await inTurn(usernames, (username) => harness.user(username)) };
 }
@@ -87,13 +102,30 @@ type CollectionsRequests = ReturnType<typeof collectionsRequests>;
 
 /** The requests the tests make of `app`, as `user` where one is given. */
 function collectionsRequests(app: App) {
-  const call = (method: Method, url: string, user?: TestUser, payload?: unknown, headers: Record<string, string> = {}) =>
-    app.inject({ method, url, headers: { ...(user?.headers ?? {}), ...headers }, ...(payload === undefined ? {} : { payload: payload as object }) });
+  const call = (
+    method: Method,
+    url: string,
+    user?: TestUser,
+    payload?: unknown,
+    headers: Record<string, string> = {},
+  ) =>
+    app.inject({
+      method,
+      url,
+      headers: { ...(user?.headers ?? {}), ...headers },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
 
   async function created(user: TestUser, body: Record<string, unknown> = { name: 'Street' }) {
     const response = await call('POST', '/api/collections', user, body);
     expect(response.statusCode).toBe(201);
-    return response.json().collection as { id: string; name: string; description: string; itemCount: number; createdAt: string };
+    return response.json().collection as {
+      id: string;
+      name: string;
+      description: string;
+      itemCount: number;
+      createdAt: string;
+    };
   }
 
   const save = (user: TestUser | undefined, payload: unknown) =>
@@ -110,10 +142,20 @@ function collectionsRequests(app: App) {
   }
 
   async function collectionOf(user: TestUser, ...savedItemIds: string[]): Promise<string> {
-    const response = await app.inject({ method: 'POST', url: '/api/collections', payload: { name: 'Board' }, headers: user.headers });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/collections',
+      payload: { name: 'Board' },
+      headers: user.headers,
+    });
     const { id } = response.json().collection;
     for (const savedItemId of savedItemIds) {
-      const added = await app.inject({ method: 'POST', url: `/api/collections/${id}/items`, payload: { savedItemId }, headers: user.headers });
+      const added = await app.inject({
+        method: 'POST',
+        url: `/api/collections/${id}/items`,
+        payload: { savedItemId },
+        headers: user.headers,
+      });
       expect(added.statusCode).toBe(201);
     }
     return id;
@@ -158,6 +200,10 @@ export async function totalsAndRecount(pool: Pool) {
   );
   return {
     kept: { totals: kept.rows, items: items.rows.map((r) => r.kept), collections: collections.rows.map((r) => r.kept) },
-    counted: { totals: counted.rows, items: items.rows.map((r) => r.counted), collections: collections.rows.map((r) => r.counted) },
+    counted: {
+      totals: counted.rows,
+      items: items.rows.map((r) => r.counted),
+      collections: collections.rows.map((r) => r.counted),
+    },
   };
 }

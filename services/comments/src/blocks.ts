@@ -2,7 +2,8 @@ import { type CommentTargetType, forbidden } from '@recipes/contracts';
 import type { RelationDirectory } from '@recipes/directory';
 
 /** The refusal of a comment on what someone who blocks its author owns. */
-export const blockedFromCommenting = (targetType: CommentTargetType) => forbidden(`You cannot comment on this ${targetType}`);
+export const blockedFromCommenting = (targetType: CommentTargetType) =>
+  forbidden(`You cannot comment on this ${targetType}`);
 
 /**
  * What a block keeps the blocked user from here (docs/api.md §10), by the relation read model: commenting

@@ -1,5 +1,18 @@
 /* eslint-disable max-lines -- one domain: posting, editing and deleting share the target, mention and block rules */
-import { type Author, commentCreated, type CommentTargetType, commentUpdated, createEvent, forbidden, isUuid, type ListPosition, type ListRequest, newId, notFound, type UserSnapshot } from '@recipes/contracts';
+import {
+  type Author,
+  commentCreated,
+  type CommentTargetType,
+  commentUpdated,
+  createEvent,
+  forbidden,
+  isUuid,
+  type ListPosition,
+  type ListRequest,
+  newId,
+  notFound,
+  type UserSnapshot,
+} from '@recipes/contracts';
 import { type Pool, type Queryable, spendBudget, withStatement, withTransaction } from '@recipes/db';
 import type { UserDirectory } from '@recipes/directory';
 import { enqueue } from '@recipes/outbox';
@@ -34,7 +47,6 @@ export interface Comment {
 
 const toAuthor = ({ id, username, avatarUrl }: Author): Author => ({ id, username, avatarUrl });
 
-
 export interface CommentsDependencies {
   pool: Pool;
   users: UserDirectory;
@@ -56,7 +68,12 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
    * block the caller. From what the read models hold (`known`), or else the directories. `alsoExists`
    * checks what else must exist (404) before the block is (403), as docs/api.md §1 orders them.
    */
-  async function ownerAllowing(target: CommentTarget, callerId: string, known?: KnownTarget, alsoExists: () => void = () => {}): Promise<string> {
+  async function ownerAllowing(
+    target: CommentTarget,
+    callerId: string,
+    known?: KnownTarget,
+    alsoExists: () => void = () => {},
+  ): Promise<string> {
     if (!known) {
       const owner = await ownerOf(target);
       alsoExists();
@@ -81,8 +98,18 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
   async function setMentions(tx: Queryable, target: CommentTarget, commentId: string, wanted: string[]): Promise<void> {
     const kind = mentionKindOf[target.type];
     const current = await repository.mentionedUsers(tx, kind, commentId);
-    await repository.deleteMentions(tx, kind, commentId, current.filter((id) => !wanted.includes(id)));
-    await repository.insertMentions(tx, kind, commentId, wanted.filter((id) => !current.includes(id)));
+    await repository.deleteMentions(
+      tx,
+      kind,
+      commentId,
+      current.filter((id) => !wanted.includes(id)),
+    );
+    await repository.insertMentions(
+      tx,
+      kind,
+      commentId,
+      wanted.filter((id) => !current.includes(id)),
+    );
   }
 
   /**
@@ -92,14 +119,22 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
    * most in all. Names `known` (from the read models) are taken as they are; the others are asked of the
    * directory a batch at a time, and only while they could still be among the first ten.
    */
-  async function mentionedUserIds(names: string[], authorId: string, before: ReadonlySet<string> = new Set(), known: ReadonlyMap<string, Named> = new Map()): Promise<string[]> {
+  async function mentionedUserIds(
+    names: string[],
+    authorId: string,
+    before: ReadonlySet<string> = new Set(),
+    known: ReadonlyMap<string, Named> = new Map(),
+  ): Promise<string[]> {
     const named = new Map(known);
     for (;;) {
       const { ids, unknown } = mentionable(names, named, authorId, before);
       if (unknown.length === 0) return ids;
       const batch = unknown.slice(0, NAMES_PER_LOOKUP);
       const found = await users.findByUsernames(batch);
-      const blockers = await blocks.blockersOf(authorId, [...found.values()].map((user) => user.id));
+      const blockers = await blocks.blockersOf(
+        authorId,
+        [...found.values()].map((user) => user.id),
+      );
       for (const name of batch) {
         const user = found.get(name);
         named.set(name, user ? { id: user.id, blocksAuthor: blockers.has(user.id) } : null);
@@ -111,9 +146,18 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
    * The page with each comment's author. Every author was in the directory when they commented, and the
    * directory forgets no one: a look-up is left only for a read model that lost a row, and costs nothing otherwise.
    */
-  async function withAuthors({ comments: records, total, next }: { comments: CommentWithAuthor[]; total: number; next: ListPosition | null }): Promise<CommentPage> {
+  async function withAuthors({
+    comments: records,
+    total,
+    next,
+  }: {
+    comments: CommentWithAuthor[];
+    total: number;
+    next: ListPosition | null;
+  }): Promise<CommentPage> {
     const unknown = records.filter((record) => record.author === null).map((record) => record.authorId);
-    const fetched = unknown.length === 0 ? new Map<string, UserSnapshot>() : await users.findByIds([...new Set(unknown)]);
+    const fetched =
+      unknown.length === 0 ? new Map<string, UserSnapshot>() : await users.findByIds([...new Set(unknown)]);
     const withAuthor = ({ authorId, author, ...record }: CommentWithAuthor): Comment => {
       const known = author ?? fetched.get(authorId);
       if (!known) throw new Error(`author ${authorId} of comment ${record.id} is unknown`);
@@ -123,13 +167,19 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
   }
 
   return {
-    /** A page of the target's comments (`filter`), oldest first, by number or after a position, how many it has in all, and where the next page starts. */
+    /**
+     * A page of the target's comments (`filter`), oldest first, by number or after a position, how many it has in all,
+     * and where the next page starts.
+     */
     async list(target: CommentTarget, filter: CommentFilter, request: ListRequest): Promise<CommentPage> {
       await ownerOf(target);
       return withAuthors(await repository.findCommentPage(pool, target, filter, request));
     },
 
-    /** A page of the replies to the live comment `commentId`, oldest first, as `list`; 404 when it is deleted or unknown. */
+    /**
+     * A page of the replies to the live comment `commentId`, oldest first, as `list`; 404 when it is deleted or
+     * unknown.
+     */
     async replies(commentId: string, request: ListRequest): Promise<CommentPage> {
       if (!isUuid(commentId) || !(await repository.findComment(pool, commentId))) throw notFound('Comment not found');
       return withAuthors(await repository.findReplyPage(pool, commentId, request));
@@ -143,11 +193,25 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
      * and its owner's block, the names) is read in one statement from the read models, and only what they
      * lack is asked of the directories.
      */
-    async add(target: CommentTarget, authorId: string, content: string, correlationId: string, payer: NotificationPayer, parentId?: string): Promise<Comment> {
+    async add(
+      target: CommentTarget,
+      authorId: string,
+      content: string,
+      correlationId: string,
+      payer: NotificationPayer,
+      parentId?: string,
+    ): Promise<Comment> {
       const names = mentionedNames(content);
       // An id that is not a UUID names nothing: the directory says so (404), once the author is known.
       const targetId = isUuid(target.id) ? target.id : null;
-      const known = await findPostingContext(pool, target.type, targetId, authorId, names, parentId !== undefined && isUuid(parentId) ? parentId : null);
+      const known = await findPostingContext(
+        pool,
+        target.type,
+        targetId,
+        authorId,
+        names,
+        parentId !== undefined && isUuid(parentId) ? parentId : null,
+      );
       const author = known.author ?? (await users.caller(authorId));
       const ownerId = await ownerAllowing(target, authorId, known.target, () => {
         if (parentId !== undefined && !known.parent) throw notFound('Comment not found');
@@ -168,9 +232,20 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
         mentionedUserIds: mentioned,
       };
       const announcement = createEvent(commentCreated, data, { producer: PRODUCER, correlationId });
-      const comment = { id, target, authorId, content, mentionKind: mentionKindOf[target.type], mentionedUserIds: mentioned, thread };
-      const payment = mentioned.length === 0 ? undefined : { budget: payer.budget, key: authorId, amount: mentioned.length };
-      const { record, targetLive, placed, spending } = await withStatement(pool, (db) => insertComment(db, comment, announcement, correlationId, payment));
+      const comment = {
+        id,
+        target,
+        authorId,
+        content,
+        mentionKind: mentionKindOf[target.type],
+        mentionedUserIds: mentioned,
+        thread,
+      };
+      const payment =
+        mentioned.length === 0 ? undefined : { budget: payer.budget, key: authorId, amount: mentioned.length };
+      const { record, targetLive, placed, spending } = await withStatement(pool, (db) =>
+        insertComment(db, comment, announcement, correlationId, payment),
+      );
       // Deleted since the read (its deletion event came in between, or the thread was deleted).
       if (!targetLive) throw notFound(`${targetNames[target.type]} not found`);
       if (!placed) throw notFound('Comment not found');
@@ -185,7 +260,14 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
      * comment never mentioned before is notified, so only they are paid for (`payer`) and count towards
      * the ten users a comment may ever mention (`withinCap`).
      */
-    async edit(target: CommentTarget, commentId: string, callerId: string, content: string, correlationId: string, payer: NotificationPayer): Promise<Comment> {
+    async edit(
+      target: CommentTarget,
+      commentId: string,
+      callerId: string,
+      content: string,
+      correlationId: string,
+      payer: NotificationPayer,
+    ): Promise<Comment> {
       const caller = await users.caller(callerId);
       await ownerAllowing(target, callerId);
       // Read without a lock to know which names to look up; checked again under the comment's lock.
@@ -202,7 +284,14 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
         await repository.setCorrelationId(tx, correlationId);
         const edited = await repository.updateContent(tx, commentId, content);
         await setMentions(tx, target, commentId, mentioned);
-        const data = { id: commentId, targetType: target.type, targetId: target.id, authorId: callerId, createdAt: edited.createdAt, editedAt: edited.editedAt! };
+        const data = {
+          id: commentId,
+          targetType: target.type,
+          targetId: target.id,
+          authorId: callerId,
+          createdAt: edited.createdAt,
+          editedAt: edited.editedAt!,
+        };
         await enqueue(tx, createEvent(commentUpdated, data, { producer: PRODUCER, correlationId }));
         return edited;
       });
@@ -222,7 +311,8 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
         // An id that is not a UUID names nothing.
         const existing = isUuid(commentId) ? await lockInThread(tx, target, commentId) : undefined;
         if (!existing) throw notFound('Comment not found');
-        if (existing.authorId !== callerId && owner !== callerId) throw forbidden('Only its author or the owner of what it is on may delete a comment');
+        if (existing.authorId !== callerId && owner !== callerId)
+          throw forbidden('Only its author or the owner of what it is on may delete a comment');
         await repository.setCorrelationId(tx, correlationId);
         await deleteInThread(tx, target, existing, correlationId);
       });
@@ -230,7 +320,10 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
   };
 }
 
-function withAuthorOf({ id, content, createdAt, editedAt, parentId, replyCount }: CommentRecord, author: UserSnapshot): Comment {
+function withAuthorOf(
+  { id, content, createdAt, editedAt, parentId, replyCount }: CommentRecord,
+  author: UserSnapshot,
+): Comment {
   return { id, content, createdAt, editedAt, parentId, replyCount, author: toAuthor(author) };
 }
 

@@ -20,7 +20,9 @@ export async function removeCommentsOn(pool: Pool, target: CommentTarget, correl
        RETURNING id, author_id AS "authorId", iso_timestamp(created_at) AS "createdAt", iso_timestamp(deleted_at) AS "deletedAt"`,
       [target.type, target.id],
     );
-    await tx.query(`DELETE FROM ${mentionStores[mentionKindOf[target.type]]} WHERE comment_id = ANY($1::uuid[])`, [rows.map((row) => row.id)]);
+    await tx.query(`DELETE FROM ${mentionStores[mentionKindOf[target.type]]} WHERE comment_id = ANY($1::uuid[])`, [
+      rows.map((row) => row.id),
+    ]);
     for (const { id, authorId, createdAt, deletedAt } of rows) {
       const data = { id, targetType: target.type, targetId: target.id, authorId, createdAt, deletedAt };
       await enqueue(tx, createEvent(commentDeleted, data, { producer: 'comments', correlationId }));

@@ -29,12 +29,20 @@ const removeCommentsBy: (pool: Pool) => ErasureStep = (pool) => async (authorId,
 /** Deletes a batch of the user's deleted comments for good, with what still names them. */
 const purgeCommentsBy: (pool: Pool) => ErasureStep = (pool) => async (authorId, limit) =>
   withTransaction(pool, async (tx) => {
-    const ids = await idsOf(tx, 'SELECT id FROM comments WHERE author_id = $1 AND deleted_at IS NOT NULL LIMIT $2 FOR UPDATE', authorId, limit);
+    const ids = await idsOf(
+      tx,
+      'SELECT id FROM comments WHERE author_id = $1 AND deleted_at IS NOT NULL LIMIT $2 FOR UPDATE',
+      authorId,
+      limit,
+    );
     await tx.query('DELETE FROM ever_mentioned WHERE comment_id = ANY($1::uuid[])', [ids]);
     // Others' comments that answered theirs keep nothing of them: a reply to one of theirs names it as
     // answered, and the deleted replies of their deleted threads name it as the top-level comment.
     await tx.query('UPDATE comments SET replied_to_id = NULL WHERE replied_to_id = ANY($1::uuid[])', [ids]);
-    await tx.query('UPDATE comments SET parent_id = NULL WHERE parent_id = ANY($1::uuid[]) AND deleted_at IS NOT NULL', [ids]);
+    await tx.query(
+      'UPDATE comments SET parent_id = NULL WHERE parent_id = ANY($1::uuid[]) AND deleted_at IS NOT NULL',
+      [ids],
+    );
     await tx.query('DELETE FROM comments WHERE id = ANY($1::uuid[])', [ids]);
     return ids.length;
   });

@@ -53,7 +53,12 @@ export type Named = MentionedUser | null;
  * `withinCap` keeps them: never the author, nor one who blocks them. And the names not known yet that
  * come before the list is full, which could still change it: none once it is final.
  */
-export function mentionable(names: string[], named: ReadonlyMap<string, Named>, authorId: string, before: ReadonlySet<string>): { ids: string[]; unknown: string[] } {
+export function mentionable(
+  names: string[],
+  named: ReadonlyMap<string, Named>,
+  authorId: string,
+  before: ReadonlySet<string>,
+): { ids: string[]; unknown: string[] } {
   const ids: string[] = [];
   const unknown: string[] = [];
   let room = MAX_MENTIONED_USERS - before.size;
@@ -61,7 +66,8 @@ export function mentionable(names: string[], named: ReadonlyMap<string, Named>, 
     if (ids.length === MAX_MENTIONED_USERS) break;
     const user = named.get(name);
     if (user === undefined) unknown.push(name);
-    else if (user !== null && user.id !== authorId && !user.blocksAuthor && (before.has(user.id) || room-- > 0)) ids.push(user.id);
+    else if (user !== null && user.id !== authorId && !user.blocksAuthor && (before.has(user.id) || room-- > 0))
+      ids.push(user.id);
   }
   return { ids, unknown };
 }

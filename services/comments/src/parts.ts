@@ -19,7 +19,12 @@ export function parts({ config, pool }: PartsContext<CommentsConfig>) {
   };
   return {
     directories,
-    comments: comments({ pool, users: directories.users, blocks: blocks(directories.relations), targetOwner: targetOwners(directories.content, directories.collections) }),
+    comments: comments({
+      pool,
+      users: directories.users,
+      blocks: blocks(directories.relations),
+      targetOwner: targetOwners(directories.content, directories.collections),
+    }),
     deletedTargets: deletedTargets(pool),
     idempotency: new Idempotency(pool),
     dataExport: dataExport(pool),

@@ -1,5 +1,15 @@
 import type { CommentTargetType, EventEnvelope, MentionKind, UserSnapshot } from '@recipes/contracts';
-import { type Budget, type BudgetSpending, identifier, type Queryable, query, type Sql, spendingCtes, spendingOf, sql } from '@recipes/db';
+import {
+  type Budget,
+  type BudgetSpending,
+  identifier,
+  type Queryable,
+  query,
+  type Sql,
+  spendingCtes,
+  spendingOf,
+  sql,
+} from '@recipes/db';
 import { outboxRow } from '@recipes/outbox';
 import type { MentionedUser } from './mentions.js';
 import { columns, type CommentRecord, type CommentTarget, mentionStores, setCorrelation } from './repository.js';
@@ -30,7 +40,10 @@ export interface ParentComment {
 
 /** Where the read models keep a target of the type, and which column names its owner. */
 const targetRow: Record<CommentTargetType, { from: (id: string | null) => Sql; owner: Sql }> = {
-  recipe: { from: (id) => sql`content_items WHERE id = ${id}::uuid AND content_type = 'recipe'`, owner: sql`author_id` },
+  recipe: {
+    from: (id) => sql`content_items WHERE id = ${id}::uuid AND content_type = 'recipe'`,
+    owner: sql`author_id`,
+  },
   post: { from: (id) => sql`content_items WHERE id = ${id}::uuid AND content_type = 'post'`, owner: sql`author_id` },
   collection: { from: (id) => sql`known_collections WHERE id = ${id}::uuid`, owner: sql`owner_id` },
 };
@@ -63,10 +76,12 @@ export async function findPostingContext(
            (SELECT json_build_object('id', id, 'authorId', author_id, 'parentId', parent_id)
               FROM comments WHERE id = ${parentId}::uuid AND target_type = ${targetType} AND target_id = ${targetId}::uuid
                               AND deleted_at IS NULL) AS parent`);
-  const { rows } = await db.query<{ author: UserSnapshot | null; target: KnownTarget | null; named: ({ name: string } & MentionedUser)[]; parent: ParentComment | null }>(
-    text,
-    values,
-  );
+  const { rows } = await db.query<{
+    author: UserSnapshot | null;
+    target: KnownTarget | null;
+    named: ({ name: string } & MentionedUser)[];
+    parent: ParentComment | null;
+  }>(text, values);
   const { author, target: known, named, parent } = rows[0]!;
   return {
     author: author ?? undefined,
@@ -84,7 +99,9 @@ export interface NewComment {
   content: string;
   mentionKind: MentionKind;
   mentionedUserIds: string[];
-  /** For a reply: the comment replied to, and its top-level comment (the same one for a reply to a top-level comment). */
+  /**
+   * For a reply: the comment replied to, and its top-level comment (the same one for a reply to a top-level comment).
+   */
   thread?: { repliedToId: string; topLevelId: string } | undefined;
 }
 
@@ -93,7 +110,8 @@ export interface NewComment {
  * (`removeCommentsOn` in src/deleted-targets.ts): a deletion that commits first leaves the comment
  * unstored; a comment that commits first is found by the deletion, and removed.
  */
-const liveTarget = ({ type, id }: CommentTarget) => sql`SELECT 1 FROM ${targetRow[type].from(id)} AND NOT deleted FOR SHARE`;
+const liveTarget = ({ type, id }: CommentTarget) =>
+  sql`SELECT 1 FROM ${targetRow[type].from(id)} AND NOT deleted FOR SHARE`;
 
 /** What a comment's mentions cost: `amount` of `budget`, from the author's (`key`) spending. */
 export interface Payment {
@@ -119,7 +137,10 @@ function placedInThread({ type, id }: CommentTarget, thread: NewComment['thread'
      )`;
 }
 
-/** What storing a comment came to: the stored comment (none when the target or the comment replied to is deleted, or the payment refused), and the payment's spending. */
+/**
+ * What storing a comment came to: the stored comment (none when the target or the comment replied to is deleted, or the
+ * payment refused), and the payment's spending.
+ */
 export interface StoredComment {
   record: CommentRecord | undefined;
   targetLive: boolean;
@@ -138,10 +159,23 @@ export interface StoredComment {
  * is stored, or spent, when the target is deleted (`liveTarget`), nor a reply when a comment it is
  * placed under is (`placedInThread`); a reply stored counts on its top-level comment in the same statement.
  */
-export async function insertComment(db: Queryable, comment: NewComment, announcement: EventEnvelope, correlationId: string, payment?: Payment): Promise<StoredComment> {
+export async function insertComment(
+  db: Queryable,
+  comment: NewComment,
+  announcement: EventEnvelope,
+  correlationId: string,
+  payment?: Payment,
+): Promise<StoredComment> {
   const { id, target, authorId, content, mentionKind, mentionedUserIds, thread } = comment;
   const [eventId, eventType, payload] = outboxRow(announcement);
-  const paying = payment && spendingCtes(payment.budget, payment.key, payment.amount, sql`EXISTS (SELECT 1 FROM live) AND EXISTS (SELECT 1 FROM placed)`);
+  const paying =
+    payment &&
+    spendingCtes(
+      payment.budget,
+      payment.key,
+      payment.amount,
+      sql`EXISTS (SELECT 1 FROM live) AND EXISTS (SELECT 1 FROM placed)`,
+    );
   const { text, values } = query(sql`
     WITH live AS (${liveTarget(target)}),
      ${placedInThread(target, thread)},
@@ -164,15 +198,20 @@ export async function insertComment(db: Queryable, comment: NewComment, announce
      )
      SELECT (SELECT row_to_json(comment) FROM comment) AS comment, EXISTS (SELECT 1 FROM live) AS "targetLive", EXISTS (SELECT 1 FROM placed) AS placed
             ${paying ? sql`, spent, "resetSeconds" FROM spending` : sql``}`);
-  const { rows } = await db.query<{ comment: CommentRecord | null; targetLive: boolean; placed: boolean; spent?: number | null; resetSeconds?: number }>(
-    text,
-    values,
-  );
+  const { rows } = await db.query<{
+    comment: CommentRecord | null;
+    targetLive: boolean;
+    placed: boolean;
+    spent?: number | null;
+    resetSeconds?: number;
+  }>(text, values);
   const { comment: record, targetLive, placed, spent, resetSeconds } = rows[0]!;
   return {
     record: record ?? undefined,
     targetLive,
     placed,
-    spending: payment ? spendingOf(payment.budget.max, { spent: spent ?? null, resetSeconds: resetSeconds! }) : undefined,
+    spending: payment
+      ? spendingOf(payment.budget.max, { spent: spent ?? null, resetSeconds: resetSeconds! })
+      : undefined,
   };
 }

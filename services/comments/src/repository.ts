@@ -38,7 +38,9 @@ export const mentionStores: Record<MentionKind, string> = {
   post_comment: 'post_comment_mentions',
 };
 
-/** The SQL that sets this transaction's correlation id, read by the mention triggers (`write_event`, migrations/007). */
+/**
+ * The SQL that sets this transaction's correlation id, read by the mention triggers (`write_event`, migrations/007).
+ */
 export const setCorrelation = (correlationId: string): Sql => sql`set_correlation_id(${correlationId})`;
 
 /** Names the request behind this transaction's changes, for the events the mention trigger writes. */
@@ -48,7 +50,12 @@ export async function setCorrelationId(db: Queryable, correlationId: string): Pr
 }
 
 /** One row per user in the kind's own store; its trigger writes the event for each. */
-export async function insertMentions(db: Queryable, kind: MentionKind, commentId: string, userIds: string[]): Promise<void> {
+export async function insertMentions(
+  db: Queryable,
+  kind: MentionKind,
+  commentId: string,
+  userIds: string[],
+): Promise<void> {
   if (userIds.length === 0) return;
   await db.query(`INSERT INTO ${mentionStores[kind]} (comment_id, mentioned_user_id) SELECT $1, unnest($2::uuid[])`, [
     commentId,
@@ -71,8 +78,15 @@ const listedColumns = `c.id, c.author_id AS "authorId", c.content, iso_timestamp
                 u.username, u.avatar_url AS "avatarUrl"`;
 
 /** A listing's page and total, each comment with its author from the users read model (`readListing`). */
-async function readComments(db: Queryable, where: (alias: string) => string, values: unknown[], request: ListingRequest): Promise<{ comments: CommentWithAuthor[]; total: number; next: Position | null }> {
-  const { rows, total, next } = await readListing<CommentRecord & { username: string | null; avatarUrl: string | null }>(
+async function readComments(
+  db: Queryable,
+  where: (alias: string) => string,
+  values: unknown[],
+  request: ListingRequest,
+): Promise<{ comments: CommentWithAuthor[]; total: number; next: Position | null }> {
+  const { rows, total, next } = await readListing<
+    CommentRecord & { username: string | null; avatarUrl: string | null }
+  >(
     db,
     {
       count: `SELECT count(*)::int AS total FROM comments WHERE ${where('')}`,
@@ -104,23 +118,37 @@ export async function findCommentPage(
   request: ListingRequest,
 ): Promise<{ comments: CommentWithAuthor[]; total: number; next: Position | null }> {
   // Written into the SQL, so that the planner sees which partial index matches.
-  const where = (c: string) => `${c}target_type = $1 AND ${c}target_id = $2 AND ${c}deleted_at IS NULL${filter.topLevelOnly ? ` AND ${c}parent_id IS NULL` : ''}`;
+  const where = (c: string) =>
+    `${c}target_type = $1 AND ${c}target_id = $2 AND ${c}deleted_at IS NULL${filter.topLevelOnly ? ` AND ${c}parent_id IS NULL` : ''}`;
   return readComments(db, where, [target.type, target.id], request);
 }
 
-/** One page of the replies to the comment `parentId`, oldest first, as `findCommentPage` (on `comments_replies_idx`). */
-export async function findReplyPage(db: Queryable, parentId: string, request: ListingRequest): Promise<{ comments: CommentWithAuthor[]; total: number; next: Position | null }> {
+/**
+ * One page of the replies to the comment `parentId`, oldest first, as `findCommentPage` (on `comments_replies_idx`).
+ */
+export async function findReplyPage(
+  db: Queryable,
+  parentId: string,
+  request: ListingRequest,
+): Promise<{ comments: CommentWithAuthor[]; total: number; next: Position | null }> {
   return readComments(db, (c) => `${c}parent_id = $1 AND ${c}deleted_at IS NULL`, [parentId], request);
 }
 
 /** The live comment `id`, wherever it is; undefined when there is none. */
 export async function findComment(db: Queryable, id: string): Promise<CommentRecord | undefined> {
-  const { rows } = await db.query<CommentRecord>(`SELECT ${columns} FROM comments WHERE id = $1 AND deleted_at IS NULL`, [id]);
+  const { rows } = await db.query<CommentRecord>(
+    `SELECT ${columns} FROM comments WHERE id = $1 AND deleted_at IS NULL`,
+    [id],
+  );
   return rows[0];
 }
 
 /** The live comment `id` on `target`, locked until the transaction ends; undefined when there is none. */
-export async function lockComment(db: Queryable, target: CommentTarget, id: string): Promise<CommentRecord | undefined> {
+export async function lockComment(
+  db: Queryable,
+  target: CommentTarget,
+  id: string,
+): Promise<CommentRecord | undefined> {
   const { rows } = await db.query<CommentRecord>(
     `SELECT ${columns} FROM comments WHERE id = $1 AND target_type = $2 AND target_id = $3 AND deleted_at IS NULL FOR UPDATE`,
     [id, target.type, target.id],
@@ -147,26 +175,43 @@ export async function markDeleted(db: Queryable, id: string): Promise<string> {
 
 /** The users the comment mentions now, in the kind's store. */
 export async function mentionedUsers(db: Queryable, kind: MentionKind, commentId: string): Promise<string[]> {
-  const { rows } = await db.query<{ userId: string }>(`SELECT mentioned_user_id AS "userId" FROM ${mentionStores[kind]} WHERE comment_id = $1`, [commentId]);
+  const { rows } = await db.query<{ userId: string }>(
+    `SELECT mentioned_user_id AS "userId" FROM ${mentionStores[kind]} WHERE comment_id = $1`,
+    [commentId],
+  );
   return rows.map((row) => row.userId);
 }
 
 /** Every user the comment has mentioned, in any of its versions (`ever_mentioned`). */
 export async function everMentioned(db: Queryable, commentId: string): Promise<Set<string>> {
-  const { rows } = await db.query<{ userId: string }>(`SELECT user_id AS "userId" FROM ever_mentioned WHERE comment_id = $1`, [commentId]);
+  const { rows } = await db.query<{ userId: string }>(
+    `SELECT user_id AS "userId" FROM ever_mentioned WHERE comment_id = $1`,
+    [commentId],
+  );
   return new Set(rows.map((row) => row.userId));
 }
 
 /** Adds users the comment mentions for the first time to its `ever_mentioned`. */
 export async function rememberMentioned(db: Queryable, commentId: string, userIds: string[]): Promise<void> {
   if (userIds.length === 0) return;
-  await db.query(`INSERT INTO ever_mentioned (comment_id, user_id) SELECT $1, unnest($2::uuid[])`, [commentId, userIds]);
+  await db.query(`INSERT INTO ever_mentioned (comment_id, user_id) SELECT $1, unnest($2::uuid[])`, [
+    commentId,
+    userIds,
+  ]);
 }
 
 /** Takes mentions out of the kind's store; its trigger writes the retraction event for each. */
-export async function deleteMentions(db: Queryable, kind: MentionKind, commentId: string, userIds: string[]): Promise<void> {
+export async function deleteMentions(
+  db: Queryable,
+  kind: MentionKind,
+  commentId: string,
+  userIds: string[],
+): Promise<void> {
   if (userIds.length === 0) return;
-  await db.query(`DELETE FROM ${mentionStores[kind]} WHERE comment_id = $1 AND mentioned_user_id = ANY($2::uuid[])`, [commentId, userIds]);
+  await db.query(`DELETE FROM ${mentionStores[kind]} WHERE comment_id = $1 AND mentioned_user_id = ANY($2::uuid[])`, [
+    commentId,
+    userIds,
+  ]);
 }
 
 /** A comment as the API shows it, and what it is on: a row of a user's data export. */
@@ -183,7 +228,12 @@ export interface ExportedComment {
 }
 
 /** The author's live comments after `after` by id (docs/api.md §11.2). */
-export async function findCommentsOfAuthorAfter(db: Queryable, authorId: string, after: string | null, limit: number): Promise<ExportedComment[]> {
+export async function findCommentsOfAuthorAfter(
+  db: Queryable,
+  authorId: string,
+  after: string | null,
+  limit: number,
+): Promise<ExportedComment[]> {
   const { rows } = await db.query<ExportedComment>(
     `SELECT c.id, c.content, iso_timestamp(c.created_at) AS "createdAt", iso_timestamp(c.edited_at) AS "editedAt",
             c.parent_id AS "parentId", c.reply_count AS "replyCount",

@@ -1,4 +1,13 @@
-import { AUTHOR_EXAMPLE, authorSchema, C0_BUT_LINE_BREAKS, listCursor, listPaginationSchema, listQuery, timestampSchema, trimmedTextPattern } from '@recipes/contracts';
+import {
+  AUTHOR_EXAMPLE,
+  authorSchema,
+  C0_BUT_LINE_BREAKS,
+  listCursor,
+  listPaginationSchema,
+  listQuery,
+  timestampSchema,
+  trimmedTextPattern,
+} from '@recipes/contracts';
 import { z } from 'zod';
 
 const codePoints = (value: string) => [...value].length;
@@ -18,7 +27,8 @@ export const commentContent = z
   .meta({
     // A half of a surrogate pair alone is no character (with the `u` flag, a pair is one code point above them).
     pattern: trimmedTextPattern({ min: 1, max: 2000, forbidden: `${C0_BUT_LINE_BREAKS}\\ud800-\\udfff` }),
-    description: 'Trimmed, then 1-2000 characters of valid Unicode, with no control characters but tab, line feed and carriage return',
+    description:
+      'Trimmed, then 1-2000 characters of valid Unicode, with no control characters but tab, line feed and carriage return',
   });
 
 export const commentBody = z.object({ content: commentContent });
@@ -28,7 +38,10 @@ export const commentBody = z.object({ content: commentContent });
  * names no comment, which is a 404 found after validation, as for `targetParams`.
  */
 export const newCommentBody = commentBody.extend({
-  parentId: z.string().optional().meta({ description: 'The comment this one replies to, on the same target; a reply to a reply is stored under its top-level comment' }),
+  parentId: z.string().optional().meta({
+    description:
+      'The comment this one replies to, on the same target; a reply to a reply is stored under its top-level comment',
+  }),
 });
 
 /**
@@ -38,7 +51,9 @@ export const newCommentBody = commentBody.extend({
 export const targetParams = z.object({ id: z.string().meta({ description: 'The target’s id, a UUID' }) });
 
 /** A comment on its target: both any string, for the same reason as `targetParams`. */
-export const commentParams = targetParams.extend({ commentId: z.string().meta({ description: 'The comment’s id, a UUID' }) });
+export const commentParams = targetParams.extend({
+  commentId: z.string().meta({ description: 'The comment’s id, a UUID' }),
+});
 
 /** Where a walk through a target's comments stands (docs/api.md §10.1). */
 export const commentCursor = listCursor('comments');
@@ -48,7 +63,9 @@ export const commentsPageQuery = listQuery(50, commentCursor).extend({
     .union([z.string(), z.array(z.string())])
     .optional()
     .transform((value) => value === 'true')
-    .meta({ description: '`true` keeps only top-level comments (and `total` counts those); anything else keeps every comment' }),
+    .meta({
+      description: '`true` keeps only top-level comments (and `total` counts those); anything else keeps every comment',
+    }),
 });
 
 /** Where a walk through a comment's replies stands. */
@@ -58,31 +75,33 @@ export const repliesPageQuery = listQuery(20, replyCursor);
 /** A comment named alone: any string, for the same reason as `targetParams`. */
 export const commentIdParams = z.object({ id: z.string().meta({ description: 'The comment’s id, a UUID' }) });
 
-export const commentSchema = z.object({
-  id: z.uuid(),
-  content: z.string(),
-  createdAt: timestampSchema,
-  /** Null until its author edits it. */
-  editedAt: timestampSchema.nullable(),
-  /** The top-level comment it replies to; null for a top-level comment. */
-  parentId: z.uuid().nullable(),
-  /** Its replies; 0 for a reply. */
-  replyCount: z.number().int().nonnegative(),
-  author: authorSchema,
-}).meta({
-  id: 'Comment',
-  examples: [
-    {
-      id: '019375a3-1b2c-7d4e-8f90-a1b2c3d4e5f6',
-      content: 'What a light, @ada!',
-      createdAt: '2026-11-22T10:00:00.000Z',
-      editedAt: null,
-      parentId: null,
-      replyCount: 2,
-      author: AUTHOR_EXAMPLE,
-    },
-  ],
-});
+export const commentSchema = z
+  .object({
+    id: z.uuid(),
+    content: z.string(),
+    createdAt: timestampSchema,
+    /** Null until its author edits it. */
+    editedAt: timestampSchema.nullable(),
+    /** The top-level comment it replies to; null for a top-level comment. */
+    parentId: z.uuid().nullable(),
+    /** Its replies; 0 for a reply. */
+    replyCount: z.number().int().nonnegative(),
+    author: authorSchema,
+  })
+  .meta({
+    id: 'Comment',
+    examples: [
+      {
+        id: '019375a3-1b2c-7d4e-8f90-a1b2c3d4e5f6',
+        content: 'What a light, @ada!',
+        createdAt: '2026-11-22T10:00:00.000Z',
+        editedAt: null,
+        parentId: null,
+        replyCount: 2,
+        author: AUTHOR_EXAMPLE,
+      },
+    ],
+  });
 
 export const commentListResponse = z.object({
   comments: z.array(commentSchema),
@@ -96,7 +115,10 @@ export const replyListResponse = z.object({
   pagination: listPaginationSchema,
 });
 
-export const commentAddedResponse = z.object({ message: z.literal('Comment added successfully'), comment: commentSchema });
+export const commentAddedResponse = z.object({
+  message: z.literal('Comment added successfully'),
+  comment: commentSchema,
+});
 
 export const commentEditedResponse = z.object({ comment: commentSchema });
 

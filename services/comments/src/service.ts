@@ -1,6 +1,11 @@
 import { callerOf } from '@recipes/auth';
 import { budgetMigrations } from '@recipes/db';
-import { collectionDirectoryMigrations, contentDirectoryMigrations, relationDirectoryMigrations, userDirectoryMigrations } from '@recipes/directory';
+import {
+  collectionDirectoryMigrations,
+  contentDirectoryMigrations,
+  relationDirectoryMigrations,
+  userDirectoryMigrations,
+} from '@recipes/directory';
 import { rateLimits, sharedStoreFor } from '@recipes/http';
 import { defineService } from '@recipes/runtime';
 import { commentsConfigSchema } from './config.js';
@@ -20,13 +25,21 @@ export const commentsService = defineService({
   description: 'Comments on recipes, collections and posts, and their @mentions',
   configSchema: commentsConfigSchema,
   migrations: new URL('../migrations', import.meta.url),
-  sharedMigrations: [userDirectoryMigrations, contentDirectoryMigrations, collectionDirectoryMigrations, relationDirectoryMigrations, budgetMigrations],
+  sharedMigrations: [
+    userDirectoryMigrations,
+    contentDirectoryMigrations,
+    collectionDirectoryMigrations,
+    relationDirectoryMigrations,
+    budgetMigrations,
+  ],
   publishes: published,
   parts,
   async routes(app, { comments, idempotency }, config) {
     // One limit per caller shared by every kind of target and by posting and editing, so it is made once
     // and handed to each.
-    const limitPerCaller = (await rateLimits(app, await sharedStoreFor(app, { url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX })))({
+    const limitPerCaller = (
+      await rateLimits(app, await sharedStoreFor(app, { url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX }))
+    )({
       name: 'comments',
       max: config.COMMENT_LIMIT_PER_MINUTE,
       windowMs: 60_000,

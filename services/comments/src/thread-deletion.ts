@@ -10,11 +10,23 @@ import { deleteAllMentions, markDeletedInThread } from './thread-repository.js';
  * retract what they caused, and each comment's `comment.deleted` is written. Run under `lockInThread`'s
  * locks, in a transaction whose correlation id is set.
  */
-export async function deleteInThread(db: Queryable, target: CommentTarget, comment: CommentRecord, correlationId: string): Promise<void> {
+export async function deleteInThread(
+  db: Queryable,
+  target: CommentTarget,
+  comment: CommentRecord,
+  correlationId: string,
+): Promise<void> {
   const { deletedAt, replies } = await markDeletedInThread(db, comment);
   await deleteAllMentions(db, mentionKindOf[target.type], [comment.id, ...replies.map((reply) => reply.id)]);
   for (const gone of [{ ...comment, deletedAt }, ...replies]) {
-    const data = { id: gone.id, targetType: target.type, targetId: target.id, authorId: gone.authorId, createdAt: gone.createdAt, deletedAt: gone.deletedAt };
+    const data = {
+      id: gone.id,
+      targetType: target.type,
+      targetId: target.id,
+      authorId: gone.authorId,
+      createdAt: gone.createdAt,
+      deletedAt: gone.deletedAt,
+    };
     await enqueue(db, createEvent(commentDeleted, data, { producer: 'comments', correlationId }));
   }
 }

@@ -12,7 +12,11 @@ import { columns, type CommentRecord, type CommentTarget, markDeleted, mentionSt
  * transaction ends, the top-level one first, as a new reply locks them (src/posting.ts): so a reply's
  * deletion and its thread's never wait for each other in turn. Undefined when the comment is not there.
  */
-export async function lockInThread(db: Queryable, target: CommentTarget, id: string): Promise<CommentRecord | undefined> {
+export async function lockInThread(
+  db: Queryable,
+  target: CommentTarget,
+  id: string,
+): Promise<CommentRecord | undefined> {
   const { rows } = await db.query<CommentRecord>(
     `SELECT ${columns} FROM comments
       WHERE id IN (SELECT parent_id FROM comments WHERE id = $1 AND parent_id IS NOT NULL UNION ALL SELECT $1::uuid)
@@ -27,7 +31,10 @@ export async function lockInThread(db: Queryable, target: CommentTarget, id: str
  * Deletes the comment and, for a top-level one, its live replies (giving them, to be announced), or
  * takes a reply off its top-level comment's count: run under `lockInThread`'s locks.
  */
-export async function markDeletedInThread(db: Queryable, comment: CommentRecord): Promise<{ deletedAt: string; replies: DeletedReply[] }> {
+export async function markDeletedInThread(
+  db: Queryable,
+  comment: CommentRecord,
+): Promise<{ deletedAt: string; replies: DeletedReply[] }> {
   const deletedAt = await markDeleted(db, comment.id);
   if (comment.parentId !== null) {
     await db.query('UPDATE comments SET reply_count = reply_count - 1 WHERE id = $1', [comment.parentId]);

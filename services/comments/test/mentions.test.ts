@@ -59,7 +59,13 @@ describe('mentionable', () => {
   const world = fc.uniqueArray(fc.stringMatching(/^[a-z]{3,6}$/), { maxLength: 40 }).chain((names) =>
     fc.record({
       names: fc.constant(names),
-      users: fc.tuple(...names.map(() => fc.option(fc.record({ isAuthor: fc.boolean(), blocksAuthor: fc.boolean() }, { requiredKeys: [] }), { nil: null }))),
+      users: fc.tuple(
+        ...names.map(() =>
+          fc.option(fc.record({ isAuthor: fc.boolean(), blocksAuthor: fc.boolean() }, { requiredKeys: [] }), {
+            nil: null,
+          }),
+        ),
+      ),
       knownAtFirst: fc.tuple(...names.map(() => fc.boolean())),
       before: fc.uniqueArray(fc.nat({ max: 39 }), { maxLength: 10 }),
       batch: fc.integer({ min: 1, max: 5 }),
@@ -72,11 +78,15 @@ describe('mentionable', () => {
         const truth = new Map<string, Named>(
           names.map((name, index) => {
             const user = users[index] ?? null;
-            return [name, user && { id: user.isAuthor ? AUTHOR : `user-${index}`, blocksAuthor: user.blocksAuthor ?? false }];
+            return [
+              name,
+              user && { id: user.isAuthor ? AUTHOR : `user-${index}`, blocksAuthor: user.blocksAuthor ?? false },
+            ];
           }),
         );
         const mentionedBefore = new Set(before.map((index) => `user-${index}`));
-        // What the comment mentions as the rules read: every existing user but the author and those who block them, within the cap.
+        // What the comment mentions as the rules read: every existing user but the author and those who block them,
+        // within the cap.
         const expected = withinCap(
           names.flatMap((name) => {
             const user = truth.get(name)!;
@@ -101,7 +111,12 @@ describe('mentionable', () => {
 
   it('asks about no name after the tenth user it mentions', () => {
     const names = Array.from({ length: 12 }, (_, index) => `name${index}`);
-    const named = new Map<string, Named>(names.slice(0, 10).map((name, index) => [name, { id: `user-${index}`, blocksAuthor: false }]));
-    expect(mentionable(names, named, AUTHOR, new Set())).toEqual({ ids: names.slice(0, 10).map((_, index) => `user-${index}`), unknown: [] });
+    const named = new Map<string, Named>(
+      names.slice(0, 10).map((name, index) => [name, { id: `user-${index}`, blocksAuthor: false }]),
+    );
+    expect(mentionable(names, named, AUTHOR, new Set())).toEqual({
+      ids: names.slice(0, 10).map((_, index) => `user-${index}`),
+      unknown: [],
+    });
   });
 });

@@ -60,7 +60,9 @@ const indexScans = (nodes: PlanNode[]) => nodes.filter((node) => node['Index Nam
 
 describe('the comment listing’s query plan', () => {
   it('reads page 1 of 50,000 comments as the first 20 entries of the page index, with no sort', async () => {
-    const plan = await explain((db) => findCommentPage(db, { type: 'recipe', id: heavy }, everyComment, { limit: 20, offset: 0 }));
+    const plan = await explain((db) =>
+      findCommentPage(db, { type: 'recipe', id: heavy }, everyComment, { limit: 20, offset: 0 }),
+    );
     const [scan, ...others] = scansAs(plan, 'c');
     expect(others).toEqual([]);
     expect(scan).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'comments_page_idx' });
@@ -77,7 +79,12 @@ describe('the comment listing’s query plan', () => {
     );
     const texts: string[] = [];
     const plan = await explain((db) =>
-      findCommentPage({ query: (text: string, values: unknown[]) => (texts.push(text), db.query(text, values)) } as Queryable, { type: 'recipe', id: heavy }, everyComment, { limit: 20, after: rows[0]! }),
+      findCommentPage(
+        { query: (text: string, values: unknown[]) => (texts.push(text), db.query(text, values)) } as Queryable,
+        { type: 'recipe', id: heavy },
+        everyComment,
+        { limit: 20, after: rows[0]! },
+      ),
     );
     expect(texts.join('\n')).not.toMatch(/OFFSET/i);
     const [scan, ...others] = scansAs(plan, 'c');
@@ -87,9 +94,13 @@ describe('the comment listing’s query plan', () => {
   });
 
   it('reads a page of a target with few comments from the page index too, never scanning the table', async () => {
-    const plan = await explain((db) => findCommentPage(db, { type: 'recipe', id: light }, everyComment, { limit: 20, offset: 0 }));
+    const plan = await explain((db) =>
+      findCommentPage(db, { type: 'recipe', id: light }, everyComment, { limit: 20, offset: 0 }),
+    );
     expect(plan.some((node) => node['Node Type'] === 'Seq Scan')).toBe(false);
-    expect(indexScans(scansAs(plan, 'c'))).toEqual([expect.objectContaining({ 'Index Name': 'comments_page_idx', 'Actual Rows': 10 })]);
+    expect(indexScans(scansAs(plan, 'c'))).toEqual([
+      expect.objectContaining({ 'Index Name': 'comments_page_idx', 'Actual Rows': 10 }),
+    ]);
   });
 
   it('counts a target’s comments in the same statement from the same index, touching no other target’s entries', async () => {
@@ -97,7 +108,9 @@ describe('the comment listing’s query plan', () => {
       [light, 10],
       [heavy, HEAVY_COMMENTS],
     ] as const) {
-      const plan = await explain((db) => findCommentPage(db, { type: 'recipe', id: target }, everyComment, { limit: 20, offset: 0 }));
+      const plan = await explain((db) =>
+        findCommentPage(db, { type: 'recipe', id: target }, everyComment, { limit: 20, offset: 0 }),
+      );
       const [scan, ...others] = indexScans(scansAs(plan, 'comments'));
       expect(others).toEqual([]);
       expect(scan!['Node Type']).toMatch(/^(Index|Index Only|Bitmap Index) Scan$/);
@@ -108,10 +121,16 @@ describe('the comment listing’s query plan', () => {
 
 describe('the top-level and replies listings’ query plans', () => {
   it('reads a page of top-level comments from their own index, counting them there, past a target’s replies', async () => {
-    const plan = await explain((db) => findCommentPage(db, { type: 'post', id: threaded }, { topLevelOnly: true }, { limit: 20, offset: 0 }));
+    const plan = await explain((db) =>
+      findCommentPage(db, { type: 'post', id: threaded }, { topLevelOnly: true }, { limit: 20, offset: 0 }),
+    );
     expect(plan.some((node) => node['Node Type'] === 'Seq Scan' || node['Node Type'] === 'Sort')).toBe(false);
-    expect(indexScans(scansAs(plan, 'c'))).toEqual([expect.objectContaining({ 'Index Name': 'comments_top_level_page_idx', 'Actual Rows': 1 })]);
-    expect(indexScans(scansAs(plan, 'comments'))).toEqual([expect.objectContaining({ 'Index Name': 'comments_top_level_page_idx', 'Actual Rows': 1 })]);
+    expect(indexScans(scansAs(plan, 'c'))).toEqual([
+      expect.objectContaining({ 'Index Name': 'comments_top_level_page_idx', 'Actual Rows': 1 }),
+    ]);
+    expect(indexScans(scansAs(plan, 'comments'))).toEqual([
+      expect.objectContaining({ 'Index Name': 'comments_top_level_page_idx', 'Actual Rows': 1 }),
+    ]);
   });
 
   it('reads a page of 5,000 replies as the first 21 entries of the replies index, with no sort', async () => {

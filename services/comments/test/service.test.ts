@@ -1,4 +1,13 @@
-import { commentMentionCreated, createEvent, eventCatalogue, type EventEnvelope, newId, recipeCreated, recipeDeleted, userCreated } from '@recipes/contracts';
+import {
+  commentMentionCreated,
+  createEvent,
+  eventCatalogue,
+  type EventEnvelope,
+  newId,
+  recipeCreated,
+  recipeDeleted,
+  userCreated,
+} from '@recipes/contracts';
 import type { RunningService } from '@recipes/runtime';
 import { eventually } from '@recipes/testing';
 import { catalogueDisagreements, serviceEventsOf } from '@recipes/testing/catalogue';
@@ -52,13 +61,16 @@ const recipe = () => ({
 async function untilKnown(...users: { user: { id: string } }[]): Promise<void> {
   const ids = users.map(({ user }) => user.id);
   await eventually(async () => {
-    const { rows } = await service.pool.query('SELECT count(*)::int AS known FROM users WHERE id = ANY($1::uuid[])', [ids]);
+    const { rows } = await service.pool.query('SELECT count(*)::int AS known FROM users WHERE id = ANY($1::uuid[])', [
+      ids,
+    ]);
     return rows[0].known === ids.length ? true : undefined;
   });
 }
 
 const commentsUrl = (id: string) => `/api/recipes/${id}/comments`;
-const mentionsOf = (correlationId: string) => received.filter((message) => message.body.correlationId === correlationId);
+const mentionsOf = (correlationId: string) =>
+  received.filter((message) => message.body.correlationId === correlationId);
 
 describe('the comments service definition', () => {
   it('agrees with the event catalogue: what it handles, what it publishes, what its SQL writes', () => {
@@ -75,7 +87,11 @@ describe('comments on the broker', () => {
     await publish(createEvent(recipeCreated, published, { producer: 'content', correlationId: 'publish' }));
 
     // The read models fill from the queue: until then this service knows neither recipe nor users.
-    await eventually(async () => ((await service.app.inject({ method: 'GET', url: commentsUrl(published.id) })).statusCode === 200 ? true : undefined));
+    await eventually(async () =>
+      (await service.app.inject({ method: 'GET', url: commentsUrl(published.id) })).statusCode === 200
+        ? true
+        : undefined,
+    );
     await untilKnown(author, ada, grace);
     const response = await service.app.inject({
       method: 'POST',
@@ -86,33 +102,56 @@ describe('comments on the broker', () => {
     expect(response.statusCode).toBe(201);
     const commentId = response.json().comment.id;
 
-    const messages = await eventually(async () => (mentionsOf('broker-mentions').length >= 2 ? mentionsOf('broker-mentions') : undefined));
+    const messages = await eventually(async () =>
+      mentionsOf('broker-mentions').length >= 2 ? mentionsOf('broker-mentions') : undefined,
+    );
     await eventually(async () => ((await service.relay.backlog()).count === 0 ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(mentionsOf('broker-mentions')).toHaveLength(2);
 
-    const { rows } = await service.pool.query('SELECT id, mentioned_user_id FROM recipe_comment_mentions WHERE comment_id = $1', [commentId]);
+    const { rows } = await service.pool.query(
+      'SELECT id, mentioned_user_id FROM recipe_comment_mentions WHERE comment_id = $1',
+      [commentId],
+    );
     expect(rows).toHaveLength(2);
     for (const message of messages) {
       expect(message.messageId).toBe(message.body.id);
       expect(message.body).toMatchObject({ type: 'comment.mention.created', version: 1, producer: 'comments' });
       const data = commentMentionCreated.data.parse(message.body.data);
-      expect(data).toMatchObject({ kind: 'recipe_comment', actorId: author.user.id, commentId, targetType: 'recipe', targetId: published.id });
+      expect(data).toMatchObject({
+        kind: 'recipe_comment',
+        actorId: author.user.id,
+        commentId,
+        targetType: 'recipe',
+        targetId: published.id,
+      });
       expect(rows).toContainEqual({ id: data.mentionId, mentioned_user_id: data.mentionedUserId });
     }
-    expect(messages.map((m) => commentMentionCreated.data.parse(m.body.data).mentionedUserId).sort()).toEqual([ada.user.id, grace.user.id].sort());
+    expect(messages.map((m) => commentMentionCreated.data.parse(m.body.data).mentionedUserId).sort()).toEqual(
+      [ada.user.id, grace.user.id].sort(),
+    );
   });
 
   it('answers 404 once recipe.deleted has arrived', async () => {
     const author = await registered('broker_late');
     const doomed = recipe();
     await publish(createEvent(recipeCreated, doomed, { producer: 'content', correlationId: 'publish' }));
-    await eventually(async () => ((await service.app.inject({ method: 'GET', url: commentsUrl(doomed.id) })).statusCode === 200 ? true : undefined));
+    await eventually(async () =>
+      (await service.app.inject({ method: 'GET', url: commentsUrl(doomed.id) })).statusCode === 200 ? true : undefined,
+    );
 
     await untilKnown(author);
 
-    await publish(createEvent(recipeDeleted, { ...doomed, deleted: true, revision: 1 }, { producer: 'content', correlationId: 'delete' }));
-    await eventually(async () => ((await service.app.inject({ method: 'GET', url: commentsUrl(doomed.id) })).statusCode === 404 ? true : undefined));
+    await publish(
+      createEvent(
+        recipeDeleted,
+        { ...doomed, deleted: true, revision: 1 },
+        { producer: 'content', correlationId: 'delete' },
+      ),
+    );
+    await eventually(async () =>
+      (await service.app.inject({ method: 'GET', url: commentsUrl(doomed.id) })).statusCode === 404 ? true : undefined,
+    );
     const refused = await service.app.inject({
       method: 'POST',
       url: commentsUrl(doomed.id),

@@ -12,7 +12,11 @@ export const generousLimits = { COMMENT_LIMIT_PER_MINUTE: '1000', NOTIFICATION_B
 /** What comments are about, and where their mentions are stored. */
 export const kinds = ['recipe', 'collection', 'post'] as const;
 export type Kind = (typeof kinds)[number];
-export const stores = { recipe: 'recipe_comment_mentions', collection: 'collection_comment_mentions', post: 'post_comment_mentions' };
+export const stores = {
+  recipe: 'recipe_comment_mentions',
+  collection: 'collection_comment_mentions',
+  post: 'post_comment_mentions',
+};
 
 export const commentsUrl = (kind: Kind, id: string) => `/api/${kind}s/${id}/comments`;
 
@@ -25,7 +29,10 @@ export interface CommentsHarness extends ServiceHarness<CommentsConfig, Comments
   };
   /** A user registered a moment ago (this service has not heard of them), and a token of theirs. */
   register(username: string): { user: UserSnapshot; token: string };
-  /** The id of a target of `kind` its owner (`ownerId`, or anybody) created a moment ago: this service has not heard of it yet. */
+  /**
+   * The id of a target of `kind` its owner (`ownerId`, or anybody) created a moment ago: this service has not heard of
+   * it yet.
+   */
   target(kind: Kind, ownerId?: string): string;
   /** The events of `type` that the request `correlationId` wrote to the outbox, oldest first. */
   outboxEvents(correlationId: string, type: string): Promise<EventEnvelope<Record<string, unknown>>[]>;
@@ -33,9 +40,15 @@ export interface CommentsHarness extends ServiceHarness<CommentsConfig, Comments
   mentionRows(kind: Kind, commentId: string): Promise<{ id: string; mentioned_user_id: string; created_at: Date }[]>;
 }
 
-/** The comments service on a fresh database of its own, with the users, content and collections services stood in for. */
+/**
+ * The comments service on a fresh database of its own, with the users, content and collections services stood in for.
+ */
 export async function commentsHarness(env: Record<string, string> = {}): Promise<CommentsHarness> {
-  const owners = { users: await stubUsersService(), content: await stubContentService(), collections: await stubCollectionsService() };
+  const owners = {
+    users: await stubUsersService(),
+    content: await stubContentService(),
+    collections: await stubCollectionsService(),
+  };
   const harness = await serviceHarness(commentsService, {
     env: {
       USERS_INTERNAL_URL: owners.users.url,
@@ -52,7 +65,8 @@ export async function commentsHarness(env: Record<string, string> = {}): Promise
       const user = owners.users.register(username);
       return { user, token: harness.tokenFor(user) };
     },
-    target: (kind, ownerId) => (kind === 'collection' ? owners.collections.create(ownerId) : owners.content.publish(kind, ownerId)).id,
+    target: (kind, ownerId) =>
+      (kind === 'collection' ? owners.collections.create(ownerId) : owners.content.publish(kind, ownerId)).id,
     async outboxEvents(correlationId, type) {
       const { rows } = await harness.pool.query<{ payload: EventEnvelope<Record<string, unknown>> }>(
         `SELECT payload FROM outbox WHERE type = $1 AND payload->>'correlationId' = $2 ORDER BY created_at, id`,
@@ -69,4 +83,3 @@ export async function commentsHarness(env: Record<string, string> = {}): Promise
     },
   };
 }
-

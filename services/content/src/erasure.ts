@@ -11,26 +11,42 @@ import { type Reaction, setReaction } from './repository/reactions.js';
  * counts fall); then what a deletion keeps (the deleted rows, their images and tags) goes for good.
  */
 export function erasureSteps(pool: Pool, recipes: Recipes, posts: Posts): ErasureStep[] {
-  const liveOf = (table: string) => `SELECT id FROM ${table} WHERE author_id = $1 AND deleted_at IS NULL ORDER BY id LIMIT $2`;
-  const takeBack = (reaction: Reaction, table: string): ErasureStep => async (userId, limit) => {
-    const ids = await idsOf(pool, `SELECT recipe_id AS id FROM ${table} WHERE user_id = $1 LIMIT $2`, userId, limit);
-    // A reaction on a deleted recipe changes no count: setReaction leaves it, the plain delete after takes it.
-    return eachIn(ids, (id) => setReaction(pool, reaction, id, userId, false));
-  };
+  const liveOf = (table: string) =>
+    `SELECT id FROM ${table} WHERE author_id = $1 AND deleted_at IS NULL ORDER BY id LIMIT $2`;
+  const takeBack =
+    (reaction: Reaction, table: string): ErasureStep =>
+    async (userId, limit) => {
+      const ids = await idsOf(pool, `SELECT recipe_id AS id FROM ${table} WHERE user_id = $1 LIMIT $2`, userId, limit);
+      // A reaction on a deleted recipe changes no count: setReaction leaves it, the plain delete after takes it.
+      return eachIn(ids, (id) => setReaction(pool, reaction, id, userId, false));
+    };
   /** Deletes a batch of the user's deleted recipes or posts, with what hangs on them. */
-  const purge = (table: string, children: string[], key: string): ErasureStep => async (userId, limit) =>
-    withTransaction(pool, async (tx) => {
-      const ids = await idsOf(tx, `SELECT id FROM ${table} WHERE author_id = $1 AND deleted_at IS NOT NULL LIMIT $2 FOR UPDATE`, userId, limit);
-      for (const child of children) await tx.query(`DELETE FROM ${child} WHERE ${key} = ANY($1::uuid[])`, [ids]);
-      await tx.query(`DELETE FROM ${table} WHERE id = ANY($1::uuid[])`, [ids]);
-      return ids.length;
-    });
+  const purge =
+    (table: string, children: string[], key: string): ErasureStep =>
+    async (userId, limit) =>
+      withTransaction(pool, async (tx) => {
+        const ids = await idsOf(
+          tx,
+          `SELECT id FROM ${table} WHERE author_id = $1 AND deleted_at IS NOT NULL LIMIT $2 FOR UPDATE`,
+          userId,
+          limit,
+        );
+        for (const child of children) await tx.query(`DELETE FROM ${child} WHERE ${key} = ANY($1::uuid[])`, [ids]);
+        await tx.query(`DELETE FROM ${table} WHERE id = ANY($1::uuid[])`, [ids]);
+        return ids.length;
+      });
   return [
-    async (userId, limit, correlationId) => eachIn(await idsOf(pool, liveOf('recipes'), userId, limit), (id) => recipes.remove(id, userId, correlationId)),
-    async (userId, limit, correlationId) => eachIn(await idsOf(pool, liveOf('posts'), userId, limit), (id) => posts.remove(id, userId, correlationId)),
+    async (userId, limit, correlationId) =>
+      eachIn(await idsOf(pool, liveOf('recipes'), userId, limit), (id) => recipes.remove(id, userId, correlationId)),
+    async (userId, limit, correlationId) =>
+      eachIn(await idsOf(pool, liveOf('posts'), userId, limit), (id) => posts.remove(id, userId, correlationId)),
     takeBack('favorite', 'recipe_favorites'),
     takeBack('repost', 'recipe_reposts'),
-    purge('recipes', ['recipe_images', 'recipe_favorites', 'recipe_reposts', 'recipe_tags', 'recipe_comments'], 'recipe_id'),
+    purge(
+      'recipes',
+      ['recipe_images', 'recipe_favorites', 'recipe_reposts', 'recipe_tags', 'recipe_comments'],
+      'recipe_id',
+    ),
     purge('posts', ['post_tags'], 'post_id'),
     deleteRowsOf(pool, 'recipe_favorites', 'user_id'),
     deleteRowsOf(pool, 'recipe_reposts', 'user_id'),

@@ -8,7 +8,9 @@ import { erasureSteps } from './erasure.js';
 import { posts } from './posts.js';
 import { recipes } from './recipes.js';
 
-/** Recipes and posts, what content knows of users and of who blocks whom (libs/directory), and recipes' comment counts. */
+/**
+ * Recipes and posts, what content knows of users and of who blocks whom (libs/directory), and recipes' comment counts.
+ */
 export function parts({ config, pool }: PartsContext<ContentConfig>) {
   const users = new UserDirectory({ pool, usersUrl: config.USERS_INTERNAL_URL });
   const relations = new RelationDirectory(pool);

@@ -18,16 +18,29 @@ export interface PostDraft extends Omit<NewPost, 'id' | 'authorId'> {
 export function posts(pool: Pool, directory: UserDirectory, relations: RelationDirectory) {
   return {
     /** Each user it tags is notified, and paid for first (`spend`): past the author's budget, nothing is published. */
-    async publish(callerId: string, { taggedUsernames, ...draft }: PostDraft, correlationId: string, spend: SpendNotifications): Promise<Post> {
+    async publish(
+      callerId: string,
+      { taggedUsernames, ...draft }: PostDraft,
+      correlationId: string,
+      spend: SpendNotifications,
+    ): Promise<Post> {
       const author = await directory.caller(callerId);
       const tagged = await taggedUsers(directory, relations, author, taggedUsernames);
       return withTransaction(pool, async (tx) => {
         if (tagged.length > 0) await spend(tx, author.id, tagged.length);
         const id = newId();
         await repository.insertPost(tx, { id, authorId: author.id, ...draft });
-        await repository.insertPostTags(tx, id, tagged.map((user) => user.id));
+        await repository.insertPostTags(
+          tx,
+          id,
+          tagged.map((user) => user.id),
+        );
         const snapshot = (await repository.findPostSnapshot(tx, id))!;
-        await enqueue(tx, contentEvent(postCreated, snapshot, correlationId), ...tagEvents('post', snapshot, tagged, correlationId));
+        await enqueue(
+          tx,
+          contentEvent(postCreated, snapshot, correlationId),
+          ...tagEvents('post', snapshot, tagged, correlationId),
+        );
         return (await repository.findPost(tx, id))!;
       });
     },

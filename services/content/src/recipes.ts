@@ -29,7 +29,12 @@ export interface RecipeDraft extends Omit<NewRecipe, 'id' | 'authorId'> {
 export function recipes(pool: Pool, directory: UserDirectory, relations: RelationDirectory) {
   return {
     /** Each user it tags is notified, and paid for first (`spend`): past the author's budget, nothing is published. */
-    async publish(callerId: string, { taggedUsernames, ...draft }: RecipeDraft, correlationId: string, spend: SpendNotifications): Promise<RecipeSummary> {
+    async publish(
+      callerId: string,
+      { taggedUsernames, ...draft }: RecipeDraft,
+      correlationId: string,
+      spend: SpendNotifications,
+    ): Promise<RecipeSummary> {
       // Users are looked up (perhaps over HTTP) before the transaction, which then holds no lock while waiting.
       const author = await directory.caller(callerId);
       const tagged = await taggedUsers(directory, relations, author, taggedUsernames);
@@ -37,9 +42,17 @@ export function recipes(pool: Pool, directory: UserDirectory, relations: Relatio
         if (tagged.length > 0) await spend(tx, author.id, tagged.length);
         const id = newId();
         await repository.insertRecipe(tx, { id, authorId: author.id, ...draft });
-        await repository.insertRecipeTags(tx, id, tagged.map((user) => user.id));
+        await repository.insertRecipeTags(
+          tx,
+          id,
+          tagged.map((user) => user.id),
+        );
         const snapshot = (await repository.findRecipeSnapshot(tx, id))!;
-        await enqueue(tx, contentEvent(recipeCreated, snapshot, correlationId), ...tagEvents('recipe', snapshot, tagged, correlationId));
+        await enqueue(
+          tx,
+          contentEvent(recipeCreated, snapshot, correlationId),
+          ...tagEvents('recipe', snapshot, tagged, correlationId),
+        );
         return (await repository.findRecipeSummary(tx, id, author.id))!;
       });
     },

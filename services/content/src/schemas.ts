@@ -24,7 +24,10 @@ function text({ min, max, allowed = '' }: { min: 0 | 1; max: number; allowed?: s
   return z
     .string()
     .trim()
-    .refine((value) => ![...value].some((character) => isControl(character) && !allowed.includes(character)), 'must not contain control characters')
+    .refine(
+      (value) => ![...value].some((character) => isControl(character) && !allowed.includes(character)),
+      'must not contain control characters',
+    )
     .refine((value) => codePoints(value) >= min && codePoints(value) <= max, `must be ${min}-${max} characters`)
     .meta({
       pattern: trimmedTextPattern({ min, max, forbidden: controlsBut(allowed) }),
@@ -56,52 +59,63 @@ export const recipeDraftBody = z.object({
 
 export const postDraftBody = z.object({ title, coverImageUrl, taggedUsernames });
 
+export const recipeSummarySchema = z
+  .object({
+    id: z.uuid(),
+    title: z.string(),
+    description: z.string(),
+    coverImageUrl: z.string().nullable(),
+    cameraModel: z.string(),
+    filmSimulation: z.string(),
+    favoriteCount: z.number().int(),
+    commentCount: z.number().int(),
+    repostCount: z.number().int(),
+    isFavorited: z.boolean(),
+    isReposted: z.boolean(),
+    createdAt: timestampSchema,
+    author: authorSchema,
+  })
+  .meta({
+    id: 'RecipeSummary',
+    examples: [
+      {
+        id: '019375a2-9d8e-7f6a-8b5c-4d3e2f1a0b9c',
+        title: 'Velvia at dusk',
+        description: 'Warm, saturated evenings',
+        coverImageUrl: 'https://images.example.com/velvia.jpg',
+        cameraModel: 'X-T5',
+        filmSimulation: 'Velvia',
+        favoriteCount: 12,
+        commentCount: 3,
+        repostCount: 1,
+        isFavorited: false,
+        isReposted: false,
+        createdAt: '2026-11-22T10:00:00.000Z',
+        author: AUTHOR_EXAMPLE,
+      },
+    ],
+  });
 
-export const recipeSummarySchema = z.object({
-  id: z.uuid(),
-  title: z.string(),
-  description: z.string(),
-  coverImageUrl: z.string().nullable(),
-  cameraModel: z.string(),
-  filmSimulation: z.string(),
-  favoriteCount: z.number().int(),
-  commentCount: z.number().int(),
-  repostCount: z.number().int(),
-  isFavorited: z.boolean(),
-  isReposted: z.boolean(),
-  createdAt: timestampSchema,
-  author: authorSchema,
-}).meta({
-  id: 'RecipeSummary',
-  examples: [
-    {
-      id: '019375a2-9d8e-7f6a-8b5c-4d3e2f1a0b9c',
-      title: 'Velvia at dusk',
-      description: 'Warm, saturated evenings',
-      coverImageUrl: 'https://images.example.com/velvia.jpg',
-      cameraModel: 'X-T5',
-      filmSimulation: 'Velvia',
-      favoriteCount: 12,
-      commentCount: 3,
-      repostCount: 1,
-      isFavorited: false,
-      isReposted: false,
-      createdAt: '2026-11-22T10:00:00.000Z',
-      author: AUTHOR_EXAMPLE,
-    },
-  ],
-});
-
-export const postSchema = z.object({
-  id: z.uuid(),
-  title: z.string(),
-  coverImageUrl: z.string().nullable(),
-  author: authorSchema,
-  createdAt: timestampSchema,
-}).meta({
-  id: 'Post',
-  examples: [{ id: '019375a2-aa01-7b02-8c03-d4e5f6a7b8c9', title: 'A walk by the harbour', coverImageUrl: null, author: AUTHOR_EXAMPLE, createdAt: '2026-11-22T10:00:00.000Z' }],
-});
+export const postSchema = z
+  .object({
+    id: z.uuid(),
+    title: z.string(),
+    coverImageUrl: z.string().nullable(),
+    author: authorSchema,
+    createdAt: timestampSchema,
+  })
+  .meta({
+    id: 'Post',
+    examples: [
+      {
+        id: '019375a2-aa01-7b02-8c03-d4e5f6a7b8c9',
+        title: 'A walk by the harbour',
+        coverImageUrl: null,
+        author: AUTHOR_EXAMPLE,
+        createdAt: '2026-11-22T10:00:00.000Z',
+      },
+    ],
+  });
 
 export const recipeResponse = z.object({ recipe: recipeSummarySchema });
 export const recipeListResponse = z.object({ recipes: z.array(recipeSummarySchema), pagination: listPaginationSchema });

@@ -1,4 +1,10 @@
-import { type ContentSnapshot, type ContentType, type EventEnvelope, type UserSnapshot, userTagged } from '@recipes/contracts';
+import {
+  type ContentSnapshot,
+  type ContentType,
+  type EventEnvelope,
+  type UserSnapshot,
+  userTagged,
+} from '@recipes/contracts';
 import type { Queryable } from '@recipes/db';
 import type { RelationDirectory, UserDirectory } from '@recipes/directory';
 import { contentEvent } from './events/content-event.js';
@@ -9,11 +15,19 @@ import { isUsername } from './people.js';
  * never a user who blocks the author (docs/api.md §10: their name is ignored as an unknown one is, and the
  * author is told nothing). A name that cannot be a username names nobody, and is not even looked up.
  */
-export async function taggedUsers(directory: UserDirectory, relations: RelationDirectory, author: UserSnapshot, usernames: string[]): Promise<UserSnapshot[]> {
+export async function taggedUsers(
+  directory: UserDirectory,
+  relations: RelationDirectory,
+  author: UserSnapshot,
+  usernames: string[],
+): Promise<UserSnapshot[]> {
   const names = usernames.filter(isUsername);
   if (names.length === 0) return [];
   const found = [...(await directory.findByUsernames(names)).values()].filter((user) => user.id !== author.id);
-  const blockers = await relations.blockersOf(author.id, found.map((user) => user.id));
+  const blockers = await relations.blockersOf(
+    author.id,
+    found.map((user) => user.id),
+  );
   return found.filter((user) => !blockers.has(user.id));
 }
 
@@ -24,11 +38,22 @@ export async function taggedUsers(directory: UserDirectory, relations: RelationD
 export type SpendNotifications = (db: Queryable, actorId: string, count: number) => Promise<void>;
 
 /** One `content.user.tagged` per tagged user, with the author as the actor. */
-export function tagEvents(contentType: ContentType, content: ContentSnapshot, tagged: UserSnapshot[], correlationId: string): EventEnvelope[] {
+export function tagEvents(
+  contentType: ContentType,
+  content: ContentSnapshot,
+  tagged: UserSnapshot[],
+  correlationId: string,
+): EventEnvelope[] {
   return tagged.map((user) =>
     contentEvent(
       userTagged,
-      { contentType, contentId: content.id, actorId: content.authorId, taggedUserId: user.id, createdAt: content.createdAt },
+      {
+        contentType,
+        contentId: content.id,
+        actorId: content.authorId,
+        taggedUserId: user.id,
+        createdAt: content.createdAt,
+      },
       correlationId,
     ),
   );

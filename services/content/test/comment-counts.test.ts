@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ContentHarness, contentHarnessWith, type TestUser } from './support.js';
 
 let harness: ContentHarness, ada: TestUser;
-beforeAll(async () => ({ harness, users: [ada] } = await contentHarnessWith(['Ada_Counts'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [ada],
+    } = await contentHarnessWith(['Ada_Counts'])),
+);
 afterAll(() => harness.close());
 
 const context = { producer: 'comments', correlationId: 'c' };
@@ -17,7 +23,8 @@ const comment = (targetId: string, targetType: Target = 'recipe') => ({
   createdAt: '2026-11-22T10:00:00.000Z',
 });
 const created = (data: ReturnType<typeof comment>) => createEvent(commentCreated, data, context);
-const deleted = (data: ReturnType<typeof comment>) => createEvent(commentDeleted, { ...data, deletedAt: '2026-11-22T10:05:00.000Z' }, context);
+const deleted = (data: ReturnType<typeof comment>) =>
+  createEvent(commentDeleted, { ...data, deletedAt: '2026-11-22T10:05:00.000Z' }, context);
 
 async function newRecipe(): Promise<string> {
   const response = await harness.app.inject({
@@ -90,7 +97,9 @@ describe('comment counts from comment events', () => {
           const own = deletedToo ? [created(data), deleted(data)] : [created(data)];
           return twice ? [...own, ...own] : own;
         });
-        const shuffled = events.map((event) => ({ event, key: order.next().value as number })).sort((a, b) => a.key - b.key);
+        const shuffled = events
+          .map((event) => ({ event, key: order.next().value as number }))
+          .sort((a, b) => a.key - b.key);
         if (together) await Promise.all(shuffled.map(({ event }) => harness.deliver(event)));
         else for (const { event } of shuffled) await harness.deliver(event);
         expect(await commentCount(recipeId)).toBe(comments.filter((c) => !c.deletedToo).length);

@@ -1,4 +1,11 @@
-import { commentCreated, createEvent, eventCatalogue, type EventEnvelope, newId, userCreated } from '@recipes/contracts';
+import {
+  commentCreated,
+  createEvent,
+  eventCatalogue,
+  type EventEnvelope,
+  newId,
+  userCreated,
+} from '@recipes/contracts';
 import type { RunningService } from '@recipes/runtime';
 import { eventually } from '@recipes/testing';
 import { catalogueDisagreements, serviceEventsOf } from '@recipes/testing/catalogue';
@@ -22,7 +29,10 @@ let received: EventEnvelope[];
 
 beforeAll(async () => {
   // Nobody listens at USERS_INTERNAL_URL: every user must come from the events.
-  running = await serviceOnBroker(contentService, { env: { USERS_INTERNAL_URL: 'http://127.0.0.1:9' }, listen: ['recipe.*', 'content.#'] });
+  running = await serviceOnBroker(contentService, {
+    env: { USERS_INTERNAL_URL: 'http://127.0.0.1:9' },
+    listen: ['recipe.*', 'content.#'],
+  });
   ({ service, received } = running);
 });
 
@@ -35,7 +45,8 @@ describe('the content service on the broker', () => {
   it('learns users from user.created, publishes what a recipe causes, and counts comments from comment.created', async () => {
     const ada = { id: newId(), username: 'ada_service', avatarUrl: null, revision: 0 };
     const bob = { id: newId(), username: 'bob_service', avatarUrl: null, revision: 0 };
-    for (const user of [ada, bob]) await publish(createEvent(userCreated, user, { producer: 'users', correlationId: 'register' }));
+    for (const user of [ada, bob])
+      await publish(createEvent(userCreated, user, { producer: 'users', correlationId: 'register' }));
 
     // The author is known only once their event has been consumed: the users service is unreachable here.
     const created = await eventually(async () => {
@@ -53,13 +64,23 @@ describe('the content service on the broker', () => {
       return mine.length === 2 ? mine : undefined;
     });
     expect(caused.map((event) => event.type).sort()).toEqual(['content.user.tagged', 'recipe.created']);
-    expect(caused.find((event) => event.type === 'content.user.tagged')!.data).toMatchObject({ actorId: ada.id, taggedUserId: bob.id });
+    expect(caused.find((event) => event.type === 'content.user.tagged')!.data).toMatchObject({
+      actorId: ada.id,
+      taggedUserId: bob.id,
+    });
 
-    const comment = { id: newId(), targetType: 'recipe' as const, targetId: created.id, authorId: bob.id, createdAt: new Date().toISOString() };
+    const comment = {
+      id: newId(),
+      targetType: 'recipe' as const,
+      targetId: created.id,
+      authorId: bob.id,
+      createdAt: new Date().toISOString(),
+    };
     const event = createEvent(commentCreated, comment, { producer: 'comments', correlationId: 'comment' });
     await publish(event);
     await publish(event); // redelivered
-    const count = async () => (await service.app.inject({ method: 'GET', url: `/api/recipes/${created.id}` })).json().recipe.commentCount;
+    const count = async () =>
+      (await service.app.inject({ method: 'GET', url: `/api/recipes/${created.id}` })).json().recipe.commentCount;
     await eventually(async () => ((await count()) === 1 ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await count()).toBe(1);

@@ -11,7 +11,10 @@ export interface ContentDatabase {
   pool: Pool;
 }
 
-/** A database of the test file's own with the content schema migrated before its tests, and a pool on it (see `migratedPool`). */
+/**
+ * A database of the test file's own with the content schema migrated before its tests, and a pool on it (see
+ * `migratedPool`).
+ */
 export function contentDatabase(): ContentDatabase {
   return { pool: migratedPool(contentService) };
 }
@@ -30,14 +33,26 @@ export interface ContentHarness extends ServiceHarness<ContentConfig, ContentPar
   stranger(username: string): TestUser;
   bearer(user: { token: string }): { authorization: string };
   /** Any request, as `user` where one is given, with a body where `payload` is given. */
-  call(method: string, url: string, user?: { token: string }, payload?: unknown, headers?: Record<string, string>): Promise<Awaited<ReturnType<ContentHarness['app']['inject']>>>;
+  call(
+    method: string,
+    url: string,
+    user?: { token: string },
+    payload?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<Awaited<ReturnType<ContentHarness['app']['inject']>>>;
 }
 
-/** The content service on a fresh database of its own, with the users service stood in for; `env`, settings beyond the defaults. */
+/**
+ * The content service on a fresh database of its own, with the users service stood in for; `env`, settings beyond the
+ * defaults.
+ */
 export async function contentHarness(env: Record<string, string> = {}): Promise<ContentHarness> {
   const bearer = (user: { token: string }) => ({ authorization: `Bearer ${user.token}` });
   const usersService = await stubUsersService();
-  const harness = await serviceHarness(contentService, { env: { USERS_INTERNAL_URL: usersService.url, ...env }, neighbours: [usersService] });
+  const harness = await serviceHarness(contentService, {
+    env: { USERS_INTERNAL_URL: usersService.url, ...env },
+    neighbours: [usersService],
+  });
 
   const stranger = (username: string): TestUser => {
     const user = { id: newId(), username, avatarUrl: null, revision: 0 };
@@ -79,7 +94,10 @@ export async function contentHarnessWith<const N extends readonly string[]>(user
 }
 
 /** The payloads of the events waiting in the outbox, oldest first. */
-export async function outboxEvents(pool: Pool, type?: string): Promise<Array<{ type: string; correlationId: string; data: any }>> {
+export async function outboxEvents(
+  pool: Pool,
+  type?: string,
+): Promise<Array<{ type: string; correlationId: string; data: any }>> {
   const { rows } = await pool.query(
     `SELECT payload FROM outbox ${type ? 'WHERE type = $1' : ''} ORDER BY created_at, id`,
     type ? [type] : [],

@@ -29,7 +29,9 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
     validateResponses: config.RESPONSE_VALIDATION,
     readinessCacheMs: config.HEALTH_CACHE_MS,
     clientTimeouts: { headersMs: config.CLIENT_HEADERS_TIMEOUT_MS, requestMs: config.CLIENT_REQUEST_TIMEOUT_MS },
-    ...(config.ADMISSION_ENABLED ? { answerEarly: (request, response) => loopGuard?.answerEarly(request, response) ?? false } : {}),
+    ...(config.ADMISSION_ENABLED
+      ? { answerEarly: (request, response) => loopGuard?.answerEarly(request, response) ?? false }
+      : {}),
   });
 
   const upstreams = new Upstreams(upstreamUrls(config), { timeoutMs: config.UPSTREAM_TIMEOUT_MS });
@@ -56,24 +58,46 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
     origin: config.CORS_ORIGINS,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     // One string, which @fastify/cors sets as it is, rather than a list it joins again on every request.
-    exposedHeaders: ['etag', 'link', 'retry-after', 'ratelimit', 'ratelimit-policy', 'x-request-id', 'idempotent-replayed'].join(', '),
+    exposedHeaders: [
+      'etag',
+      'link',
+      'retry-after',
+      'ratelimit',
+      'ratelimit-policy',
+      'x-request-id',
+      'idempotent-replayed',
+    ].join(', '),
     maxAge: 600,
   });
   // Per client address (request.ip, so X-Forwarded-For only from trusted proxies). Only /api routes spend
   // it: health probes and docs are never limited.
   let limit: LimitHook | undefined;
   if (config.RATE_LIMIT_ENABLED) {
-    const limitOf = await rateLimits(app, await sharedStoreFor(app, { url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX }));
+    const limitOf = await rateLimits(
+      app,
+      await sharedStoreFor(app, { url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX }),
+    );
     limit = limitOf({ name: 'gateway', max: config.RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
   }
 
   // Then the gateway's own routes.
-  await app.register(systemHealthPlugin, { upstreams, timeoutMs: config.HEALTH_TIMEOUT_MS, cacheMs: config.HEALTH_CACHE_MS });
+  await app.register(systemHealthPlugin, {
+    upstreams,
+    timeoutMs: config.HEALTH_TIMEOUT_MS,
+    cacheMs: config.HEALTH_CACHE_MS,
+  });
   await app.register(docsPlugin, { upstreams, timeoutMs: config.HEALTH_TIMEOUT_MS, cacheMs: config.DOCS_CACHE_MS });
   await app.register(eventDocsPlugin, { exchange: config.EVENTS_EXCHANGE });
   await app.register(streamProxyPlugin, { upstreams, limit, stallTimeoutMs: config.STREAM_STALL_TIMEOUT_MS });
-  const admission = config.ADMISSION_ENABLED ? new Admission(admissionSettings(config), app.metricsRegistry) : undefined;
+  const admission = config.ADMISSION_ENABLED
+    ? new Admission(admissionSettings(config), app.metricsRegistry)
+    : undefined;
   if (admission) app.addHook('onClose', () => admission.close());
-  await app.register(proxyPlugin, { upstreams, limit, admission, recordResponsesTo: config.GATEWAY_RECORD_RESPONSES_TO });
+  await app.register(proxyPlugin, {
+    upstreams,
+    limit,
+    admission,
+    recordResponsesTo: config.GATEWAY_RECORD_RESPONSES_TO,
+  });
   return app;
 }

@@ -9,4 +9,9 @@ const config = loadConfig(gatewayConfigSchema);
 const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
 const app = await buildApp({ config, logger });
 await app.register(metricsListener, { labels: { service: 'gateway' }, registries: [app.metricsRegistry] });
-await listen(app, { host: config.HOST, port: config.PORT, metricsPort: config.METRICS_PORT, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
+await listen(app, {
+  host: config.HOST,
+  port: config.PORT,
+  metricsPort: config.METRICS_PORT,
+  shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+});

@@ -6,7 +6,8 @@
  */
 
 type JsonObject = Record<string, unknown>;
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A string any of the API's text rules take: 8 characters or more, a username's characters only. */
 const TEXT = 'example_text';
@@ -24,16 +25,23 @@ export function exampleOf(schema: unknown, schemas: Readonly<JsonObject>, depth 
   if ('example' in schema) return schema.example;
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum)) return schema.enum[0];
-  if (typeof schema.$ref === 'string' && schema.$ref.startsWith(REF)) return exampleOf(schemas[schema.$ref.slice(REF.length)], schemas, depth + 1);
+  if (typeof schema.$ref === 'string' && schema.$ref.startsWith(REF))
+    return exampleOf(schemas[schema.$ref.slice(REF.length)], schemas, depth + 1);
   const alternatives = schema.anyOf ?? schema.oneOf;
   if (Array.isArray(alternatives)) {
-    const first = alternatives.find((alternative) => !(isObject(alternative) && alternative.type === 'null')) ?? alternatives[0];
+    const first =
+      alternatives.find((alternative) => !(isObject(alternative) && alternative.type === 'null')) ?? alternatives[0];
     return exampleOf(first, schemas, depth + 1);
   }
   if ('default' in schema && schema.type !== 'object') return schema.default;
   switch (schema.type) {
     case 'object':
-      return Object.fromEntries(Object.entries(isObject(schema.properties) ? schema.properties : {}).map(([name, property]) => [name, exampleOf(property, schemas, depth + 1)]));
+      return Object.fromEntries(
+        Object.entries(isObject(schema.properties) ? schema.properties : {}).map(([name, property]) => [
+          name,
+          exampleOf(property, schemas, depth + 1),
+        ]),
+      );
     case 'array':
       return [exampleOf(schema.items, schemas, depth + 1)];
     case 'integer':
@@ -70,15 +78,30 @@ export function withOperationExamples(operation: JsonObject, schemas: Readonly<J
     const content = isObject(response) && isObject(response.content) ? response.content : undefined;
     const json = content?.['application/json'];
     const stream = content?.['text/event-stream'];
-    if (Number(status) < 300 && json) responses[status] = { ...(response as JsonObject), content: { ...content, 'application/json': withExample(json, schemas) } };
+    if (Number(status) < 300 && json)
+      responses[status] = {
+        ...(response as JsonObject),
+        content: { ...content, 'application/json': withExample(json, schemas) },
+      };
     else if (Number(status) < 300 && isObject(stream)) {
-      responses[status] = { ...(response as JsonObject), content: { ...content, 'text/event-stream': { ...stream, example: eventStreamExample(schemas) } } };
+      responses[status] = {
+        ...(response as JsonObject),
+        content: { ...content, 'text/event-stream': { ...stream, example: eventStreamExample(schemas) } },
+      };
     } else responses[status] = response;
   }
   return {
     ...operation,
     ...(body && requestContent?.['application/json']
-      ? { requestBody: { ...body, content: { ...requestContent, 'application/json': withExample(requestContent['application/json'], schemas) } } }
+      ? {
+          requestBody: {
+            ...body,
+            content: {
+              ...requestContent,
+              'application/json': withExample(requestContent['application/json'], schemas),
+            },
+          },
+        }
       : {}),
     responses,
   };

@@ -23,7 +23,11 @@ export interface MergedDocument {
   info: { title: string; version: string; description: string; license: { name: string; identifier: string } };
   servers: { url: string; description: string }[];
   paths: Record<string, unknown>;
-  components: { schemas: Record<string, unknown>; headers: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+  components: {
+    schemas: Record<string, unknown>;
+    headers: Record<string, unknown>;
+    securitySchemes: Record<string, unknown>;
+  };
   tags: { name: string }[];
 }
 
@@ -55,29 +59,53 @@ const GATEWAY_STATUSES = {
  * framework answers before a route (a request line too long) may come without the others.
  */
 const RESPONSE_HEADERS = {
-  RequestId: { description: 'The request’s id, as sent in `x-request-id` or made by the gateway; it names the request in logs and problem details', schema: { type: 'string' } },
-  RateLimit: { description: 'The rate limits that apply, each as `"name";r=<remaining>;t=<seconds to reset>` (IETF RateLimit headers)', schema: { type: 'string' } },
-  RateLimitPolicy: { description: 'The policy of each rate limit that applies, as `"name";q=<quota>;w=<window in seconds>`', schema: { type: 'string' } },
+  RequestId: {
+    description:
+      'The request’s id, as sent in `x-request-id` or made by the gateway; it names the request in logs and problem details',
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description:
+      'The rate limits that apply, each as `"name";r=<remaining>;t=<seconds to reset>` (IETF RateLimit headers)',
+    schema: { type: 'string' },
+  },
+  RateLimitPolicy: {
+    description: 'The policy of each rate limit that applies, as `"name";q=<quota>;w=<window in seconds>`',
+    schema: { type: 'string' },
+  },
   RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'string', pattern: '^[0-9]+$' } },
   ETag: { description: 'The representation’s validator, for `If-None-Match`', schema: { type: 'string' } },
-  Location: { description: 'Where the resource this created is, root-relative', required: true, schema: { type: 'string', format: 'uri-reference' } },
-  IdempotentReplayed: { description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+  Location: {
+    description: 'Where the resource this created is, root-relative',
+    required: true,
+    schema: { type: 'string', format: 'uri-reference' },
+  },
+  IdempotentReplayed: {
+    description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
 } as const;
 
 const headerRef = (name: keyof typeof RESPONSE_HEADERS) => ({ $ref: `#/components/headers/${name}` });
 
 /** The headers of `status` on an operation that answers `statuses` and takes the `parameters` named. */
 function headersOf(status: string, statuses: readonly string[], parameters: readonly string[]): JsonObject {
-  const headers: JsonObject = { 'x-request-id': headerRef('RequestId'), RateLimit: headerRef('RateLimit'), 'RateLimit-Policy': headerRef('RateLimitPolicy') };
+  const headers: JsonObject = {
+    'x-request-id': headerRef('RequestId'),
+    RateLimit: headerRef('RateLimit'),
+    'RateLimit-Policy': headerRef('RateLimitPolicy'),
+  };
   if (status === '201') headers.Location = headerRef('Location');
   if (status === '429' || status === '503') headers['Retry-After'] = headerRef('RetryAfter');
   if (statuses.includes('304') && (status === '200' || status === '304')) headers.ETag = headerRef('ETag');
-  if (parameters.includes('idempotency-key') && status.startsWith('2')) headers['Idempotent-Replayed'] = headerRef('IdempotentReplayed');
+  if (parameters.includes('idempotency-key') && status.startsWith('2'))
+    headers['Idempotent-Replayed'] = headerRef('IdempotentReplayed');
   return headers;
 }
 
 type JsonObject = Record<string, unknown>;
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Every error body the merged document declares refers to the one `Problem` schema when it is that schema,
@@ -91,7 +119,10 @@ function withGatewayResponses(operation: JsonObject, problem: unknown): JsonObje
     const media = content?.[PROBLEM_CONTENT_TYPE];
     responses[status] =
       content && isObject(media) && isDeepStrictEqual(media.schema, problem)
-        ? { ...(response as JsonObject), content: { ...content, [PROBLEM_CONTENT_TYPE]: { ...media, schema: PROBLEM_REF } } }
+        ? {
+            ...(response as JsonObject),
+            content: { ...content, [PROBLEM_CONTENT_TYPE]: { ...media, schema: PROBLEM_REF } },
+          }
         : response;
   }
   for (const [status, when] of Object.entries(GATEWAY_STATUSES)) {
@@ -106,7 +137,10 @@ function withGatewayResponses(operation: JsonObject, problem: unknown): JsonObje
   );
   for (const [status, response] of Object.entries(responses)) {
     const own = isObject(response) && isObject(response.headers) ? response.headers : {};
-    responses[status] = { ...(response as JsonObject), headers: { ...headersOf(status, statuses, parameters), ...own } };
+    responses[status] = {
+      ...(response as JsonObject),
+      headers: { ...headersOf(status, statuses, parameters), ...own },
+    };
   }
   return { ...operation, responses };
 }

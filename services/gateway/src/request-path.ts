@@ -62,7 +62,9 @@ export function readRequestPath(url: string): RequestPath | undefined {
 
 const readPaths = new WeakMap<{ url: string }, RequestPath | undefined>();
 
-/** `readRequestPath` of a request's URL, read once per request however many of its steps ask (metrics' labels, routing). */
+/**
+ * `readRequestPath` of a request's URL, read once per request however many of its steps ask (metrics' labels, routing).
+ */
 export function requestPathOf(request: { url: string }): RequestPath | undefined {
   if (!readPaths.has(request)) readPaths.set(request, readRequestPath(request.url));
   return readPaths.get(request);

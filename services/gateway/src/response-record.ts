@@ -26,7 +26,9 @@ export interface RecordedResponse {
   complete: boolean;
   /** The response's headers, as sent. */
   headers?: Record<string, string>;
-  /** The request's headers (a token replaced by a placeholder) and body as UTF-8 text, for a check of the request too. */
+  /**
+   * The request's headers (a token replaced by a placeholder) and body as UTF-8 text, for a check of the request too.
+   */
   request?: { headers: Record<string, string>; body: string; utf8: boolean };
 }
 
@@ -35,7 +37,8 @@ function flatHeaders(headers: Record<string, unknown>): Record<string, string> {
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
-    flat[name] = name === 'authorization' ? String(value).replace(/^(\S+)\s.*$/s, '$1 recorded') : [value].flat().join(', ');
+    flat[name] =
+      name === 'authorization' ? String(value).replace(/^(\S+)\s.*$/s, '$1 recorded') : [value].flat().join(', ');
   }
   return flat;
 }
@@ -74,7 +77,12 @@ export function recordResponses(app: App, file: string): void {
     };
 
     if (!(payload instanceof Readable)) {
-      const text = payload === null || payload === undefined ? '' : Buffer.isBuffer(payload) ? payload.toString('utf8') : String(payload);
+      const text =
+        payload === null || payload === undefined
+          ? ''
+          : Buffer.isBuffer(payload)
+            ? payload.toString('utf8')
+            : String(payload);
       record(text, true);
       return payload;
     }

@@ -51,7 +51,10 @@ export const routeTable: ReadonlyArray<readonly [pattern: string, service: Servi
   ['/api/push/subscriptions/:id', 'notifications'],
 ];
 
-/** Responses that stay open (Server-Sent Events): never timed out or buffered by the gateway (see plugins/stream-proxy.ts). */
+/**
+ * Responses that stay open (Server-Sent Events): never timed out or buffered by the gateway (see
+ * plugins/stream-proxy.ts).
+ */
 export const streamRoutes = ['/api/notifications/stream'] as const;
 
 const SEGMENT = '[^/]+';
@@ -86,4 +89,3 @@ export function routeFor(path: string): { pattern: string; service: Service } | 
 export function serviceFor(path: string): Service | undefined {
   return routeFor(path)?.service;
 }
-

@@ -20,7 +20,15 @@ const ignoreError = () => {};
  * `:authority`), and `content-length`, as a stream's request goes with no body (HTTP/2 refuses a length
  * that its body does not have).
  */
-const NOT_SENT = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
+const NOT_SENT = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+]);
 
 /**
  * One HTTP/2 connection (h2c, which a service that serves streams accepts: see @recipes/http's cleartext-http2.ts)
@@ -51,7 +59,10 @@ export class StreamSessions {
         body.close(constants.NGHTTP2_CANCEL);
         reject(error);
       };
-      const deadline = setTimeout(() => fail(new Error(`no response head from ${base} within ${this.headersTimeoutMs} ms`)), this.headersTimeoutMs);
+      const deadline = setTimeout(
+        () => fail(new Error(`no response head from ${base} within ${this.headersTimeoutMs} ms`)),
+        this.headersTimeoutMs,
+      );
       body.once('error', fail);
       body.once('response', (head) => {
         clearTimeout(deadline);
@@ -69,11 +80,17 @@ export class StreamSessions {
     this.#sessions.clear();
   }
 
-  /** The open session to `base`, or a new one when there is none, or it is closing (a GOAWAY from an instance that stops). */
+  /**
+   * The open session to `base`, or a new one when there is none, or it is closing (a GOAWAY from an instance that
+   * stops).
+   */
   #sessionTo(base: string): ClientHttp2Session {
     const current = this.#sessions.get(base);
     if (current && !current.closed && !current.destroyed) return current;
-    const session = connect(base, { settings: { ...HTTP2_SESSION_SETTINGS, enablePush: false }, maxSessionMemory: HTTP2_MAX_SESSION_MEMORY_MB });
+    const session = connect(base, {
+      settings: { ...HTTP2_SESSION_SETTINGS, enablePush: false },
+      maxSessionMemory: HTTP2_MAX_SESSION_MEMORY_MB,
+    });
     const forget = () => {
       if (this.#sessions.get(base) === session) this.#sessions.delete(base);
     };

@@ -55,7 +55,11 @@ function simulate({
   queue?: object;
 }) {
   const clock = simulatedClock();
-  const admission = new Admission({ limit: { initial: 20, min: 4, max: 200, ...limit }, queue: { ...QUEUE, ...queue } }, new Registry(), clock);
+  const admission = new Admission(
+    { limit: { initial: 20, min: 4, max: 200, ...limit }, queue: { ...QUEUE, ...queue } },
+    new Registry(),
+    clock,
+  );
   const inFlight: Array<{ left: number; arrivedAt: number; done: (outcome: { dropped: boolean }) => void }> = [];
   const latencies: Array<{ at: number; ms: number }> = [];
   const refused: Array<{ at: number; ms: number }> = [];
@@ -88,7 +92,8 @@ function simulate({
   return { latencies, refused, maxInFlight };
 }
 
-const percentile = (values: number[], share: number) => [...values].sort((a, b) => a - b)[Math.floor(share * (values.length - 1))]!;
+const percentile = (values: number[], share: number) =>
+  [...values].sort((a, b) => a - b)[Math.floor(share * (values.length - 1))]!;
 
 describe('admission control against a simulated service', () => {
   const cores = 2;
@@ -107,30 +112,59 @@ describe('admission control against a simulated service', () => {
       const settled = run.latencies.filter((latency) => latency.at > 5_000);
       const goodput = settled.length / (durationMs - 5_000);
       expect(goodput, `${overload}x: goodput per ms`).toBeGreaterThanOrEqual(0.8 * capacity);
-      expect(percentile(settled.map((latency) => latency.ms), 0.99), `${overload}x: p99 of admitted`).toBeLessThan(6 * workMs);
+      expect(
+        percentile(
+          settled.map((latency) => latency.ms),
+          0.99,
+        ),
+        `${overload}x: p99 of admitted`,
+      ).toBeLessThan(6 * workMs);
       expect(run.refused.length, `${overload}x: refused`).toBeGreaterThan(0);
       // Refused soon after arriving: once the queue is seen to stand (two intervals at most), within the target.
       const longestWait = (refusals: typeof run.refused) => Math.max(...refusals.map((refusal) => refusal.ms));
-      expect(longestWait(run.refused), `${overload}x: longest wait refused`).toBeLessThanOrEqual(2 * QUEUE.intervalMs + QUEUE.targetMs);
-      expect(longestWait(run.refused.filter((refusal) => refusal.at > 5_000)), `${overload}x: longest wait refused, settled`).toBeLessThan(QUEUE.targetMs + 2);
+      expect(longestWait(run.refused), `${overload}x: longest wait refused`).toBeLessThanOrEqual(
+        2 * QUEUE.intervalMs + QUEUE.targetMs,
+      );
+      expect(
+        longestWait(run.refused.filter((refusal) => refusal.at > 5_000)),
+        `${overload}x: longest wait refused, settled`,
+      ).toBeLessThan(QUEUE.targetMs + 2);
     }
   });
 
   it('serves a burst of any size up to the waiting room on an idle service, refusing none, whatever the limit', () => {
     fc.assert(
       // Beside other requests at up to half of what the limit lets the service serve.
-      fc.property(fc.integer({ min: 1, max: 400 }), fc.integer({ min: 1, max: 32 }), fc.double({ min: 0, max: 0.5, noNaN: true }), (burst, limit, load) => {
-        const rate = (load * Math.min(cores, limit)) / workMs;
-        const run = simulate({ cores, workMs, rate, burst, durationMs: 1_000 + (burst * workMs) / cores + 1_500, limit: { initial: limit, min: limit, max: limit } });
-        expect(run.refused).toEqual([]);
-        expect(run.latencies.length).toBeGreaterThanOrEqual(burst);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 400 }),
+        fc.integer({ min: 1, max: 32 }),
+        fc.double({ min: 0, max: 0.5, noNaN: true }),
+        (burst, limit, load) => {
+          const rate = (load * Math.min(cores, limit)) / workMs;
+          const run = simulate({
+            cores,
+            workMs,
+            rate,
+            burst,
+            durationMs: 1_000 + (burst * workMs) / cores + 1_500,
+            limit: { initial: limit, min: limit, max: limit },
+          });
+          expect(run.refused).toEqual([]);
+          expect(run.latencies.length).toBeGreaterThanOrEqual(burst);
+        },
+      ),
       { numRuns: 40 },
     );
   });
 
   it('cuts a queue that stands: those let in wait about the target, not the whole queue', () => {
-    const run = simulate({ cores, workMs, rate: capacity * 3, durationMs: 6_000, limit: { initial: 4, min: 4, max: 4 } });
+    const run = simulate({
+      cores,
+      workMs,
+      rate: capacity * 3,
+      durationMs: 6_000,
+      limit: { initial: 4, min: 4, max: 4 },
+    });
     const settled = run.latencies.filter((latency) => latency.at > 2_000).map((latency) => latency.ms);
     expect(run.refused.length).toBeGreaterThan(0);
     // Four in flight take 4 × 5 ms / 2 cores = 10 ms; those let in waited at most about the target more.
@@ -138,7 +172,15 @@ describe('admission control against a simulated service', () => {
   });
 
   it('never lets a request wait past its deadline, even when nothing drains', () => {
-    const run = simulate({ cores: 0.0001, workMs, rate: 0, burst: 50, durationMs: 8_000, limit: { initial: 4, min: 4, max: 4 }, queue: { maxWaitMs: 2_000 } });
+    const run = simulate({
+      cores: 0.0001,
+      workMs,
+      rate: 0,
+      burst: 50,
+      durationMs: 8_000,
+      limit: { initial: 4, min: 4, max: 4 },
+      queue: { maxWaitMs: 2_000 },
+    });
     expect(run.refused.length).toBe(46);
     for (const refusal of run.refused) expect(refusal.ms).toBeLessThanOrEqual(2_000 + 1);
   });
@@ -153,7 +195,12 @@ describe('admission control against a simulated service', () => {
       limit: { initial: 100_000, min: 100_000, max: 100_000, unloadedConcurrency: 100_000 },
     });
     expect(run.refused).toEqual([]);
-    expect(percentile(run.latencies.filter((latency) => latency.at > 1_500).map((latency) => latency.ms), 0.5)).toBeGreaterThan(50 * workMs);
+    expect(
+      percentile(
+        run.latencies.filter((latency) => latency.at > 1_500).map((latency) => latency.ms),
+        0.5,
+      ),
+    ).toBeGreaterThan(50 * workMs);
   });
 });
 
@@ -161,7 +208,15 @@ describe('GradientLimit', () => {
   it('stays within its bounds whatever latencies it sees', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ rttMs: fc.double({ min: 0.01, max: 10_000, noNaN: true }), inflight: fc.integer({ min: 1, max: 500 }), dropped: fc.boolean(), gapMs: fc.double({ min: 0, max: 20_000, noNaN: true }) }), { maxLength: 300 }),
+        fc.array(
+          fc.record({
+            rttMs: fc.double({ min: 0.01, max: 10_000, noNaN: true }),
+            inflight: fc.integer({ min: 1, max: 500 }),
+            dropped: fc.boolean(),
+            gapMs: fc.double({ min: 0, max: 20_000, noNaN: true }),
+          }),
+          { maxLength: 300 },
+        ),
         (samples) => {
           let now = 0;
           const limit = new GradientLimit({ initial: 20, min: 4, max: 200 }, () => now);

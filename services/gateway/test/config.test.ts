@@ -55,7 +55,13 @@ describe('Upstreams', () => {
 
   it('hands out the addresses of a service in turn, each service on its own cursor', () => {
     upstreams = new Upstreams(
-      { users: ['http://a', 'http://b', 'http://c'], content: ['http://x'], comments: ['http://y'], collections: ['http://z'], notifications: ['http://n'] },
+      {
+        users: ['http://a', 'http://b', 'http://c'],
+        content: ['http://x'],
+        comments: ['http://y'],
+        collections: ['http://z'],
+        notifications: ['http://n'],
+      },
       { timeoutMs: 1000 },
     );
     const picks = Array.from({ length: 6 }, () => upstreams!.next('users'));

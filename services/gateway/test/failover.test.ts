@@ -53,7 +53,12 @@ describe('an instance that refuses connections', () => {
     const payload = JSON.stringify({ title: 'Failover', note: 'ünïcode' });
     // Round-robin starts each request at a different instance, so half of them begin at the stopped one.
     for (let i = 0; i < 4; i += 1) {
-      const write = await gateway.inject({ method: 'POST', url: '/api/recipes', headers: { 'content-type': 'application/json' }, payload });
+      const write = await gateway.inject({
+        method: 'POST',
+        url: '/api/recipes',
+        headers: { 'content-type': 'application/json' },
+        payload,
+      });
       expect(write.statusCode).toBe(200);
       const echoed = write.json<Echoed>();
       expect(echoed).toMatchObject({ server: 'content', method: 'POST', url: '/api/recipes' });
@@ -61,13 +66,22 @@ describe('an instance that refuses connections', () => {
 
       const read = await gateway.inject({ method: 'GET', url: `/api/recipes/${id}?fields=all` });
       expect(read.statusCode).toBe(200);
-      expect(read.json<Echoed>()).toMatchObject({ server: 'content', method: 'GET', url: `/api/recipes/${id}?fields=all` });
+      expect(read.json<Echoed>()).toMatchObject({
+        server: 'content',
+        method: 'GET',
+        url: `/api/recipes/${id}?fields=all`,
+      });
     }
     expect(content.hits).toBe(before + 8);
   });
 
   it('gives 503 when every instance refuses', async () => {
-    const response = await gateway.inject({ method: 'POST', url: '/api/auth/register', headers: { 'content-type': 'application/json' }, payload: '{}' });
+    const response = await gateway.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      headers: { 'content-type': 'application/json' },
+      payload: '{}',
+    });
     expect(response.statusCode).toBe(503);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(response.json()).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
@@ -79,7 +93,14 @@ describe('an instance that took the request and then failed', () => {
     const [hitsBefore, resetterBefore] = [comments.hits, resetterHits];
     const responses = [];
     for (let i = 0; i < 2; i += 1) {
-      responses.push(await gateway.inject({ method: 'POST', url: `/api/posts/${id}/comments`, headers: { 'content-type': 'application/json' }, payload: '{"content":"hi"}' }));
+      responses.push(
+        await gateway.inject({
+          method: 'POST',
+          url: `/api/posts/${id}/comments`,
+          headers: { 'content-type': 'application/json' },
+          payload: '{"content":"hi"}',
+        }),
+      );
     }
     // One of the two began at the dropping instance: it fails, and the other instance never sees it.
     expect(responses.map((response) => response.statusCode).sort()).toEqual([200, 503]);
@@ -94,7 +115,12 @@ describe('an instance that took the request and then failed', () => {
       { method: 'GET' as const, url: `/api/posts/${id}/comments` },
       { method: 'DELETE' as const, url: `/api/posts/${id}/comments/${id}` },
       { method: 'PUT' as const, url: `/api/posts/${id}/comments/${id}`, headers: json, payload },
-      { method: 'POST' as const, url: `/api/posts/${id}/comments`, headers: { ...json, 'idempotency-key': 'failover-1' }, payload },
+      {
+        method: 'POST' as const,
+        url: `/api/posts/${id}/comments`,
+        headers: { ...json, 'idempotency-key': 'failover-1' },
+        payload,
+      },
     ];
     for (const request of requests) {
       // Twice each, so that one of the two begins at the dropping instance whichever is next in turn.

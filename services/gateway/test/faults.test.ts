@@ -45,12 +45,18 @@ async function timed<T>(action: () => Promise<T>): Promise<[T, number]> {
 
 describe('an upstream that is down', () => {
   it('gives 503 SERVICE_UNAVAILABLE at once, for reads and for writes with a body', async () => {
-    const [read, readMs] = await timed(() => gateway.inject({ method: 'GET', url: `/api/collections/${id}`, headers: { 'x-request-id': 'down-1' } }));
+    const [read, readMs] = await timed(() =>
+      gateway.inject({ method: 'GET', url: `/api/collections/${id}`, headers: { 'x-request-id': 'down-1' } }),
+    );
     const body = expectProblem(read, 503, 'SERVICE_UNAVAILABLE');
     expect(body).toMatchObject({ requestId: 'down-1', instance: `/api/collections/${id}` });
     expect(readMs).toBeLessThan(1_000);
 
-    const write = await gateway.inject({ method: 'DELETE', url: `/api/collections/${id}/items`, payload: { savedItemId: id } });
+    const write = await gateway.inject({
+      method: 'DELETE',
+      url: `/api/collections/${id}/items`,
+      payload: { savedItemId: id },
+    });
     expectProblem(write, 503, 'SERVICE_UNAVAILABLE');
   });
 });
@@ -94,7 +100,12 @@ describe('/docs with a service down', () => {
     const response = await gateway.inject({ method: 'GET', url: '/docs/json' });
     expect(response.statusCode).toBe(200);
     const document = response.json<{ paths: Record<string, unknown>; info: { description: string } }>();
-    expect(Object.keys(document.paths).sort()).toEqual(['/api/notifications', '/api/posts/{id}/comments', '/api/recipes', '/api/users/me']);
+    expect(Object.keys(document.paths).sort()).toEqual([
+      '/api/notifications',
+      '/api/posts/{id}/comments',
+      '/api/recipes',
+      '/api/users/me',
+    ]);
     expect(document.info.description).toMatch(/collections/);
   });
 });

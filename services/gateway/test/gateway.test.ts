@@ -71,7 +71,13 @@ describe('routing', () => {
 
   it('answers an unknown /api path and /internal paths with 404 problem+json, contacting no upstream', async () => {
     const before = totalHits();
-    for (const url of ['/api/unknown', `/api/users/${id}/secrets`, '/internal/x', '/internal/users/by-name/a', '/api/users/../../internal/x']) {
+    for (const url of [
+      '/api/unknown',
+      `/api/users/${id}/secrets`,
+      '/internal/x',
+      '/internal/users/by-name/a',
+      '/api/users/../../internal/x',
+    ]) {
       const response = await gateway.inject({ method: 'GET', url });
       expectProblem(response, 404, 'NOT_FOUND');
     }
@@ -81,15 +87,24 @@ describe('routing', () => {
 
   it('refuses a read sent with a body, 400 problem+json, contacting no upstream', async () => {
     const before = totalHits();
-    const response = await gateway.inject({ method: 'GET', url: '/api/recipes?page=1', payload: '{"a":1}', headers: { 'content-type': 'application/json' } });
+    const response = await gateway.inject({
+      method: 'GET',
+      url: '/api/recipes?page=1',
+      payload: '{"a":1}',
+      headers: { 'content-type': 'application/json' },
+    });
     const body = expectProblem(response, 400, 'VALIDATION_ERROR');
-    expect(body).toMatchObject({ instance: '/api/recipes', errors: [{ path: 'body', message: 'this operation takes no body' }] });
+    expect(body).toMatchObject({
+      instance: '/api/recipes',
+      errors: [{ path: 'body', message: 'this operation takes no body' }],
+    });
     expect(totalHits()).toBe(before);
   });
 
   it('uses the addresses of a service in turn', async () => {
     const servers: string[] = [];
-    for (let i = 0; i < 4; i += 1) servers.push((await gateway.inject({ method: 'GET', url: '/api/users/me' })).json<Echoed>().server);
+    for (let i = 0; i < 4; i += 1)
+      servers.push((await gateway.inject({ method: 'GET', url: '/api/users/me' })).json<Echoed>().server);
     expect(servers.filter((server) => server === 'users-1')).toHaveLength(2);
     expect(servers.filter((server) => server === 'users-2')).toHaveLength(2);
     expect(servers[0]).not.toBe(servers[1]);
@@ -116,7 +131,12 @@ describe('forwarding', () => {
 
   it('forwards a DELETE body', async () => {
     const payload = JSON.stringify({ savedItemId: id });
-    const response = await gateway.inject({ method: 'DELETE', url: `/api/collections/${id}/items`, payload, headers: { 'content-type': 'application/json' } });
+    const response = await gateway.inject({
+      method: 'DELETE',
+      url: `/api/collections/${id}/items`,
+      payload,
+      headers: { 'content-type': 'application/json' },
+    });
     const echoed = response.json<Echoed>();
     expect(echoed.method).toBe('DELETE');
     expect(Buffer.from(echoed.body!, 'base64').toString()).toBe(payload);
@@ -124,11 +144,26 @@ describe('forwarding', () => {
 
   it('passes bodies of any content type through, so the service can answer 415 or 400 itself', async () => {
     const binary = Buffer.from([0, 1, 2, 255, 254, 10, 13]);
-    const form = await gateway.inject({ method: 'POST', url: '/api/recipes', payload: 'name=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await gateway.inject({
+      method: 'POST',
+      url: '/api/recipes',
+      payload: 'name=a',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(Buffer.from(form.json<Echoed>().body!, 'base64').toString()).toBe('name=a');
-    const raw = await gateway.inject({ method: 'PUT', url: `/api/recipes/${id}`, payload: binary, headers: { 'content-type': 'application/octet-stream' } });
+    const raw = await gateway.inject({
+      method: 'PUT',
+      url: `/api/recipes/${id}`,
+      payload: binary,
+      headers: { 'content-type': 'application/octet-stream' },
+    });
     expect(Buffer.from(raw.json<Echoed>().body!, 'base64')).toEqual(binary);
-    const malformed = await gateway.inject({ method: 'POST', url: '/api/recipes', payload: '{"title": ', headers: { 'content-type': 'application/json' } });
+    const malformed = await gateway.inject({
+      method: 'POST',
+      url: '/api/recipes',
+      payload: '{"title": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(Buffer.from(malformed.json<Echoed>().body!, 'base64').toString()).toBe('{"title": ');
   });
 
@@ -148,7 +183,11 @@ describe('forwarding', () => {
     const echoed = await new Promise<Echoed>((resolve, reject) => {
       const outgoing = httpRequest(`${base}/api/recipes/${id}/comments`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), expect: '100-continue' },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+          expect: '100-continue',
+        },
       });
       outgoing.on('continue', () => outgoing.end(payload));
       outgoing.on('response', (incoming) => {
@@ -163,7 +202,11 @@ describe('forwarding', () => {
   });
 
   it('returns the upstream response as is: status, headers and body', async () => {
-    const response = await gateway.inject({ method: 'GET', url: '/api/recipes?x=1', headers: { 'x-echo-status': '418' } });
+    const response = await gateway.inject({
+      method: 'GET',
+      url: '/api/recipes?x=1',
+      headers: { 'x-echo-status': '418' },
+    });
     expect(response.statusCode).toBe(418);
     expect(response.headers['x-upstream']).toBe('content');
     expect(response.headers['content-type']).toMatch(/^application\/json/);
@@ -171,7 +214,11 @@ describe('forwarding', () => {
   });
 
   it('propagates a given x-request-id to the upstream and back', async () => {
-    const response = await gateway.inject({ method: 'GET', url: '/api/notifications', headers: { 'x-request-id': 'req-gateway-1' } });
+    const response = await gateway.inject({
+      method: 'GET',
+      url: '/api/notifications',
+      headers: { 'x-request-id': 'req-gateway-1' },
+    });
     expect(response.headers['x-request-id']).toBe('req-gateway-1');
     expect(response.json<Echoed>().headers['x-request-id']).toBe('req-gateway-1');
   });
@@ -188,12 +235,18 @@ describe('forwarding', () => {
   it('sends the client address as x-forwarded-for, whatever the client claims (no proxy is trusted by default)', async () => {
     const direct = await gateway.inject({ method: 'GET', url: '/api/posts', remoteAddress: '127.0.0.1' });
     expect(direct.json<Echoed>().headers['x-forwarded-for']).toBe('127.0.0.1');
-    const claiming = await gateway.inject({ method: 'GET', url: '/api/posts', headers: { 'x-forwarded-for': '203.0.113.9' } });
+    const claiming = await gateway.inject({
+      method: 'GET',
+      url: '/api/posts',
+      headers: { 'x-forwarded-for': '203.0.113.9' },
+    });
     expect(claiming.json<Echoed>().headers['x-forwarded-for']).toBe('127.0.0.1');
   });
 
   it('sends the upstream host, not the client-facing one', async () => {
-    const echoed = (await gateway.inject({ method: 'GET', url: '/api/posts', headers: { host: 'api.example.com' } })).json<Echoed>();
+    const echoed = (
+      await gateway.inject({ method: 'GET', url: '/api/posts', headers: { host: 'api.example.com' } })
+    ).json<Echoed>();
     expect(echoed.headers.host).toBe(new URL(content.url).host);
   });
 });
@@ -203,7 +256,12 @@ describe('body limit', () => {
 
   it('answers a body over 64 KiB with 413 problem+json, without forwarding it', async () => {
     const before = content.hits;
-    const response = await gateway.inject({ method: 'POST', url: '/api/recipes', payload: big, headers: { 'content-type': 'application/json' } });
+    const response = await gateway.inject({
+      method: 'POST',
+      url: '/api/recipes',
+      payload: big,
+      headers: { 'content-type': 'application/json' },
+    });
     expectProblem(response, 413, 'PAYLOAD_TOO_LARGE');
     expect(content.hits).toBe(before);
   });
@@ -213,16 +271,29 @@ describe('body limit', () => {
     const response = await request(`${base}/api/recipes`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: Readable.from(Array.from({ length: Math.ceil(big.length / 8192) }, (_, i) => Buffer.from(big.slice(i * 8192, (i + 1) * 8192)))),
+      body: Readable.from(
+        Array.from({ length: Math.ceil(big.length / 8192) }, (_, i) =>
+          Buffer.from(big.slice(i * 8192, (i + 1) * 8192)),
+        ),
+      ),
     });
     const text = await response.body.text();
-    expectProblem({ statusCode: response.statusCode, headers: response.headers, json: () => JSON.parse(text) }, 413, 'PAYLOAD_TOO_LARGE');
+    expectProblem(
+      { statusCode: response.statusCode, headers: response.headers, json: () => JSON.parse(text) },
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
     expect(content.hits).toBe(before);
   });
 
   it('forwards a body of exactly 64 KiB', async () => {
     const payload = 'x'.repeat(64 * 1024);
-    const response = await gateway.inject({ method: 'POST', url: '/api/recipes', payload, headers: { 'content-type': 'text/plain' } });
+    const response = await gateway.inject({
+      method: 'POST',
+      url: '/api/recipes',
+      payload,
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(response.statusCode).toBe(200);
     expect(Buffer.from(response.json<Echoed>().body!, 'base64').length).toBe(64 * 1024);
   });
@@ -234,7 +305,11 @@ describe('browser-facing headers', () => {
     const response = await gateway.inject({
       method: 'OPTIONS',
       url: `/api/collections/${id}/items`,
-      headers: { origin: 'https://app.example', 'access-control-request-method': 'DELETE', 'access-control-request-headers': 'authorization,content-type' },
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'DELETE',
+        'access-control-request-headers': 'authorization,content-type',
+      },
     });
     expect(response.statusCode).toBe(204);
     expect(response.headers['access-control-allow-origin']).toBe('*');
@@ -245,7 +320,11 @@ describe('browser-facing headers', () => {
   });
 
   it('exposes x-request-id to browsers on proxied responses', async () => {
-    const response = await gateway.inject({ method: 'GET', url: '/api/recipes', headers: { origin: 'https://app.example' } });
+    const response = await gateway.inject({
+      method: 'GET',
+      url: '/api/recipes',
+      headers: { origin: 'https://app.example' },
+    });
     expect(response.headers['access-control-allow-origin']).toBe('*');
     expect(String(response.headers['access-control-expose-headers'])).toMatch(/x-request-id/);
   });
@@ -282,7 +361,10 @@ describe('/docs', () => {
   it('serves one OpenAPI document with the paths of every service, and only routed ones', async () => {
     const response = await gateway.inject({ method: 'GET', url: '/docs/json' });
     expect(response.statusCode).toBe(200);
-    const document = response.json<{ paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } }>();
+    const document = response.json<{
+      paths: Record<string, unknown>;
+      components: { schemas: Record<string, unknown> };
+    }>();
     expect(Object.keys(document.paths).sort()).toEqual([
       '/api/auth/login',
       '/api/collections',
@@ -292,7 +374,9 @@ describe('/docs', () => {
       '/api/recipes/{id}/comments',
       '/api/users/{id}',
     ]);
-    expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['users-1Thing', 'contentThing', 'commentsThing']));
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining(['users-1Thing', 'contentThing', 'commentsThing']),
+    );
   });
 
   it('serves Swagger UI under the security headers', async () => {

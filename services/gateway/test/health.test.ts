@@ -15,7 +15,9 @@ let all: Upstream[];
 let gateway: App;
 
 beforeAll(async () => {
-  all = await Promise.all(['users-1', 'users-2', 'content', 'comments', 'collections', 'notifications'].map((name) => startUpstream(name)));
+  all = await Promise.all(
+    ['users-1', 'users-2', 'content', 'comments', 'collections', 'notifications'].map((name) => startUpstream(name)),
+  );
   [users1, users2, ...others] = all as [Upstream, Upstream, ...Upstream[]];
   const [content, comments, collections, notifications] = others as [Upstream, Upstream, Upstream, Upstream];
   gateway = await startGateway({
@@ -67,10 +69,14 @@ describe('/health under a flood', () => {
     users2.setReady(false);
     const wentDown = Date.now();
     const roundsBefore = users2.readinessChecks;
-    const down = await eventually(async () => {
-      const answer = await health();
-      return answer.statusCode === 503 ? answer : undefined;
-    }, 5_000, 20);
+    const down = await eventually(
+      async () => {
+        const answer = await health();
+        return answer.statusCode === 503 ? answer : undefined;
+      },
+      5_000,
+      20,
+    );
     const tookMs = Date.now() - wentDown;
     expect(down.json()).toEqual({
       status: 'not ready',

@@ -41,7 +41,9 @@ describe('rate limit', () => {
     expect(upstream.hits).toBe(before);
 
     // Another address has its own budget.
-    expect((await gateway.inject({ method: 'GET', url: '/api/recipes', remoteAddress: '203.0.113.2' })).statusCode).toBe(200);
+    expect(
+      (await gateway.inject({ method: 'GET', url: '/api/recipes', remoteAddress: '203.0.113.2' })).statusCode,
+    ).toBe(200);
   });
 
   it('announces its limit beside a service’s, one item per limit, never overwriting either', async () => {
@@ -56,8 +58,13 @@ describe('rate limit', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['ratelimit-policy']).toBe('"login";q=10;w=60, "gateway";q=3;w=60');
     expect(response.headers.ratelimit).toMatch(/^"login";r=9;t=60, "gateway";r=2;t=\d+$/);
-    expect(String(response.headers.vary).split(/\s*,\s*/).sort()).toEqual(['Authorization', 'Origin']);
-    for (const old of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(response.headers[old]).toBeUndefined();
+    expect(
+      String(response.headers.vary)
+        .split(/\s*,\s*/)
+        .sort(),
+    ).toEqual(['Authorization', 'Origin']);
+    for (const old of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
+      expect(response.headers[old]).toBeUndefined();
     expect(String(response.headers['access-control-expose-headers']).split(', ')).toEqual(
       expect.arrayContaining(['etag', 'link', 'retry-after', 'ratelimit', 'ratelimit-policy', 'x-request-id']),
     );
@@ -75,10 +82,18 @@ describe('rate limit', () => {
 
 describe('CORS with a list of origins', () => {
   it('allows a listed origin and no other', async () => {
-    const allowed = await gateway.inject({ method: 'GET', url: '/health/live', headers: { origin: 'https://admin.example' } });
+    const allowed = await gateway.inject({
+      method: 'GET',
+      url: '/health/live',
+      headers: { origin: 'https://admin.example' },
+    });
     expect(allowed.headers['access-control-allow-origin']).toBe('https://admin.example');
     expect(String(allowed.headers.vary)).toMatch(/origin/i);
-    const refused = await gateway.inject({ method: 'GET', url: '/health/live', headers: { origin: 'https://evil.example' } });
+    const refused = await gateway.inject({
+      method: 'GET',
+      url: '/health/live',
+      headers: { origin: 'https://evil.example' },
+    });
     expect(refused.headers['access-control-allow-origin']).toBeUndefined();
   });
 });

@@ -8,7 +8,7 @@ const logger = createLogger({ service: 'test', level: 'silent' });
 
 /** Keeps the event loop busy for `ms`, as a gateway taking in more than it can would. */
 function block(ms: number): void {
-  for (const until = performance.now() + ms; performance.now() < until; );
+  for (const until = performance.now() + ms; performance.now() < until;);
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -71,13 +71,25 @@ describe('LoopGuard in front of an app', () => {
     expect(shed.headers.get('retry-after')).toBe('1');
     expect(shed.headers.get('x-request-id')).toBe('shed-1');
     expect(shed.headers.get('x-frame-options')).toBe('SAMEORIGIN');
-    expect(await shed.json()).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', instance: '/api/recipes/1', requestId: 'shed-1' });
+    expect(await shed.json()).toMatchObject({
+      status: 503,
+      code: 'SERVICE_UNAVAILABLE',
+      instance: '/api/recipes/1',
+      requestId: 'shed-1',
+    });
     // A POST's body is left unread, and its connection still serves the next request.
-    const post = await fetch(`${base}/api/recipes/1`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ a: 'x'.repeat(10_000) }) });
+    const post = await fetch(`${base}/api/recipes/1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ a: 'x'.repeat(10_000) }),
+    });
     expect(post.status).toBe(503);
     expect(routed()).toBe(1);
-    for (const path of ['/health/live', '/api/notifications/stream', '/openapi.json']) expect((await fetch(`${base}${path}`)).status, path).toBe(200);
-    expect(await registry.getSingleMetricAsString('recipes_gateway_shed_total')).toMatch(/recipes_gateway_shed_total 2$/m);
+    for (const path of ['/health/live', '/api/notifications/stream', '/openapi.json'])
+      expect((await fetch(`${base}${path}`)).status, path).toBe(200);
+    expect(await registry.getSingleMetricAsString('recipes_gateway_shed_total')).toMatch(
+      /recipes_gateway_shed_total 2$/m,
+    );
 
     loop.delayMs = 10;
     expect((await fetch(`${base}/api/recipes/1`)).status).toBe(200);

@@ -32,7 +32,8 @@ async function counts(): Promise<Map<string, number>> {
   return byLabels;
 }
 
-const key = (method: string, route: string, status_code: number, upstream?: string) => JSON.stringify({ method, route, status_code, upstream });
+const key = (method: string, route: string, status_code: number, upstream?: string) =>
+  JSON.stringify({ method, route, status_code, upstream });
 
 /** A path segment as a client may send it: ids, names, anything but a dot segment. */
 const segment = fc.stringMatching(/^[A-Za-z0-9_~-]{1,36}$/);
@@ -40,14 +41,18 @@ const segment = fc.stringMatching(/^[A-Za-z0-9_~-]{1,36}$/);
 describe('the gateway’s request metrics', () => {
   it('label each proxied request with its upstream and the route table’s pattern, never the path', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...routeTable), fc.array(segment, { minLength: 3, maxLength: 3 }), async ([pattern, service], values) => {
-        let next = 0;
-        const path = pattern.replace(/:\w+|\*/g, () => values[next++]!);
-        const before = (await counts()).get(key('GET', pattern, 200, service)) ?? 0;
-        const response = await gateway.inject({ method: 'GET', url: `${path}?page=2` });
-        expect(response.statusCode).toBe(200);
-        expect((await counts()).get(key('GET', pattern, 200, service))).toBe(before + 1);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...routeTable),
+        fc.array(segment, { minLength: 3, maxLength: 3 }),
+        async ([pattern, service], values) => {
+          let next = 0;
+          const path = pattern.replace(/:\w+|\*/g, () => values[next++]!);
+          const before = (await counts()).get(key('GET', pattern, 200, service)) ?? 0;
+          const response = await gateway.inject({ method: 'GET', url: `${path}?page=2` });
+          expect(response.statusCode).toBe(200);
+          expect((await counts()).get(key('GET', pattern, 200, service))).toBe(before + 1);
+        },
+      ),
       { numRuns: 60 },
     );
     // Bounded: one series per pattern, method and status at most, whatever the ids were.

@@ -11,7 +11,10 @@ describe('mergeOpenApi', () => {
         document: {
           openapi: '3.1.0',
           paths: { '/api/users/{id}': { get: {} }, '/api/auth/login': { post: {} } },
-          components: { schemas: { Author: { type: 'object' }, Problem: problem }, securitySchemes: { bearerAuth: { type: 'http' } } },
+          components: {
+            schemas: { Author: { type: 'object' }, Problem: problem },
+            securitySchemes: { bearerAuth: { type: 'http' } },
+          },
           tags: [{ name: 'users' }],
         },
       },
@@ -24,7 +27,11 @@ describe('mergeOpenApi', () => {
         },
       },
     ]);
-    expect(Object.keys(merged.paths).sort()).toEqual(['/api/auth/login', '/api/recipes/{id}/comments', '/api/users/{id}']);
+    expect(Object.keys(merged.paths).sort()).toEqual([
+      '/api/auth/login',
+      '/api/recipes/{id}/comments',
+      '/api/users/{id}',
+    ]);
     expect(Object.keys(merged.components.schemas).sort()).toEqual(['Author', 'Comment', 'Problem']);
     expect(merged.components.schemas.Problem).toEqual(problem);
     expect(merged.components.securitySchemes).toEqual({ bearerAuth: { type: 'http' } });
@@ -36,7 +43,9 @@ describe('mergeOpenApi', () => {
     const merged = mergeOpenApi([
       {
         service: 'content',
-        document: { paths: { '/api/recipes': {}, '/internal/recipes/{id}': {}, '/api/notifications': {}, '/openapi.json': {} } },
+        document: {
+          paths: { '/api/recipes': {}, '/internal/recipes/{id}': {}, '/api/notifications': {}, '/openapi.json': {} },
+        },
       },
     ]);
     expect(Object.keys(merged.paths)).toEqual(['/api/recipes']);

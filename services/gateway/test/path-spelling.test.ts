@@ -183,7 +183,8 @@ describe(`hostile spellings around the route table (seed ${SEED}; PATH_FUZZ_SEED
  */
 async function startRoutingUpstream(): Promise<FastifyInstance> {
   const server = Fastify({ serverFactory: dualProtocolServer });
-  for (const [pattern] of routeTable) server.get(pattern, async (request) => ({ route: request.routeOptions.url, params: request.params }));
+  for (const [pattern] of routeTable)
+    server.get(pattern, async (request) => ({ route: request.routeOptions.url, params: request.params }));
   await server.listen({ host: '127.0.0.1', port: 0 });
   return server;
 }
@@ -210,7 +211,10 @@ describe(`what the service's router reads (seed ${SEED})`, () => {
     const request = fc
       .tuple(fc.constantFrom(...patterns), segmentValue, fc.array(segmentValue, { minLength: 1, maxLength: 3 }))
       .chain(([pattern, value, words]) =>
-        fc.tuple(fc.constant({ pattern, value, words }), fc.tuple(...fill(pattern, value, words).map(spellSegment)).map((spelled) => `/${spelled.join('/')}`)),
+        fc.tuple(
+          fc.constant({ pattern, value, words }),
+          fc.tuple(...fill(pattern, value, words).map(spellSegment)).map((spelled) => `/${spelled.join('/')}`),
+        ),
       );
     await fc.assert(
       fc.asyncProperty(request, async ([{ pattern, value, words }, target]) => {

@@ -6,11 +6,18 @@ const id = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
 
 describe('readRequestPath', () => {
   it('splits a plain path into its segments and keeps it as it is', () => {
-    expect(readRequestPath(`/api/recipes/${id}/comments`)).toEqual({ segments: ['api', 'recipes', id, 'comments'], path: `/api/recipes/${id}/comments`, query: '' });
+    expect(readRequestPath(`/api/recipes/${id}/comments`)).toEqual({
+      segments: ['api', 'recipes', id, 'comments'],
+      path: `/api/recipes/${id}/comments`,
+      query: '',
+    });
   });
 
   it('passes the query string on untouched, whatever it holds', () => {
-    expect(readRequestPath('/api/recipes?page=2&q=/internal/..%2F\\x')).toMatchObject({ path: '/api/recipes', query: 'page=2&q=/internal/..%2F\\x' });
+    expect(readRequestPath('/api/recipes?page=2&q=/internal/..%2F\\x')).toMatchObject({
+      path: '/api/recipes',
+      query: 'page=2&q=/internal/..%2F\\x',
+    });
     expect(readRequestPath('/api/recipes?')).toMatchObject({ path: '/api/recipes', query: '' });
   });
 

@@ -46,7 +46,11 @@ async function startNotifications() {
       response.writeHead(401, { 'content-type': 'application/problem+json' }).end(JSON.stringify(unauthorized));
       return;
     }
-    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-upstream': 'notifications' });
+    response.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-store',
+      'x-upstream': 'notifications',
+    });
     const held: HeldStream = {
       headers: request.headers,
       write: (frame) => response.write(frame),
@@ -103,7 +107,8 @@ async function startUnwilling(refuse: (stream: ServerHttp2Stream) => void) {
 }
 
 const frame = (id: number) => `id: ${id}\nevent: notification\ndata: {"n":${id}}\n\n`;
-const frameIds = (client: EventStreamClient) => client.received.filter((event) => event.comment === undefined).map((event) => event.id);
+const frameIds = (client: EventStreamClient) =>
+  client.received.filter((event) => event.comment === undefined).map((event) => event.id);
 
 /** `promise`, or a failure naming `what` once `ms` have passed. */
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -143,7 +148,10 @@ async function gatewayFor(notificationsUrl: string, settings: Record<string, str
 async function openRawStream(app: App) {
   const index = notifications.streams.length;
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
-    httpGet(`${addressOf(app)}${STREAM_PATH}`, { headers: { ...AUTHORIZED, accept: 'text/event-stream' } }, resolve).on('error', reject);
+    httpGet(`${addressOf(app)}${STREAM_PATH}`, { headers: { ...AUTHORIZED, accept: 'text/event-stream' } }, resolve).on(
+      'error',
+      reject,
+    );
   });
   return { response, upstream: await notifications.stream(index) };
 }
@@ -276,7 +284,9 @@ describe('GET /api/notifications/stream through the gateway', () => {
   });
 
   it('passes an upstream refusal (401 problem+json, no stream) on as it is', async () => {
-    const response = await fetch(`${base}${STREAM_PATH}`, { headers: { accept: 'text/event-stream', 'x-request-id': 'stream-401' } });
+    const response = await fetch(`${base}${STREAM_PATH}`, {
+      headers: { accept: 'text/event-stream', 'x-request-id': 'stream-401' },
+    });
     expect(response.status).toBe(401);
     expect(response.headers.get('content-type')).toBe('application/problem+json');
     expect(response.headers.get('x-request-id')).toBe('stream-401');

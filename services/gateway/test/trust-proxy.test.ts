@@ -23,16 +23,30 @@ afterAll(async () => {
 
 /** A gateway of its own for one test, so no other test shares its rate-limit budgets. */
 async function gatewayTrusting(trustProxy: string | undefined, env: Record<string, string> = {}): Promise<string> {
-  const urls = { USERS_URL: upstream.url, CONTENT_URL: upstream.url, COMMENTS_URL: upstream.url, COLLECTIONS_URL: upstream.url, NOTIFICATIONS_URL: upstream.url };
-  const gateway: App = await startGateway({ ...urls, ...(trustProxy === undefined ? {} : { TRUST_PROXY: trustProxy }), ...env }, { listen: true });
+  const urls = {
+    USERS_URL: upstream.url,
+    CONTENT_URL: upstream.url,
+    COMMENTS_URL: upstream.url,
+    COLLECTIONS_URL: upstream.url,
+    NOTIFICATIONS_URL: upstream.url,
+  };
+  const gateway: App = await startGateway(
+    { ...urls, ...(trustProxy === undefined ? {} : { TRUST_PROXY: trustProxy }), ...env },
+    { listen: true },
+  );
   onTestFinished(() => gateway.close());
   return addressOf(gateway);
 }
 
 async function get(base: string, forwardedFor?: string) {
-  const response = await request(`${base}/api/recipes`, { headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } });
+  const response = await request(`${base}/api/recipes`, {
+    headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+  });
   const text = await response.body.text();
-  return { status: response.statusCode, echoed: response.statusCode === 200 ? (JSON.parse(text) as Echoed) : undefined };
+  return {
+    status: response.statusCode,
+    echoed: response.statusCode === 200 ? (JSON.parse(text) as Echoed) : undefined,
+  };
 }
 
 describe('rate limit per client address', () => {
@@ -82,7 +96,9 @@ describe('X-Forwarded-For sent to the services', () => {
   it('appends the address of a trusted proxy to the chain it sent', async () => {
     const base = await gatewayTrusting(TRUSTED, unlimited);
     expect((await get(base, '203.0.113.9')).echoed?.headers['x-forwarded-for']).toBe('203.0.113.9, 127.0.0.1');
-    expect((await get(base, '198.51.100.7, 203.0.113.9')).echoed?.headers['x-forwarded-for']).toBe('198.51.100.7, 203.0.113.9, 127.0.0.1');
+    expect((await get(base, '198.51.100.7, 203.0.113.9')).echoed?.headers['x-forwarded-for']).toBe(
+      '198.51.100.7, 203.0.113.9, 127.0.0.1',
+    );
     expect((await get(base)).echoed?.headers['x-forwarded-for']).toBe('127.0.0.1');
   });
 });

@@ -65,7 +65,8 @@ export function deletedComments(pool: Pool) {
     async retractFrom(event: EventEnvelope, comment: CommentRef, retractedAt: string): Promise<void> {
       await handleOnce(pool, event, async (tx) => {
         const retracted = await retractAboutComment(tx, comment, retractedAt);
-        for (const [recipientId, done] of retracted) await announceRetracted(tx, recipientId, done, event.correlationId);
+        for (const [recipientId, done] of retracted)
+          await announceRetracted(tx, recipientId, done, event.correlationId);
       });
     },
   };

@@ -16,7 +16,9 @@ export function dataExport(pool: Pool, directory: UserDirectory, preferences: No
       const actors = await directory.findByIds([...new Set(records.map((record) => record.actorId))]);
       const items = records.flatMap((record) => {
         const actor = actors.get(record.actorId);
-        return actor ? [toNotification(record, { id: actor.id, username: actor.username, avatarUrl: actor.avatarUrl })] : [];
+        return actor
+          ? [toNotification(record, { id: actor.id, username: actor.username, avatarUrl: actor.avatarUrl })]
+          : [];
       });
       return { items, next: nextAfter(records, limit) };
     },

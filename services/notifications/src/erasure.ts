@@ -26,7 +26,8 @@ const retractCaused: (pool: Pool) => ErasureStep = (pool) => async (actorId, lim
 /**
  * What notifications erases of a deleted user (docs/api.md §11.2): what they caused others is retracted,
  * then it and their own inbox go for good, with their push subscriptions, counts, preferences, stream
- * tickets and streams, and what the directories knew of them. Their streams closed as their sessions ended (user.session.ended).
+ * tickets and streams, and what the directories knew of them. Their streams closed as their sessions ended
+ * (user.session.ended).
  */
 export function erasureSteps(pool: Pool): ErasureStep[] {
   return [

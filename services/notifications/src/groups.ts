@@ -25,7 +25,10 @@ export interface NotificationGroup {
 /** Grouped notifications, for the clients that ask for them: read from the same rows as the flat list. */
 export function notificationGroups(pool: Pool, directory: UserDirectory) {
   return {
-    /** Latest first, by page or after a position, as the walk's first page found them; the actors as the users read model shows them now. */
+    /**
+     * Latest first, by page or after a position, as the walk's first page found them; the actors as the users read
+     * model shows them now.
+     */
     async list(
       recipientId: string,
       filter: { unreadOnly: boolean },

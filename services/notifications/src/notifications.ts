@@ -24,7 +24,10 @@ import type { Marked } from './repository/reads.js';
 import { hasOpenStream } from './repository/streams.js';
 import type { NewNotification, NotificationRecord, NotificationType, TargetType } from './repository/rows.js';
 
-/** A notification as its recipient sees it (docs/api.md §7): `commentId` only on mentions; its group (docs/api.md §10.5). */
+/**
+ * A notification as its recipient sees it (docs/api.md §7): `commentId` only on mentions; its group
+ * (docs/api.md §10.5).
+ */
 export interface Notification {
   id: string;
   type: NotificationType;
@@ -89,19 +92,43 @@ const PRODUCER = 'notifications';
  * when nothing did, or when no stream of theirs is open (the recipient's lock, taken before the change,
  * orders this against a stream opening: see `openStream`).
  */
-export async function announceRead(tx: Queryable, recipientId: string, { updated, unread }: Marked, correlationId: string): Promise<void> {
+export async function announceRead(
+  tx: Queryable,
+  recipientId: string,
+  { updated, unread }: Marked,
+  correlationId: string,
+): Promise<void> {
   if (updated === 0 || unread === undefined || !(await hasOpenStream(tx, recipientId))) return;
-  await enqueue(tx, createEvent(notificationsRead, { recipientId, updated, unreadCount: unread }, { producer: PRODUCER, correlationId }));
+  await enqueue(
+    tx,
+    createEvent(
+      notificationsRead,
+      { recipientId, updated, unreadCount: unread },
+      { producer: PRODUCER, correlationId },
+    ),
+  );
 }
 
 /**
  * Tells every instance's streams of each notification `retracted` took back (docs/api.md §9), in the
  * transaction that retracted them, under the recipient's lock; nothing when no stream of theirs is open.
  */
-export async function announceRetracted(tx: Queryable, recipientId: string, retracted: retractions.Retracted | undefined, correlationId: string): Promise<void> {
+export async function announceRetracted(
+  tx: Queryable,
+  recipientId: string,
+  retracted: retractions.Retracted | undefined,
+  correlationId: string,
+): Promise<void> {
   if (!retracted?.streamOpen) return;
   for (const { id, sequence } of retracted.retractions) {
-    await enqueue(tx, createEvent(notificationRetracted, { id, recipientId, sequence, unreadCount: retracted.unread }, { producer: PRODUCER, correlationId }));
+    await enqueue(
+      tx,
+      createEvent(
+        notificationRetracted,
+        { id, recipientId, sequence, unreadCount: retracted.unread },
+        { producer: PRODUCER, correlationId },
+      ),
+    );
   }
 }
 
@@ -118,7 +145,11 @@ export function notifications(pool: Pool, directory: UserDirectory) {
       if (!notification) return;
       const id = newId();
       // The statement writes in the sequence it takes and the unread count it makes.
-      const announcement = createEvent(notificationCreated, { id, ...notification, sequence: 1, unreadCount: 0 }, { producer: PRODUCER, correlationId: event.correlationId });
+      const announcement = createEvent(
+        notificationCreated,
+        { id, ...notification, sequence: 1, unreadCount: 0 },
+        { producer: PRODUCER, correlationId: event.correlationId },
+      );
       await withStatement(pool, (db) => repository.insertNotification(db, id, event, notification, announcement));
     },
 
@@ -143,7 +174,8 @@ export function notifications(pool: Pool, directory: UserDirectory) {
     async retractAbout(event: EventEnvelope, content: retractions.ContentRef, retractedAt: string): Promise<void> {
       await handleOnce(pool, event, async (tx) => {
         const retracted = await retractions.retractAboutContent(tx, content, retractedAt);
-        for (const [recipientId, done] of retracted) await announceRetracted(tx, recipientId, done, event.correlationId);
+        for (const [recipientId, done] of retracted)
+          await announceRetracted(tx, recipientId, done, event.correlationId);
       });
     },
 
@@ -151,13 +183,19 @@ export function notifications(pool: Pool, directory: UserDirectory) {
      * Those `filter` keeps, newest first, by page or after a position. Actors come from the users read
      * model now, so they show their current avatar.
      */
-    async list(recipientId: string, filter: repository.ListingFilter, request: ListRequest, log: Pick<Logger, 'warn'>): Promise<NotificationPage> {
+    async list(
+      recipientId: string,
+      filter: repository.ListingFilter,
+      request: ListRequest,
+      log: Pick<Logger, 'warn'>,
+    ): Promise<NotificationPage> {
       const { rows: records, total, next } = await repository.findPage(pool, recipientId, filter, request);
       // An actor the events have not brought yet (registered a moment ago) is asked of the users service.
       const actors = await directory.findByIds([...new Set(records.map((record) => record.actorId))]);
       const data = records.flatMap((record) => {
         const actor = actors.get(record.actorId);
-        if (actor) return [toNotification(record, { id: actor.id, username: actor.username, avatarUrl: actor.avatarUrl })];
+        if (actor)
+          return [toNotification(record, { id: actor.id, username: actor.username, avatarUrl: actor.avatarUrl })];
         // Only a forged or corrupted event names a user the users service does not know.
         log.warn({ notificationId: record.id, actorId: record.actorId }, 'notification of an unknown actor left out');
         return [];
@@ -182,7 +220,9 @@ export function notifications(pool: Pool, directory: UserDirectory) {
       });
     },
 
-    /** Marks read every unread notification of the recipient, or those created at or before their notification `upTo`. */
+    /**
+     * Marks read every unread notification of the recipient, or those created at or before their notification `upTo`.
+     */
     async markAllRead(recipientId: string, upTo: string | undefined, correlationId: string): Promise<number> {
       return withTransaction(pool, async (tx) => {
         await repository.lockRecipient(tx, recipientId);

@@ -16,7 +16,10 @@ import { streams } from './stream/streams.js';
  * and of who mutes or blocks whom (libs/directory), and its users' preferences.
  */
 export function parts({ config, pool, endedSessions, logger }: PartsContext<NotificationsConfig>) {
-  const directories = { users: new UserDirectory({ pool, usersUrl: config.USERS_INTERNAL_URL }), relations: new RelationDirectory(pool) };
+  const directories = {
+    users: new UserDirectory({ pool, usersUrl: config.USERS_INTERNAL_URL }),
+    relations: new RelationDirectory(pool),
+  };
   const ownPreferences = preferences(pool);
   return {
     directories,
@@ -27,7 +30,12 @@ export function parts({ config, pool, endedSessions, logger }: PartsContext<Noti
     notifications: notifications(pool, directories.users),
     deletedComments: deletedComments(pool),
     groups: notificationGroups(pool, directories.users),
-    streams: streams(pool, directories.users, { keepAliveMs: config.STREAM_KEEP_ALIVE_MS, ticketsPerUser: config.STREAM_TICKETS_PER_USER }, endedSessions),
+    streams: streams(
+      pool,
+      directories.users,
+      { keepAliveMs: config.STREAM_KEEP_ALIVE_MS, ticketsPerUser: config.STREAM_TICKETS_PER_USER },
+      endedSessions,
+    ),
     push: webPush({ pool, config, directory: directories.users, sessionEnds: endedSessions, logger }),
   };
 }

@@ -21,7 +21,9 @@ export function preferences(pool: Pool) {
 
     /** Sets the types given, leaves the others as they were, and gives them all. */
     async set(recipientId: string, types: Partial<Preferences>): Promise<Preferences> {
-      const given = Object.entries(types).filter((entry): entry is [NotificationType, boolean] => typeof entry[1] === 'boolean');
+      const given = Object.entries(types).filter(
+        (entry): entry is [NotificationType, boolean] => typeof entry[1] === 'boolean',
+      );
       await repository.setPreferences(pool, recipientId, given);
       return get(recipientId);
     },

@@ -13,7 +13,16 @@ describe('fromMention', () => {
     ['collection_comment', 'collection', 'mention_collection_comment'],
     ['post_comment', 'post', 'mention_post_comment'],
   ] as const)('turns a %s mention into %s content, type %s', (kind, targetType, type) => {
-    const mention = { kind, mentionId: newId(), mentionedUserId: userId, actorId, commentId: newId(), targetType, targetId: newId(), createdAt };
+    const mention = {
+      kind,
+      mentionId: newId(),
+      mentionedUserId: userId,
+      actorId,
+      commentId: newId(),
+      targetType,
+      targetId: newId(),
+      createdAt,
+    };
     expect(fromMention(mention)).toEqual({
       recipientId: userId,
       type,
@@ -26,7 +35,16 @@ describe('fromMention', () => {
   });
 
   it('tells nobody when the author mentions themself', () => {
-    const mention = { kind: 'post_comment', mentionId: newId(), mentionedUserId: actorId, actorId, commentId: newId(), targetType: 'post', targetId: newId(), createdAt } as const;
+    const mention = {
+      kind: 'post_comment',
+      mentionId: newId(),
+      mentionedUserId: actorId,
+      actorId,
+      commentId: newId(),
+      targetType: 'post',
+      targetId: newId(),
+      createdAt,
+    } as const;
     expect(fromMention(mention)).toBeUndefined();
   });
 });
@@ -49,7 +67,9 @@ describe('fromTag', () => {
   });
 
   it('tells nobody when the author tags themself', () => {
-    expect(fromTag({ contentType: 'recipe', contentId: newId(), actorId, taggedUserId: actorId, createdAt })).toBeUndefined();
+    expect(
+      fromTag({ contentType: 'recipe', contentId: newId(), actorId, taggedUserId: actorId, createdAt }),
+    ).toBeUndefined();
   });
 });
 

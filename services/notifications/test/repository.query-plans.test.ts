@@ -82,7 +82,9 @@ async function someIdsOf(recipientId: string, count: number): Promise<string[]> 
 
 describe('query plans', () => {
   it('reads page 1 straight off the listing index, the same few entries for 200,000 notifications as for 10, and its total by primary key', async () => {
-    const plans = await Promise.all([heavy, light].map((user) => planOf((db) => repository.findPage(db, user, all, { limit: 20, offset: 0 }))));
+    const plans = await Promise.all(
+      [heavy, light].map((user) => planOf((db) => repository.findPage(db, user, all, { limit: 20, offset: 0 }))),
+    );
     for (const nodes of plans) {
       expect(nodes.map((node) => node['Node Type'])).not.toContain('Sort');
       const [scan, ...others] = scans(nodes).filter((node) => node['Relation Name'] === 'notifications');
@@ -91,7 +93,11 @@ describe('query plans', () => {
       // The page and one more, which says whether another page follows.
       expect(scan!['Actual Rows']).toBeLessThanOrEqual(21);
       expect(scans(nodes).filter((node) => node['Relation Name'] !== 'notifications')).toEqual([
-        expect.objectContaining({ 'Node Type': 'Index Scan', 'Index Name': 'notification_counts_pkey', 'Actual Rows': 1 }),
+        expect.objectContaining({
+          'Node Type': 'Index Scan',
+          'Index Name': 'notification_counts_pkey',
+          'Actual Rows': 1,
+        }),
       ]);
     }
     const [heavyPage, lightPage] = plans.map(blocksOf);
@@ -106,7 +112,12 @@ describe('query plans', () => {
     );
     const texts: string[] = [];
     const nodes = await planOf((db) =>
-      repository.findPage({ query: (text: string, values: unknown[]) => (texts.push(text), db.query(text, values)) } as Queryable, heavy, all, { limit: 20, after: rows[0]! }),
+      repository.findPage(
+        { query: (text: string, values: unknown[]) => (texts.push(text), db.query(text, values)) } as Queryable,
+        heavy,
+        all,
+        { limit: 20, after: rows[0]! },
+      ),
     );
     expect(texts.join('\n')).not.toMatch(/OFFSET/i);
     expect(nodes.map((node) => node['Node Type'])).not.toContain('Sort');
@@ -125,12 +136,19 @@ describe('query plans', () => {
         WHERE recipient_id = $1 AND NOT is_read ORDER BY created_at DESC, id DESC OFFSET 50000 LIMIT 1`,
       [heavy],
     );
-    for (const request of [{ limit: 20, offset: 0 }, { limit: 20, after: rows[0]! }]) {
+    for (const request of [
+      { limit: 20, offset: 0 },
+      { limit: 20, after: rows[0]! },
+    ]) {
       const nodes = await planOf((db) => repository.findPage(db, heavy, { unreadOnly: true }, request));
       expect(nodes.map((node) => node['Node Type'])).not.toContain('Sort');
       const [scan, ...others] = scans(nodes).filter((node) => node['Relation Name'] === 'notifications');
       expect(others).toEqual([]);
-      expect(scan).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'notifications_unread_listing_idx', 'Actual Rows': 21 });
+      expect(scan).toMatchObject({
+        'Node Type': 'Index Scan',
+        'Index Name': 'notifications_unread_listing_idx',
+        'Actual Rows': 21,
+      });
       expect(scans(nodes).filter((node) => node['Relation Name'] !== 'notifications')).toEqual([
         expect.objectContaining({ 'Index Name': 'notification_counts_pkey', 'Actual Rows': 1 }),
       ]);
@@ -138,7 +156,9 @@ describe('query plans', () => {
   });
 
   it('looks up the latest notification and the actors of the groups on the page only, on the group index', async () => {
-    const nodes = await planOf((db) => findGroupPage(db, heavy, { unreadOnly: false }, { limit: 20, offset: 0 }, undefined));
+    const nodes = await planOf((db) =>
+      findGroupPage(db, heavy, { unreadOnly: false }, { limit: 20, offset: 0 }, undefined),
+    );
     const lookups = nodes.filter((node) => node['Index Name'] === 'notifications_group_idx');
     expect(lookups.length).toBeGreaterThanOrEqual(2);
     // Each runs once per group shown (and the one more): 21 loops, not one per group of the 200,000.
@@ -148,7 +168,13 @@ describe('query plans', () => {
   it('answers the unread count and the total with one primary-key look-up, scanning no notification', async () => {
     for (const user of [heavy, light]) {
       const nodes = await planOf((db) => repository.findCounts(db, user));
-      expect(scans(nodes)).toEqual([expect.objectContaining({ 'Node Type': 'Index Scan', 'Index Name': 'notification_counts_pkey', 'Actual Rows': 1 })]);
+      expect(scans(nodes)).toEqual([
+        expect.objectContaining({
+          'Node Type': 'Index Scan',
+          'Index Name': 'notification_counts_pkey',
+          'Actual Rows': 1,
+        }),
+      ]);
       expect(nodes.map((node) => node['Relation Name'])).not.toContain('notifications');
     }
   });

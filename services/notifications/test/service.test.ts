@@ -19,29 +19,44 @@ beforeAll(async () => {
   // No users service here: every actor is announced by its user.created first.
   running = await serviceOnBroker(notificationsService, {
     env: { USERS_INTERNAL_URL: 'http://127.0.0.1:1', EVENT_RETRY_DELAYS_MS: '50' },
-    logger: createLogger({ service: 'notifications', level: 'error', destination: { write: (line: string) => void errors.push(JSON.parse(line)) } }),
+    logger: createLogger({
+      service: 'notifications',
+      level: 'error',
+      destination: { write: (line: string) => void errors.push(JSON.parse(line)) },
+    }),
   });
   ({ service } = running);
 });
 
 afterAll(() => running?.close());
 
-/** Publishes `event` as the outbox relay does, straight to the broker, as the comments, content and users services do. */
+/**
+ * Publishes `event` as the outbox relay does, straight to the broker, as the comments, content and users services do.
+ */
 const publish = (event: EventEnvelope) => running.publish(event);
 
 async function registered(username: string, avatarUrl: string | null = null): Promise<TestUser> {
   const snapshot = { id: newId(), username, avatarUrl, revision: 0 };
   const user = { ...snapshot, token: running.tokenFor(snapshot) };
-  await publish(createEvent(userCreated, snapshotOf(user), { producer: 'users', correlationId: `register-${username}` }));
+  await publish(
+    createEvent(userCreated, snapshotOf(user), { producer: 'users', correlationId: `register-${username}` }),
+  );
   // Events are handled concurrently: a mention published next could otherwise overtake this one.
-  await eventually(async () => ((await service.pool.query('SELECT 1 FROM users WHERE id = $1', [user.id])).rowCount ? true : undefined));
+  await eventually(async () =>
+    (await service.pool.query('SELECT 1 FROM users WHERE id = $1', [user.id])).rowCount ? true : undefined,
+  );
   return user;
 }
 
 async function notificationsOf(user: TestUser) {
   const response = await service.app.inject({ method: 'GET', url: '/api/notifications', headers: bearer(user) });
   expect(response.statusCode).toBe(200);
-  return response.json().data as Array<{ type: string; actor: { id: string; avatarUrl: string | null }; commentId?: string; contentId: string }>;
+  return response.json().data as Array<{
+    type: string;
+    actor: { id: string; avatarUrl: string | null };
+    commentId?: string;
+    contentId: string;
+  }>;
 }
 
 /** Waits until `user` has `count` notifications, then a little longer to see that no more come. */
@@ -52,7 +67,10 @@ async function settledNotifications(user: TestUser, count: number) {
 }
 
 async function processedCount(eventId: string): Promise<number> {
-  const { rows } = await service.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM processed_events WHERE event_id = $1', [eventId]);
+  const { rows } = await service.pool.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM processed_events WHERE event_id = $1',
+    [eventId],
+  );
   return rows[0]!.n;
 }
 
@@ -77,7 +95,11 @@ describe('events through the broker', () => {
     await publish(mention);
     const [notification, ...more] = await settledNotifications(bob, 1);
     expect(more).toEqual([]);
-    expect(notification).toMatchObject({ type: 'mention_post_comment', actor: { id: ada.id }, commentId: mention.data.commentId });
+    expect(notification).toMatchObject({
+      type: 'mention_post_comment',
+      actor: { id: ada.id },
+      commentId: mention.data.commentId,
+    });
     expect(await processedCount(mention.id)).toBe(1);
   });
 
@@ -100,7 +122,9 @@ describe('events through the broker', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     await service.pool.query('ALTER TABLE notification_counts_away RENAME TO notification_counts');
     const notifications = await settledNotifications(bob, 1);
-    expect(errors).toContainEqual(expect.objectContaining({ eventId: mention.id, msg: 'event handler failed: will retry later' }));
+    expect(errors).toContainEqual(
+      expect.objectContaining({ eventId: mention.id, msg: 'event handler failed: will retry later' }),
+    );
     expect(notifications).toHaveLength(1);
     expect(await processedCount(mention.id)).toBe(1);
   });
@@ -121,7 +145,15 @@ describe('events through the broker', () => {
     const bob = await registered('Bob_Avatar');
     await publish(tagEvent(dee, bob, 'post'));
     await settledNotifications(bob, 1);
-    await publish(createEvent(userUpdated, { ...snapshotOf(dee), avatarUrl: 'https://cdn.example.com/dee.png', revision: 1 }, { producer: 'users', correlationId: 'c' }));
-    await eventually(async () => ((await notificationsOf(bob))[0]?.actor.avatarUrl === 'https://cdn.example.com/dee.png' ? true : undefined));
+    await publish(
+      createEvent(
+        userUpdated,
+        { ...snapshotOf(dee), avatarUrl: 'https://cdn.example.com/dee.png', revision: 1 },
+        { producer: 'users', correlationId: 'c' },
+      ),
+    );
+    await eventually(async () =>
+      (await notificationsOf(bob))[0]?.actor.avatarUrl === 'https://cdn.example.com/dee.png' ? true : undefined,
+    );
   });
 });

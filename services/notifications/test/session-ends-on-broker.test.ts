@@ -14,14 +14,26 @@ let proxy: TcpProxy;
 
 beforeAll(async () => {
   proxy = await createTcpProxy(amqpUrl());
-  running = await serviceOnBroker(notificationsService, { brokerUrl: proxy.url, neighbours: [proxy], env: { USERS_INTERNAL_URL: 'http://127.0.0.1:1' } });
+  running = await serviceOnBroker(notificationsService, {
+    brokerUrl: proxy.url,
+    neighbours: [proxy],
+    env: { USERS_INTERNAL_URL: 'http://127.0.0.1:1' },
+  });
 });
 afterAll(() => running?.close());
 
 const userId = newId();
 function session() {
   const id = newId();
-  return { id, token: running.tokenFor({ id: userId, username: 'ada_on_broker', sessionId: id, issuedAt: Math.floor(Date.now() / 1000) }) };
+  return {
+    id,
+    token: running.tokenFor({
+      id: userId,
+      username: 'ada_on_broker',
+      sessionId: id,
+      issuedAt: Math.floor(Date.now() / 1000),
+    }),
+  };
 }
 const ended = (sessionId: string): EventEnvelope => {
   const data: SessionEnded = {
@@ -35,7 +47,13 @@ const ended = (sessionId: string): EventEnvelope => {
   return createEvent(userSessionEnded, data, { producer: 'users', correlationId: 'broker-session-end' });
 };
 const status = async (token: string) =>
-  (await running.service.app.inject({ method: 'GET', url: '/api/notifications/unread-count', headers: { authorization: `Bearer ${token}` } })).statusCode;
+  (
+    await running.service.app.inject({
+      method: 'GET',
+      url: '/api/notifications/unread-count',
+      headers: { authorization: `Bearer ${token}` },
+    })
+  ).statusCode;
 
 /** Milliseconds from now until `token` is refused. */
 async function refusedWithin(token: string, timeoutMs: number): Promise<number> {
@@ -50,7 +68,11 @@ describe('an ended session heard through the broker', () => {
     expect(await status(phone.token)).toBe(200);
     await running.publish(ended(phone.id));
     expect(await refusedWithin(phone.token, 1_000)).toBeLessThan(1_000);
-    await eventually(async () => ((await running.service.pool.query('SELECT 1 FROM ended_sessions WHERE session_id = $1', [phone.id])).rowCount ? true : undefined));
+    await eventually(async () =>
+      (await running.service.pool.query('SELECT 1 FROM ended_sessions WHERE session_id = $1', [phone.id])).rowCount
+        ? true
+        : undefined,
+    );
   });
 
   it('ended while the service cannot reach the broker, is refused within 1 s of its return', async () => {

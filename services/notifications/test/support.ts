@@ -23,10 +23,17 @@ export interface TestUser extends UserSnapshot {
   token: string;
 }
 
-export const snapshotOf = ({ id, username, avatarUrl, revision }: UserSnapshot): UserSnapshot => ({ id, username, avatarUrl, revision });
+export const snapshotOf = ({ id, username, avatarUrl, revision }: UserSnapshot): UserSnapshot => ({
+  id,
+  username,
+  avatarUrl,
+  revision,
+});
 
 export interface NotificationsHarness extends ServiceHarness<NotificationsConfig, NotificationsParts> {
-  /** The users service, as the user directory's look-ups reach it; `users.requests` are the look-ups that reached it. */
+  /**
+   * The users service, as the user directory's look-ups reach it; `users.requests` are the look-ups that reached it.
+   */
   users: UsersServiceStub;
   /** A user the read model knows, as if their user.created had arrived. */
   knownUser(username: string, avatarUrl?: string | null): Promise<TestUser>;
@@ -40,13 +47,19 @@ export interface NotificationsHarness extends ServiceHarness<NotificationsConfig
    * A stream of `user`'s (or of nobody's), opened over HTTP as a browser opens it: the app listens on a
    * port of its own from the first. Closed with the harness, if not before.
    */
-  stream(user: TestUser | undefined, options?: { query?: string; headers?: Record<string, string> }): Promise<EventStreamClient>;
+  stream(
+    user: TestUser | undefined,
+    options?: { query?: string; headers?: Record<string, string> },
+  ): Promise<EventStreamClient>;
 }
 
 /** The notifications service on a fresh, migrated database, with the users service stood in for. */
 export async function notificationsHarness(env: Record<string, string> = {}): Promise<NotificationsHarness> {
   const users = await stubUsersService();
-  const harness = await serviceHarness(notificationsService, { env: { USERS_INTERNAL_URL: users.url, ...env }, neighbours: [users] });
+  const harness = await serviceHarness(notificationsService, {
+    env: { USERS_INTERNAL_URL: users.url, ...env },
+    neighbours: [users],
+  });
   let base: Promise<string> | undefined;
   const open: EventStreamClient[] = [];
   const user = (username: string, avatarUrl: string | null = null): TestUser => {
@@ -76,12 +89,18 @@ export async function notificationsHarness(env: Record<string, string> = {}): Pr
       return rows;
     },
     async countsOf(recipientId) {
-      const { rows } = await harness.pool.query('SELECT total, unread FROM notification_counts WHERE recipient_id = $1', [recipientId]);
+      const { rows } = await harness.pool.query(
+        'SELECT total, unread FROM notification_counts WHERE recipient_id = $1',
+        [recipientId],
+      );
       return rows[0];
     },
     async stream(user, { query = '', headers = {} } = {}) {
       base ??= harness.app.listen({ host: '127.0.0.1', port: 0 });
-      const client = await openEventStream(`${await base}/api/notifications/stream${query}`, { ...(user ? bearer(user) : {}), ...headers });
+      const client = await openEventStream(`${await base}/api/notifications/stream${query}`, {
+        ...(user ? bearer(user) : {}),
+        ...headers,
+      });
       open.push(client);
       return client;
     },
@@ -92,8 +111,14 @@ export async function notificationsHarness(env: Record<string, string> = {}): Pr
   };
 }
 
-/** A harness (see `notificationsHarness`), and the users a test file starts with, known in turn as `knownUser` makes them. */
-export async function notificationsHarnessWith<const N extends readonly string[]>(usernames: N, env: Record<string, string> = {}) {
+/**
+ * A harness (see `notificationsHarness`), and the users a test file starts with, known in turn as `knownUser` makes
+ * them.
+ */
+export async function notificationsHarnessWith<const N extends readonly string[]>(
+  usernames: N,
+  env: Record<string, string> = {},
+) {
   const harness = await notificationsHarness(env);
   return { harness, users: await inTurn(usernames, (username) => harness.knownUser(username)) };
 }
@@ -108,7 +133,12 @@ const targetOf: Record<MentionKind, MentionData['targetType']> = {
 };
 
 /** A `comment.mention.created` as the comments service writes it; `overrides` change its data. */
-export function mentionEvent(actor: { id: string }, mentioned: { id: string }, kind: MentionKind = 'recipe_comment', overrides: Partial<MentionData> = {}) {
+export function mentionEvent(
+  actor: { id: string },
+  mentioned: { id: string },
+  kind: MentionKind = 'recipe_comment',
+  overrides: Partial<MentionData> = {},
+) {
   return createEvent(
     commentMentionCreated,
     {
@@ -127,10 +157,22 @@ export function mentionEvent(actor: { id: string }, mentioned: { id: string }, k
 }
 
 /** A `content.user.tagged` as the content service writes it. */
-export function tagEvent(actor: { id: string }, tagged: { id: string }, contentType: TagData['contentType'] = 'recipe', overrides: Partial<TagData> = {}) {
+export function tagEvent(
+  actor: { id: string },
+  tagged: { id: string },
+  contentType: TagData['contentType'] = 'recipe',
+  overrides: Partial<TagData> = {},
+) {
   return createEvent(
     userTagged,
-    { contentType, contentId: newId(), actorId: actor.id, taggedUserId: tagged.id, createdAt: new Date().toISOString(), ...overrides },
+    {
+      contentType,
+      contentId: newId(),
+      actorId: actor.id,
+      taggedUserId: tagged.id,
+      createdAt: new Date().toISOString(),
+      ...overrides,
+    },
     { producer: 'content', correlationId: 'test-tag' },
   );
 }

@@ -1,4 +1,13 @@
-import { type Author, conflict, createEvent, newId, userCreated, userUpdated, type UserSnapshot, usernameSchema } from '@recipes/contracts';
+import {
+  type Author,
+  conflict,
+  createEvent,
+  newId,
+  userCreated,
+  userUpdated,
+  type UserSnapshot,
+  usernameSchema,
+} from '@recipes/contracts';
 import { type Pool, type Queryable, sqlState, UNIQUE_VIOLATION, withTransaction } from '@recipes/db';
 import { enqueue } from '@recipes/outbox';
 import { decoyHash, hashPassword, needsRehash, verifyPassword } from './passwords.js';
@@ -8,11 +17,19 @@ import type { UserRecord } from './repository.js';
 const PRODUCER = 'users';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Only a name registration accepts can be anyone's; any other names nobody and stays out of SQL (NUL cannot even be sent). */
+/**
+ * Only a name registration accepts can be anyone's; any other names nobody and stays out of SQL (NUL cannot even be
+ * sent).
+ */
 const couldBeUsername = (name: string) => usernameSchema.safeParse(name).success;
 
 export const toAuthor = ({ id, username, avatarUrl }: UserRecord): Author => ({ id, username, avatarUrl });
-export const toSnapshot = ({ id, username, avatarUrl, revision }: UserRecord): UserSnapshot => ({ id, username, avatarUrl, revision });
+export const toSnapshot = ({ id, username, avatarUrl, revision }: UserRecord): UserSnapshot => ({
+  id,
+  username,
+  avatarUrl,
+  revision,
+});
 
 export interface Registration {
   username: string;
@@ -43,7 +60,8 @@ export function accounts(pool: Pool) {
       const passwordMatches = await verifyPassword(password, user?.passwordHash ?? decoyHash);
       if (!user || !passwordMatches) return undefined;
       // Only now is the password known: a hash of an older algorithm or cost is replaced by one of today's.
-      if (needsRehash(user.passwordHash)) await repository.replacePasswordHash(pool, user.id, user.passwordHash, await hashPassword(password));
+      if (needsRehash(user.passwordHash))
+        await repository.replacePasswordHash(pool, user.id, user.passwordHash, await hashPassword(password));
       return user;
     },
 

@@ -22,7 +22,8 @@ interface Page {
 async function* pagesOf(client: InternalClient, path: string): AsyncGenerator<unknown> {
   let after: string | null = null;
   do {
-    const page = (await client.get(`${path}?limit=${EXPORT_PAGE_LIMIT}${after === null ? '' : `&after=${after}`}`)) as Page | undefined;
+    const page = (await client.get(`${path}?limit=${EXPORT_PAGE_LIMIT}${after === null ? '' : `&after=${after}`}`)) as
+      Page | undefined;
     yield* page?.items ?? [];
     after = page?.next ?? null;
   } while (after !== null);
@@ -59,7 +60,8 @@ export function dataExport(pool: Pool, accounts: Accounts, sessions: Sessions, s
     async open(userId: string, sessionId: string | null): Promise<AsyncGenerator<string> | undefined> {
       const user = await accounts.find(userId);
       if (!user) return undefined;
-      const of = (service: keyof ExportSources, part: string) => pagesOf(sources[service], `/internal/${service}/export/${userId}/${part}`);
+      const of = (service: keyof ExportSources, part: string) =>
+        pagesOf(sources[service], `/internal/${service}/export/${userId}/${part}`);
       return (async function* document() {
         yield `{"exportedAt":${JSON.stringify(new Date().toISOString())},"user":${JSON.stringify(toAuthor(user))}`;
         yield* jsonArray('recipes', of('content', 'recipes'));
@@ -70,7 +72,9 @@ export function dataExport(pool: Pool, accounts: Accounts, sessions: Sessions, s
         yield* jsonArray('notifications', of('notifications', 'notifications'));
         yield* jsonArray('mutes', related(userId, 'mute'));
         yield* jsonArray('blocks', related(userId, 'block'));
-        const preferences = (await sources.notifications.get(`/internal/notifications/export/${userId}/preferences`)) as { types: unknown } | undefined;
+        const preferences = (await sources.notifications.get(
+          `/internal/notifications/export/${userId}/preferences`,
+        )) as { types: unknown } | undefined;
         yield `,"preferences":${JSON.stringify(preferences?.types ?? {})}`;
         const live = (await sessions.list(userId)).map((session) => ({
           id: session.id,

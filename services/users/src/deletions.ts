@@ -20,7 +20,12 @@ export function deletions(pool: Pool, sessions: Sessions) {
         if (!deletedAt) return undefined;
         const ended = await sessions.endAllOfDeletedIn(tx, userId, correlationId);
         await repository.eraseOwnParts(tx, userId);
-        const data = { userId, deletedAt: deletedAt.toISOString(), sessionIds: ended.ids, tokensExpireBy: ended.tokensExpireBy };
+        const data = {
+          userId,
+          deletedAt: deletedAt.toISOString(),
+          sessionIds: ended.ids,
+          tokensExpireBy: ended.tokensExpireBy,
+        };
         await enqueue(tx, createEvent(userDeleted, data, { producer: PRODUCER, correlationId }));
         return ended;
       });

@@ -13,7 +13,9 @@ export interface CountedFailure {
   forgive(): void;
 }
 
-/** Failures per key in a window from each key's first: in this instance's memory, or shared (`sharedFailureCounter`). */
+/**
+ * Failures per key in a window from each key's first: in this instance's memory, or shared (`sharedFailureCounter`).
+ */
 export interface FailureCounter {
   /** Milliseconds until `key` may try again; 0 while it is under its limit. */
   retryAfterMs(key: string): number | Promise<number>;
@@ -32,7 +34,12 @@ interface Tally {
  * so the map's insertion order is also the order they end in: ended ones are swept from the front, and
  * when the map is full, the one nearest its end goes first.
  */
-export function failureCounter({ limit, windowMs, maxKeys, now = () => performance.now() }: FailureCounterOptions): FailureCounter & { readonly size: number } {
+export function failureCounter({
+  limit,
+  windowMs,
+  maxKeys,
+  now = () => performance.now(),
+}: FailureCounterOptions): FailureCounter & { readonly size: number } {
   const tallies = new Map<string, Tally>();
 
   const sweep = (time: number) => {

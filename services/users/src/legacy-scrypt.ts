@@ -7,7 +7,9 @@ export const isScryptHash = (stored: string) => stored.startsWith('scrypt$');
 
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   // scrypt throws parameters it refuses at once: inside the executor, that rejects.
-  return new Promise((resolve, reject) => scrypt(password, salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(password, salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key))),
+  );
 }
 
 /**
@@ -19,6 +21,10 @@ export async function verifyScrypt(password: string, stored: string): Promise<bo
   if (scheme !== 'scrypt' || !salt || !key) return false;
   const expected = Buffer.from(key, 'base64');
   // Parameters scrypt refuses match no password, rather than failing the login with a 500.
-  const actual = await derive(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) }).catch(() => undefined);
+  const actual = await derive(password, Buffer.from(salt, 'base64'), {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+  }).catch(() => undefined);
   return actual !== undefined && actual.length === expected.length && timingSafeEqual(actual, expected);
 }

@@ -26,8 +26,16 @@ export type LoginAttempt =
  * refused, for that username or for all, and nobody else is. So guessing from one address cannot lock
  * the owner out, who logs in from another.
  */
-export function loginGuard({ failuresPerUsernameAndAddress, failuresPerAddress, windowMs, maxKeys = 100_000, now, counter }: LoginGuardOptions) {
-  const counterOf = counter ?? ((_name, limit) => failureCounter({ limit, windowMs, maxKeys, ...(now ? { now } : {}) }));
+export function loginGuard({
+  failuresPerUsernameAndAddress,
+  failuresPerAddress,
+  windowMs,
+  maxKeys = 100_000,
+  now,
+  counter,
+}: LoginGuardOptions) {
+  const counterOf =
+    counter ?? ((_name, limit) => failureCounter({ limit, windowMs, maxKeys, ...(now ? { now } : {}) }));
   const pairs = counterOf('pairs', failuresPerUsernameAndAddress);
   const addresses = counterOf('addresses', failuresPerAddress);
 

@@ -1,5 +1,4 @@
-import type {
-  userRelationSchema} from '@recipes/contracts';
+import type { userRelationSchema } from '@recipes/contracts';
 import {
   type Author,
   createEvent,
@@ -53,16 +52,30 @@ export function relations(pool: Pool) {
      * Starts or ends `userId`'s mute or block of `targetId` (an existing other user); idempotent: asking
      * for what already holds changes nothing and tells nobody. Gives whether it holds now.
      */
-    async set(userId: string, targetId: string, kind: RelationKind, on: boolean, correlationId: string): Promise<boolean> {
+    async set(
+      userId: string,
+      targetId: string,
+      kind: RelationKind,
+      on: boolean,
+      correlationId: string,
+    ): Promise<boolean> {
       await withTransaction(pool, async (tx) => {
         const changed = await repository.setRelation(tx, userId, targetId, kind, on);
-        if (changed) await enqueue(tx, createEvent(eventOf[kind][`${on}`], toRelationSnapshot(changed), { producer: PRODUCER, correlationId }));
+        if (changed)
+          await enqueue(
+            tx,
+            createEvent(eventOf[kind][`${on}`], toRelationSnapshot(changed), { producer: PRODUCER, correlationId }),
+          );
       });
       return on;
     },
 
     /** The users `userId` mutes or blocks, most recent first. */
-    async list(userId: string, kind: RelationKind, query: ListQuery): Promise<{ users: Author[]; pagination: ListPagination }> {
+    async list(
+      userId: string,
+      kind: RelationKind,
+      query: ListQuery,
+    ): Promise<{ users: Author[]; pagination: ListPagination }> {
       const { rows, total, next } = await repository.findRelatedPage(pool, userId, kind, listRequest(query));
       return { users: rows, pagination: listPagination(query, total, next, relatedUsersCursor[kind]) };
     },

@@ -20,12 +20,17 @@ export async function insertUser(db: Queryable, user: Omit<UserRecord, 'revision
 }
 
 export async function findUserById(db: Queryable, id: string): Promise<UserRecord | undefined> {
-  const { rows } = await db.query<UserRecord>(`SELECT ${columns} FROM users WHERE id = $1 AND deleted_at IS NULL`, [id]);
+  const { rows } = await db.query<UserRecord>(`SELECT ${columns} FROM users WHERE id = $1 AND deleted_at IS NULL`, [
+    id,
+  ]);
   return rows[0];
 }
 
 export async function findUserByUsername(db: Queryable, username: string): Promise<UserRecord | undefined> {
-  const { rows } = await db.query<UserRecord>(`SELECT ${columns} FROM users WHERE lower(username) = lower($1) AND deleted_at IS NULL`, [username]);
+  const { rows } = await db.query<UserRecord>(
+    `SELECT ${columns} FROM users WHERE lower(username) = lower($1) AND deleted_at IS NULL`,
+    [username],
+  );
   return rows[0];
 }
 
@@ -41,11 +46,24 @@ export async function findUsersByUsernames(db: Queryable, usernames: string[]): 
  * Swaps the hash for another of the same password, unless it changed meanwhile. The profile is as it was:
  * no revision, no event.
  */
-export async function replacePasswordHash(db: Queryable, id: string, current: string, replacement: string): Promise<void> {
-  await db.query('UPDATE users SET password_hash = $3 WHERE id = $1 AND password_hash = $2 AND deleted_at IS NULL', [id, current, replacement]);
+export async function replacePasswordHash(
+  db: Queryable,
+  id: string,
+  current: string,
+  replacement: string,
+): Promise<void> {
+  await db.query('UPDATE users SET password_hash = $3 WHERE id = $1 AND password_hash = $2 AND deleted_at IS NULL', [
+    id,
+    current,
+    replacement,
+  ]);
 }
 
-export async function updateAvatar(db: Queryable, id: string, avatarUrl: string | null): Promise<UserRecord | undefined> {
+export async function updateAvatar(
+  db: Queryable,
+  id: string,
+  avatarUrl: string | null,
+): Promise<UserRecord | undefined> {
   const { rows } = await db.query<UserRecord>(
     `UPDATE users SET avatar_url = $2, revision = revision + 1, updated_at = now() WHERE id = $1 AND deleted_at IS NULL RETURNING ${columns}`,
     [id, avatarUrl],
@@ -75,7 +93,13 @@ const relationColumns = `user_id AS "userId", target_id AS "targetId", muted_at 
  * Starts `userId`'s mute or block of `targetId`, or ends it (`on` false), growing the pair's revision.
  * Undefined when it was so already: nothing changed, so there is nothing to tell.
  */
-export async function setRelation(db: Queryable, userId: string, targetId: string, kind: RelationKind, on: boolean): Promise<RelationRecord | undefined> {
+export async function setRelation(
+  db: Queryable,
+  userId: string,
+  targetId: string,
+  kind: RelationKind,
+  on: boolean,
+): Promise<RelationRecord | undefined> {
   const since = sinceColumn[kind];
   const { rows } = on
     ? await db.query<RelationRecord>(
@@ -116,11 +140,20 @@ export async function findRelatedPage(db: Queryable, userId: string, kind: Relat
 
 /** Replaces the password hash of `id`. */
 export async function setPasswordHash(db: Queryable, id: string, passwordHash: string): Promise<void> {
-  await db.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1 AND deleted_at IS NULL', [id, passwordHash]);
+  await db.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1 AND deleted_at IS NULL', [
+    id,
+    passwordHash,
+  ]);
 }
 
 /** The users `userId` mutes or blocks, after `after` by id, for their data export (docs/api.md §11.2). */
-export async function findRelatedAfter(db: Queryable, userId: string, kind: RelationKind, after: string | null, limit: number) {
+export async function findRelatedAfter(
+  db: Queryable,
+  userId: string,
+  kind: RelationKind,
+  after: string | null,
+  limit: number,
+) {
   const since = sinceColumn[kind];
   const { rows } = await db.query<{ id: string; username: string; avatarUrl: string | null }>(
     `SELECT u.id, u.username, u.avatar_url AS "avatarUrl" FROM user_relations r JOIN users u ON u.id = r.target_id

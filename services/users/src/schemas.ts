@@ -1,4 +1,13 @@
-import { authorSchema, httpUrlSchema, timestampSchema, type ListCursor, listPaginationSchema, listQuery, userSnapshotSchema, usernameSchema } from '@recipes/contracts';
+import {
+  authorSchema,
+  httpUrlSchema,
+  timestampSchema,
+  type ListCursor,
+  listPaginationSchema,
+  listQuery,
+  userSnapshotSchema,
+  usernameSchema,
+} from '@recipes/contracts';
 import { z } from 'zod';
 
 const codePoints = (value: string) => [...value].length;

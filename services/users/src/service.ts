@@ -93,10 +93,18 @@ export const usersService = defineService({
     });
     await app.register(userRoutes, { prefix: '/api/users', accounts, relations, sessions, passwordChecked });
     await app.register(deletionRoutes, { prefix: '/api/users', accounts, deletions, passwordChecked });
-    await app.register(exportRoutes, { prefix: '/api/users', dataExport, perHour: config.EXPORT_LIMIT_PER_HOUR, shared });
+    await app.register(exportRoutes, {
+      prefix: '/api/users',
+      dataExport,
+      perHour: config.EXPORT_LIMIT_PER_HOUR,
+      shared,
+    });
     deletionMetrics(app.metricsRegistry, deletions);
     // Sessions over for a week go, with their refresh tokens, once an hour.
-    const sweeper = setInterval(() => void sessions.sweep().catch((err: unknown) => app.log.warn({ err }, 'old sessions could not be swept')), 3_600_000);
+    const sweeper = setInterval(
+      () => void sessions.sweep().catch((err: unknown) => app.log.warn({ err }, 'old sessions could not be swept')),
+      3_600_000,
+    );
     sweeper.unref();
     app.addHook('onClose', async () => clearInterval(sweeper));
   },

@@ -14,7 +14,12 @@ export const REFRESH_GRACE_MS = 10_000;
 export const SESSIONS_KEPT_DAYS = 7;
 
 /** Signs an access token of a session as of `issuedAt` (seconds): the same arguments give the same token. */
-export type SignAccessToken = (subject: { id: string; username: string; sessionId: string; issuedAt: number }) => string;
+export type SignAccessToken = (subject: {
+  id: string;
+  username: string;
+  sessionId: string;
+  issuedAt: number;
+}) => string;
 
 export interface SessionSettings {
   /** PEM of the signing key, from which the key of the refresh tokens' HMAC is derived. */
@@ -38,9 +43,7 @@ export interface SessionTokens {
 }
 
 export type RefreshOutcome =
-  | { kind: 'issued'; tokens: SessionTokens }
-  | { kind: 'refused' }
-  | { kind: 'limited'; retryAfterSeconds: number };
+  { kind: 'issued'; tokens: SessionTokens } | { kind: 'refused' } | { kind: 'limited'; retryAfterSeconds: number };
 
 export type EndReason = SessionEnded['reason'];
 
@@ -58,12 +61,28 @@ const seconds = (at: Date) => Math.floor(at.getTime() / 1000);
  */
 export function sessions(pool: Pool, settings: SessionSettings) {
   const hmacKey = Buffer.from(
-    hkdfSync('sha256', createPrivateKey(settings.privateKey).export({ format: 'der', type: 'pkcs8' }), Buffer.alloc(0), 'recipes refresh tokens', 32),
+    hkdfSync(
+      'sha256',
+      createPrivateKey(settings.privateKey).export({ format: 'der', type: 'pkcs8' }),
+      Buffer.alloc(0),
+      'recipes refresh tokens',
+      32,
+    ),
   );
   const refreshTokenOf = (seed: Buffer, generation: number) =>
     createHmac('sha256', hmacKey).update(seed).update(`:${generation}`).digest('base64url');
-  const tokensOf = (subject: { userId: string; username: string; sessionId: string }, seed: Buffer, generation: number, issuedAt: Date): SessionTokens => ({
-    token: settings.signAccessToken({ id: subject.userId, username: subject.username, sessionId: subject.sessionId, issuedAt: seconds(issuedAt) }),
+  const tokensOf = (
+    subject: { userId: string; username: string; sessionId: string },
+    seed: Buffer,
+    generation: number,
+    issuedAt: Date,
+  ): SessionTokens => ({
+    token: settings.signAccessToken({
+      id: subject.userId,
+      username: subject.username,
+      sessionId: subject.sessionId,
+      issuedAt: seconds(issuedAt),
+    }),
     refreshToken: refreshTokenOf(seed, generation),
     expiresIn: settings.tokenTtlSeconds,
   });
@@ -81,8 +100,10 @@ export function sessions(pool: Pool, settings: SessionSettings) {
     correlationId: string,
   ) {
     const { ids, endedAt } = await repository.endSessions(tx, userId, which, reason);
-    if (ids.length === 0) return { ended: false, ids, tokensExpireBy: endedAt.toISOString(), committed: () => undefined };
-    // A deleted account's ends name its sessions only: a not-before kept per user would keep its id (docs/api.md §11.2).
+    if (ids.length === 0)
+      return { ended: false, ids, tokensExpireBy: endedAt.toISOString(), committed: () => undefined };
+    // A deleted account's ends name its sessions only: a not-before kept per user would keep its id
+    // (docs/api.md §11.2).
     const all = 'except' in which && which.except === null && reason !== 'account_deleted';
     const data: SessionEnded = {
       userId,
@@ -95,7 +116,12 @@ export function sessions(pool: Pool, settings: SessionSettings) {
     };
     await recordSessionEnd(tx, data);
     await enqueue(tx, createEvent(userSessionEnded, data, { producer: PRODUCER, correlationId }));
-    return { ended: true, ids, tokensExpireBy: data.tokensExpireBy, committed: () => settings.endedSessions.learn(data) };
+    return {
+      ended: true,
+      ids,
+      tokensExpireBy: data.tokensExpireBy,
+      committed: () => settings.endedSessions.learn(data),
+    };
   }
 
   async function ending(work: (tx: Queryable) => ReturnType<typeof end>): Promise<boolean> {
@@ -109,7 +135,11 @@ export function sessions(pool: Pool, settings: SessionSettings) {
      * Opens a session for a user who just proved who they are (a registration, a login), ending their least
      * recently used ones past `perUser`.
      */
-    async open(user: { id: string; username: string }, userAgent: string | null, correlationId: string): Promise<SessionTokens> {
+    async open(
+      user: { id: string; username: string },
+      userAgent: string | null,
+      correlationId: string,
+    ): Promise<SessionTokens> {
       const seed = randomBytes(32);
       const sessionId = newId();
       const { issuedAt, committed } = await withTransaction(pool, async (tx) => {
@@ -121,7 +151,10 @@ export function sessions(pool: Pool, settings: SessionSettings) {
           maxDays: settings.maxDays,
           tokenHash: sha256(refreshTokenOf(seed, 0)),
         });
-        return { issuedAt, ...(await end(tx, user.id, { beyondNewest: settings.perUser }, 'too_many_sessions', correlationId)) };
+        return {
+          issuedAt,
+          ...(await end(tx, user.id, { beyondNewest: settings.perUser }, 'too_many_sessions', correlationId)),
+        };
       });
       committed();
       return tokensOf({ userId: user.id, username: user.username, sessionId }, seed, 0, issuedAt);
@@ -132,29 +165,54 @@ export function sessions(pool: Pool, settings: SessionSettings) {
      * its first use, the answer it got then, and later ends the session (and is refused).
      */
     async refresh(refreshToken: string, correlationId: string): Promise<RefreshOutcome> {
-      const outcome = await withTransaction(pool, async (tx): Promise<RefreshOutcome | { kind: 'replayed'; committed: () => void }> => {
-        const found = await repository.lockSessionOfToken(tx, sha256(refreshToken));
-        if (!found) return { kind: 'refused' };
-        const state = await repository.readSessionState(tx, found.sessionId, found.presented, settings.idleDays, settings.tokenTtlSeconds);
-        if (state.over) return { kind: 'refused' };
-        const subject = { userId: state.userId, username: state.username, sessionId: state.id };
-        if (found.presented < state.generation) {
-          // Used before: within the grace of its first use, the answer it got then; later, a replay.
-          if (state.successorIssuedAt !== null && state.sinceSuccessorMs !== null && state.sinceSuccessorMs <= REFRESH_GRACE_MS) {
-            return { kind: 'issued', tokens: tokensOf(subject, state.seed, found.presented + 1, state.successorIssuedAt) };
+      const outcome = await withTransaction(
+        pool,
+        async (tx): Promise<RefreshOutcome | { kind: 'replayed'; committed: () => void }> => {
+          const found = await repository.lockSessionOfToken(tx, sha256(refreshToken));
+          if (!found) return { kind: 'refused' };
+          const state = await repository.readSessionState(
+            tx,
+            found.sessionId,
+            found.presented,
+            settings.idleDays,
+            settings.tokenTtlSeconds,
+          );
+          if (state.over) return { kind: 'refused' };
+          const subject = { userId: state.userId, username: state.username, sessionId: state.id };
+          if (found.presented < state.generation) {
+            // Used before: within the grace of its first use, the answer it got then; later, a replay.
+            if (
+              state.successorIssuedAt !== null &&
+              state.sinceSuccessorMs !== null &&
+              state.sinceSuccessorMs <= REFRESH_GRACE_MS
+            ) {
+              return {
+                kind: 'issued',
+                tokens: tokensOf(subject, state.seed, found.presented + 1, state.successorIssuedAt),
+              };
+            }
+            const { committed } = await end(tx, state.userId, { id: state.id }, 'reuse', correlationId);
+            return { kind: 'replayed', committed };
           }
-          const { committed } = await end(tx, state.userId, { id: state.id }, 'reuse', correlationId);
-          return { kind: 'replayed', committed };
-        }
-        const { perWindow, windowMs } = settings.refreshLimit;
-        const newWindow = state.windowAgeMs >= windowMs;
-        if (!newWindow && state.refreshesInWindow >= perWindow) {
-          return { kind: 'limited', retryAfterSeconds: Math.max(1, Math.ceil((windowMs - state.windowAgeMs) / 1000)) };
-        }
-        const next = state.generation + 1;
-        const { issuedAt } = await repository.rotateSession(tx, state.id, next, sha256(refreshTokenOf(state.seed, next)), newWindow);
-        return { kind: 'issued', tokens: tokensOf(subject, state.seed, next, issuedAt) };
-      });
+          const { perWindow, windowMs } = settings.refreshLimit;
+          const newWindow = state.windowAgeMs >= windowMs;
+          if (!newWindow && state.refreshesInWindow >= perWindow) {
+            return {
+              kind: 'limited',
+              retryAfterSeconds: Math.max(1, Math.ceil((windowMs - state.windowAgeMs) / 1000)),
+            };
+          }
+          const next = state.generation + 1;
+          const { issuedAt } = await repository.rotateSession(
+            tx,
+            state.id,
+            next,
+            sha256(refreshTokenOf(state.seed, next)),
+            newWindow,
+          );
+          return { kind: 'issued', tokens: tokensOf(subject, state.seed, next, issuedAt) };
+        },
+      );
       // A replay ended the session above, committed; the caller is refused like any unknown token.
       if (outcome.kind !== 'replayed') return outcome;
       outcome.committed();
@@ -175,7 +233,8 @@ export function sessions(pool: Pool, settings: SessionSettings) {
       end(tx, userId, { except }, 'password_changed', correlationId),
 
     /** Ends, in `tx`, every session of `userId` whose account is being deleted; call `committed` once `tx` has. */
-    endAllOfDeletedIn: (tx: Queryable, userId: string, correlationId: string) => end(tx, userId, { except: null }, 'account_deleted', correlationId),
+    endAllOfDeletedIn: (tx: Queryable, userId: string, correlationId: string) =>
+      end(tx, userId, { except: null }, 'account_deleted', correlationId),
 
     /** Forgets the sessions over for more than `SESSIONS_KEPT_DAYS`, their refresh tokens with them. */
     sweep: () => repository.deleteSessionsOverFor(pool, SESSIONS_KEPT_DAYS, settings.idleDays),

@@ -59,7 +59,9 @@ export function sharedFailureCounter(
           if (forgiven) return;
           forgiven = true;
           // Lost while the store is away: the failure then stays counted, which errs on the side of refusing.
-          redis.eval(FORGIVE, 1, keyOf(key), window).catch((err: unknown) => logger.warn({ err }, 'a failed login could not be forgiven'));
+          redis
+            .eval(FORGIVE, 1, keyOf(key), window)
+            .catch((err: unknown) => logger.warn({ err }, 'a failed login could not be forgiven'));
         },
       };
     },

@@ -14,7 +14,11 @@ const PASSWORD = 'old correct horse';
 
 /** A user whose row holds a hash of the old cost, as rows written before argon2id do. */
 async function userWithOldHash(username: string) {
-  const registered = await harness.app.inject({ method: 'POST', url: '/api/auth/register', payload: { username, password: 'placeholder password' } });
+  const registered = await harness.app.inject({
+    method: 'POST',
+    url: '/api/auth/register',
+    payload: { username, password: 'placeholder password' },
+  });
   expect(registered.statusCode).toBe(201);
   const { id } = (registered.json() as { user: { id: string } }).user;
   const old = oldCostHash(PASSWORD);
@@ -23,11 +27,15 @@ async function userWithOldHash(username: string) {
 }
 
 async function storedRow(id: string) {
-  const { rows } = await harness.pool.query<{ password_hash: string; revision: number }>('SELECT password_hash, revision FROM users WHERE id = $1', [id]);
+  const { rows } = await harness.pool.query<{ password_hash: string; revision: number }>(
+    'SELECT password_hash, revision FROM users WHERE id = $1',
+    [id],
+  );
   return rows[0]!;
 }
 
-const login = (username: string, password: string) => harness.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username, password } });
+const login = (username: string, password: string) =>
+  harness.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username, password } });
 
 describe('a password hash of the old cost', () => {
   it('lets its owner in, and is replaced by one of today’s cost, with no profile change', async () => {

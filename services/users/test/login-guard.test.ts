@@ -26,7 +26,9 @@ const counting: Record<string, () => Promise<Pick<LoginGuardOptions, 'counter' |
   'the shared store': async () => {
     shared ??= await connectSharedStore({ url: TEST_REDIS_URL, prefix, logger: silent });
     const store = { ...shared, prefix: `${prefix}${randomUUID()}:` };
-    return { counter: (name, limit) => sharedFailureCounter(store, { name, limit, windowMs: WINDOW_MS, logger: silent }) };
+    return {
+      counter: (name, limit) => sharedFailureCounter(store, { name, limit, windowMs: WINDOW_MS, logger: silent }),
+    };
   },
 };
 

@@ -20,12 +20,11 @@ describe('the users service definition', () => {
   });
 
   it('consumes only the erasure confirmations of deleted accounts, and its SQL writes no events', () => {
-    expect(serviceEventsOf(usersService).handlers.map((handler) => handler.definition.type).sort()).toEqual([
-      'collections.user.erased',
-      'comments.user.erased',
-      'content.user.erased',
-      'notifications.user.erased',
-    ]);
+    expect(
+      serviceEventsOf(usersService)
+        .handlers.map((handler) => handler.definition.type)
+        .sort(),
+    ).toEqual(['collections.user.erased', 'comments.user.erased', 'content.user.erased', 'notifications.user.erased']);
     expect(sqlOutboxWrites(migrationsDir)).toEqual([]);
   });
 
@@ -43,8 +42,18 @@ describe('the users service definition', () => {
   });
 
   it('refuses to be built without the private key, which its tokens are signed with', () => {
-    const context = { config: parseConfig(usersConfigSchema, {}), pool: {} as Pool, logger: createLogger({ service: 'users', level: 'silent' }) };
-    expect(() => usersService.parts({ ...context, keys: { publicKey: generateSigningKeyPair().publicKey }, endedSessions: new EndedSessions() })).toThrow(/private key/);
+    const context = {
+      config: parseConfig(usersConfigSchema, {}),
+      pool: {} as Pool,
+      logger: createLogger({ service: 'users', level: 'silent' }),
+    };
+    expect(() =>
+      usersService.parts({
+        ...context,
+        keys: { publicKey: generateSigningKeyPair().publicKey },
+        endedSessions: new EndedSessions(),
+      }),
+    ).toThrow(/private key/);
   });
 });
 
@@ -84,7 +93,11 @@ describe('user events through the outbox', () => {
     expect(response.statusCode).toBe(201);
     const { id } = response.json().user;
     const [message] = await eventually(async () => (eventsFor(id).length > 0 ? eventsFor(id) : undefined));
-    expect(message!.body).toMatchObject({ type: 'user.created', producer: 'users', correlationId: 'register-online_user' });
+    expect(message!.body).toMatchObject({
+      type: 'user.created',
+      producer: 'users',
+      correlationId: 'register-online_user',
+    });
     expect(message!.messageId).toBe(message!.body.id);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(eventsFor(id)).toHaveLength(1);

@@ -1,10 +1,35 @@
 import { collectionCreated, collectionDeleted } from './collections.js';
-import { commentCreated, commentDeleted, commentMentionCreated, commentMentionDeleted, commentUpdated } from './comments.js';
+import {
+  commentCreated,
+  commentDeleted,
+  commentMentionCreated,
+  commentMentionDeleted,
+  commentUpdated,
+} from './comments.js';
 import { postCreated, postDeleted, recipeCreated, recipeDeleted, recipeUpdated, userTagged } from './content.js';
 import type { EventDefinition, EventEnvelope } from './envelope.js';
-import { collectionsUserErased, commentsUserErased, contentUserErased, notificationsUserErased, userDeleted } from './erasure.js';
-import { notificationCreated, notificationRetracted, notificationsRead, notificationsStreamsReplaced } from './notifications.js';
-import { userBlocked, userCreated, userMuted, userSessionEnded, userUnblocked, userUnmuted, userUpdated } from './users.js';
+import {
+  collectionsUserErased,
+  commentsUserErased,
+  contentUserErased,
+  notificationsUserErased,
+  userDeleted,
+} from './erasure.js';
+import {
+  notificationCreated,
+  notificationRetracted,
+  notificationsRead,
+  notificationsStreamsReplaced,
+} from './notifications.js';
+import {
+  userBlocked,
+  userCreated,
+  userMuted,
+  userSessionEnded,
+  userUnblocked,
+  userUnmuted,
+  userUpdated,
+} from './users.js';
 
 /**
  * Every event in the system, each naming the one service that produces it and the services that consume
@@ -56,9 +81,12 @@ export function declaredEvent(type: string, version: number): EventDefinition | 
 /** Refuses an envelope whose type and version are not catalogued, or whose producer is not the declared one. */
 export function assertDeclared(event: Pick<EventEnvelope, 'type' | 'version' | 'producer'>): void {
   const definition = declaredEvent(event.type, event.version);
-  if (!definition) throw new UndeclaredEventError(`event ${event.type} version ${event.version} is not in the event catalogue`);
+  if (!definition)
+    throw new UndeclaredEventError(`event ${event.type} version ${event.version} is not in the event catalogue`);
   if (definition.producer !== event.producer) {
-    throw new UndeclaredEventError(`event ${event.type} is produced by ${definition.producer}, not by ${event.producer}`);
+    throw new UndeclaredEventError(
+      `event ${event.type} is produced by ${definition.producer}, not by ${event.producer}`,
+    );
   }
 }
 

@@ -27,5 +27,6 @@ export const collectionDeleted = defineEvent({
   data: collectionSnapshotSchema,
   producer: 'collections',
   consumers: ['comments', 'notifications'],
-  description: 'A collection was deleted (soft): its comments give 404 afterwards, and the notifications about it are retracted.',
+  description:
+    'A collection was deleted (soft): its comments give 404 afterwards, and the notifications about it are retracted.',
 });

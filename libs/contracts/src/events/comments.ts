@@ -23,7 +23,10 @@ export const commentCreated = defineEvent({
     targetOwnerId: z.uuid().optional(),
     /** For a reply, the author of the comment replied to (before the reply was moved to the top level); else null. */
     repliedToAuthorId: z.uuid().nullable().optional(),
-    /** The users the comment mentions (each told by its own comment.mention.created, which comes before a reply or a comment on their content). */
+    /**
+     * The users the comment mentions (each told by its own comment.mention.created, which comes before a reply or a
+     * comment on their content).
+     */
     mentionedUserIds: z.array(z.uuid()).optional(),
   }),
   producer: 'comments',

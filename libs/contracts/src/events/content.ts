@@ -49,7 +49,8 @@ export const recipeDeleted = defineEvent({
   data: contentSnapshotSchema,
   producer: 'content',
   consumers: deletionConsumers,
-  description: 'A recipe was deleted (soft): it now behaves as not found everywhere, and the notifications about it are retracted.',
+  description:
+    'A recipe was deleted (soft): it now behaves as not found everywhere, and the notifications about it are retracted.',
 });
 
 export const postCreated = defineEvent({

@@ -31,7 +31,8 @@ export const userDeleted = defineEvent({
   data: userDeletedSchema,
   producer: 'users',
   consumers: [...ERASING_SERVICES],
-  description: 'A user deleted their account: each consumer erases what it holds of them, as if they had deleted each thing themselves, then confirms.',
+  description:
+    'A user deleted their account: each consumer erases what it holds of them, as if they had deleted each thing themselves, then confirms.',
 });
 
 /** A service's confirmation that nothing of `userId` is left in its schema. */

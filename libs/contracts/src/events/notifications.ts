@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { commentTargetTypeSchema } from './comments.js';
 import { defineEvent } from './envelope.js';
 
-/** What a notification is about (docs/api.md §7; replies and comments on the recipient's content: docs/api.md §11.4). */
+/**
+ * What a notification is about (docs/api.md §7; replies and comments on the recipient's content: docs/api.md §11.4).
+ */
 export const notificationTypeSchema = z.enum([
   'mention_recipe_comment',
   'mention_collection_comment',
@@ -37,7 +39,8 @@ export const notificationCreated = defineEvent({
   producer: 'notifications',
   consumers: [],
   description:
-    'A user with a notification stream open has a new notification (for a user with none, nothing is published: a stream reads what it missed from the table). Each notifications instance hears it on a queue of its own and sends it to the streams of that user it holds (docs/api.md §9).',
+    'A user with a notification stream open has a new notification (for a user with none, nothing is published: a stream reads what it missed from ' +
+    'the table). Each notifications instance hears it on a queue of its own and sends it to the streams of that user it holds (docs/api.md §9).',
 });
 
 export const notificationsRead = defineEvent({
@@ -51,7 +54,8 @@ export const notificationsRead = defineEvent({
   }),
   producer: 'notifications',
   consumers: [],
-  description: 'A user with a notification stream open marked notifications read. Each notifications instance sends the new unread count to that user’s streams it holds.',
+  description:
+    'A user with a notification stream open marked notifications read. Each notifications instance sends the new unread count to that user’s streams it holds.',
 });
 
 export const notificationRetracted = defineEvent({
@@ -69,7 +73,8 @@ export const notificationRetracted = defineEvent({
   producer: 'notifications',
   consumers: [],
   description:
-    'A notification of a user with a notification stream open was retracted. Each notifications instance has that user’s streams it holds send `event: retracted` and the new unread count (docs/api.md §9).',
+    'A notification of a user with a notification stream open was retracted. Each notifications instance ' +
+    'has that user’s streams it holds send `event: retracted` and the new unread count (docs/api.md §9).',
 });
 
 export const notificationsStreamsReplaced = defineEvent({
@@ -77,7 +82,10 @@ export const notificationsStreamsReplaced = defineEvent({
   version: 1,
   data: z.object({
     recipientId: z.uuid(),
-    /** The user's oldest open streams, beyond the five allowed: whichever instance holds one ends it with `event: replaced`. */
+    /**
+     * The user's oldest open streams, beyond the five allowed: whichever instance holds one ends it with `event:
+     * replaced`.
+     */
     streamIds: z.array(z.uuid()).min(1),
   }),
   producer: 'notifications',

@@ -76,7 +76,8 @@ export const userBlocked = defineEvent({
   producer: 'users',
   consumers: ['comments', 'content', 'notifications'],
   description:
-    'A user blocked another: the blocked user can no longer comment on their content, mention or tag them, and the notifications they caused them are retracted.',
+    'A user blocked another: the blocked user can no longer comment on their content, ' +
+    'mention or tag them, and the notifications they caused them are retracted.',
 });
 
 export const userUnblocked = defineEvent({
@@ -90,7 +91,8 @@ export const userUnblocked = defineEvent({
 
 /**
  * Sessions of a user that ended (docs/api.md §11.1): by logout, by a replayed refresh token, by a password
- * change, when the user ended them, or as the oldest of too many. `sessionIds` names every session that ended; when all of the user's
+ * change, when the user ended them, or as the oldest of too many. `sessionIds` names every session that ended; when all
+ * of the user's
  * sessions ended at once, `notBefore` also says from when on a token of theirs is taken again: a token of
  * any session issued in a whole second before it is refused. `tokensExpireBy` is when the last access
  * token of those sessions expires anyway, so a verifier can forget the end after it.
@@ -99,7 +101,15 @@ export const sessionEndedSchema = z.object({
   userId: z.uuid(),
   sessionIds: z.array(z.uuid()).min(1),
   notBefore: z.iso.datetime().nullable(),
-  reason: z.enum(['logout', 'logout_all', 'ended_by_user', 'reuse', 'password_changed', 'too_many_sessions', 'account_deleted']),
+  reason: z.enum([
+    'logout',
+    'logout_all',
+    'ended_by_user',
+    'reuse',
+    'password_changed',
+    'too_many_sessions',
+    'account_deleted',
+  ]),
   endedAt: z.iso.datetime(),
   tokensExpireBy: z.iso.datetime(),
 });
@@ -113,5 +123,6 @@ export const userSessionEnded = defineEvent({
   producer: 'users',
   // Every service that verifies tokens but the producer, which keeps the ends in its own transaction.
   consumers: ['content', 'comments', 'collections', 'notifications'],
-  description: 'Sessions of a user ended: their refresh tokens no longer work, and their access tokens are refused by every service.',
+  description:
+    'Sessions of a user ended: their refresh tokens no longer work, and their access tokens are refused by every service.',
 });

@@ -26,10 +26,25 @@ const isSequencePoint = (text: string) => AS_OF.test(text) && BigInt(text) <= 2n
 function isRealInstant(at: string): boolean {
   const parts = AT.exec(at);
   if (!parts) return false;
-  const [year, month, day, hour, minute, second] = parts.slice(1).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = parts.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
   // A 31st of April or a 25th hour would be moved to another day by Date.UTC.
-  return year >= 1 && date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day && date.getUTCHours() === hour && date.getUTCMinutes() === minute && date.getUTCSeconds() === second;
+  return (
+    year >= 1 &&
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    date.getUTCHours() === hour &&
+    date.getUTCMinutes() === minute &&
+    date.getUTCSeconds() === second
+  );
 }
 
 /**
@@ -56,7 +71,13 @@ export function listCursor(kind: string, tieBreak: z.ZodType<string> = z.uuid())
     if (parts.length !== 3 && parts.length !== 4) return undefined;
     const fields = parts.slice(0, -1);
     const [at, id, asOf] = fields as [string, string, string | undefined];
-    if (!isRealInstant(at) || !tieBreak.safeParse(id).success || (asOf !== undefined && !isSequencePoint(asOf)) || parts.at(-1) !== check(fields)) return undefined;
+    if (
+      !isRealInstant(at) ||
+      !tieBreak.safeParse(id).success ||
+      (asOf !== undefined && !isSequencePoint(asOf)) ||
+      parts.at(-1) !== check(fields)
+    )
+      return undefined;
     return asOf === undefined ? { at, id } : { at, id, asOf };
   }
 
@@ -67,20 +88,24 @@ export function listCursor(kind: string, tieBreak: z.ZodType<string> = z.uuid())
     .transform((cursor, context): ListPosition | undefined => {
       if (cursor === undefined) return undefined;
       const position = decode(cursor);
-      if (!position) context.addIssue({ code: 'custom', message: 'must be a cursor from a previous answer of this list' });
+      if (!position)
+        context.addIssue({ code: 'custom', message: 'must be a cursor from a previous answer of this list' });
       return position;
     })
     .meta({
       pattern: '^[A-Za-z0-9_-]+$',
       maxLength: MAX_CURSOR_LENGTH,
-      description: 'An opaque cursor from `pagination.nextCursor` (or a `Link` header) of this list; in place of `page`',
+      description:
+        'An opaque cursor from `pagination.nextCursor` (or a `Link` header) of this list; in place of `page`',
     });
 
   return { encode, decode, schema };
 }
 export type ListCursor = ReturnType<typeof listCursor>;
 
-/** `page`, `limit` (docs/api.md §1) and `cursor` (docs/api.md §10.1): a cursor, when sent, takes the place of `page`. */
+/**
+ * `page`, `limit` (docs/api.md §1) and `cursor` (docs/api.md §10.1): a cursor, when sent, takes the place of `page`.
+ */
 export function listQuery(defaultLimit: number, cursor: ListCursor) {
   return pageQuery(defaultLimit).extend({ cursor: cursor.schema });
 }
@@ -90,14 +115,24 @@ export type ListQuery = PageQuery & { cursor?: ListPosition | undefined };
  * The pagination object of a list that pages by cursor too (docs/api.md §10.1): `page` is null on an
  * answer to a cursor, which says where it starts instead; `nextCursor` is null on the last page.
  */
-export const listPaginationSchema = paginationSchema.extend({
-  page: z.number().int().nullable(),
-  nextCursor: z.string().nullable(),
-}).meta({ id: 'Pagination', examples: [{ page: 1, limit: 20, total: 42, totalPages: 3, nextCursor: 'MjAyNi0xMS0yMlQxMDowMDowMC4wMDBaIDAxOTM' }] });
+export const listPaginationSchema = paginationSchema
+  .extend({
+    page: z.number().int().nullable(),
+    nextCursor: z.string().nullable(),
+  })
+  .meta({
+    id: 'Pagination',
+    examples: [{ page: 1, limit: 20, total: 42, totalPages: 3, nextCursor: 'MjAyNi0xMS0yMlQxMDowMDowMC4wMDBaIDAxOTM' }],
+  });
 export type ListPagination = z.infer<typeof listPaginationSchema>;
 
 /** The pagination of `query`'s answer, which found `total` in all and, when more follows, `next`. */
-export function listPagination(query: ListQuery, total: number, next: ListPosition | null, cursor: ListCursor): ListPagination {
+export function listPagination(
+  query: ListQuery,
+  total: number,
+  next: ListPosition | null,
+  cursor: ListCursor,
+): ListPagination {
   return {
     page: query.cursor ? null : query.page,
     limit: query.limit,

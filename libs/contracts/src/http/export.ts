@@ -16,7 +16,9 @@ export type ExportPageQuery = z.infer<typeof exportPageQuery>;
 export const exportUserParams = z.object({ userId: z.uuid() });
 
 /** The answer of an export page: its items and the `after` of the next page, null after the last. */
-export const exportPage = <Item extends z.ZodType>(item: Item) => z.object({ items: z.array(item), next: z.uuid().nullable() });
+export const exportPage = <Item extends z.ZodType>(item: Item) =>
+  z.object({ items: z.array(item), next: z.uuid().nullable() });
 
 /** The `next` of a page of `items` asked with `limit`: the last id when the page was full. */
-export const nextAfter = (items: ReadonlyArray<{ id: string }>, limit: number): string | null => (items.length === limit ? items.at(-1)!.id : null);
+export const nextAfter = (items: ReadonlyArray<{ id: string }>, limit: number): string | null =>
+  items.length === limit ? items.at(-1)!.id : null;

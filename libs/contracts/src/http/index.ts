@@ -4,14 +4,20 @@ import { z } from 'zod';
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /** The author of the OpenAPI document's examples. */
-export const AUTHOR_EXAMPLE = { id: '019375a2-7c1e-7d3a-9b8f-2c4d6e8f0a1b', username: 'ada', avatarUrl: 'https://images.example.com/ada.jpg' };
+export const AUTHOR_EXAMPLE = {
+  id: '019375a2-7c1e-7d3a-9b8f-2c4d6e8f0a1b',
+  username: 'ada',
+  avatarUrl: 'https://images.example.com/ada.jpg',
+};
 
 /** Author summary embedded wherever a user is shown (docs/api.md §3). */
-export const authorSchema = z.object({
-  id: z.uuid(),
-  username: z.string(),
-  avatarUrl: z.string().nullable(),
-}).meta({ id: 'Author', examples: [AUTHOR_EXAMPLE] });
+export const authorSchema = z
+  .object({
+    id: z.uuid(),
+    username: z.string(),
+    avatarUrl: z.string().nullable(),
+  })
+  .meta({ id: 'Author', examples: [AUTHOR_EXAMPLE] });
 export type Author = z.infer<typeof authorSchema>;
 
 /** RFC 9457 problem details as docs/api.md §1 describes them. */
@@ -32,9 +38,7 @@ export * from './cursor.js';
 export * from './text.js';
 
 /** A username as docs/api.md §3 allows it. */
-export const usernameSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9_]{3,30}$/, 'must be 3-30 letters, digits or underscores');
+export const usernameSchema = z.string().regex(/^[A-Za-z0-9_]{3,30}$/, 'must be 3-30 letters, digits or underscores');
 
 /**
  * An absolute http(s) URL of at most 2048 characters, stored as given: so no white space or control
@@ -54,7 +58,8 @@ export const httpUrlSchema = z
   }, 'must be an http(s) URL')
   .meta({
     pattern: '^[Hh][Tt][Tt][Pp][Ss]?:[^\\s\\u0000-\\u001f\\u007f-\\u009f]+$',
-    description: 'An absolute http(s) URL with a host, at most 2048 characters, without white space or control characters',
+    description:
+      'An absolute http(s) URL with a host, at most 2048 characters, without white space or control characters',
     examples: ['https://images.example.com/velvia.jpg'],
   });
 

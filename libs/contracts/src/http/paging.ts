@@ -6,7 +6,11 @@ const positiveIntParam = z
   .regex(/^\d{1,9}$/, 'must be a positive integer')
   .transform(Number)
   .refine((n) => n >= 1, 'must be a positive integer')
-  .meta({ pattern: '^0*[1-9][0-9]*$', maxLength: 9, description: 'A positive integer (1 or more), in at most 9 digits' });
+  .meta({
+    pattern: '^0*[1-9][0-9]*$',
+    maxLength: 9,
+    description: 'A positive integer (1 or more), in at most 9 digits',
+  });
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -14,9 +18,7 @@ export const MAX_PAGE_SIZE = 100;
 export function pageQuery(defaultLimit: number) {
   return z.object({
     page: positiveIntParam.optional().default(1),
-    limit: positiveIntParam
-      .optional()
-      .transform((limit) => Math.min(limit ?? defaultLimit, MAX_PAGE_SIZE)),
+    limit: positiveIntParam.optional().transform((limit) => Math.min(limit ?? defaultLimit, MAX_PAGE_SIZE)),
   });
 }
 export type PageQuery = z.infer<ReturnType<typeof pageQuery>>;

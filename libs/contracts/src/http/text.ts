@@ -15,6 +15,9 @@ export function trimmedTextPattern({ min, max, forbidden }: { min: 0 | 1; max: n
   return min === 0 ? `^\\s*(?:${text})?\\s*$` : `^\\s*${text}\\s*$`;
 }
 
-/** Control characters, as classes for `trimmedTextPattern`: C0 and C1 with DEL (`\p{Cc}`), and C0 but tab, line feed and return. */
+/**
+ * Control characters, as classes for `trimmedTextPattern`: C0 and C1 with DEL (`\p{Cc}`), and C0 but tab, line feed and
+ * return.
+ */
 export const CONTROL_CHARACTERS = '\\u0000-\\u001f\\u007f-\\u009f';
 export const C0_BUT_LINE_BREAKS = '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f';

@@ -14,7 +14,14 @@ export async function stubCollectionsService() {
     ...neighbour,
     /** A collection the collections service has just created, by `ownerId` or someone else. */
     create(ownerId = newId()): CollectionSnapshot {
-      const collection = { id: newId(), ownerId, name: 'Winter light', deleted: false, revision: 0, createdAt: new Date().toISOString() };
+      const collection = {
+        id: newId(),
+        ownerId,
+        name: 'Winter light',
+        deleted: false,
+        revision: 0,
+        createdAt: new Date().toISOString(),
+      };
       collections.set(collection.id, collection);
       return collection;
     },

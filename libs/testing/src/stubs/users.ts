@@ -7,7 +7,8 @@ import { neighbourServer, notFoundBody } from './neighbour.js';
  */
 export async function stubUsersService() {
   const users = new Map<string, UserSnapshot>();
-  const named = (name: string) => [...users.values()].find((user) => user.username.toLowerCase() === name.toLowerCase());
+  const named = (name: string) =>
+    [...users.values()].find((user) => user.username.toLowerCase() === name.toLowerCase());
   const neighbour = await neighbourServer((server) => {
     server.get<{ Params: { id: string } }>('/internal/users/:id', async (request, reply) => {
       const user = users.get(request.params.id) ?? named(request.params.id);

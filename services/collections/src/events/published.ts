@@ -5,5 +5,8 @@ import type { PublishedEvent } from '@recipes/runtime';
 export const published: PublishedEvent[] = [
   { event: collectionCreated, from: '`create` in src/collections.ts' },
   { event: collectionDeleted, from: '`delete` in src/collections.ts' },
-  { event: collectionsUserErased, from: '`eraseUser` in @recipes/runtime, once src/erasure.ts has erased a deleted user' },
+  {
+    event: collectionsUserErased,
+    from: '`eraseUser` in @recipes/runtime, once src/erasure.ts has erased a deleted user',
+  },
 ];

@@ -33,7 +33,9 @@ export async function findCollection(db: Queryable, id: string): Promise<Collect
 
 /** Locks the collection until commit, when it is not deleted. */
 export async function lockLiveCollection(db: Queryable, id: string): Promise<boolean> {
-  const { rowCount } = await db.query('SELECT 1 FROM collections WHERE id = $1 AND NOT deleted FOR NO KEY UPDATE', [id]);
+  const { rowCount } = await db.query('SELECT 1 FROM collections WHERE id = $1 AND NOT deleted FOR NO KEY UPDATE', [
+    id,
+  ]);
   return rowCount === 1;
 }
 
@@ -51,7 +53,11 @@ export async function markCollectionDeleted(db: Queryable, id: string): Promise<
  * have (a handful, not thousands: counting them is cheap): one statement, so the page and its total agree
  * (`readListing`).
  */
-export async function findCollectionPage(db: Queryable, ownerId: string, request: ListingRequest): Promise<ListingPage<CollectionRecord>> {
+export async function findCollectionPage(
+  db: Queryable,
+  ownerId: string,
+  request: ListingRequest,
+): Promise<ListingPage<CollectionRecord>> {
   return readListing<CollectionRecord>(
     db,
     {
@@ -75,10 +81,10 @@ export async function addCollectionItem(db: Queryable, collectionId: string, sav
 }
 
 export async function isInCollection(db: Queryable, collectionId: string, savedItemId: string): Promise<boolean> {
-  const { rowCount } = await db.query('SELECT 1 FROM collection_items WHERE collection_id = $1 AND saved_item_id = $2', [
-    collectionId,
-    savedItemId,
-  ]);
+  const { rowCount } = await db.query(
+    'SELECT 1 FROM collection_items WHERE collection_id = $1 AND saved_item_id = $2',
+    [collectionId, savedItemId],
+  );
   return rowCount === 1;
 }
 

@@ -48,7 +48,10 @@ export async function lockLiveContent(db: Queryable, contentType: ContentType, c
 }
 
 /** The new item, or undefined when the user had saved this content already. */
-export async function insertSavedItem(db: Queryable, item: Omit<SavedItemRecord, 'createdAt'>): Promise<SavedItemRecord | undefined> {
+export async function insertSavedItem(
+  db: Queryable,
+  item: Omit<SavedItemRecord, 'createdAt'>,
+): Promise<SavedItemRecord | undefined> {
   const { rows } = await db.query<SavedItemRecord>(
     `INSERT INTO saved_items (id, user_id, content_type, content_id) VALUES ($1, $2, $3, $4)
      ON CONFLICT (user_id, content_type, content_id) DO NOTHING RETURNING ${columns}`,
@@ -77,7 +80,10 @@ export async function findSavedItem(db: Queryable, id: string): Promise<SavedIte
 
 /** Locks the item until commit, as adding it to a collection changes its row. */
 export async function lockSavedItem(db: Queryable, id: string): Promise<SavedItemRecord | undefined> {
-  const { rows } = await db.query<SavedItemRecord>(`SELECT ${columns} FROM saved_items WHERE id = $1 FOR NO KEY UPDATE`, [id]);
+  const { rows } = await db.query<SavedItemRecord>(
+    `SELECT ${columns} FROM saved_items WHERE id = $1 FOR NO KEY UPDATE`,
+    [id],
+  );
   return rows[0];
 }
 
@@ -88,7 +94,10 @@ export async function deleteSavedItem(db: Queryable, id: string): Promise<boolea
 }
 
 export async function findSavedItemRow(db: Queryable, id: string): Promise<SavedItemRow | undefined> {
-  const { rows } = await db.query<SavedItemRow>(`SELECT ${rowColumns} FROM saved_items s ${withContent} WHERE s.id = $1`, [id]);
+  const { rows } = await db.query<SavedItemRow>(
+    `SELECT ${rowColumns} FROM saved_items s ${withContent} WHERE s.id = $1`,
+    [id],
+  );
   return rows[0];
 }
 
@@ -132,7 +141,11 @@ export async function findSavedItemPage(
  * One page of a collection, most recently added first (by number or after a position), and how many items
  * it holds (its kept count): one statement (`readListing`).
  */
-export async function findCollectionItemPage(db: Queryable, collectionId: string, request: ListingRequest): Promise<ListingPage<SavedItemRow>> {
+export async function findCollectionItemPage(
+  db: Queryable,
+  collectionId: string,
+  request: ListingRequest,
+): Promise<ListingPage<SavedItemRow>> {
   return readListing<SavedItemRow>(
     db,
     {

@@ -5,11 +5,22 @@ import { type CollectionsHarness, collectionsHarnessWith, type TestUser } from '
 /** The internal look-up other services make of collections, verified against every consumer's pact of this run. */
 const provider = pactNames.api('collections');
 let harness: CollectionsHarness, owner: TestUser;
-beforeAll(async () => ({ harness, users: [owner] } = await collectionsHarnessWith(['pact_owner'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [owner],
+    } = await collectionsHarnessWith(['pact_owner'])),
+);
 afterAll(() => harness.close());
 
 async function createdCollection(): Promise<string> {
-  const response = await harness.app.inject({ method: 'POST', url: '/api/collections', payload: { name: 'Winter light' }, headers: owner.headers });
+  const response = await harness.app.inject({
+    method: 'POST',
+    url: '/api/collections',
+    payload: { name: 'Winter light' },
+    headers: owner.headers,
+  });
   return response.json().collection.id;
 }
 

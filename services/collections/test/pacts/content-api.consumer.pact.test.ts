@@ -11,7 +11,12 @@ import { collectionsService } from '../../src/service.js';
  * through the content directory's real fallback, against the Pact mock server.
  */
 const { fromProviderState, like } = MatchersV3;
-const pact = new PactV4({ consumer: 'collections', provider: pactNames.api('content'), dir: pactsDir, logLevel: 'warn' });
+const pact = new PactV4({
+  consumer: 'collections',
+  provider: pactNames.api('content'),
+  dir: pactsDir,
+  logLevel: 'warn',
+});
 const pool = migratedPool(collectionsService);
 
 const exampleId = '0190f5a4-0000-7000-8000-00000000d001';
@@ -25,7 +30,8 @@ const snapshot: ContentSnapshot = {
   createdAt: '2026-11-22T10:00:00.000Z',
 };
 // The provider's state handler creates the content and returns its `id`, which the path then carries.
-const pathOf = (kind: string) => fromProviderState(`/internal/content/${kind}/\${id}`, `/internal/content/${kind}/${exampleId}`);
+const pathOf = (kind: string) =>
+  fromProviderState(`/internal/content/${kind}/\${id}`, `/internal/content/${kind}/${exampleId}`);
 
 describe('content-api look-ups made by collections', () => {
   it.each([

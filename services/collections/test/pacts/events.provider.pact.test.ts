@@ -1,8 +1,24 @@
-import { collectionCreated, collectionDeleted, collectionsUserErased, createEvent, type EventEnvelope, eventCatalogue, newId, userCreated } from '@recipes/contracts';
+import {
+  collectionCreated,
+  collectionDeleted,
+  collectionsUserErased,
+  createEvent,
+  type EventEnvelope,
+  eventCatalogue,
+  newId,
+  userCreated,
+} from '@recipes/contracts';
 import { ContentDirectory, UserDirectory, userDirectoryHandlers } from '@recipes/directory';
 import { createLogger } from '@recipes/logging';
 import { dispatcher } from '@recipes/messaging';
-import { erasureConfirmation, type EventProducer, missingConsumerPacts, pactNames, pactsForProvider, verifyEventsProvider } from '@recipes/testing/pact';
+import {
+  erasureConfirmation,
+  type EventProducer,
+  missingConsumerPacts,
+  pactNames,
+  pactsForProvider,
+  verifyEventsProvider,
+} from '@recipes/testing/pact';
 import { migratedPool } from '@recipes/testing/service';
 import { describe, expect, it } from 'vitest';
 import { userDeletedHandler } from '@recipes/runtime';
@@ -20,19 +36,31 @@ const pool = migratedPool(collectionsService);
 const users = new UserDirectory({ pool, usersUrl: 'http://127.0.0.1:1' });
 const domain = collections({ pool, users });
 const content = new ContentDirectory({ pool, contentUrl: 'http://127.0.0.1:1' });
-const erasure = userDeletedHandler({ pool, service: 'collections', steps: erasureSteps(pool, domain, savedItems({ pool, users, content, visibility: 'public' })) });
-const deliverErasure = (event: EventEnvelope) => dispatcher([erasure])(event, createLogger({ service: 'collections', level: 'silent' }));
+const erasure = userDeletedHandler({
+  pool,
+  service: 'collections',
+  steps: erasureSteps(pool, domain, savedItems({ pool, users, content, visibility: 'public' })),
+});
+const deliverErasure = (event: EventEnvelope) =>
+  dispatcher([erasure])(event, createLogger({ service: 'collections', level: 'silent' }));
 
 /** An owner the directory knows, as after their user.created: only known accounts create collections. */
 async function knownOwner(): Promise<string> {
   const id = newId();
-  const event = createEvent(userCreated, { id, username: `owner_${id.slice(-8)}`, avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: 'pact' });
+  const event = createEvent(
+    userCreated,
+    { id, username: `owner_${id.slice(-8)}`, avatarUrl: null, revision: 0 },
+    { producer: 'users', correlationId: 'pact' },
+  );
   await dispatcher(userDirectoryHandlers(users))(event, createLogger({ service: 'collections', level: 'silent' }));
   return id;
 }
 
 async function outboxEvent(type: string, collectionId: string): Promise<EventEnvelope> {
-  const { rows } = await pool.query("SELECT payload FROM outbox WHERE type = $1 AND payload->'data'->>'id' = $2", [type, collectionId]);
+  const { rows } = await pool.query("SELECT payload FROM outbox WHERE type = $1 AND payload->'data'->>'id' = $2", [
+    type,
+    collectionId,
+  ]);
   return rows[0].payload;
 }
 

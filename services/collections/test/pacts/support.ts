@@ -14,7 +14,12 @@ const log = createLogger({ service: 'collections', level: 'silent' });
  * message of `definition` with `data` in the provider state `state`. For the top of a test file.
  */
 export function eventsConsumer<T extends object>(producer: string, pool: Pool, handlers: EventHandler[]) {
-  const pact = new MessageConsumerPact({ consumer: 'collections', provider: pactNames.events(producer), dir: pactsDir, logLevel: 'warn' });
+  const pact = new MessageConsumerPact({
+    consumer: 'collections',
+    provider: pactNames.events(producer),
+    dir: pactsDir,
+    logLevel: 'warn',
+  });
   const dispatch = dispatcher(handlers);
   // Every example message carries the same event id: each would otherwise look like a redelivery of the first.
   beforeEach(async () => {

@@ -17,7 +17,12 @@ const pool = migratedPool(collectionsService);
 
 describe('users-api look-ups made by collections', () => {
   it('finds a user registered a moment ago, by id', async () => {
-    const user: UserSnapshot = { id: '0190f5a4-0000-7000-8000-00000000e001', username: 'ada', avatarUrl: 'https://cdn.example.com/ada.png', revision: 0 };
+    const user: UserSnapshot = {
+      id: '0190f5a4-0000-7000-8000-00000000e001',
+      username: 'ada',
+      avatarUrl: 'https://cdn.example.com/ada.png',
+      revision: 0,
+    };
     await pact
       .addInteraction()
       .given('a user exists', { username: user.username, avatarUrl: user.avatarUrl })

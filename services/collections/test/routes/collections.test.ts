@@ -1,31 +1,57 @@
 import { newId } from '@recipes/contracts';
 import { eventually, pagesAtOdds, readWhileWriting } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CollectionsHarness, collectionsHarnessWith, expectProblem, ISO_MILLIS, type TestUser, totalsAndRecount } from '../support.js';
+import {
+  type CollectionsHarness,
+  collectionsHarnessWith,
+  expectProblem,
+  ISO_MILLIS,
+  type TestUser,
+  totalsAndRecount,
+} from '../support.js';
 
 let harness: CollectionsHarness, ada: TestUser, bob: TestUser;
-beforeAll(async () => ({ harness, users: [ada, bob] } = await collectionsHarnessWith(['ada', 'bob'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [ada, bob],
+    } = await collectionsHarnessWith(['ada', 'bob'])),
+);
 afterAll(() => harness.close());
 
 async function savedItem(user: TestUser): Promise<string> {
   const recipe = await harness.content('recipe', bob.user.id);
-  const response = await harness.call('POST', '/api/saved-items', user, { contentType: 'recipe', contentId: recipe.id });
+  const response = await harness.call('POST', '/api/saved-items', user, {
+    contentType: 'recipe',
+    contentId: recipe.id,
+  });
   return response.json().savedItem.id;
 }
 
-const addItem = (user: TestUser | undefined, collectionId: string, payload: unknown) => harness.call('POST', `/api/collections/${collectionId}/items`, user, payload);
+const addItem = (user: TestUser | undefined, collectionId: string, payload: unknown) =>
+  harness.call('POST', `/api/collections/${collectionId}/items`, user, payload);
 const removeItem = (user: TestUser | undefined, collectionId: string, payload: unknown) =>
   harness.call('DELETE', `/api/collections/${collectionId}/items`, user, payload);
 const getCollection = (id: string) => harness.call('GET', `/api/collections/${id}`);
 
 async function outboxEvents(collectionId: string) {
-  const { rows } = await harness.pool.query("SELECT payload FROM outbox WHERE payload->'data'->>'id' = $1 ORDER BY created_at", [collectionId]);
+  const { rows } = await harness.pool.query(
+    "SELECT payload FROM outbox WHERE payload->'data'->>'id' = $1 ORDER BY created_at",
+    [collectionId],
+  );
   return rows.map((row) => row.payload);
 }
 
 describe('POST /api/collections', () => {
   it('creates a collection owned by the caller and tells the comments service in the same transaction', async () => {
-    const response = await harness.call('POST', '/api/collections', ada, { name: 'Film looks', description: 'Warm tones' }, { 'x-request-id': 'create-1' });
+    const response = await harness.call(
+      'POST',
+      '/api/collections',
+      ada,
+      { name: 'Film looks', description: 'Warm tones' },
+      { 'x-request-id': 'create-1' },
+    );
     expect(response.statusCode).toBe(201);
     const { collection } = response.json();
     expect(collection).toEqual({
@@ -42,7 +68,14 @@ describe('POST /api/collections', () => {
         version: 1,
         producer: 'collections',
         correlationId: 'create-1',
-        data: { id: collection.id, ownerId: ada.user.id, name: 'Film looks', deleted: false, revision: 0, createdAt: collection.createdAt },
+        data: {
+          id: collection.id,
+          ownerId: ada.user.id,
+          name: 'Film looks',
+          deleted: false,
+          revision: 0,
+          createdAt: collection.createdAt,
+        },
       }),
     ]);
   });
@@ -56,8 +89,12 @@ describe('POST /api/collections', () => {
 
   it('defaults the description to empty and trims both fields', async () => {
     expect(await harness.created(ada, { name: '  Trimmed  ' })).toMatchObject({ name: 'Trimmed', description: '' });
-    expect(await harness.created(ada, { name: '🎞'.repeat(100), description: '' })).toMatchObject({ name: '🎞'.repeat(100) });
-    expect(await harness.created(ada, { name: 'Lines', description: 'one\r\ntwo\tthree' })).toMatchObject({ description: 'one\r\ntwo\tthree' });
+    expect(await harness.created(ada, { name: '🎞'.repeat(100), description: '' })).toMatchObject({
+      name: '🎞'.repeat(100),
+    });
+    expect(await harness.created(ada, { name: 'Lines', description: 'one\r\ntwo\tthree' })).toMatchObject({
+      description: 'one\r\ntwo\tthree',
+    });
   });
 
   it.each([
@@ -88,10 +125,18 @@ describe('GET and DELETE /api/collections/{id}', () => {
     const collection = await harness.created(ada);
     const response = await getCollection(collection.id);
     expect(response.statusCode).toBe(200);
-    expect(response.json().collection).toEqual({ ...collection, owner: { id: ada.user.id, username: 'ada', avatarUrl: null } });
+    expect(response.json().collection).toEqual({
+      ...collection,
+      owner: { id: ada.user.id, username: 'ada', avatarUrl: null },
+    });
     expectProblem(await getCollection(newId()), 404);
     expectProblem(await getCollection('42'), 404);
-    expectProblem(await harness.call('GET', `/api/collections/${collection.id}`, undefined, undefined, { authorization: 'Bearer nonsense' }), 401);
+    expectProblem(
+      await harness.call('GET', `/api/collections/${collection.id}`, undefined, undefined, {
+        authorization: 'Bearer nonsense',
+      }),
+      401,
+    );
   });
 
   it('deletes softly for the owner: 404 afterwards, its items stay saved and become standalone', async () => {
@@ -101,20 +146,28 @@ describe('GET and DELETE /api/collections/{id}', () => {
     for (const id of [only, shared]) expect((await addItem(ada, doomed.id, { savedItemId: id })).statusCode).toBe(201);
     expect((await addItem(ada, other.id, { savedItemId: shared })).statusCode).toBe(201);
 
-    const response = await harness.call('DELETE', `/api/collections/${doomed.id}`, ada, undefined, { 'x-request-id': 'delete-1' });
+    const response = await harness.call('DELETE', `/api/collections/${doomed.id}`, ada, undefined, {
+      'x-request-id': 'delete-1',
+    });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ message: 'Collection deleted' });
     expectProblem(await getCollection(doomed.id), 404);
     expectProblem(await harness.call('DELETE', `/api/collections/${doomed.id}`, ada), 404);
 
-    const standalone = (await harness.call('GET', `/api/users/${ada.user.id}/saved-items?standalone=true&limit=100`)).json();
+    const standalone = (
+      await harness.call('GET', `/api/users/${ada.user.id}/saved-items?standalone=true&limit=100`)
+    ).json();
     const ids = standalone.savedItems.map((item: { id: string }) => item.id);
     expect(ids).toContain(only);
     expect(ids).not.toContain(shared);
     expect((await getCollection(other.id)).json().collection.itemCount).toBe(1);
 
     const [, deleted] = await outboxEvents(doomed.id);
-    expect(deleted).toMatchObject({ type: 'collection.deleted', correlationId: 'delete-1', data: { id: doomed.id, deleted: true, revision: 1 } });
+    expect(deleted).toMatchObject({
+      type: 'collection.deleted',
+      correlationId: 'delete-1',
+      data: { id: doomed.id, deleted: true, revision: 1 },
+    });
     const { kept, counted } = await totalsAndRecount(harness.pool);
     expect(kept).toEqual(counted);
   });
@@ -122,7 +175,9 @@ describe('GET and DELETE /api/collections/{id}', () => {
   it('answers 401 without a token and 403 for another user, and then deletes nothing', async () => {
     const collection = await harness.created(ada);
     expectProblem(await harness.call('DELETE', `/api/collections/${collection.id}`), 401);
-    expect(expectProblem(await harness.call('DELETE', `/api/collections/${collection.id}`, bob), 403).code).toBe('FORBIDDEN');
+    expect(expectProblem(await harness.call('DELETE', `/api/collections/${collection.id}`, bob), 403).code).toBe(
+      'FORBIDDEN',
+    );
     expectProblem(await harness.call('DELETE', `/api/collections/${newId()}`, bob), 404);
     expect((await getCollection(collection.id)).statusCode).toBe(200);
   });
@@ -153,10 +208,13 @@ describe('POST /api/collections/{id}/items', () => {
     expectProblem(await addItem(ada, collection.id, { savedItemId: await savedItem(bob) }), 404);
   });
 
-  it.each([[{}], [{ savedItemId: 'abc' }], [{ savedItemId: 7 }], [{ savedItemId: null }]])('answers 400 for the body %j', async (body) => {
-    const collection = await harness.created(ada);
-    expect(expectProblem(await addItem(ada, collection.id, body), 400).code).toBe('VALIDATION_ERROR');
-  });
+  it.each([[{}], [{ savedItemId: 'abc' }], [{ savedItemId: 7 }], [{ savedItemId: null }]])(
+    'answers 400 for the body %j',
+    async (body) => {
+      const collection = await harness.created(ada);
+      expect(expectProblem(await addItem(ada, collection.id, body), 400).code).toBe('VALIDATION_ERROR');
+    },
+  );
 
   it('checks in the order 401, 400, 404, 403, 409', async () => {
     const collection = await harness.created(ada);
@@ -231,7 +289,9 @@ describe('DELETE /api/collections/{id}/items', () => {
     const deleting = await harness.pool.connect();
     try {
       await deleting.query('BEGIN');
-      await deleting.query('UPDATE collections SET deleted = true, revision = revision + 1 WHERE id = $1', [collection.id]);
+      await deleting.query('UPDATE collections SET deleted = true, revision = revision + 1 WHERE id = $1', [
+        collection.id,
+      ]);
       const removal = removeItem(ada, collection.id, { savedItemId: item });
       // The barrier: the removal is waiting for the deleting transaction's row lock.
       await eventually(async () => {
@@ -259,7 +319,11 @@ describe('GET /api/collections/{id}/items', () => {
     const first = (await harness.call('GET', `/api/collections/${collection.id}/items?limit=2`)).json();
     expect(first.savedItems.map((i: { id: string }) => i.id)).toEqual([items[1], items[0]]);
     expect(first.pagination).toEqual({ page: 1, limit: 2, total: 3, totalPages: 2, nextCursor: expect.any(String) });
-    expect(first.savedItems[0]).toMatchObject({ userId: ada.user.id, contentType: 'recipe', content: { author: { username: 'bob' } } });
+    expect(first.savedItems[0]).toMatchObject({
+      userId: ada.user.id,
+      contentType: 'recipe',
+      content: { author: { username: 'bob' } },
+    });
     const second = (await harness.call('GET', `/api/collections/${collection.id}/items?limit=2&page=2`)).json();
     expect(second.savedItems.map((i: { id: string }) => i.id)).toEqual([items[2]]);
   });
@@ -279,7 +343,11 @@ describe('GET /api/collections/{id}/items', () => {
         expect((await addItem(ada, collection.id, { savedItemId: live.at(-1) })).statusCode).toBe(201);
       }
     };
-    const answers = await readWhileWriting(async () => (await harness.call('GET', `/api/collections/${collection.id}/items?limit=100`)).json(), churn, 2);
+    const answers = await readWhileWriting(
+      async () => (await harness.call('GET', `/api/collections/${collection.id}/items?limit=100`)).json(),
+      churn,
+      2,
+    );
     expect(pagesAtOdds(answers, (answer) => answer.savedItems)).toEqual([]);
   });
 
@@ -294,9 +362,13 @@ describe('GET /api/collections/{id}/items', () => {
 
 describe('API document security', () => {
   it('says which operations take a token: required where it must come, optional where a bad one is still 401', async () => {
-    const document = (await harness.call('GET', '/openapi.json')).json() as { paths: Record<string, Record<string, { security?: unknown }>> };
+    const document = (await harness.call('GET', '/openapi.json')).json() as {
+      paths: Record<string, Record<string, { security?: unknown }>>;
+    };
     const security = Object.fromEntries(
-      Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => [`${method.toUpperCase()} ${path}`, operation.security])),
+      Object.entries(document.paths).flatMap(([path, methods]) =>
+        Object.entries(methods).map(([method, operation]) => [`${method.toUpperCase()} ${path}`, operation.security]),
+      ),
     );
     const required = [{ bearerAuth: [] }];
     const optional = [{}, { bearerAuth: [] }];

@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CollectionsHarness, collectionsHarnessWith, expectProblem, type TestUser } from '../support.js';
 
 let harness: CollectionsHarness, ada: TestUser;
-beforeAll(async () => ({ harness, users: [ada] } = await collectionsHarnessWith(['ada'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [ada],
+    } = await collectionsHarnessWith(['ada'])),
+);
 afterAll(() => harness.close());
 
 describe('GET /internal/collections/{id}', () => {
@@ -12,10 +18,19 @@ describe('GET /internal/collections/{id}', () => {
 
   it('gives the comments service the snapshot, deleted or not, and 404 for one that never existed', async () => {
     const collection = await harness.created(ada, { name: 'Internal' });
-    const snapshot = { id: collection.id, ownerId: ada.user.id, name: 'Internal', deleted: false, revision: 0, createdAt: collection.createdAt };
+    const snapshot = {
+      id: collection.id,
+      ownerId: ada.user.id,
+      name: 'Internal',
+      deleted: false,
+      revision: 0,
+      createdAt: collection.createdAt,
+    };
     expect((await lookup(`/internal/collections/${collection.id}`)).json()).toEqual({ collection: snapshot });
     await harness.call('DELETE', `/api/collections/${collection.id}`, ada);
-    expect((await lookup(`/internal/collections/${collection.id}`)).json()).toEqual({ collection: { ...snapshot, deleted: true, revision: 1 } });
+    expect((await lookup(`/internal/collections/${collection.id}`)).json()).toEqual({
+      collection: { ...snapshot, deleted: true, revision: 1 },
+    });
     expectProblem(await lookup(`/internal/collections/${newId()}`), 404);
     expectProblem(await lookup('/internal/collections/nope'), 404);
   });

@@ -1,14 +1,31 @@
 import { newId } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CollectionsHarness, collectionsHarness, collectionsHarnessWith, expectProblem, ISO_MILLIS, type TestUser, totalsAndRecount } from '../support.js';
+import {
+  type CollectionsHarness,
+  collectionsHarness,
+  collectionsHarnessWith,
+  expectProblem,
+  ISO_MILLIS,
+  type TestUser,
+  totalsAndRecount,
+} from '../support.js';
 
 let harness: CollectionsHarness, ada: TestUser, bob: TestUser;
-beforeAll(async () => ({ harness, users: [ada, bob] } = await collectionsHarnessWith(['ada', 'bob'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [ada, bob],
+    } = await collectionsHarnessWith(['ada', 'bob'])),
+);
 afterAll(() => harness.close());
 
 describe('POST /api/saved-items', () => {
   it('saves a recipe and answers with the item, its content and the content’s author', async () => {
-    const recipe = await harness.content('recipe', bob.user.id, { title: 'Kodachrome 64', coverImageUrl: 'https://cdn.example.com/k.jpg' });
+    const recipe = await harness.content('recipe', bob.user.id, {
+      title: 'Kodachrome 64',
+      coverImageUrl: 'https://cdn.example.com/k.jpg',
+    });
     const response = await harness.save(ada, { contentType: 'recipe', contentId: recipe.id });
     expect(response.statusCode).toBe(201);
     expect(response.json()).toEqual({
@@ -18,7 +35,11 @@ describe('POST /api/saved-items', () => {
         contentType: 'recipe',
         contentId: recipe.id,
         createdAt: expect.stringMatching(ISO_MILLIS),
-        content: { title: 'Kodachrome 64', coverImageUrl: 'https://cdn.example.com/k.jpg', author: { id: bob.user.id, username: 'bob', avatarUrl: null } },
+        content: {
+          title: 'Kodachrome 64',
+          coverImageUrl: 'https://cdn.example.com/k.jpg',
+          author: { id: bob.user.id, username: 'bob', avatarUrl: null },
+        },
       },
     });
   });
@@ -30,15 +51,21 @@ describe('POST /api/saved-items', () => {
     expect(again.statusCode).toBe(200);
     expect(again.json().savedItem).toEqual(first);
     // Another user saving it gets an item of their own.
-    expect((await harness.save(bob, { contentType: 'post', contentId: post.id })).json().savedItem.id).not.toBe(first.id);
+    expect((await harness.save(bob, { contentType: 'post', contentId: post.id })).json().savedItem.id).not.toBe(
+      first.id,
+    );
   });
 
   it('makes one saved item of ten concurrent saves of the same content', async () => {
     const recipe = await harness.content('recipe', bob.user.id);
-    const responses = await Promise.all(Array.from({ length: 10 }, () => harness.save(ada, { contentType: 'recipe', contentId: recipe.id })));
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () => harness.save(ada, { contentType: 'recipe', contentId: recipe.id })),
+    );
     expect(responses.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
     expect(new Set(responses.map((r) => r.json().savedItem.id)).size).toBe(1);
-    const { rows } = await harness.pool.query('SELECT count(*)::int AS n FROM saved_items WHERE content_id = $1', [recipe.id]);
+    const { rows } = await harness.pool.query('SELECT count(*)::int AS n FROM saved_items WHERE content_id = $1', [
+      recipe.id,
+    ]);
     expect(rows[0].n).toBe(1);
     const { kept, counted } = await totalsAndRecount(harness.pool);
     expect(kept).toEqual(counted);
@@ -49,7 +76,11 @@ describe('POST /api/saved-items', () => {
     const recipe = await harness.content('recipe', author.user.id, { quietly: true, title: 'Fresh' });
     const response = await harness.save(ada, { contentType: 'recipe', contentId: recipe.id });
     expect(response.statusCode).toBe(201);
-    expect(response.json().savedItem.content).toEqual({ title: 'Fresh', coverImageUrl: null, author: { id: author.user.id, username: 'fresh_author', avatarUrl: null } });
+    expect(response.json().savedItem.content).toEqual({
+      title: 'Fresh',
+      coverImageUrl: null,
+      author: { id: author.user.id, username: 'fresh_author', avatarUrl: null },
+    });
     const { rows } = await harness.pool.query('SELECT title FROM content_items WHERE id = $1', [recipe.id]);
     expect(rows).toEqual([{ title: 'Fresh' }]);
   });
@@ -112,7 +143,10 @@ describe('DELETE /api/saved-items/{id}', () => {
     const recipe = await harness.content('recipe', bob.user.id);
     const kept = await harness.saved(ada, 'post', (await harness.content('post', bob.user.id)).id);
     const item = await harness.saved(ada, 'recipe', recipe.id);
-    const [first, second] = [await harness.collectionOf(ada, item.id, kept.id), await harness.collectionOf(ada, item.id)];
+    const [first, second] = [
+      await harness.collectionOf(ada, item.id, kept.id),
+      await harness.collectionOf(ada, item.id),
+    ];
     expect([await harness.itemCount(first), await harness.itemCount(second)]).toEqual([2, 1]);
 
     const response = await harness.unsave(ada, item.id);

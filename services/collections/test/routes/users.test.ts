@@ -4,11 +4,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CollectionsHarness, collectionsHarnessWith, expectProblem, type TestUser } from '../support.js';
 
 let harness: CollectionsHarness, author: TestUser;
-beforeAll(async () => ({ harness, users: [author] } = await collectionsHarnessWith(['author'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [author],
+    } = await collectionsHarnessWith(['author'])),
+);
 afterAll(() => harness.close());
 
 interface Listed {
-  savedItems: { id: string; contentType: string; content: { title: string; coverImageUrl: string | null; author: { avatarUrl: string | null } } }[];
+  savedItems: {
+    id: string;
+    contentType: string;
+    content: { title: string; coverImageUrl: string | null; author: { avatarUrl: string | null } };
+  }[];
   pagination: { page: number; limit: number; total: number; totalPages: number; nextCursor: string | null };
 }
 
@@ -23,14 +33,26 @@ const ids = (listing: Listed) => listing.savedItems.map((item) => item.id);
 
 async function save(user: TestUser, contentType: 'recipe' | 'post', title = 'T'): Promise<string> {
   const content = await harness.content(contentType, author.user.id, { title });
-  const response = await harness.app.inject({ method: 'POST', url: '/api/saved-items', payload: { contentType, contentId: content.id }, headers: user.headers });
+  const response = await harness.app.inject({
+    method: 'POST',
+    url: '/api/saved-items',
+    payload: { contentType, contentId: content.id },
+    headers: user.headers,
+  });
   return response.json().savedItem.id;
 }
 
 async function collect(user: TestUser, savedItemIds: string[]): Promise<string> {
-  const { collection } = (await harness.app.inject({ method: 'POST', url: '/api/collections', payload: { name: 'c' }, headers: user.headers })).json();
+  const { collection } = (
+    await harness.app.inject({ method: 'POST', url: '/api/collections', payload: { name: 'c' }, headers: user.headers })
+  ).json();
   for (const savedItemId of savedItemIds) {
-    await harness.app.inject({ method: 'POST', url: `/api/collections/${collection.id}/items`, payload: { savedItemId }, headers: user.headers });
+    await harness.app.inject({
+      method: 'POST',
+      url: `/api/collections/${collection.id}/items`,
+      payload: { savedItemId },
+      headers: user.headers,
+    });
   }
   return collection.id;
 }
@@ -57,7 +79,11 @@ beforeAll(async () => {
   shelf = await collector();
 });
 
-async function allPages(userId: string, query: string, limit: number): Promise<{ ids: string[]; totals: number[]; pages: number }> {
+async function allPages(
+  userId: string,
+  query: string,
+  limit: number,
+): Promise<{ ids: string[]; totals: number[]; pages: number }> {
   const first = await listed(userId, `?limit=${limit}${query}`);
   const collectedIds = [...ids(first)];
   const totals = [first.pagination.total];
@@ -80,7 +106,11 @@ describe('GET /api/users/{id}/saved-items', () => {
       contentType: 'post',
       contentId: expect.any(String),
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
-      content: { title: 'item 29', coverImageUrl: null, author: { id: author.user.id, username: 'author', avatarUrl: null } },
+      content: {
+        title: 'item 29',
+        coverImageUrl: null,
+        author: { id: author.user.id, username: 'author', avatarUrl: null },
+      },
     });
   });
 
@@ -113,12 +143,21 @@ describe('GET /api/users/{id}/saved-items', () => {
     expect(expectProblem(await list(shelf.user.user.id, `?content_type=${value}`), 400).code).toBe('VALIDATION_ERROR');
   });
 
-  it.each(['page=0', 'page=-1', 'page=1.5', 'limit=0', 'limit=abc', 'page=1e3'])('answers 400 for %s', async (query) => {
-    expectProblem(await list(shelf.user.user.id, `?${query}`), 400);
-  });
+  it.each(['page=0', 'page=-1', 'page=1.5', 'limit=0', 'limit=abc', 'page=1e3'])(
+    'answers 400 for %s',
+    async (query) => {
+      expectProblem(await list(shelf.user.user.id, `?${query}`), 400);
+    },
+  );
 
   it('clamps the limit to 100, and answers a page past the end with no items and the true totals', async () => {
-    expect((await listed(shelf.user.user.id, '?limit=1000')).pagination).toEqual({ page: 1, limit: 100, total: 30, totalPages: 1, nextCursor: null });
+    expect((await listed(shelf.user.user.id, '?limit=1000')).pagination).toEqual({
+      page: 1,
+      limit: 100,
+      total: 30,
+      totalPages: 1,
+      nextCursor: null,
+    });
     expect(await listed(shelf.user.user.id, '?page=50&standalone=true')).toEqual({
       savedItems: [],
       pagination: { page: 50, limit: 12, total: 20, totalPages: 2, nextCursor: null },
@@ -128,7 +167,9 @@ describe('GET /api/users/{id}/saved-items', () => {
   it('breaks ties in createdAt by id, newest id first', async () => {
     const user = await harness.user('tie_breaker');
     const saved = [await save(user, 'recipe'), await save(user, 'post'), await save(user, 'recipe')];
-    await harness.pool.query("UPDATE saved_items SET created_at = '2026-01-01T00:00:00Z' WHERE user_id = $1", [user.user.id]);
+    await harness.pool.query("UPDATE saved_items SET created_at = '2026-01-01T00:00:00Z' WHERE user_id = $1", [
+      user.user.id,
+    ]);
     expect(ids(await listed(user.user.id))).toEqual([...saved].sort().reverse());
   });
 
@@ -136,7 +177,13 @@ describe('GET /api/users/{id}/saved-items', () => {
     expectProblem(await list(newId()), 404);
     expectProblem(await list('author'), 404);
     const fresh = await harness.user('fresh_one', { quietly: true });
-    expect((await listed(fresh.user.id)).pagination).toEqual({ page: 1, limit: 12, total: 0, totalPages: 0, nextCursor: null });
+    expect((await listed(fresh.user.id)).pagination).toEqual({
+      page: 1,
+      limit: 12,
+      total: 0,
+      totalPages: 0,
+      nextCursor: null,
+    });
   });
 
   it('is public by default, but an invalid token is still 401', async () => {
@@ -163,7 +210,11 @@ describe('GET /api/users/{id}/saved-items while the user saves and unsaves', () 
     };
     const queries = ['', '&standalone=true', '&content_type=recipe', '&content_type=post&standalone=true'];
     let reads = 0;
-    const answers = await readWhileWriting(() => listed(user.user.id, `?limit=100${queries[reads++ % queries.length]}`), churn, 2);
+    const answers = await readWhileWriting(
+      () => listed(user.user.id, `?limit=100${queries[reads++ % queries.length]}`),
+      churn,
+      2,
+    );
     expect(pagesAtOdds(answers, (answer) => answer.savedItems)).toEqual([]);
   });
 });
@@ -173,11 +224,25 @@ describe('saved items stay current', () => {
     const reader = await harness.user('reader');
     const painter = await harness.user('painter');
     const recipe = await harness.content('recipe', painter.user.id, { title: 'Old title' });
-    await harness.app.inject({ method: 'POST', url: '/api/saved-items', payload: { contentType: 'recipe', contentId: recipe.id }, headers: reader.headers });
+    await harness.app.inject({
+      method: 'POST',
+      url: '/api/saved-items',
+      payload: { contentType: 'recipe', contentId: recipe.id },
+      headers: reader.headers,
+    });
 
-    await harness.publish(recipeUpdated, { ...recipe, title: 'New title', coverImageUrl: 'https://cdn.example.com/new.jpg', revision: 2 });
+    await harness.publish(recipeUpdated, {
+      ...recipe,
+      title: 'New title',
+      coverImageUrl: 'https://cdn.example.com/new.jpg',
+      revision: 2,
+    });
     await harness.publish(recipeUpdated, { ...recipe, title: 'Stale title', revision: 1 });
-    await harness.publish(userUpdated, { ...painter.user, avatarUrl: 'https://cdn.example.com/painter.png', revision: 1 });
+    await harness.publish(userUpdated, {
+      ...painter.user,
+      avatarUrl: 'https://cdn.example.com/painter.png',
+      revision: 1,
+    });
 
     const [item] = (await listed(reader.user.id)).savedItems;
     expect(item!.content).toEqual({
@@ -192,12 +257,15 @@ describe('saved items stay current', () => {
     const quiet = await harness.user('quiet_author', { quietly: true });
     const post = await harness.content('post', quiet.user.id);
     // Saved straight into the table: the author's event is still on its way.
-    await harness.pool.query("INSERT INTO saved_items (id, user_id, content_type, content_id) VALUES ($1, $2, 'post', $3)", [
-      newId(),
-      reader.user.id,
-      post.id,
-    ]);
-    expect((await listed(reader.user.id)).savedItems[0]!.content.author).toEqual({ id: quiet.user.id, username: 'quiet_author', avatarUrl: null });
+    await harness.pool.query(
+      "INSERT INTO saved_items (id, user_id, content_type, content_id) VALUES ($1, $2, 'post', $3)",
+      [newId(), reader.user.id, post.id],
+    );
+    expect((await listed(reader.user.id)).savedItems[0]!.content.author).toEqual({
+      id: quiet.user.id,
+      username: 'quiet_author',
+      avatarUrl: null,
+    });
   });
 });
 
@@ -205,7 +273,13 @@ describe('SAVED_ITEMS_VISIBILITY=owner', () => {
   let owners: CollectionsHarness;
   let ada: TestUser;
   let bob: TestUser;
-  beforeAll(async () => ({ harness: owners, users: [ada, bob] } = await collectionsHarnessWith(['ada', 'bob'], { SAVED_ITEMS_VISIBILITY: 'owner' })));
+  beforeAll(
+    async () =>
+      ({
+        harness: owners,
+        users: [ada, bob],
+      } = await collectionsHarnessWith(['ada', 'bob'], { SAVED_ITEMS_VISIBILITY: 'owner' })),
+  );
   afterAll(() => owners.close());
 
   const listAs = (user: TestUser | undefined, userId: string, query = '') =>
@@ -243,8 +317,13 @@ describe('GET /api/users/{id}/collections', () => {
     const second = (await harness.call('GET', `/api/users/${owner.user.id}/collections?limit=3&page=2`)).json();
     expect(second.collections.map((c: { name: string }) => c.name)).toEqual(['one']);
     const past = (await harness.call('GET', `/api/users/${owner.user.id}/collections?page=9`)).json();
-    expect(past).toEqual({ collections: [], pagination: { page: 9, limit: 12, total: 4, totalPages: 1, nextCursor: null } });
-    expect((await harness.call('GET', `/api/users/${owner.user.id}/collections?limit=500`)).json().pagination.limit).toBe(100);
+    expect(past).toEqual({
+      collections: [],
+      pagination: { page: 9, limit: 12, total: 4, totalPages: 1, nextCursor: null },
+    });
+    expect(
+      (await harness.call('GET', `/api/users/${owner.user.id}/collections?limit=500`)).json().pagination.limit,
+    ).toBe(100);
   });
 
   it('answers each page from one snapshot while the user deletes and creates collections', async () => {

@@ -1,6 +1,13 @@
 import { callerOf } from '@recipes/auth';
 import { type CommentTargetType, listPagination, listRequest } from '@recipes/contracts';
-import { answerSpending, type App, type LimitHook, type LimitPolicy, problemResponses, withListLinks } from '@recipes/http';
+import {
+  answerSpending,
+  type App,
+  type LimitHook,
+  type LimitPolicy,
+  problemResponses,
+  withListLinks,
+} from '@recipes/http';
 import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
 import type { FastifyReply } from 'fastify';
 import type { Comments } from '../comments.js';
@@ -20,7 +27,9 @@ import {
 
 export interface CommentRoutesOptions {
   comments: Comments;
-  /** One limit per caller shared by every kind of target and by posts and edits, so it is made once and handed to each. */
+  /**
+   * One limit per caller shared by every kind of target and by posts and edits, so it is made once and handed to each.
+   */
   limitPerCaller: LimitHook;
   /** Users a caller may notify per window, spent from this service's `budgets` table as a request mentions them. */
   notificationBudget: LimitPolicy;
@@ -29,13 +38,19 @@ export interface CommentRoutesOptions {
 
 const plural: Record<CommentTargetType, string> = { recipe: 'recipes', collection: 'collections', post: 'posts' };
 
-/** `GET` and `POST /{id}/comments`, `PATCH` and `DELETE /{id}/comments/{commentId}`, for one kind of target; each URL prefix registers its own kind. */
+/**
+ * `GET` and `POST /{id}/comments`, `PATCH` and `DELETE /{id}/comments/{commentId}`, for one kind of target; each URL
+ * prefix registers its own kind.
+ */
 export function commentRoutes(type: CommentTargetType) {
   const tags = [plural[type]];
   // Operation ids name the kind: listRecipeComments, createPostComment, …
   const kind = `${type[0]!.toUpperCase()}${type.slice(1)}`;
 
-  return async function routes(app: App, { comments, limitPerCaller, notificationBudget, idempotency }: CommentRoutesOptions) {
+  return async function routes(
+    app: App,
+    { comments, limitPerCaller, notificationBudget, idempotency }: CommentRoutesOptions,
+  ) {
     /** Pays for what the request notifies: where the budget stands is announced on `reply`, or 429 past it. */
     const payerFor = (reply: FastifyReply): NotificationPayer => ({
       budget: notificationBudget,
@@ -57,8 +72,16 @@ export function commentRoutes(type: CommentTargetType) {
       },
       async (request, reply) => {
         const filter = { topLevelOnly: request.query.topLevel };
-        const { comments: found, total, next } = await comments.list({ type, id: request.params.id }, filter, listRequest(request.query));
-        return withListLinks(request, reply, { comments: found, total, pagination: listPagination(request.query, total, next, commentCursor) });
+        const {
+          comments: found,
+          total,
+          next,
+        } = await comments.list({ type, id: request.params.id }, filter, listRequest(request.query));
+        return withListLinks(request, reply, {
+          comments: found,
+          total,
+          pagination: listPagination(request.query, total, next, commentCursor),
+        });
       },
     );
 
@@ -77,13 +100,26 @@ export function commentRoutes(type: CommentTargetType) {
           headers: idempotencyKeyHeaders,
           params: targetParams,
           body: newCommentBody,
-          response: { 201: commentAddedResponse, ...problemResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 503) },
+          response: {
+            201: commentAddedResponse,
+            ...problemResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 503),
+          },
         },
       },
       async (request, reply) => {
         const target = { type, id: request.params.id };
-        const comment = await comments.add(target, callerOf(request).id, request.body.content, request.id, payerFor(reply), request.body.parentId);
-        request.log.info({ commentId: comment.id, parentId: comment.parentId, targetType: type, targetId: target.id }, 'comment added');
+        const comment = await comments.add(
+          target,
+          callerOf(request).id,
+          request.body.content,
+          request.id,
+          payerFor(reply),
+          request.body.parentId,
+        );
+        request.log.info(
+          { commentId: comment.id, parentId: comment.parentId, targetType: type, targetId: target.id },
+          'comment added',
+        );
         return reply.code(201).send({ message: 'Comment added successfully', comment });
       },
     );
@@ -105,7 +141,14 @@ export function commentRoutes(type: CommentTargetType) {
       },
       async (request, reply) => {
         const target = { type, id: request.params.id };
-        const comment = await comments.edit(target, request.params.commentId, callerOf(request).id, request.body.content, request.id, payerFor(reply));
+        const comment = await comments.edit(
+          target,
+          request.params.commentId,
+          callerOf(request).id,
+          request.body.content,
+          request.id,
+          payerFor(reply),
+        );
         request.log.info({ commentId: comment.id, targetType: type, targetId: target.id }, 'comment edited');
         return { comment };
       },
@@ -127,7 +170,10 @@ export function commentRoutes(type: CommentTargetType) {
       async (request) => {
         const target = { type, id: request.params.id };
         await comments.remove(target, request.params.commentId, callerOf(request).id, request.id);
-        request.log.info({ commentId: request.params.commentId, targetType: type, targetId: target.id }, 'comment deleted');
+        request.log.info(
+          { commentId: request.params.commentId, targetType: type, targetId: target.id },
+          'comment deleted',
+        );
         return { message: 'Comment deleted' as const };
       },
     );

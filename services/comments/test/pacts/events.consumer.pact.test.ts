@@ -41,7 +41,10 @@ beforeAll(async () => {
   harness = await serviceHarness(commentsService, {
     env: { USERS_INTERNAL_URL: unreachable, CONTENT_INTERNAL_URL: unreachable, COLLECTIONS_INTERNAL_URL: unreachable },
   });
-  ({ pool, parts: { directories } } = harness);
+  ({
+    pool,
+    parts: { directories },
+  } = harness);
   handle = (body) => harness.deliver(eventEnvelopeSchema.parse(body));
 });
 
@@ -67,7 +70,8 @@ function receive(pact: MessageConsumerPact, definition: EventDefinition, example
 }
 
 const createdAt = '2026-11-22T10:00:00.000Z';
-const eventsPact = (producer: string) => new MessageConsumerPact({ consumer: 'comments', provider: pactNames.events(producer), dir: pactsDir });
+const eventsPact = (producer: string) =>
+  new MessageConsumerPact({ consumer: 'comments', provider: pactNames.events(producer), dir: pactsDir });
 /** Who owns a target, as comments decides whether it may be commented on. */
 const ownerOf = () => targetOwners(directories.content, directories.collections);
 
@@ -82,7 +86,12 @@ describe('from the users service', () => {
   });
 
   it('user.updated: the new avatar shows', async () => {
-    const grace = { id: '0190f5a4-0000-7000-8000-000000000002', username: 'pact_grace', avatarUrl: 'https://cdn.example.com/grace.png', revision: 1 };
+    const grace = {
+      id: '0190f5a4-0000-7000-8000-000000000002',
+      username: 'pact_grace',
+      avatarUrl: 'https://cdn.example.com/grace.png',
+      revision: 1,
+    };
     await receive(pact, userUpdated, grace, async () => {
       expect(await directories.users.findById(grace.id)).toEqual(grace);
     });
@@ -98,19 +107,42 @@ describe('from the users service', () => {
   });
 
   it('user.unblocked: they may again', async () => {
-    await receive(pact, userUnblocked, { ...relation, blocked: false, revision: 2, lastUnblockedAt: createdAt }, async () => {
-      expect(await directories.relations.blocks(blocker, blocked)).toBe(false);
-    });
+    await receive(
+      pact,
+      userUnblocked,
+      { ...relation, blocked: false, revision: 2, lastUnblockedAt: createdAt },
+      async () => {
+        expect(await directories.relations.blocks(blocker, blocked)).toBe(false);
+      },
+    );
   });
 
   it('user.session.ended: the session’s tokens are refused, through a restart', async () => {
     const sessionId = '0190f5a4-0000-7000-8000-000000000005';
-    const token = harness.tokenFor({ id: blocker, username: 'pact_blocker', sessionId, issuedAt: Math.floor(Date.now() / 1000) });
+    const token = harness.tokenFor({
+      id: blocker,
+      username: 'pact_blocker',
+      sessionId,
+      issuedAt: Math.floor(Date.now() / 1000),
+    });
     const read = async (app = harness.app) =>
-      (await app.inject({ method: 'GET', url: `/api/recipes/${blocked}/comments`, headers: { authorization: `Bearer ${token}` } })).statusCode;
+      (
+        await app.inject({
+          method: 'GET',
+          url: `/api/recipes/${blocked}/comments`,
+          headers: { authorization: `Bearer ${token}` },
+        })
+      ).statusCode;
     expect(await read()).not.toBe(401);
     // tokensExpireBy far ahead, so that the end is still worth keeping when the message is handled.
-    const ended = { userId: blocker, sessionIds: [sessionId], notBefore: null, reason: 'logout', endedAt: createdAt, tokensExpireBy: '2099-11-22T10:15:01.000Z' };
+    const ended = {
+      userId: blocker,
+      sessionIds: [sessionId],
+      notBefore: null,
+      reason: 'logout',
+      endedAt: createdAt,
+      tokensExpireBy: '2099-11-22T10:15:01.000Z',
+    };
     await receive(pact, userSessionEnded, ended, async () => {
       expect(await read()).toBe(401);
       expect(await read(await harness.anotherApp({}))).toBe(401);
@@ -119,11 +151,19 @@ describe('from the users service', () => {
 
   it('user.deleted: their comments and what knew them go, and comments confirms', async () => {
     const leaver = '0190f5a4-0000-7000-8000-000000000006';
-    await harness.deliver(createEvent(userCreated, { id: leaver, username: 'pact_leaver', avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: 'c' }));
+    await harness.deliver(
+      createEvent(
+        userCreated,
+        { id: leaver, username: 'pact_leaver', avatarUrl: null, revision: 0 },
+        { producer: 'users', correlationId: 'c' },
+      ),
+    );
     const deleted = { userId: leaver, deletedAt: createdAt, sessionIds: [], tokensExpireBy: createdAt };
     await receive(pact, userDeleted, deleted, async () => {
       expect((await pool.query('SELECT id FROM users WHERE id = $1', [leaver])).rows).toEqual([]);
-      const { rows } = await pool.query("SELECT payload->'data'->>'userId' AS \"userId\" FROM outbox WHERE type = 'comments.user.erased'");
+      const { rows } = await pool.query(
+        "SELECT payload->'data'->>'userId' AS \"userId\" FROM outbox WHERE type = 'comments.user.erased'",
+      );
       expect(rows).toContainEqual({ userId: leaver });
     });
   });
@@ -143,16 +183,39 @@ describe('from the content service', () => {
   });
 
   it.each([
-    { definition: recipeCreated, type: 'recipe', example: snapshot('0190f5a4-0000-7000-8000-000000000011'), commentable: true },
+    {
+      definition: recipeCreated,
+      type: 'recipe',
+      example: snapshot('0190f5a4-0000-7000-8000-000000000011'),
+      commentable: true,
+    },
     {
       definition: recipeUpdated,
       type: 'recipe',
-      example: snapshot('0190f5a4-0000-7000-8000-000000000012', { coverImageUrl: 'https://cdn.example.com/c.jpg', revision: 1 }),
+      example: snapshot('0190f5a4-0000-7000-8000-000000000012', {
+        coverImageUrl: 'https://cdn.example.com/c.jpg',
+        revision: 1,
+      }),
       commentable: true,
     },
-    { definition: recipeDeleted, type: 'recipe', example: snapshot('0190f5a4-0000-7000-8000-000000000013', { deleted: true, revision: 1 }), commentable: false },
-    { definition: postCreated, type: 'post', example: snapshot('0190f5a4-0000-7000-8000-000000000014'), commentable: true },
-    { definition: postDeleted, type: 'post', example: snapshot('0190f5a4-0000-7000-8000-000000000015', { deleted: true, revision: 1 }), commentable: false },
+    {
+      definition: recipeDeleted,
+      type: 'recipe',
+      example: snapshot('0190f5a4-0000-7000-8000-000000000013', { deleted: true, revision: 1 }),
+      commentable: false,
+    },
+    {
+      definition: postCreated,
+      type: 'post',
+      example: snapshot('0190f5a4-0000-7000-8000-000000000014'),
+      commentable: true,
+    },
+    {
+      definition: postDeleted,
+      type: 'post',
+      example: snapshot('0190f5a4-0000-7000-8000-000000000015', { deleted: true, revision: 1 }),
+      commentable: false,
+    },
   ] as const)('$definition.type: commentable is $commentable', async ({ definition, type, example, commentable }) => {
     await receive(pact, definition, example, async () => {
       // A deleted item keeps no author: they may delete their account after (docs/api.md §11.2).
@@ -177,10 +240,16 @@ describe('from the collections service', () => {
 
   it.each([
     { definition: collectionCreated, example: snapshot('0190f5a4-0000-7000-8000-000000000021'), commentable: true },
-    { definition: collectionDeleted, example: snapshot('0190f5a4-0000-7000-8000-000000000022', { deleted: true, revision: 1 }), commentable: false },
+    {
+      definition: collectionDeleted,
+      example: snapshot('0190f5a4-0000-7000-8000-000000000022', { deleted: true, revision: 1 }),
+      commentable: false,
+    },
   ] as const)('$definition.type: commentable is $commentable', async ({ definition, example, commentable }) => {
     await receive(pact, definition, example, async () => {
-      expect(await directories.collections.find(example.id)).toEqual(example.deleted ? { ...example, ownerId: NOBODY } : example);
+      expect(await directories.collections.find(example.id)).toEqual(
+        example.deleted ? { ...example, ownerId: NOBODY } : example,
+      );
       expect(await ownerOf()({ type: 'collection', id: example.id })).toBe(commentable ? example.ownerId : undefined);
     });
   });

@@ -1,5 +1,19 @@
-import { commentTargetTypeSchema, eventCatalogue, mentionKindSchema, newId, commentsUserErased } from '@recipes/contracts';
-import { erasureConfirmation, type EventProducer, missingConsumerPacts, pactNames, pactsForProvider, unmadeMessages, verifyEventsProvider } from '@recipes/testing/pact';
+import {
+  commentTargetTypeSchema,
+  eventCatalogue,
+  mentionKindSchema,
+  newId,
+  commentsUserErased,
+} from '@recipes/contracts';
+import {
+  erasureConfirmation,
+  type EventProducer,
+  missingConsumerPacts,
+  pactNames,
+  pactsForProvider,
+  unmadeMessages,
+  verifyEventsProvider,
+} from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CommentsHarness, commentsHarness, generousLimits } from '../support.js';
 
@@ -22,13 +36,23 @@ type TargetType = 'recipe' | 'collection' | 'post';
  * Posts `content` on a fresh target of `type`, then, with `then`, deletes or edits the comment (the edit
  * mentions nobody); returns the outbox envelope of `eventType` that the last request caused.
  */
-async function commentAndRead(type: TargetType, eventType: string, content: (mentioned: string) => string, then?: 'delete' | 'edit') {
+async function commentAndRead(
+  type: TargetType,
+  eventType: string,
+  content: (mentioned: string) => string,
+  then?: 'delete' | 'edit',
+) {
   const author = harness.register(`author_${newId().slice(-8)}`);
   const mentioned = harness.register(`friend_${newId().slice(-8)}`);
   const target = harness.target(type);
   const send = async (method: 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) => {
     const requestId = `pact-${newId()}`;
-    const response = await harness.app.inject({ method, url, payload, headers: { authorization: `Bearer ${author.token}`, 'x-request-id': requestId } });
+    const response = await harness.app.inject({
+      method,
+      url,
+      payload,
+      headers: { authorization: `Bearer ${author.token}`, 'x-request-id': requestId },
+    });
     expect(response.statusCode).toBe(method === 'POST' ? 201 : 200);
     return { requestId, body: response.json() };
   };
@@ -46,11 +70,18 @@ async function commentAndRead(type: TargetType, eventType: string, content: (men
  * the `comment.created` it caused.
  */
 async function replyAndRead(type: TargetType) {
-  const [author, replied, mentioned] = ['author', 'replied', 'friend'].map((name) => harness.register(`${name}_${newId().slice(-8)}`));
+  const [author, replied, mentioned] = ['author', 'replied', 'friend'].map((name) =>
+    harness.register(`${name}_${newId().slice(-8)}`),
+  );
   const target = harness.target(type);
   const post = async (token: string, payload: object) => {
     const requestId = `pact-${newId()}`;
-    const response = await harness.app.inject({ method: 'POST', url: `/api/${type}s/${target}/comments`, payload, headers: { authorization: `Bearer ${token}`, 'x-request-id': requestId } });
+    const response = await harness.app.inject({
+      method: 'POST',
+      url: `/api/${type}s/${target}/comments`,
+      payload,
+      headers: { authorization: `Bearer ${token}`, 'x-request-id': requestId },
+    });
     expect(response.statusCode).toBe(201);
     return { requestId, comment: response.json().comment };
   };
@@ -63,19 +94,31 @@ async function replyAndRead(type: TargetType) {
 
 const isReply = (example: unknown) => typeof (example as { parentId?: unknown })?.parentId === 'string';
 
-const targetTypeOf = (example: unknown) => commentTargetTypeSchema.catch('recipe').parse((example as { targetType?: unknown })?.targetType);
+const targetTypeOf = (example: unknown) =>
+  commentTargetTypeSchema.catch('recipe').parse((example as { targetType?: unknown })?.targetType);
 const mentionTargetTypeOf = (example: unknown) =>
-  commentTargetTypeSchema.parse(mentionKindSchema.catch('recipe_comment').parse((example as { kind?: unknown })?.kind).replace('_comment', ''));
+  commentTargetTypeSchema.parse(
+    mentionKindSchema
+      .catch('recipe_comment')
+      .parse((example as { kind?: unknown })?.kind)
+      .replace('_comment', ''),
+  );
 
 /** The consumer's example data picks the situation: which kind of target, which mention store. */
 const producers: Record<string, EventProducer> = {
   'comment.created': (example) =>
-    isReply(example) ? replyAndRead(targetTypeOf(example)) : commentAndRead(targetTypeOf(example), 'comment.created', () => 'Lovely tones'),
-  'comment.updated': (example) => commentAndRead(targetTypeOf(example), 'comment.updated', () => 'Lovely tones', 'edit'),
-  'comment.deleted': (example) => commentAndRead(targetTypeOf(example), 'comment.deleted', () => 'Lovely tones', 'delete'),
-  'comment.mention.created': (example) => commentAndRead(mentionTargetTypeOf(example), 'comment.mention.created', (name) => `Look, @${name}!`),
+    isReply(example)
+      ? replyAndRead(targetTypeOf(example))
+      : commentAndRead(targetTypeOf(example), 'comment.created', () => 'Lovely tones'),
+  'comment.updated': (example) =>
+    commentAndRead(targetTypeOf(example), 'comment.updated', () => 'Lovely tones', 'edit'),
+  'comment.deleted': (example) =>
+    commentAndRead(targetTypeOf(example), 'comment.deleted', () => 'Lovely tones', 'delete'),
+  'comment.mention.created': (example) =>
+    commentAndRead(mentionTargetTypeOf(example), 'comment.mention.created', (name) => `Look, @${name}!`),
   // Taken out by an edit; a deletion takes it out by the same trigger.
-  'comment.mention.deleted': (example) => commentAndRead(mentionTargetTypeOf(example), 'comment.mention.deleted', (name) => `Look, @${name}!`, 'edit'),
+  'comment.mention.deleted': (example) =>
+    commentAndRead(mentionTargetTypeOf(example), 'comment.mention.deleted', (name) => `Look, @${name}!`, 'edit'),
   [commentsUserErased.type]: () => erasureConfirmation(harness, 'comments'),
 };
 

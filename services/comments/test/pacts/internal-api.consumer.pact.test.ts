@@ -61,8 +61,13 @@ describe('users-api', () => {
         body: { users: [{ id: uuid(id), username: 'Pact_Grace', avatarUrl: null, revision: integer(0) }] },
       });
     await pact.executeTest(async (server) => {
-      const found = await new UserDirectory({ pool, usersUrl: server.url }).findByUsernames(['PACT_GRACE', 'pact_nobody']);
-      expect([...found.entries()]).toEqual([['pact_grace', { id, username: 'Pact_Grace', avatarUrl: null, revision: 0 }]]);
+      const found = await new UserDirectory({ pool, usersUrl: server.url }).findByUsernames([
+        'PACT_GRACE',
+        'pact_nobody',
+      ]);
+      expect([...found.entries()]).toEqual([
+        ['pact_grace', { id, username: 'Pact_Grace', avatarUrl: null, revision: 0 }],
+      ]);
     });
   });
 });
@@ -133,7 +138,9 @@ describe('collections-api', () => {
     await pact.executeTest(async (server) => {
       const directory = new CollectionDirectory({ pool, collectionsUrl: server.url });
       const ownerOf = targetOwners(new ContentDirectory({ pool, contentUrl: 'http://127.0.0.1:9' }), directory);
-      expect(await ownerOf({ type: 'collection', id })).toBe(deleted ? undefined : '0190f5a4-0000-7000-8000-0000000001b1');
+      expect(await ownerOf({ type: 'collection', id })).toBe(
+        deleted ? undefined : '0190f5a4-0000-7000-8000-0000000001b1',
+      );
     });
   });
 

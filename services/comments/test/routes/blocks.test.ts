@@ -1,6 +1,15 @@
 import { createEvent, userBlocked, type UserRelation, userUnblocked } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, type CommentsHarness, commentsHarness, commentsUrl, expectProblem, generousLimits, type Kind, kinds } from '../support.js';
+import {
+  bearer,
+  type CommentsHarness,
+  commentsHarness,
+  commentsUrl,
+  expectProblem,
+  generousLimits,
+  type Kind,
+  kinds,
+} from '../support.js';
 
 /**
  * Blocks, as the comments service follows them (docs/api.md §10): a blocked user cannot comment on the
@@ -17,17 +26,30 @@ const unique = (prefix: string) => `${prefix}_b${++counter}`;
 /** `blocker`'s block of `blocked` (or its end), as the users service announces it. */
 function blockEvent(blocker: { id: string }, blocked: { id: string }, on: boolean, revision: number) {
   const at = new Date().toISOString();
-  const relation: UserRelation = { userId: blocker.id, targetId: blocked.id, muted: false, blocked: on, revision, changedAt: at, lastUnblockedAt: on ? null : at };
+  const relation: UserRelation = {
+    userId: blocker.id,
+    targetId: blocked.id,
+    muted: false,
+    blocked: on,
+    revision,
+    changedAt: at,
+    lastUnblockedAt: on ? null : at,
+  };
   return createEvent(on ? userBlocked : userUnblocked, relation, { producer: 'users', correlationId: 'test-block' });
 }
 
 const post = (kind: Kind, target: string, token: string, content: string) =>
   harness.app.inject({ method: 'POST', url: commentsUrl(kind, target), payload: { content }, headers: bearer(token) });
-const mentioned = async (kind: Kind, commentId: string) => (await harness.mentionRows(kind, commentId)).map((row) => row.mentioned_user_id).sort();
+const mentioned = async (kind: Kind, commentId: string) =>
+  (await harness.mentionRows(kind, commentId)).map((row) => row.mentioned_user_id).sort();
 
 describe.each(kinds)('a blocked user and the blocker’s %s', (kind) => {
   it('cannot comment on it or edit a comment there (403), changing nothing; others can; after the unblock they can again', async () => {
-    const [blocker, blocked, other] = [harness.register(unique('Blocker')), harness.register(unique('Blocked')), harness.register(unique('Other'))];
+    const [blocker, blocked, other] = [
+      harness.register(unique('Blocker')),
+      harness.register(unique('Blocked')),
+      harness.register(unique('Other')),
+    ];
     const target = harness.target(kind, blocker.user.id);
     const before = await post(kind, target, blocked.token, 'before the block');
     expect(before.statusCode).toBe(201);
@@ -54,10 +76,19 @@ describe.each(kinds)('a blocked user and the blocker’s %s', (kind) => {
   });
 
   it('comments elsewhere, but their mention of the blocker is not stored; other mentions are', async () => {
-    const [blocker, blocked, friend] = [harness.register(unique('Mentioned')), harness.register(unique('Mentioner')), harness.register(unique('Friend'))];
+    const [blocker, blocked, friend] = [
+      harness.register(unique('Mentioned')),
+      harness.register(unique('Mentioner')),
+      harness.register(unique('Friend')),
+    ];
     await harness.deliver(blockEvent(blocker.user, blocked.user, true, 1));
     const target = harness.target(kind);
-    const response = await post(kind, target, blocked.token, `hello @${blocker.user.username} and @${friend.user.username}`);
+    const response = await post(
+      kind,
+      target,
+      blocked.token,
+      `hello @${blocker.user.username} and @${friend.user.username}`,
+    );
     expect(response.statusCode).toBe(201);
     const { comment } = response.json();
     expect(comment.content).toBe(`hello @${blocker.user.username} and @${friend.user.username}`);

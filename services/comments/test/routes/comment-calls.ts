@@ -14,7 +14,8 @@ export function commentCalls(harnessOf: () => CommentsHarness) {
     /** A username no other test uses. */
     unique: (prefix: string) => `${prefix}_${++counter}`,
     post,
-    get: (kind: Kind, id: string, query = '') => harnessOf().app.inject({ method: 'GET', url: `${commentsUrl(kind, id)}${query}` }),
+    get: (kind: Kind, id: string, query = '') =>
+      harnessOf().app.inject({ method: 'GET', url: `${commentsUrl(kind, id)}${query}` }),
     /** A comment posted by the holder of `token`, which must be created (201). */
     async commented(kind: Kind, id: string, token: string, content: string, requestId = newId()) {
       const response = await post(kind, id, { content }, { ...bearer(token), 'x-request-id': requestId });

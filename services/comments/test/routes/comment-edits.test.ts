@@ -1,6 +1,15 @@
 import { newId } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, type CommentsHarness, commentsHarness, commentsUrl, expectProblem, generousLimits, type Kind, kinds } from '../support.js';
+import {
+  bearer,
+  type CommentsHarness,
+  commentsHarness,
+  commentsUrl,
+  expectProblem,
+  generousLimits,
+  type Kind,
+  kinds,
+} from '../support.js';
 
 /** Editing and deleting comments: who may, what the mention stores and the outbox then hold. */
 let harness: CommentsHarness;
@@ -11,7 +20,12 @@ let counter = 0;
 const unique = (prefix: string) => `${prefix}_e${++counter}`;
 
 async function commented(kind: Kind, target: string, token: string, content: string) {
-  const response = await harness.app.inject({ method: 'POST', url: commentsUrl(kind, target), payload: { content }, headers: bearer(token) });
+  const response = await harness.app.inject({
+    method: 'POST',
+    url: commentsUrl(kind, target),
+    payload: { content },
+    headers: bearer(token),
+  });
   expect(response.statusCode).toBe(201);
   return response.json().comment as { id: string; content: string; editedAt: string | null };
 }
@@ -24,33 +38,71 @@ const edit = (kind: Kind, target: string, commentId: string, payload: unknown, t
     headers: { ...(token ? bearer(token) : {}), 'x-request-id': requestId },
   });
 const remove = (kind: Kind, target: string, commentId: string, token?: string, requestId = newId()) =>
-  harness.app.inject({ method: 'DELETE', url: `${commentsUrl(kind, target)}/${commentId}`, headers: { ...(token ? bearer(token) : {}), 'x-request-id': requestId } });
-const list = async (kind: Kind, target: string) => (await harness.app.inject({ method: 'GET', url: commentsUrl(kind, target) })).json();
+  harness.app.inject({
+    method: 'DELETE',
+    url: `${commentsUrl(kind, target)}/${commentId}`,
+    headers: { ...(token ? bearer(token) : {}), 'x-request-id': requestId },
+  });
+const list = async (kind: Kind, target: string) =>
+  (await harness.app.inject({ method: 'GET', url: commentsUrl(kind, target) })).json();
 
-const mentioned = async (kind: Kind, commentId: string) => (await harness.mentionRows(kind, commentId)).map((row) => row.mentioned_user_id).sort();
-const eventsOf = async (correlationId: string, type: string) => (await harness.outboxEvents(correlationId, type)).map((event) => event.data);
+const mentioned = async (kind: Kind, commentId: string) =>
+  (await harness.mentionRows(kind, commentId)).map((row) => row.mentioned_user_id).sort();
+const eventsOf = async (correlationId: string, type: string) =>
+  (await harness.outboxEvents(correlationId, type)).map((event) => event.data);
 
 describe.each(kinds)('editing a comment on a %s', (kind) => {
   it('changes the text, sets editedAt, and moves the mentions with it: new ones announced, dropped ones retracted', async () => {
     const author = harness.register(unique('Author'));
-    const [kept, dropped, added] = [harness.register(unique('Kept')), harness.register(unique('Dropped')), harness.register(unique('Added'))];
+    const [kept, dropped, added] = [
+      harness.register(unique('Kept')),
+      harness.register(unique('Dropped')),
+      harness.register(unique('Added')),
+    ];
     const target = harness.target(kind);
-    const comment = await commented(kind, target, author.token, `hi @${kept.user.username} and @${dropped.user.username}`);
+    const comment = await commented(
+      kind,
+      target,
+      author.token,
+      `hi @${kept.user.username} and @${dropped.user.username}`,
+    );
     expect(comment.editedAt).toBeNull();
 
     const requestId = newId();
-    const response = await edit(kind, target, comment.id, { content: `  hi @${kept.user.username} and @${added.user.username}  ` }, author.token, requestId);
+    const response = await edit(
+      kind,
+      target,
+      comment.id,
+      { content: `  hi @${kept.user.username} and @${added.user.username}  ` },
+      author.token,
+      requestId,
+    );
     expect(response.statusCode).toBe(200);
     const { comment: edited } = response.json();
-    expect(edited).toMatchObject({ id: comment.id, content: `hi @${kept.user.username} and @${added.user.username}`, author: { id: author.user.id } });
+    expect(edited).toMatchObject({
+      id: comment.id,
+      content: `hi @${kept.user.username} and @${added.user.username}`,
+      author: { id: author.user.id },
+    });
     expect(Date.parse(edited.editedAt)).toBeGreaterThanOrEqual(Date.parse(edited.createdAt));
     expect((await list(kind, target)).comments).toEqual([edited]);
 
     expect(await mentioned(kind, comment.id)).toEqual([kept.user.id, added.user.id].sort());
-    expect((await eventsOf(requestId, 'comment.mention.created')).map((data) => data.mentionedUserId)).toEqual([added.user.id]);
+    expect((await eventsOf(requestId, 'comment.mention.created')).map((data) => data.mentionedUserId)).toEqual([
+      added.user.id,
+    ]);
     const retracted = await eventsOf(requestId, 'comment.mention.deleted');
-    expect(retracted).toEqual([expect.objectContaining({ mentionedUserId: dropped.user.id, commentId: comment.id, actorId: author.user.id, targetId: target })]);
-    expect(await eventsOf(requestId, 'comment.updated')).toEqual([expect.objectContaining({ id: comment.id, editedAt: edited.editedAt })]);
+    expect(retracted).toEqual([
+      expect.objectContaining({
+        mentionedUserId: dropped.user.id,
+        commentId: comment.id,
+        actorId: author.user.id,
+        targetId: target,
+      }),
+    ]);
+    expect(await eventsOf(requestId, 'comment.updated')).toEqual([
+      expect.objectContaining({ id: comment.id, editedAt: edited.editedAt }),
+    ]);
   });
 
   it('lets nobody but the author edit (403), and changes nothing then', async () => {
@@ -94,8 +146,12 @@ describe.each(kinds)('deleting a comment on a %s', (kind) => {
     expect(after.comments.map((c: { id: string }) => c.id)).toEqual([kept.id]);
     expect(after.total).toBe(1);
     expect(await mentioned(kind, comment.id)).toEqual([]);
-    expect(await eventsOf(requestId, 'comment.mention.deleted')).toEqual([expect.objectContaining({ mentionedUserId: friend.user.id, commentId: comment.id })]);
-    expect(await eventsOf(requestId, 'comment.deleted')).toEqual([expect.objectContaining({ id: comment.id, targetType: kind, targetId: target, authorId: author.user.id })]);
+    expect(await eventsOf(requestId, 'comment.mention.deleted')).toEqual([
+      expect.objectContaining({ mentionedUserId: friend.user.id, commentId: comment.id }),
+    ]);
+    expect(await eventsOf(requestId, 'comment.deleted')).toEqual([
+      expect.objectContaining({ id: comment.id, targetType: kind, targetId: target, authorId: author.user.id }),
+    ]);
 
     expectProblem(await remove(kind, target, comment.id, author.token), 404);
     expectProblem(await edit(kind, target, comment.id, { content: 'back?' }, author.token), 404);

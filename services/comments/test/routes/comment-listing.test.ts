@@ -1,7 +1,16 @@
 import { newId } from '@recipes/contracts';
 import { pagesAtOdds, readWhileWriting } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, type CommentsHarness, commentsHarness, commentsUrl, expectProblem, generousLimits, type Kind, kinds } from '../support.js';
+import {
+  bearer,
+  type CommentsHarness,
+  commentsHarness,
+  commentsUrl,
+  expectProblem,
+  generousLimits,
+  type Kind,
+  kinds,
+} from '../support.js';
 import { commentCalls } from './comment-calls.js';
 
 let harness: CommentsHarness;
@@ -19,10 +28,24 @@ describe('listing', () => {
     const third = await commented('recipe', target, token, 'third');
     await commented('recipe', harness.target('recipe'), token, 'elsewhere');
 
-    expect((await get('recipe', target)).json().comments.map((c: { id: string }) => c.id)).toEqual([first.id, second.id, third.id]);
+    expect((await get('recipe', target)).json().comments.map((c: { id: string }) => c.id)).toEqual([
+      first.id,
+      second.id,
+      third.id,
+    ]);
     const page2 = (await get('recipe', target, '?page=2&limit=2')).json();
-    expect(page2).toEqual({ comments: [third], total: 3, pagination: { page: 2, limit: 2, total: 3, totalPages: 2, nextCursor: null } });
-    expect((await get('recipe', target, '?limit=1000')).json().pagination).toEqual({ page: 1, limit: 100, total: 3, totalPages: 1, nextCursor: null });
+    expect(page2).toEqual({
+      comments: [third],
+      total: 3,
+      pagination: { page: 2, limit: 2, total: 3, totalPages: 2, nextCursor: null },
+    });
+    expect((await get('recipe', target, '?limit=1000')).json().pagination).toEqual({
+      page: 1,
+      limit: 100,
+      total: 3,
+      totalPages: 1,
+      nextCursor: null,
+    });
     expect((await get('recipe', target, '?page=9&limit=2')).json()).toEqual({
       comments: [],
       total: 3,
@@ -39,7 +62,11 @@ describe('listing', () => {
       // Another client: one comment deleted, then one added, over and over; the total moves with each.
       const churn = async () => {
         for (let round = 0; round < 20; round++) {
-          const deleted = await harness.app.inject({ method: 'DELETE', url: `${commentsUrl(kind, target)}/${live.shift()}`, headers: bearer(token) });
+          const deleted = await harness.app.inject({
+            method: 'DELETE',
+            url: `${commentsUrl(kind, target)}/${live.shift()}`,
+            headers: bearer(token),
+          });
           expect(deleted.statusCode).toBe(200);
           live.push((await commented(kind, target, token, `comment ${20 + round}`)).id);
         }

@@ -2,7 +2,16 @@ import { generateSigningKeyPair, TOKEN_ALGORITHM } from '@recipes/auth';
 import { createEvent, newId, userCreated } from '@recipes/contracts';
 import { createSigner } from 'fast-jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, type CommentsHarness, commentsHarness, commentsUrl, expectProblem, generousLimits, type Kind, kinds } from '../support.js';
+import {
+  bearer,
+  type CommentsHarness,
+  commentsHarness,
+  commentsUrl,
+  expectProblem,
+  generousLimits,
+  type Kind,
+  kinds,
+} from '../support.js';
 import { commentCalls } from './comment-calls.js';
 
 let harness: CommentsHarness;
@@ -70,7 +79,12 @@ describe('content rules', () => {
 
   it('ignores unknown body fields', async () => {
     const { token } = harness.register(unique('Extra'));
-    const response = await post('post', harness.target('post'), { content: 'hi', author: 'someone else', id: newId() }, bearer(token));
+    const response = await post(
+      'post',
+      harness.target('post'),
+      { content: 'hi', author: 'someone else', id: newId() },
+      bearer(token),
+    );
     expect(response.statusCode).toBe(201);
   });
 });
@@ -91,7 +105,11 @@ describe('authentication', () => {
     const claims = { sub: user.id, username: user.username };
     const tokens = {
       garbage: 'not-a-token',
-      expired: forge({ ...claims, iat: Math.floor(Date.now() / 1000) - 7200, exp: Math.floor(Date.now() / 1000) - 3600 }),
+      expired: forge({
+        ...claims,
+        iat: Math.floor(Date.now() / 1000) - 7200,
+        exp: Math.floor(Date.now() / 1000) - 3600,
+      }),
       'wrong audience': forge({ ...claims, aud: 'someone-else' }),
       'signed by another key': forge(claims, generateSigningKeyPair().privateKey),
       'alg none': `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url({ ...claims, iss: harness.config.JWT_ISSUER, aud: harness.config.JWT_AUDIENCE })}.`,
@@ -101,14 +119,17 @@ describe('authentication', () => {
       expectProblem(await post(kind, target, { content: 'hi' }), 401);
       expectProblem(await post(kind, newId(), { content: '' }), 401);
       expectProblem(await post(kind, 'not-a-uuid', { content: 5 }), 401);
-      for (const token of Object.values(tokens)) expectProblem(await post(kind, target, { content: 'hi' }, bearer(token)), 401);
+      for (const token of Object.values(tokens))
+        expectProblem(await post(kind, target, { content: 'hi' }, bearer(token)), 401);
     }
     expect((await post('recipe', target, { content: 'hi' }, bearer(forge(claims)))).statusCode).toBe(201);
   });
 
   it('refuses a well-signed token of a user the users service does not know', async () => {
     const token = forge({ sub: newId(), username: 'ghost_user' });
-    expect(expectProblem(await post('recipe', harness.target('recipe'), { content: 'boo' }, bearer(token)), 401).code).toBe('UNAUTHORIZED');
+    expect(
+      expectProblem(await post('recipe', harness.target('recipe'), { content: 'boo' }, bearer(token)), 401).code,
+    ).toBe('UNAUTHORIZED');
   });
 
   it('validates the body before looking for the target: 400, then 404', async () => {
@@ -138,7 +159,9 @@ describe('mentions', () => {
 
   it('mentions nobody in an email address, or in a name of 31 characters', async () => {
     const ada = harness.register(unique('Ada')).user;
-    expect(await mentionedIn(`mail ${ada.username}@example.com or x@${ada.username}, @${ada.username}${'x'.repeat(31)}`)).toEqual([]);
+    expect(
+      await mentionedIn(`mail ${ada.username}@example.com or x@${ada.username}, @${ada.username}${'x'.repeat(31)}`),
+    ).toEqual([]);
   });
 
   it('mentions the first ten users who exist, in text order, not counting unknown names or the author', async () => {
@@ -148,7 +171,12 @@ describe('mentions', () => {
     const requestId = `ten-${newId()}`;
     const comment = await commented('recipe', harness.target('recipe'), author.token, content, requestId);
     const rows = await harness.mentionRows('recipe', comment.id);
-    expect(rows.map((row) => row.mentioned_user_id).sort()).toEqual(users.slice(0, 10).map((user) => user.id).sort());
+    expect(rows.map((row) => row.mentioned_user_id).sort()).toEqual(
+      users
+        .slice(0, 10)
+        .map((user) => user.id)
+        .sort(),
+    );
     expect(await harness.outboxEvents(requestId, 'comment.mention.created')).toHaveLength(10);
   });
 
@@ -169,10 +197,16 @@ describe('rate limit', () => {
   it('limits comments per caller across every kind of target, with Retry-After', async () => {
     const limited = await harness.anotherApp({ COMMENT_LIMIT_PER_MINUTE: '3' });
     const send = (kind: Kind, token: string) =>
-      limited.inject({ method: 'POST', url: commentsUrl(kind, harness.target(kind)), payload: { content: 'again' }, headers: bearer(token) });
+      limited.inject({
+        method: 'POST',
+        url: commentsUrl(kind, harness.target(kind)),
+        payload: { content: 'again' },
+        headers: bearer(token),
+      });
     const eager = harness.register(unique('Eager'));
     const statuses = [];
-    for (const kind of ['recipe', 'post', 'collection', 'recipe'] as const) statuses.push((await send(kind, eager.token)).statusCode);
+    for (const kind of ['recipe', 'post', 'collection', 'recipe'] as const)
+      statuses.push((await send(kind, eager.token)).statusCode);
     expect(statuses).toEqual([201, 201, 201, 429]);
     const refused = await send('post', eager.token);
     expect(expectProblem(refused, 429).code).toBe('RATE_LIMITED');
@@ -180,7 +214,9 @@ describe('rate limit', () => {
 
     // Another caller is not affected, and reading is not limited.
     expect((await send('recipe', harness.register(unique('Calm')).token)).statusCode).toBe(201);
-    expect((await limited.inject({ method: 'GET', url: commentsUrl('recipe', harness.target('recipe')) })).statusCode).toBe(200);
+    expect(
+      (await limited.inject({ method: 'GET', url: commentsUrl('recipe', harness.target('recipe')) })).statusCode,
+    ).toBe(200);
   });
 });
 

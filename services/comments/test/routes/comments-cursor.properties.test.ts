@@ -3,7 +3,10 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, type CommentsHarness, commentsHarness, commentsUrl, generousLimits, kinds } from '../support.js';
 
-/** docs/api.md §10.1: a walk by cursor while comments are added and deleted sees each that stayed exactly once, in order. */
+/**
+ * docs/api.md §10.1: a walk by cursor while comments are added and deleted sees each that stayed exactly once, in
+ * order.
+ */
 let harness: CommentsHarness;
 beforeAll(async () => (harness = await commentsHarness(generousLimits)));
 afterAll(() => harness.close());
@@ -25,7 +28,12 @@ describe('walking a comment list by cursor', () => {
           const { token } = harness.register(`Walker_${++runs}`);
           const live: string[] = [];
           const add = async () => {
-            const response = await harness.app.inject({ method: 'POST', url: commentsUrl(kind, target), payload: { content: 'hello' }, headers: bearer(token) });
+            const response = await harness.app.inject({
+              method: 'POST',
+              url: commentsUrl(kind, target),
+              payload: { content: 'hello' },
+              headers: bearer(token),
+            });
             expect(response.statusCode).toBe(201);
             live.push(response.json().comment.id);
           };
@@ -34,7 +42,10 @@ describe('walking a comment list by cursor', () => {
 
           const seen = await walkWhileChanging(
             async (cursor) => {
-              const response = await harness.app.inject({ method: 'GET', url: `${commentsUrl(kind, target)}?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}` });
+              const response = await harness.app.inject({
+                method: 'GET',
+                url: `${commentsUrl(kind, target)}?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+              });
               expect(response.statusCode).toBe(200);
               const { comments, pagination } = response.json();
               return { ids: comments.map((comment: { id: string }) => comment.id), nextCursor: pagination.nextCursor };
@@ -44,16 +55,29 @@ describe('walking a comment list by cursor', () => {
                 if ('add' in next) await add();
                 else if (live.length > 0) {
                   const [id] = live.splice(next.remove % live.length, 1);
-                  const response = await harness.app.inject({ method: 'DELETE', url: `${commentsUrl(kind, target)}/${id}`, headers: bearer(token) });
+                  const response = await harness.app.inject({
+                    method: 'DELETE',
+                    url: `${commentsUrl(kind, target)}/${id}`,
+                    headers: bearer(token),
+                  });
                   expect(response.statusCode).toBe(200);
                 }
               }
             },
           );
 
-          const { rows } = await harness.pool.query<{ id: string }>('SELECT id FROM comments WHERE target_id = $1 ORDER BY created_at, id', [target]);
+          const { rows } = await harness.pool.query<{ id: string }>(
+            'SELECT id FROM comments WHERE target_id = $1 ORDER BY created_at, id',
+            [target],
+          );
           const rank = new Map(rows.map((row, i) => [row.id, i]));
-          expect(walkFaults(seen, [...before].filter((id) => live.includes(id)), (id) => rank.get(id) ?? Number.NaN)).toEqual([]);
+          expect(
+            walkFaults(
+              seen,
+              [...before].filter((id) => live.includes(id)),
+              (id) => rank.get(id) ?? Number.NaN,
+            ),
+          ).toEqual([]);
         },
       ),
       { numRuns: 30 },

@@ -16,7 +16,10 @@ afterAll(() => harness.close());
 
 const RUNS = 150;
 
-function expectConsidered(response: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, allowed: number[]) {
+function expectConsidered(
+  response: { statusCode: number; headers: Record<string, unknown>; json(): unknown },
+  allowed: number[],
+) {
   expect(allowed).toContain(response.statusCode);
   if (response.statusCode >= 400) {
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -53,7 +56,11 @@ describe('odd input', () => {
   });
 
   it('ids: anything in the path names nothing', async () => {
-    const id = fc.oneof(fc.string({ unit: 'grapheme', minLength: 1 }), fc.uuid(), fc.stringMatching(/^[0-9a-fA-F-]{30,40}$/));
+    const id = fc.oneof(
+      fc.string({ unit: 'grapheme', minLength: 1 }),
+      fc.uuid(),
+      fc.stringMatching(/^[0-9a-fA-F-]{30,40}$/),
+    );
     const kind = fc.constantFrom('recipes', 'collections', 'posts');
     await fc.assert(
       fc.asyncProperty(kind, id, async (prefix, raw) => {
@@ -100,7 +107,12 @@ describe('what a new comment writes', () => {
     const person = fc.nat({ max: PEOPLE - 1 });
     // Each word of the text, and the person it mentions, if any: mostly people, so that many texts name more than ten.
     const word = fc.oneof(
-      { arbitrary: fc.tuple(person, casing).map(([index, cased]) => ({ text: `@${cased(people[index]!.username)}`, mentions: people[index]!.id })), weight: 6 },
+      {
+        arbitrary: fc
+          .tuple(person, casing)
+          .map(([index, cased]) => ({ text: `@${cased(people[index]!.username)}`, mentions: people[index]!.id })),
+        weight: 6,
+      },
       casing.map((cased) => ({ text: `@${cased(author.user.username)}` })),
       fc.nat({ max: 99 }).map((n) => ({ text: `@nobody_${n}` })),
       person.map((index) => ({ text: `${people[index]!.username}@example.com` })),
@@ -108,41 +120,50 @@ describe('what a new comment writes', () => {
     );
     const separator = fc.constantFrom(' ', ', ', '\n', ' — ');
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...kinds), fc.array(word, { maxLength: 40, size: 'max' }), separator, async (kind, words, between) => {
-        const content = words.length === 0 ? 'no words' : words.map((w) => w.text).join(between);
-        const expected = [...new Set(words.flatMap((w) => (w.mentions ? [w.mentions] : [])))].slice(0, 10);
-        const target = harness.target(kind);
-        const requestId = newId();
-        const response = await harness.app.inject({
-          method: 'POST',
-          url: commentsUrl(kind, target),
-          payload: { content },
-          headers: { ...bearer(author.token), 'x-request-id': requestId },
-        });
-        expect(response.statusCode).toBe(201);
-        const comment = response.json().comment as { id: string; createdAt: string };
+      fc.asyncProperty(
+        fc.constantFrom(...kinds),
+        fc.array(word, { maxLength: 40, size: 'max' }),
+        separator,
+        async (kind, words, between) => {
+          const content = words.length === 0 ? 'no words' : words.map((w) => w.text).join(between);
+          const expected = [...new Set(words.flatMap((w) => (w.mentions ? [w.mentions] : [])))].slice(0, 10);
+          const target = harness.target(kind);
+          const requestId = newId();
+          const response = await harness.app.inject({
+            method: 'POST',
+            url: commentsUrl(kind, target),
+            payload: { content },
+            headers: { ...bearer(author.token), 'x-request-id': requestId },
+          });
+          expect(response.statusCode).toBe(201);
+          const comment = response.json().comment as { id: string; createdAt: string };
 
-        const rows = await harness.mentionRows(kind, comment.id);
-        expect(rows.map((row) => row.mentioned_user_id).sort()).toEqual([...expected].sort());
-        const announced = (await harness.outboxEvents(requestId, 'comment.mention.created')).map((event) => commentMentionCreated.data.parse(event.data));
-        expect(announced.map(({ mentionId, mentionedUserId, commentId }) => [mentionId, mentionedUserId, commentId]).sort()).toEqual(
-          rows.map((row) => [row.id, row.mentioned_user_id, comment.id]).sort(),
-        );
-        const created = await harness.outboxEvents(requestId, 'comment.created');
-        expect(created.map((event) => commentCreated.data.parse(event.data))).toEqual([
-          {
-            id: comment.id,
-            targetType: kind,
-            targetId: target,
-            authorId: author.user.id,
-            createdAt: comment.createdAt,
-            parentId: null,
-            targetOwnerId: expect.any(String),
-            repliedToAuthorId: null,
-            mentionedUserIds: [...expected],
-          },
-        ]);
-      }),
+          const rows = await harness.mentionRows(kind, comment.id);
+          expect(rows.map((row) => row.mentioned_user_id).sort()).toEqual([...expected].sort());
+          const announced = (await harness.outboxEvents(requestId, 'comment.mention.created')).map((event) =>
+            commentMentionCreated.data.parse(event.data),
+          );
+          expect(
+            announced
+              .map(({ mentionId, mentionedUserId, commentId }) => [mentionId, mentionedUserId, commentId])
+              .sort(),
+          ).toEqual(rows.map((row) => [row.id, row.mentioned_user_id, comment.id]).sort());
+          const created = await harness.outboxEvents(requestId, 'comment.created');
+          expect(created.map((event) => commentCreated.data.parse(event.data))).toEqual([
+            {
+              id: comment.id,
+              targetType: kind,
+              targetId: target,
+              authorId: author.user.id,
+              createdAt: comment.createdAt,
+              parentId: null,
+              targetOwnerId: expect.any(String),
+              repliedToAuthorId: null,
+              mentionedUserIds: [...expected],
+            },
+          ]);
+        },
+      ),
       { numRuns: RUNS },
     );
   });

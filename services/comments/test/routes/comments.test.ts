@@ -1,6 +1,24 @@
-import { collectionDeleted, commentCreated, commentMentionCreated, createEvent, eventEnvelopeSchema, newId, postDeleted, recipeDeleted } from '@recipes/contracts';
+import {
+  collectionDeleted,
+  commentCreated,
+  commentMentionCreated,
+  createEvent,
+  eventEnvelopeSchema,
+  newId,
+  postDeleted,
+  recipeDeleted,
+} from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, type CommentsHarness, commentsHarness, commentsUrl, expectProblem, generousLimits, type Kind, kinds } from '../support.js';
+import {
+  bearer,
+  type CommentsHarness,
+  commentsHarness,
+  commentsUrl,
+  expectProblem,
+  generousLimits,
+  type Kind,
+  kinds,
+} from '../support.js';
 import { commentCalls } from './comment-calls.js';
 
 let harness: CommentsHarness;
@@ -16,7 +34,11 @@ describe.each(kinds)('comments on a %s', (kind) => {
   it('lists nothing for a target without comments', async () => {
     const response = await get(kind, harness.target(kind));
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ comments: [], total: 0, pagination: { page: 1, limit: 50, total: 0, totalPages: 0, nextCursor: null } });
+    expect(response.json()).toEqual({
+      comments: [],
+      total: 0,
+      pagination: { page: 1, limit: 50, total: 0, totalPages: 0, nextCursor: null },
+    });
   });
 
   it('adds a comment by the caller, trimmed, as soon as target and caller exist, and lists it', async () => {
@@ -38,7 +60,11 @@ describe.each(kinds)('comments on a %s', (kind) => {
       },
     });
     const listed = await get(kind, target);
-    expect(listed.json()).toEqual({ comments: [body.comment], total: 1, pagination: { page: 1, limit: 50, total: 1, totalPages: 1, nextCursor: null } });
+    expect(listed.json()).toEqual({
+      comments: [body.comment],
+      total: 1,
+      pagination: { page: 1, limit: 50, total: 1, totalPages: 1, nextCursor: null },
+    });
   });
 
   it('writes comment.created in the same statement, and no mention for a comment without one', async () => {
@@ -48,7 +74,11 @@ describe.each(kinds)('comments on a %s', (kind) => {
     const comment = await commented(kind, target, token, 'no names here, just bob@example.com', requestId);
     const [event, ...more] = await harness.outboxEvents(requestId, 'comment.created');
     expect(more).toEqual([]);
-    expect(eventEnvelopeSchema.parse(event)).toMatchObject({ type: 'comment.created', version: 1, producer: 'comments' });
+    expect(eventEnvelopeSchema.parse(event)).toMatchObject({
+      type: 'comment.created',
+      version: 1,
+      producer: 'comments',
+    });
     expect(commentCreated.data.parse(event!.data)).toEqual({
       id: comment.id,
       targetType: kind,
@@ -69,11 +99,18 @@ describe.each(kinds)('comments on a %s', (kind) => {
     const author = harness.register(unique('Writer'));
     const [ada, grace] = [harness.register(unique('Ada')).user, harness.register(unique('Grace')).user];
     const requestId = `mentions-${newId()}`;
-    const comment = await commented(kind, target, author.token, `@${ada.username} and @${grace.username.toUpperCase()}, look!`, requestId);
+    const comment = await commented(
+      kind,
+      target,
+      author.token,
+      `@${ada.username} and @${grace.username.toUpperCase()}, look!`,
+      requestId,
+    );
 
     const rows = await harness.mentionRows(kind, comment.id);
     expect(rows.map((row) => row.mentioned_user_id).sort()).toEqual([ada.id, grace.id].sort());
-    for (const other of kinds.filter((k) => k !== kind)) expect(await harness.mentionRows(other, comment.id)).toEqual([]);
+    for (const other of kinds.filter((k) => k !== kind))
+      expect(await harness.mentionRows(other, comment.id)).toEqual([]);
 
     const events = await harness.outboxEvents(requestId, 'comment.mention.created');
     expect(events).toHaveLength(2);
@@ -106,7 +143,10 @@ describe.each(kinds)('comments on a %s', (kind) => {
   it('answers 404 for a target that never existed, for GET and POST alike', async () => {
     const { token } = harness.register(unique('Lost'));
     const missing = newId();
-    expect(expectProblem(await get(kind, missing), 404)).toMatchObject({ code: 'NOT_FOUND', detail: `${titles[kind]} not found` });
+    expect(expectProblem(await get(kind, missing), 404)).toMatchObject({
+      code: 'NOT_FOUND',
+      detail: `${titles[kind]} not found`,
+    });
     expectProblem(await post(kind, missing, { content: 'hello?' }, bearer(token)), 404);
   });
 
@@ -127,7 +167,11 @@ function deletion(kind: Kind, id: string) {
   const context = { producer: kind === 'collection' ? 'collections' : 'content', correlationId: 'deleted' };
   const createdAt = new Date().toISOString();
   if (kind === 'collection') {
-    return createEvent(collectionDeleted, { id, ownerId: newId(), name: 'Gone', deleted: true, revision: 1, createdAt }, context);
+    return createEvent(
+      collectionDeleted,
+      { id, ownerId: newId(), name: 'Gone', deleted: true, revision: 1, createdAt },
+      context,
+    );
   }
   const snapshot = { id, authorId: newId(), title: 'Gone', coverImageUrl: null, deleted: true, revision: 1, createdAt };
   return createEvent(kind === 'recipe' ? recipeDeleted : postDeleted, snapshot, context);
@@ -141,14 +185,19 @@ describe('targets', () => {
     expectProblem(await post('recipe', postId, { content: 'wrong door' }, bearer(token)), 404);
   });
 
-  it.each(['not-a-uuid', '12345', 'x'.repeat(100), '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5', "1' OR '1'='1", '%00', '%F0%9F%93%B7'])(
-    'answers 404 for the id %j',
-    async (id) => {
-      const { token } = harness.register(unique('Odd'));
-      for (const kind of kinds) {
-        expectProblem(await harness.app.inject({ method: 'GET', url: commentsUrl(kind, id) }), 404);
-        expectProblem(await post(kind, id, { content: 'hello' }, bearer(token)), 404);
-      }
-    },
-  );
+  it.each([
+    'not-a-uuid',
+    '12345',
+    'x'.repeat(100),
+    '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5',
+    "1' OR '1'='1",
+    '%00',
+    '%F0%9F%93%B7',
+  ])('answers 404 for the id %j', async (id) => {
+    const { token } = harness.register(unique('Odd'));
+    for (const kind of kinds) {
+      expectProblem(await harness.app.inject({ method: 'GET', url: commentsUrl(kind, id) }), 404);
+      expectProblem(await post(kind, id, { content: 'hello' }, bearer(token)), 404);
+    }
+  });
 });

@@ -1,7 +1,16 @@
 import fc from 'fast-check';
 import { collectionDeleted, createEvent, type EventEnvelope, postDeleted, recipeDeleted } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, type CommentsHarness, commentsHarness, commentsUrl, generousLimits, type Kind, kinds, stores } from '../support.js';
+import {
+  bearer,
+  type CommentsHarness,
+  commentsHarness,
+  commentsUrl,
+  generousLimits,
+  type Kind,
+  kinds,
+  stores,
+} from '../support.js';
 
 /**
  * A target deleted while comments are posted on it (docs/api.md §5): whatever the order of the comments,
@@ -16,8 +25,21 @@ const deletions = { recipe: recipeDeleted, post: postDeleted, collection: collec
 
 /** The target's deletion, as its owner service announces it. */
 function deletion(kind: Kind, id: string, ownerId: string): EventEnvelope {
-  const snapshot = { id, authorId: ownerId, ownerId, title: 'Gone', name: 'Gone', coverImageUrl: null, deleted: true, revision: 1, createdAt: new Date().toISOString() };
-  return createEvent(deletions[kind] as typeof recipeDeleted, snapshot, { producer: kind === 'collection' ? 'collections' : 'content', correlationId: `deleted-${id}` });
+  const snapshot = {
+    id,
+    authorId: ownerId,
+    ownerId,
+    title: 'Gone',
+    name: 'Gone',
+    coverImageUrl: null,
+    deleted: true,
+    revision: 1,
+    createdAt: new Date().toISOString(),
+  };
+  return createEvent(deletions[kind] as typeof recipeDeleted, snapshot, {
+    producer: kind === 'collection' ? 'collections' : 'content',
+    correlationId: `deleted-${id}`,
+  });
 }
 
 async function outboxOf(type: string, targetId: string): Promise<Record<string, string>[]> {
@@ -34,44 +56,57 @@ describe('a target deleted as it is commented on', () => {
   it('ends with nothing visible pointing at it, whatever the order of comments, its deletion and repeats', async () => {
     const step = fc.constantFrom('comment', 'deleted');
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...kinds), fc.array(step, { minLength: 1, maxLength: 6 }), fc.boolean(), async (kind, steps, together) => {
-        const owner = harness.register(`Owner_d${++run}`);
-        const author = harness.register(`Author_d${run}`);
-        const mentioned = harness.register(`Named_d${run}`);
-        const target = harness.target(kind, owner.user.id);
-        // The target is known before anything: the first comment stands for one posted long before.
-        const first = await harness.app.inject({ method: 'POST', url: commentsUrl(kind, target), payload: { content: `@${mentioned.user.username}` }, headers: bearer(author.token) });
-        expect(first.statusCode).toBe(201);
-        const deleted = deletion(kind, target, owner.user.id);
-        const act = async (what: string) => {
-          if (what === 'deleted') return harness.deliver(deleted);
-          const response = await harness.app.inject({
+      fc.asyncProperty(
+        fc.constantFrom(...kinds),
+        fc.array(step, { minLength: 1, maxLength: 6 }),
+        fc.boolean(),
+        async (kind, steps, together) => {
+          const owner = harness.register(`Owner_d${++run}`);
+          const author = harness.register(`Author_d${run}`);
+          const mentioned = harness.register(`Named_d${run}`);
+          const target = harness.target(kind, owner.user.id);
+          // The target is known before anything: the first comment stands for one posted long before.
+          const first = await harness.app.inject({
             method: 'POST',
             url: commentsUrl(kind, target),
-            payload: { content: `hi @${mentioned.user.username}` },
+            payload: { content: `@${mentioned.user.username}` },
             headers: bearer(author.token),
           });
-          expect([201, 404]).toContain(response.statusCode);
-        };
-        const all = steps.includes('deleted') ? steps : [...steps, 'deleted'];
-        if (together) await Promise.all(all.map(act));
-        else for (const what of all) await act(what);
+          expect(first.statusCode).toBe(201);
+          const deleted = deletion(kind, target, owner.user.id);
+          const act = async (what: string) => {
+            if (what === 'deleted') return harness.deliver(deleted);
+            const response = await harness.app.inject({
+              method: 'POST',
+              url: commentsUrl(kind, target),
+              payload: { content: `hi @${mentioned.user.username}` },
+              headers: bearer(author.token),
+            });
+            expect([201, 404]).toContain(response.statusCode);
+          };
+          const all = steps.includes('deleted') ? steps : [...steps, 'deleted'];
+          if (together) await Promise.all(all.map(act));
+          else for (const what of all) await act(what);
 
-        expect((await harness.app.inject({ method: 'GET', url: commentsUrl(kind, target) })).statusCode).toBe(404);
-        const { rows: live } = await harness.pool.query('SELECT id FROM comments WHERE target_id = $1 AND deleted_at IS NULL', [target]);
-        expect(live).toEqual([]);
-        const { rows: rows } = await harness.pool.query(
-          `SELECT m.id FROM ${stores[kind]} m JOIN comments c ON c.id = m.comment_id WHERE c.target_id = $1`,
-          [target],
-        );
-        expect(rows).toEqual([]);
-        const made = (await outboxOf('comment.mention.created', target)).map((data) => data.mentionId).sort();
-        const takenBack = (await outboxOf('comment.mention.deleted', target)).map((data) => data.mentionId).sort();
-        expect(takenBack).toEqual(made);
-        expect(made.length).toBeGreaterThan(0);
-        const created = (await outboxOf('comment.created', target)).map((data) => data.id).sort();
-        expect((await outboxOf('comment.deleted', target)).map((data) => data.id).sort()).toEqual(created);
-      }),
+          expect((await harness.app.inject({ method: 'GET', url: commentsUrl(kind, target) })).statusCode).toBe(404);
+          const { rows: live } = await harness.pool.query(
+            'SELECT id FROM comments WHERE target_id = $1 AND deleted_at IS NULL',
+            [target],
+          );
+          expect(live).toEqual([]);
+          const { rows: rows } = await harness.pool.query(
+            `SELECT m.id FROM ${stores[kind]} m JOIN comments c ON c.id = m.comment_id WHERE c.target_id = $1`,
+            [target],
+          );
+          expect(rows).toEqual([]);
+          const made = (await outboxOf('comment.mention.created', target)).map((data) => data.mentionId).sort();
+          const takenBack = (await outboxOf('comment.mention.deleted', target)).map((data) => data.mentionId).sort();
+          expect(takenBack).toEqual(made);
+          expect(made.length).toBeGreaterThan(0);
+          const created = (await outboxOf('comment.created', target)).map((data) => data.id).sort();
+          expect((await outboxOf('comment.deleted', target)).map((data) => data.id).sort()).toEqual(created);
+        },
+      ),
       { numRuns: 40 },
     );
   });

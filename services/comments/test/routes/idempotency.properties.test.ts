@@ -66,10 +66,19 @@ async function play(steps: Request[][]): Promise<{ sent: Sent[]; targets: string
         const response = await harness.app.inject({
           method: 'POST',
           url: `/api/recipes/${targets[each.target]}/comments`,
-          headers: { authorization: `Bearer ${callers[each.caller]!.token}`, 'idempotency-key': `run-${run}-key-${each.key}` },
+          headers: {
+            authorization: `Bearer ${callers[each.caller]!.token}`,
+            'idempotency-key': `run-${run}-key-${each.key}`,
+          },
           payload: { content: BODIES[each.body] },
         });
-        const answer: Sent = { ...each, step, status: response.statusCode, replayed: response.headers['idempotent-replayed'] === 'true', text: response.body };
+        const answer: Sent = {
+          ...each,
+          step,
+          status: response.statusCode,
+          replayed: response.headers['idempotent-replayed'] === 'true',
+          text: response.body,
+        };
         seen.set(kindOf(answer), (seen.get(kindOf(answer)) ?? 0) + 1);
         sent.push(answer);
       }),
@@ -82,7 +91,8 @@ const sameRequest = (a: Request, b: Request) => a.target === b.target && a.body 
 
 async function check({ sent, targets }: { sent: Sent[]; targets: string[] }): Promise<void> {
   const groups = new Map<string, Sent[]>();
-  for (const each of sent) groups.set(`${each.caller}/${each.key}`, [...(groups.get(`${each.caller}/${each.key}`) ?? []), each]);
+  for (const each of sent)
+    groups.set(`${each.caller}/${each.key}`, [...(groups.get(`${each.caller}/${each.key}`) ?? []), each]);
   const firsts: Sent[] = [];
   for (const group of groups.values()) {
     const first = group.filter((each) => each.status === 201 && !each.replayed);
@@ -93,7 +103,10 @@ async function check({ sent, targets }: { sent: Sent[]; targets: string[] }): Pr
       if (each.status === 409) {
         // In flight: another request with the key was sent in the same step and got through to the lock.
         const others = group.filter((other) => other !== each && other.step === each.step);
-        expect(others.some((other) => other.status !== 409), 'a 409 only while another with the key runs').toBe(true);
+        expect(
+          others.some((other) => other.status !== 409),
+          'a 409 only while another with the key runs',
+        ).toBe(true);
         continue;
       }
       expect(each.step, 'nothing is replayed before its first has answered').toBeGreaterThanOrEqual(first[0]!.step);
@@ -110,7 +123,10 @@ async function check({ sent, targets }: { sent: Sent[]; targets: string[] }): Pr
 
   // One effect each: the comments and their mention events are exactly those of the first requests.
   const ids = firsts.map((first) => JSON.parse(first.text).comment.id as string).sort();
-  const { rows } = await harness.pool.query<{ id: string }>('SELECT id FROM comments WHERE target_id = ANY($1::uuid[]) ORDER BY id', [targets]);
+  const { rows } = await harness.pool.query<{ id: string }>(
+    'SELECT id FROM comments WHERE target_id = ANY($1::uuid[]) ORDER BY id',
+    [targets],
+  );
   expect(rows.map((row) => row.id)).toEqual(ids);
   const events = await harness.pool.query<{ count: number }>(
     `SELECT count(*)::int AS count FROM outbox WHERE type = 'comment.mention.created' AND payload->'data'->>'commentId' = ANY($1::text[])`,
@@ -128,6 +144,7 @@ describe(`Idempotency-Key under random retries (seed ${SEED}; IDEMPOTENCY_SEED t
       { seed: SEED, numRuns: RUNS, endOnFailure: true },
     );
     console.log(`idempotency properties (seed ${SEED}): ${JSON.stringify(Object.fromEntries(seen))}`);
-    for (const kind of ['201', 'replay', '409', '422']) expect(seen.get(kind), `some answers were ${kind}`).toBeGreaterThan(0);
+    for (const kind of ['201', 'replay', '409', '422'])
+      expect(seen.get(kind), `some answers were ${kind}`).toBeGreaterThan(0);
   }, 120_000);
 });

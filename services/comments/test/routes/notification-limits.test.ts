@@ -2,7 +2,15 @@ import { newId } from '@recipes/contracts';
 import type { App } from '@recipes/http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, type CommentsHarness, commentsHarness, commentsUrl, expectProblem, generousLimits, type Kind } from '../support.js';
+import {
+  bearer,
+  type CommentsHarness,
+  commentsHarness,
+  commentsUrl,
+  expectProblem,
+  generousLimits,
+  type Kind,
+} from '../support.js';
 
 /**
  * What one user can make the service notify (docs/api.md §5): edits spend from the comment limit, mentions
@@ -18,8 +26,21 @@ const people = (prefix: string, count: number) => Array.from({ length: count }, 
 const naming = (users: { user: { username: string } }[]) => users.map(({ user }) => `@${user.username}`).join(' ');
 
 const send = (app: App, kind: Kind, target: string, token: string, content: string, requestId = newId()) =>
-  app.inject({ method: 'POST', url: commentsUrl(kind, target), payload: { content }, headers: { ...bearer(token), 'x-request-id': requestId } });
-const edit = (app: App, kind: Kind, target: string, commentId: string, token: string, content: string, requestId = newId()) =>
+  app.inject({
+    method: 'POST',
+    url: commentsUrl(kind, target),
+    payload: { content },
+    headers: { ...bearer(token), 'x-request-id': requestId },
+  });
+const edit = (
+  app: App,
+  kind: Kind,
+  target: string,
+  commentId: string,
+  token: string,
+  content: string,
+  requestId = newId(),
+) =>
   app.inject({
     method: 'PATCH',
     url: `${commentsUrl(kind, target)}/${commentId}`,
@@ -33,7 +54,8 @@ async function commented(app: App, kind: Kind, target: string, token: string, co
   return response.json().comment as { id: string; content: string };
 }
 
-const mentioned = async (kind: Kind, commentId: string) => (await harness.mentionRows(kind, commentId)).map((row) => row.mentioned_user_id).sort();
+const mentioned = async (kind: Kind, commentId: string) =>
+  (await harness.mentionRows(kind, commentId)).map((row) => row.mentioned_user_id).sort();
 const ids = (users: { user: { id: string } }[]) => users.map(({ user }) => user.id).sort();
 
 /** Every user the comment's `comment.mention.created` events name: whom it notified, over its whole life. */
@@ -55,7 +77,12 @@ function limitItem(header: unknown, name: string): { r: number; t: number } | un
     .map((entry) => entry.trim())
     .find((entry) => entry.startsWith(`"${name}";`));
   if (!item) return undefined;
-  const parameters = Object.fromEntries(item.split(';').slice(1).map((pair) => pair.split('=')));
+  const parameters = Object.fromEntries(
+    item
+      .split(';')
+      .slice(1)
+      .map((pair) => pair.split('=')),
+  );
   return { r: Number(parameters.r), t: Number(parameters.t) };
 }
 
@@ -93,7 +120,14 @@ describe('the notification budget', () => {
     const a = first.json().comment.id as string;
 
     // Of those, only users the comment never mentioned cost anything: two.
-    const edited = await edit(budgeted, 'recipe', recipe, a, author.token, `now ${naming([users[0]!, users[5]!, users[6]!])}`);
+    const edited = await edit(
+      budgeted,
+      'recipe',
+      recipe,
+      a,
+      author.token,
+      `now ${naming([users[0]!, users[5]!, users[6]!])}`,
+    );
     expect(edited.statusCode).toBe(200);
     expect(limitItem(edited.headers.ratelimit, 'notifications')?.r).toBe(13);
     expect(await mentioned('recipe', a)).toEqual(ids([users[0]!, users[5]!, users[6]!]));
@@ -107,7 +141,15 @@ describe('the notification budget', () => {
 
     // The twenty-first user, by an edit or by a new comment: refused, and nothing of either is stored.
     const editRequest = newId();
-    const refusedEdit = await edit(budgeted, 'recipe', recipe, a, author.token, `and ${naming([users[20]!])}`, editRequest);
+    const refusedEdit = await edit(
+      budgeted,
+      'recipe',
+      recipe,
+      a,
+      author.token,
+      `and ${naming([users[20]!])}`,
+      editRequest,
+    );
     expect(expectProblem(refusedEdit, 429).code).toBe('RATE_LIMITED');
     const retryAfter = Number(refusedEdit.headers['retry-after']);
     expect(retryAfter).toBeGreaterThan(0);
@@ -121,7 +163,9 @@ describe('the notification budget', () => {
     expect(await eventsOf(commentRequest)).toBe(0);
     const listed = (await budgeted.inject({ method: 'GET', url: commentsUrl('post', post) })).json();
     expect(listed.total).toBe(2);
-    const [{ content: unchanged }] = (await budgeted.inject({ method: 'GET', url: commentsUrl('recipe', recipe) })).json().comments;
+    const [{ content: unchanged }] = (
+      await budgeted.inject({ method: 'GET', url: commentsUrl('recipe', recipe) })
+    ).json().comments;
     expect(unchanged).toBe(`now ${naming([users[0]!, users[5]!, users[6]!])}`);
 
     // What notifies nobody new still goes through: a comment without mentions, an edit back to old ones.
@@ -129,7 +173,10 @@ describe('the notification budget', () => {
     expect((await edit(budgeted, 'recipe', recipe, a, author.token, naming(users.slice(0, 7)))).statusCode).toBe(200);
     expect(await mentioned('recipe', a)).toEqual(ids(users.slice(0, 7)));
     // Another author has a budget of their own.
-    expect((await send(budgeted, 'recipe', recipe, harness.register(unique('Quiet')).token, naming([users[20]!]))).statusCode).toBe(201);
+    expect(
+      (await send(budgeted, 'recipe', recipe, harness.register(unique('Quiet')).token, naming([users[20]!])))
+        .statusCode,
+    ).toBe(201);
   });
 
   it('is one budget for every instance of the service, kept in its database', async () => {
@@ -153,7 +200,9 @@ describe('the notification budget', () => {
     const target = harness.target('recipe');
     // Ten requests of three mentions each, at once: six fit in the budget of twenty.
     const responses = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => send(budgeted, 'recipe', target, author.token, naming(users.slice(i * 3, i * 3 + 3)))),
+      Array.from({ length: 10 }, (_, i) =>
+        send(budgeted, 'recipe', target, author.token, naming(users.slice(i * 3, i * 3 + 3))),
+      ),
     );
     expect(responses.filter((response) => response.statusCode === 201)).toHaveLength(6);
     expect(responses.filter((response) => response.statusCode === 429)).toHaveLength(4);
@@ -191,7 +240,10 @@ describe('the users one comment may ever mention', () => {
         // those of its names that are in that set once it is through.
         const ever: string[] = [];
         for (const indices of [initial, ...edits]) {
-          if (indices !== initial) expect((await edit(harness.app, 'recipe', target, comment.id, author.token, text(indices))).statusCode).toBe(200);
+          if (indices !== initial)
+            expect(
+              (await edit(harness.app, 'recipe', target, comment.id, author.token, text(indices))).statusCode,
+            ).toBe(200);
           const named = indices.map((index) => pool[index]!.user.id);
           for (const id of named) if (!ever.includes(id) && ever.length < 10) ever.push(id);
           expect(await mentioned('recipe', comment.id)).toEqual(named.filter((id) => ever.includes(id)).sort());

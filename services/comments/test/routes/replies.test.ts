@@ -1,6 +1,15 @@
 import { createEvent, newId, userBlocked } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, type CommentsHarness, commentsHarness, commentsUrl, expectProblem, generousLimits, type Kind, kinds } from '../support.js';
+import {
+  bearer,
+  type CommentsHarness,
+  commentsHarness,
+  commentsUrl,
+  expectProblem,
+  generousLimits,
+  type Kind,
+  kinds,
+} from '../support.js';
 
 /** Replies (docs/api.md §11.4): where they go, what they count, how they list, and what deleting a thread takes. */
 let harness: CommentsHarness;
@@ -18,23 +27,44 @@ interface ShownComment {
 }
 
 const post = (kind: Kind, target: string, token: string, payload: object, requestId = newId()) =>
-  harness.app.inject({ method: 'POST', url: commentsUrl(kind, target), payload, headers: { ...bearer(token), 'x-request-id': requestId } });
+  harness.app.inject({
+    method: 'POST',
+    url: commentsUrl(kind, target),
+    payload,
+    headers: { ...bearer(token), 'x-request-id': requestId },
+  });
 
-async function commented(kind: Kind, target: string, token: string, content: string, parentId?: string, requestId = newId()): Promise<ShownComment> {
+async function commented(
+  kind: Kind,
+  target: string,
+  token: string,
+  content: string,
+  parentId?: string,
+  requestId = newId(),
+): Promise<ShownComment> {
   const response = await post(kind, target, token, { content, ...(parentId ? { parentId } : {}) }, requestId);
   expect(response.statusCode).toBe(201);
   return response.json().comment;
 }
 
 const remove = (kind: Kind, target: string, commentId: string, token: string, requestId = newId()) =>
-  harness.app.inject({ method: 'DELETE', url: `${commentsUrl(kind, target)}/${commentId}`, headers: { ...bearer(token), 'x-request-id': requestId } });
-const list = async (kind: Kind, target: string, query = '') => (await harness.app.inject({ method: 'GET', url: `${commentsUrl(kind, target)}${query}` })).json();
-const replies = (commentId: string, query = '') => harness.app.inject({ method: 'GET', url: `/api/comments/${commentId}/replies${query}` });
-const eventsOf = async (correlationId: string, type: string) => (await harness.outboxEvents(correlationId, type)).map((event) => event.data);
+  harness.app.inject({
+    method: 'DELETE',
+    url: `${commentsUrl(kind, target)}/${commentId}`,
+    headers: { ...bearer(token), 'x-request-id': requestId },
+  });
+const list = async (kind: Kind, target: string, query = '') =>
+  (await harness.app.inject({ method: 'GET', url: `${commentsUrl(kind, target)}${query}` })).json();
+const replies = (commentId: string, query = '') =>
+  harness.app.inject({ method: 'GET', url: `/api/comments/${commentId}/replies${query}` });
+const eventsOf = async (correlationId: string, type: string) =>
+  (await harness.outboxEvents(correlationId, type)).map((event) => event.data);
 
 describe.each(kinds)('replies on a %s', (kind) => {
   it('stores a reply under its comment, and a reply to a reply under the top-level one, announcing who to tell', async () => {
-    const [owner, first, second, mentioned] = [unique('Owner'), unique('First'), unique('Second'), unique('Named')].map((name) => harness.register(name));
+    const [owner, first, second, mentioned] = [unique('Owner'), unique('First'), unique('Second'), unique('Named')].map(
+      (name) => harness.register(name),
+    );
     const target = harness.target(kind, owner!.user.id);
     const top = await commented(kind, target, first!.token, 'A question');
     expect(top).toMatchObject({ parentId: null, replyCount: 0 });
@@ -42,7 +72,14 @@ describe.each(kinds)('replies on a %s', (kind) => {
     const answer = await commented(kind, target, owner!.token, 'An answer', top.id);
     expect(answer).toMatchObject({ parentId: top.id, replyCount: 0 });
     const requestId = newId();
-    const deeper = await commented(kind, target, second!.token, `Thanks @${mentioned!.user.username}`, answer.id, requestId);
+    const deeper = await commented(
+      kind,
+      target,
+      second!.token,
+      `Thanks @${mentioned!.user.username}`,
+      answer.id,
+      requestId,
+    );
     expect(deeper).toMatchObject({ parentId: top.id, replyCount: 0 });
     // It remembers whom it answered, for the audits of what it notified.
     const { rows } = await harness.pool.query('SELECT replied_to_id FROM comments WHERE id = $1', [deeper.id]);
@@ -76,7 +113,13 @@ describe.each(kinds)('replies on a %s', (kind) => {
     const requestId = newId();
     const comment = await commented(kind, target, author.token, 'Nice', undefined, requestId);
     expect(await eventsOf(requestId, 'comment.created')).toEqual([
-      expect.objectContaining({ id: comment.id, parentId: null, targetOwnerId: owner.user.id, repliedToAuthorId: null, mentionedUserIds: [] }),
+      expect.objectContaining({
+        id: comment.id,
+        parentId: null,
+        targetOwnerId: owner.user.id,
+        repliedToAuthorId: null,
+        mentionedUserIds: [],
+      }),
     ]);
   });
 
@@ -94,7 +137,9 @@ describe.each(kinds)('replies on a %s', (kind) => {
   });
 
   it('deletes a thread with its replies, retracting their mentions, and a reply alone off its count', async () => {
-    const [owner, author, replier, named] = [unique('Owner'), unique('Author'), unique('Replier'), unique('Named')].map((name) => harness.register(name));
+    const [owner, author, replier, named] = [unique('Owner'), unique('Author'), unique('Replier'), unique('Named')].map(
+      (name) => harness.register(name),
+    );
     const target = harness.target(kind, owner!.user.id);
     const top = await commented(kind, target, author!.token, 'Top');
     const kept = await commented(kind, target, replier!.token, `Hi @${named!.user.username}`, top.id);
@@ -105,8 +150,12 @@ describe.each(kinds)('replies on a %s', (kind) => {
     const requestId = newId();
     expect((await remove(kind, target, top.id, owner!.token, requestId)).statusCode).toBe(200);
     expect(await list(kind, target)).toMatchObject({ comments: [], total: 0 });
-    expect((await eventsOf(requestId, 'comment.deleted')).map((data) => data.id).sort()).toEqual([top.id, kept.id].sort());
-    expect(await eventsOf(requestId, 'comment.mention.deleted')).toEqual([expect.objectContaining({ commentId: kept.id, mentionedUserId: named!.user.id })]);
+    expect((await eventsOf(requestId, 'comment.deleted')).map((data) => data.id).sort()).toEqual(
+      [top.id, kept.id].sort(),
+    );
+    expect(await eventsOf(requestId, 'comment.mention.deleted')).toEqual([
+      expect.objectContaining({ commentId: kept.id, mentionedUserId: named!.user.id }),
+    ]);
     expect(await harness.mentionRows(kind, kept.id)).toEqual([]);
     expectProblem(await replies(top.id), 404);
     expectProblem(await post(kind, target, author!.token, { content: 'Too late', parentId: kept.id }), 404);
@@ -119,7 +168,15 @@ describe('the check order of a reply', () => {
     const target = harness.target('recipe', owner.user.id);
     const top = await commented('recipe', target, owner.token, 'Mine');
     const at = new Date().toISOString();
-    const relation = { userId: owner.user.id, targetId: blocked.user.id, muted: false, blocked: true, revision: 1, changedAt: at, lastUnblockedAt: null };
+    const relation = {
+      userId: owner.user.id,
+      targetId: blocked.user.id,
+      muted: false,
+      blocked: true,
+      revision: 1,
+      changedAt: at,
+      lastUnblockedAt: null,
+    };
     await harness.deliver(createEvent(userBlocked, relation, { producer: 'users', correlationId: 'test-block' }));
     expectProblem(await post('recipe', target, blocked.token, { content: 'Reply', parentId: newId() }), 404);
     expectProblem(await post('recipe', target, blocked.token, { content: 'Reply', parentId: top.id }), 403);
@@ -132,11 +189,17 @@ describe('replyCount under concurrency', () => {
     const repliers = Array.from({ length: 6 }, () => harness.register(unique('Replier')));
     const target = harness.target('recipe', owner.user.id);
     const top = await commented('recipe', target, owner.token, 'Top');
-    const early = await Promise.all(repliers.map((replier) => commented('recipe', target, replier.token, 'Early', top.id)));
+    const early = await Promise.all(
+      repliers.map((replier) => commented('recipe', target, replier.token, 'Early', top.id)),
+    );
     // Half of the early replies go while as many new ones come, some to a reply that is going.
     const results = await Promise.all([
-      ...early.filter((_, index) => index % 2 === 0).map((reply, index) => remove('recipe', target, reply.id, repliers[index * 2]!.token)),
-      ...repliers.map((replier, index) => post('recipe', target, replier.token, { content: 'Late', parentId: early[index]!.id })),
+      ...early
+        .filter((_, index) => index % 2 === 0)
+        .map((reply, index) => remove('recipe', target, reply.id, repliers[index * 2]!.token)),
+      ...repliers.map((replier, index) =>
+        post('recipe', target, replier.token, { content: 'Late', parentId: early[index]!.id }),
+      ),
     ]);
     expect(results.every((response) => [200, 201, 404].includes(response.statusCode))).toBe(true);
 
@@ -144,7 +207,10 @@ describe('replyCount under concurrency', () => {
     const { comments } = await list('recipe', target, '?topLevel=true');
     expect(comments[0].replyCount).toBe(listed.comments.length);
     expect(listed.pagination.total).toBe(listed.comments.length);
-    const { rows } = await harness.pool.query('SELECT count(*)::int AS n FROM comments WHERE parent_id = $1 AND deleted_at IS NULL', [top.id]);
+    const { rows } = await harness.pool.query(
+      'SELECT count(*)::int AS n FROM comments WHERE parent_id = $1 AND deleted_at IS NULL',
+      [top.id],
+    );
     expect(rows[0].n).toBe(listed.comments.length);
   });
 });
@@ -155,7 +221,8 @@ describe('GET /api/comments/{id}/replies', () => {
     const target = harness.target('post');
     const top = await commented('post', target, author.token, 'Top');
     const made: string[] = [];
-    for (let index = 0; index < 23; index++) made.push((await commented('post', target, author.token, `Reply ${index}`, top.id)).id);
+    for (let index = 0; index < 23; index++)
+      made.push((await commented('post', target, author.token, `Reply ${index}`, top.id)).id);
 
     const first = await replies(top.id);
     expect(first.statusCode).toBe(200);
@@ -168,7 +235,9 @@ describe('GET /api/comments/{id}/replies', () => {
     const second = await replies(top.id, `?cursor=${body.pagination.nextCursor}`);
     expect(second.json().comments.map((comment: ShownComment) => comment.id)).toEqual(made.slice(20));
     expect(second.json().pagination.nextCursor).toBeNull();
-    expect((await replies(top.id, '?page=2&limit=10')).json().comments.map((comment: ShownComment) => comment.id)).toEqual(made.slice(10, 20));
+    expect(
+      (await replies(top.id, '?page=2&limit=10')).json().comments.map((comment: ShownComment) => comment.id),
+    ).toEqual(made.slice(10, 20));
 
     // A reply has no replies of its own.
     expect((await replies(made[0]!)).json()).toMatchObject({ comments: [], pagination: { total: 0 } });

@@ -1,4 +1,12 @@
-import { contentUserErased, postCreated, postDeleted, recipeCreated, recipeDeleted, recipeUpdated, userTagged } from '@recipes/contracts';
+import {
+  contentUserErased,
+  postCreated,
+  postDeleted,
+  recipeCreated,
+  recipeDeleted,
+  recipeUpdated,
+  userTagged,
+} from '@recipes/contracts';
 import type { PublishedEvent } from '@recipes/runtime';
 
 /** Every event this service writes to its outbox, and where. */

@@ -33,7 +33,8 @@ export interface RecipeSummary {
 // The summary's cover: the recipe's own, else its first image (lowest position), else null.
 const cover = `coalesce(r.cover_image_url, (SELECT i.url FROM recipe_images i WHERE i.recipe_id = r.id ORDER BY i.position LIMIT 1))`;
 
-// $1 is the viewer (null without a token; the author in an export): their favorite and repost are looked up in the same query.
+// $1 is the viewer (null without a token; the author in an export): their favorite and repost are looked up in the same
+// query.
 export const summaryColumns = `
   r.id, r.title, r.description, ${cover} AS "coverImageUrl",
   r.camera_model AS "cameraModel", r.film_simulation AS "filmSimulation",
@@ -51,7 +52,15 @@ export async function insertRecipe(db: Queryable, recipe: NewRecipe): Promise<vo
   await db.query(
     `INSERT INTO recipes (id, author_id, title, description, camera_model, film_simulation, cover_image_url)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [recipe.id, recipe.authorId, recipe.title, recipe.description, recipe.cameraModel, recipe.filmSimulation, recipe.coverImageUrl],
+    [
+      recipe.id,
+      recipe.authorId,
+      recipe.title,
+      recipe.description,
+      recipe.cameraModel,
+      recipe.filmSimulation,
+      recipe.coverImageUrl,
+    ],
   );
   if (recipe.imageUrls.length === 0) return;
   await db.query(
@@ -67,7 +76,11 @@ export async function insertRecipeTags(db: Queryable, recipeId: string, userIds:
 }
 
 /** A recipe that is not deleted, as `viewerId` sees it. */
-export async function findRecipeSummary(db: Queryable, id: string, viewerId: string | null): Promise<RecipeSummary | undefined> {
+export async function findRecipeSummary(
+  db: Queryable,
+  id: string,
+  viewerId: string | null,
+): Promise<RecipeSummary | undefined> {
   const { rows } = await db.query<Stored<RecipeSummary>>(
     `SELECT ${summaryColumns} FROM recipes r JOIN users u ON u.id = r.author_id WHERE r.id = $2 AND r.deleted_at IS NULL`,
     [viewerId, id],
@@ -102,7 +115,9 @@ export async function findAuthorRecipePage(
 
 /** What other services keep of a recipe, deleted or not. */
 export async function findRecipeSnapshot(db: Queryable, id: string): Promise<ContentSnapshot | undefined> {
-  const { rows } = await db.query<Stored<ContentSnapshot>>(`SELECT ${snapshotColumns} FROM recipes r WHERE r.id = $1`, [id]);
+  const { rows } = await db.query<Stored<ContentSnapshot>>(`SELECT ${snapshotColumns} FROM recipes r WHERE r.id = $1`, [
+    id,
+  ]);
   return rows[0] && withIsoTimestamp(rows[0]);
 }
 

@@ -5,7 +5,13 @@ import { type ContentHarness, contentHarnessWith, type TestUser } from '../suppo
 /** The internal look-ups other services make of content, verified against every consumer's pact of this run. */
 const provider = pactNames.api('content');
 let harness: ContentHarness, author: TestUser;
-beforeAll(async () => ({ harness, users: [author] } = await contentHarnessWith(['pact_author'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [author],
+    } = await contentHarnessWith(['pact_author'])),
+);
 afterAll(() => harness.close());
 
 async function created(kind: 'recipes' | 'posts', coverImageUrl: string | null): Promise<string> {
@@ -13,7 +19,12 @@ async function created(kind: 'recipes' | 'posts', coverImageUrl: string | null):
     kind === 'recipes'
       ? { title: 'Classic Chrome street', cameraModel: 'X100V', filmSimulation: 'Classic Chrome', coverImageUrl }
       : { title: 'A walk in Lisbon', coverImageUrl };
-  const response = await harness.app.inject({ method: 'POST', url: `/api/${kind}`, payload, headers: harness.bearer(author) });
+  const response = await harness.app.inject({
+    method: 'POST',
+    url: `/api/${kind}`,
+    payload,
+    headers: harness.bearer(author),
+  });
   expect(response.statusCode).toBe(201);
   return (response.json().recipe ?? response.json().post).id;
 }

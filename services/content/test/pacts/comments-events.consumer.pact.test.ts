@@ -77,5 +77,4 @@ describe('content consuming comments-events', () => {
         }),
       );
   });
-
 });

@@ -10,7 +10,14 @@ import {
   userTagged,
   contentUserErased,
 } from '@recipes/contracts';
-import { erasureConfirmation, type EventProducer, missingConsumerPacts, pactNames, pactsForProvider, verifyEventsProvider } from '@recipes/testing/pact';
+import {
+  erasureConfirmation,
+  type EventProducer,
+  missingConsumerPacts,
+  pactNames,
+  pactsForProvider,
+  verifyEventsProvider,
+} from '@recipes/testing/pact';
 import { internalServerOf } from '@recipes/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentEvent } from '../../src/events/content-event.js';
@@ -49,7 +56,12 @@ async function create(kind: 'recipes' | 'posts', example: unknown, taggedUsernam
   const withCover = situation(example).coverImageUrl !== null;
   const payload =
     kind === 'recipes'
-      ? { title: 'Provided', cameraModel: 'X-T5', filmSimulation: 'Nostalgic Neg', imageUrls: withCover ? ['https://cdn.example.com/1.jpg'] : [] }
+      ? {
+          title: 'Provided',
+          cameraModel: 'X-T5',
+          filmSimulation: 'Nostalgic Neg',
+          imageUrls: withCover ? ['https://cdn.example.com/1.jpg'] : [],
+        }
       : { title: 'Provided', coverImageUrl: withCover ? 'https://cdn.example.com/p.jpg' : null };
   const response = await harness.app.inject({
     method: 'POST',
@@ -62,12 +74,17 @@ async function create(kind: 'recipes' | 'posts', example: unknown, taggedUsernam
 }
 
 async function remove(kind: 'recipes' | 'posts', id: string): Promise<void> {
-  expect((await harness.app.inject({ method: 'DELETE', url: `/api/${kind}/${id}`, headers: harness.bearer(ada) })).statusCode).toBe(200);
+  expect(
+    (await harness.app.inject({ method: 'DELETE', url: `/api/${kind}/${id}`, headers: harness.bearer(ada) }))
+      .statusCode,
+  ).toBe(200);
 }
 
 /** The event of `type` the outbox holds about content `id`. */
 async function fromOutbox(type: string, id: string): Promise<EventEnvelope> {
-  const events = (await outboxEvents(harness.pool, type)).filter((event) => (event.data.contentId ?? event.data.id) === id);
+  const events = (await outboxEvents(harness.pool, type)).filter(
+    (event) => (event.data.contentId ?? event.data.id) === id,
+  );
   expect(events).toHaveLength(1);
   return events[0] as EventEnvelope;
 }
@@ -78,7 +95,10 @@ const producers: Record<string, EventProducer> = {
   // No endpoint changes a recipe yet, so nothing emits recipe.updated; when one does, it will carry the
   // recipe's snapshot with the next revision, as built here from a real recipe.
   [recipeUpdated.type]: async (example) => {
-    const lookup = await internalServerOf(harness.app).inject({ method: 'GET', url: `/internal/content/recipes/${await create('recipes', example)}` });
+    const lookup = await internalServerOf(harness.app).inject({
+      method: 'GET',
+      url: `/internal/content/recipes/${await create('recipes', example)}`,
+    });
     const { content } = lookup.json();
     return contentEvent(recipeUpdated, { ...content, revision: content.revision + 1 }, 'provider-test');
   },

@@ -39,7 +39,12 @@ describe('content asking users-api', () => {
       })
       .executeTest(async (mockServer) => {
         const user = await findUser(directoryOn(mockServer.url), exampleId);
-        expect(user).toEqual({ id: exampleId, username: 'Pact_Ada', avatarUrl: 'https://cdn.example.com/ada.png', revision: 0 });
+        expect(user).toEqual({
+          id: exampleId,
+          username: 'Pact_Ada',
+          avatarUrl: 'https://cdn.example.com/ada.png',
+          revision: 0,
+        });
         const { rows } = await db.pool.query('SELECT username FROM users WHERE id = $1', [exampleId]);
         expect(rows).toEqual([{ username: 'Pact_Ada' }]);
       }));
@@ -50,7 +55,9 @@ describe('content asking users-api', () => {
       .withRequest({ method: 'GET', path: `/internal/users/${exampleId}` })
       .willRespondWith({ status: 404 })
       .executeTest(async (mockServer) => {
-        const refused = await directoryOn(mockServer.url).caller(exampleId).catch((error: unknown) => error);
+        const refused = await directoryOn(mockServer.url)
+          .caller(exampleId)
+          .catch((error: unknown) => error);
         // An unknown caller, which the errors plugin answers with 401.
         expect(refused).toBeInstanceOf(DomainError);
         expect((refused as DomainError).kind).toBe('unknown_caller');
@@ -67,7 +74,11 @@ describe('content asking users-api', () => {
         body: { users: eachLike({ id: uuid(exampleId), ...adaSnapshot }) },
       })
       .executeTest(async (mockServer) => {
-        const tagged = await taggedUsers(directoryOn(mockServer.url), new RelationDirectory(db.pool), author, ['PACT_ADA', 'nobody_here', 'Pact_Ada']);
+        const tagged = await taggedUsers(directoryOn(mockServer.url), new RelationDirectory(db.pool), author, [
+          'PACT_ADA',
+          'nobody_here',
+          'Pact_Ada',
+        ]);
         expect(tagged.map((user) => user.username)).toEqual(['Pact_Ada']);
       }));
 

@@ -1,5 +1,14 @@
 import { asynchronousBodyHandler, MessageConsumerPact } from '@pact-foundation/pact';
-import { createEvent, type EventEnvelope, userBlocked, userCreated, userDeleted, userSessionEnded, userUnblocked, userUpdated } from '@recipes/contracts';
+import {
+  createEvent,
+  type EventEnvelope,
+  userBlocked,
+  userCreated,
+  userDeleted,
+  userSessionEnded,
+  userUnblocked,
+  userUpdated,
+} from '@recipes/contracts';
 import { eventMessage, pactNames, pactsDir } from '@recipes/testing/pact';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ContentHarness, contentHarness } from '../support.js';
@@ -27,7 +36,10 @@ const pact = new MessageConsumerPact({
 const id = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
 
 async function readModel() {
-  const { rows } = await harness.pool.query('SELECT id, username, avatar_url AS "avatarUrl", revision FROM users WHERE id = $1', [id]);
+  const { rows } = await harness.pool.query(
+    'SELECT id, username, avatar_url AS "avatarUrl", revision FROM users WHERE id = $1',
+    [id],
+  );
   return rows[0];
 }
 
@@ -49,12 +61,30 @@ describe('content consuming users-events', () => {
   it('takes a changed avatar', () =>
     pact
       .expectsToReceive(userUpdated.type)
-      .withContent(eventMessage(userUpdated, { id, username: 'pact_ada', avatarUrl: 'https://cdn.example.com/new.png', revision: 1 }))
+      .withContent(
+        eventMessage(userUpdated, {
+          id,
+          username: 'pact_ada',
+          avatarUrl: 'https://cdn.example.com/new.png',
+          revision: 1,
+        }),
+      )
       .verify(
         asynchronousBodyHandler(async (body) => {
-          await harness.deliver(createEvent(userCreated, { id, username: 'pact_ada', avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: 'c' }));
+          await harness.deliver(
+            createEvent(
+              userCreated,
+              { id, username: 'pact_ada', avatarUrl: null, revision: 0 },
+              { producer: 'users', correlationId: 'c' },
+            ),
+          );
           await harness.deliver(body as unknown as EventEnvelope);
-          expect(await readModel()).toEqual({ id, username: 'pact_ada', avatarUrl: 'https://cdn.example.com/new.png', revision: 1 });
+          expect(await readModel()).toEqual({
+            id,
+            username: 'pact_ada',
+            avatarUrl: 'https://cdn.example.com/new.png',
+            revision: 1,
+          });
         }),
       ));
 
@@ -75,7 +105,14 @@ describe('content consuming users-events', () => {
   it('ends it on an unblock', () =>
     pact
       .expectsToReceive(userUnblocked.type)
-      .withContent(eventMessage(userUnblocked, { ...relation, blocked: false, revision: 2, lastUnblockedAt: '2026-11-22T10:00:01.000Z' }))
+      .withContent(
+        eventMessage(userUnblocked, {
+          ...relation,
+          blocked: false,
+          revision: 2,
+          lastUnblockedAt: '2026-11-22T10:00:01.000Z',
+        }),
+      )
       .verify(
         asynchronousBodyHandler(async (body) => {
           await harness.deliver(body as unknown as EventEnvelope);
@@ -86,7 +123,8 @@ describe('content consuming users-events', () => {
   it('refuses the tokens of a session that ended, through a restart', () => {
     const sessionId = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a61';
     const token = harness.tokenFor({ id, username: 'pact_ada', sessionId, issuedAt: Math.floor(Date.now() / 1000) });
-    const read = (app = harness.app) => app.inject({ method: 'GET', url: '/api/users/PACT_ADA/recipes', headers: { authorization: `Bearer ${token}` } });
+    const read = (app = harness.app) =>
+      app.inject({ method: 'GET', url: '/api/users/PACT_ADA/recipes', headers: { authorization: `Bearer ${token}` } });
     return pact
       .expectsToReceive(userSessionEnded.type)
       .withContent(
@@ -113,13 +151,28 @@ describe('content consuming users-events', () => {
   it('erases a deleted user: what it knew of them goes, and content confirms', () =>
     pact
       .expectsToReceive(userDeleted.type)
-      .withContent(eventMessage(userDeleted, { userId: id, deletedAt: '2026-11-22T10:00:00.000Z', sessionIds: [], tokensExpireBy: '2026-11-22T10:15:01.000Z' }))
+      .withContent(
+        eventMessage(userDeleted, {
+          userId: id,
+          deletedAt: '2026-11-22T10:00:00.000Z',
+          sessionIds: [],
+          tokensExpireBy: '2026-11-22T10:15:01.000Z',
+        }),
+      )
       .verify(
         asynchronousBodyHandler(async (body) => {
-          await harness.deliver(createEvent(userCreated, { id, username: 'pact_ada', avatarUrl: null, revision: 0 }, { producer: 'users', correlationId: 'c' }));
+          await harness.deliver(
+            createEvent(
+              userCreated,
+              { id, username: 'pact_ada', avatarUrl: null, revision: 0 },
+              { producer: 'users', correlationId: 'c' },
+            ),
+          );
           await harness.deliver(body as unknown as EventEnvelope);
           expect(await readModel()).toBeUndefined();
-          const { rows } = await harness.pool.query("SELECT payload->'data'->>'userId' AS \"userId\" FROM outbox WHERE type = 'content.user.erased'");
+          const { rows } = await harness.pool.query(
+            "SELECT payload->'data'->>'userId' AS \"userId\" FROM outbox WHERE type = 'content.user.erased'",
+          );
           expect(rows).toEqual([{ userId: id }]);
         }),
       ));

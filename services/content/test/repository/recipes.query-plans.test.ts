@@ -13,9 +13,12 @@ const author = '0190f5a4-1c2d-7e3f-8a9b-000000000001';
 const viewer = '0190f5a4-1c2d-7e3f-8a9b-000000000002';
 
 beforeAll(async () => {
-  await db.pool.query(`
+  await db.pool.query(
+    `
     INSERT INTO users (id, username, avatar_url, revision)
-    SELECT CASE WHEN n = 1 THEN $1::uuid ELSE gen_random_uuid() END, 'author_' || n, NULL, 0 FROM generate_series(1, 200) AS n`, [author]);
+    SELECT CASE WHEN n = 1 THEN $1::uuid ELSE gen_random_uuid() END, 'author_' || n, NULL, 0 FROM generate_series(1, 200) AS n`,
+    [author],
+  );
   await db.pool.query(`
     INSERT INTO recipes (id, author_id, title, description, camera_model, film_simulation, created_at, deleted_at)
     SELECT gen_random_uuid(), u.id, 'Recipe ' || n, '', 'X-T5', 'Acros', now() - n * interval '1 minute',
@@ -28,8 +31,11 @@ beforeAll(async () => {
     INSERT INTO recipe_favorites (recipe_id, user_id) SELECT r.id, fan.id FROM recipes r CROSS JOIN (SELECT id FROM users LIMIT 3) AS fan`);
   await db.pool.query(`
     INSERT INTO recipe_reposts (recipe_id, user_id) SELECT r.id, fan.id FROM recipes r CROSS JOIN (SELECT id FROM users LIMIT 2) AS fan`);
-  await db.pool.query(`
-    INSERT INTO recipe_favorites (recipe_id, user_id) SELECT id, $1 FROM recipes WHERE author_id = $2`, [viewer, author]);
+  await db.pool.query(
+    `
+    INSERT INTO recipe_favorites (recipe_id, user_id) SELECT id, $1 FROM recipes WHERE author_id = $2`,
+    [viewer, author],
+  );
   await db.pool.query('VACUUM ANALYZE');
 });
 
@@ -46,7 +52,9 @@ const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatM
 /** Runs `query` against the real pool, and returns the plan of every statement it sent. */
 async function plansOf(query: (db: Queryable) => Promise<unknown>): Promise<PlanNode[][]> {
   const statements: Array<{ text: string; values: unknown[] }> = [];
-  const recorder = { query: async (text: string, values: unknown[]) => (statements.push({ text, values }), db.pool.query(text, values)) };
+  const recorder = {
+    query: async (text: string, values: unknown[]) => (statements.push({ text, values }), db.pool.query(text, values)),
+  };
   await query(recorder as unknown as Queryable);
   return Promise.all(
     statements.map(async ({ text, values }) => {
@@ -58,7 +66,9 @@ async function plansOf(query: (db: Queryable) => Promise<unknown>): Promise<Plan
 
 describe('the recipe listing’s query plan', () => {
   it('reads page 1 of a user’s recipes and counts them through the partial index, with no sequential scan of recipes', async () => {
-    const [plan, ...more] = await plansOf((recorder) => findAuthorRecipePage(recorder, author, viewer, { limit: 12, offset: 0 }));
+    const [plan, ...more] = await plansOf((recorder) =>
+      findAuthorRecipePage(recorder, author, viewer, { limit: 12, offset: 0 }),
+    );
     expect(more).toEqual([]);
     expect(plan!.filter((node) => node['Relation Name'] === 'recipes' && node['Node Type'] === 'Seq Scan')).toEqual([]);
     // Once for the page, once for the count.
@@ -74,21 +84,36 @@ describe('the recipe listing’s query plan', () => {
     const { next } = await findAuthorRecipePage(db.pool, author, viewer, { limit: 40, offset: 0 });
     const texts: string[] = [];
     const [plan, ...more] = await plansOf((recorder) =>
-      findAuthorRecipePage({ query: (text: string, values: unknown[]) => (texts.push(text), recorder.query(text, values)) } as Queryable, author, viewer, { limit: 12, after: next! }),
+      findAuthorRecipePage(
+        { query: (text: string, values: unknown[]) => (texts.push(text), recorder.query(text, values)) } as Queryable,
+        author,
+        viewer,
+        { limit: 12, after: next! },
+      ),
     );
     expect(more).toEqual([]);
     expect(texts.join('\n')).not.toMatch(/OFFSET/i);
     expect(plan!.map((node) => node['Node Type'])).not.toContain('Sort');
-    const page = plan!.filter((node) => node['Index Name'] === 'recipes_by_author' && node['Index Cond']?.includes('ROW(created_at, id) < ROW'));
+    const page = plan!.filter(
+      (node) => node['Index Name'] === 'recipes_by_author' && node['Index Cond']?.includes('ROW(created_at, id) < ROW'),
+    );
     expect(page).toHaveLength(1);
   });
 
   it('still answers what the route expects', async () => {
     const { recipes: page, total } = await findAuthorRecipePage(db.pool, author, viewer, { limit: 12, offset: 0 });
     expect(page).toHaveLength(12);
-    expect(page.map((recipe) => recipe.title)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13].map((n) => `Recipe ${n}`));
-    expect(page.every((recipe) => recipe.isFavorited && !recipe.isReposted && recipe.coverImageUrl?.startsWith('https://'))).toBe(true);
+    expect(page.map((recipe) => recipe.title)).toEqual(
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13].map((n) => `Recipe ${n}`),
+    );
+    expect(
+      page.every((recipe) => recipe.isFavorited && !recipe.isReposted && recipe.coverImageUrl?.startsWith('https://')),
+    ).toBe(true);
     expect(total).toBe(90);
-    expect(await findAuthorRecipePage(db.pool, author, viewer, { limit: 12, offset: 1200 })).toEqual({ recipes: [], total: 90, next: null });
+    expect(await findAuthorRecipePage(db.pool, author, viewer, { limit: 12, offset: 1200 })).toEqual({
+      recipes: [],
+      total: 90,
+      next: null,
+    });
   });
 });

@@ -13,19 +13,36 @@ afterAll(() => harness.close());
 
 function blockEvent(blocker: { id: string }, blocked: { id: string }, on: boolean, revision: number) {
   const at = new Date().toISOString();
-  const relation: UserRelation = { userId: blocker.id, targetId: blocked.id, muted: false, blocked: on, revision, changedAt: at, lastUnblockedAt: on ? null : at };
+  const relation: UserRelation = {
+    userId: blocker.id,
+    targetId: blocked.id,
+    muted: false,
+    blocked: on,
+    revision,
+    changedAt: at,
+    lastUnblockedAt: on ? null : at,
+  };
   return createEvent(on ? userBlocked : userUnblocked, relation, { producer: 'users', correlationId: 'test-block' });
 }
 
 const drafts = {
-  recipe: { url: '/api/recipes', body: { title: 'Velvia', cameraModel: 'X100V', filmSimulation: 'Velvia' }, tags: 'recipe_tags', column: 'recipe_id' },
+  recipe: {
+    url: '/api/recipes',
+    body: { title: 'Velvia', cameraModel: 'X100V', filmSimulation: 'Velvia' },
+    tags: 'recipe_tags',
+    column: 'recipe_id',
+  },
   post: { url: '/api/posts', body: { title: 'Harbour at dusk' }, tags: 'post_tags', column: 'post_id' },
 } as const;
 
 let counter = 0;
 const people = async () => {
   counter += 1;
-  return Promise.all([harness.knownUser(`Blocker_${counter}`), harness.knownUser(`Blocked_${counter}`), harness.knownUser(`Friend_${counter}`)]);
+  return Promise.all([
+    harness.knownUser(`Blocker_${counter}`),
+    harness.knownUser(`Blocked_${counter}`),
+    harness.knownUser(`Friend_${counter}`),
+  ]);
 };
 
 describe.each(['recipe', 'post'] as const)('a blocked user tagging the blocker in a %s', (kind) => {
@@ -35,8 +52,14 @@ describe.each(['recipe', 'post'] as const)('a blocked user tagging the blocker i
     expect(response.statusCode).toBe(201);
     const created = response.json()[kind];
     const { rows } = await harness.pool.query(`SELECT user_id FROM ${tags} WHERE ${column} = $1`, [created.id]);
-    const events = (await outboxEvents(harness.pool, 'content.user.tagged')).filter((event) => event.data.contentId === created.id);
-    return { created, tagged: rows.map((row) => row.user_id).sort(), notified: events.map((event) => event.data.taggedUserId).sort() };
+    const events = (await outboxEvents(harness.pool, 'content.user.tagged')).filter(
+      (event) => event.data.contentId === created.id,
+    );
+    return {
+      created,
+      tagged: rows.map((row) => row.user_id).sort(),
+      notified: events.map((event) => event.data.taggedUserId).sort(),
+    };
   }
 
   it('publishes it without that tag, and tags the others', async () => {

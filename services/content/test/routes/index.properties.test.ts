@@ -5,7 +5,13 @@ import { type ContentHarness, contentHarnessWith, expectProblem, type TestUser }
 
 /** Whatever a client sends, the answer is never a 500, and every 4xx is problem+json. */
 let harness: ContentHarness, ada: TestUser;
-beforeAll(async () => ({ harness, users: [ada] } = await contentHarnessWith(['Ada_Odd', 'Bob_Odd'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [ada],
+    } = await contentHarnessWith(['Ada_Odd', 'Bob_Odd'])),
+);
 afterAll(() => harness.close());
 
 const RUNS = 150;
@@ -15,15 +21,32 @@ const oddString = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
-  fc.constantFrom('', ' ', '\u0000', 'a\u0000b', '\uD800', '\n', 'x'.repeat(5001), 'Bob_Odd', 'ADA_ODD', "'; DROP TABLE recipes; --"),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    'a\u0000b',
+    '\uD800',
+    '\n',
+    'x'.repeat(5001),
+    'Bob_Odd',
+    'ADA_ODD',
+    "'; DROP TABLE recipes; --",
+  ),
 );
 const oddUrl = fc.oneof(
   fc.webUrl(),
   oddString,
-  fc.constantFrom('https://cdn.example.com/a\u0000.jpg', 'javascript:alert(1)', 'http://', `https://x.com/${'a'.repeat(2040)}`),
+  fc.constantFrom(
+    'https://cdn.example.com/a\u0000.jpg',
+    'javascript:alert(1)',
+    'http://',
+    `https://x.com/${'a'.repeat(2040)}`,
+  ),
 );
 /** A field: mostly something close to right, sometimes any JSON at all, sometimes missing. */
-const field = <T>(likely: fc.Arbitrary<T>) => fc.oneof({ weight: 4, arbitrary: likely }, { weight: 1, arbitrary: fc.jsonValue() });
+const field = <T>(likely: fc.Arbitrary<T>) =>
+  fc.oneof({ weight: 4, arbitrary: likely }, { weight: 1, arbitrary: fc.jsonValue() });
 
 const recipeBody = fc.record(
   {
@@ -38,7 +61,11 @@ const recipeBody = fc.record(
   { requiredKeys: [] },
 );
 const postBody = fc.record(
-  { title: field(oddString), coverImageUrl: field(fc.option(oddUrl)), taggedUsernames: field(fc.array(oddString, { maxLength: 22 })) },
+  {
+    title: field(oddString),
+    coverImageUrl: field(fc.option(oddUrl)),
+    taggedUsernames: field(fc.array(oddString, { maxLength: 22 })),
+  },
   { requiredKeys: [] },
 );
 
@@ -48,7 +75,12 @@ function expectHandled(response: Awaited<ReturnType<ContentHarness['app']['injec
 }
 
 const post = (url: string, payload: string) =>
-  harness.app.inject({ method: 'POST', url, payload, headers: { ...harness.bearer(ada), 'content-type': 'application/json' } });
+  harness.app.inject({
+    method: 'POST',
+    url,
+    payload,
+    headers: { ...harness.bearer(ada), 'content-type': 'application/json' },
+  });
 
 describe.each([
   ['/api/recipes', recipeBody],
@@ -56,9 +88,12 @@ describe.each([
 ])('POST %s', (url, body) => {
   it('answers any JSON body without a 500', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof({ weight: 5, arbitrary: body }, { weight: 1, arbitrary: fc.jsonValue() }), async (payload) => {
-        expectHandled(await post(url, JSON.stringify(payload)));
-      }),
+      fc.asyncProperty(
+        fc.oneof({ weight: 5, arbitrary: body }, { weight: 1, arbitrary: fc.jsonValue() }),
+        async (payload) => {
+          expectHandled(await post(url, JSON.stringify(payload)));
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -74,28 +109,46 @@ describe.each([
 });
 
 /** Every byte of the UTF-8 percent-encoded: lone surrogates too, which encodeURIComponent refuses. */
-const percentEncoded = (value: string) => [...Buffer.from(value)].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
+const percentEncoded = (value: string) =>
+  [...Buffer.from(value)].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
 
 describe('path ids and listing queries', () => {
   // Encoded, or sent as is when it is a malformed encoding of its own.
-  const segment = fc.oneof(fc.oneof(oddString, fc.uuid()).map(percentEncoded), fc.constantFrom('%', '%zz', '%E0%A4%A', '%00', '..'));
+  const segment = fc.oneof(
+    fc.oneof(oddString, fc.uuid()).map(percentEncoded),
+    fc.constantFrom('%', '%zz', '%E0%A4%A', '%00', '..'),
+  );
 
   it('answers any recipe or post id without a 500', async () => {
     await fc.assert(
-      fc.asyncProperty(segment, fc.constantFrom('/api/recipes/', '/api/posts/', '/internal/content/recipes/'), async (id, prefix) => {
-        expectHandled(await (prefix.startsWith('/internal') ? internalServerOf(harness.app) : harness.app).inject({ method: 'GET', url: `${prefix}${id}` }));
-      }),
+      fc.asyncProperty(
+        segment,
+        fc.constantFrom('/api/recipes/', '/api/posts/', '/internal/content/recipes/'),
+        async (id, prefix) => {
+          expectHandled(
+            await (prefix.startsWith('/internal') ? internalServerOf(harness.app) : harness.app).inject({
+              method: 'GET',
+              url: `${prefix}${id}`,
+            }),
+          );
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 
   it('answers any user id and query string of the listing without a 500', async () => {
-    const value = fc.oneof(fc.oneof(oddString, fc.integer().map(String), fc.double().map(String)).map(percentEncoded), fc.constantFrom('%', '%E0%A4%A'));
+    const value = fc.oneof(
+      fc.oneof(oddString, fc.integer().map(String), fc.double().map(String)).map(percentEncoded),
+      fc.constantFrom('%', '%E0%A4%A'),
+    );
     const query = fc.dictionary(fc.constantFrom('page', 'limit', 'other'), value, { maxKeys: 3 });
     const user = fc.oneof(segment, fc.constantFrom(ada.id, 'ada_odd'));
     await fc.assert(
       fc.asyncProperty(user, query, fc.boolean(), async (id, params, withToken) => {
-        const search = Object.entries(params).map(([key, v]) => `${key}=${v}`).join('&');
+        const search = Object.entries(params)
+          .map(([key, v]) => `${key}=${v}`)
+          .join('&');
         const response = await harness.app.inject({
           method: 'GET',
           url: `/api/users/${id}/recipes?${search}`,

@@ -4,16 +4,28 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ContentHarness, contentHarnessWith, expectProblem, type TestUser } from '../support.js';
 
 let harness: ContentHarness, ada: TestUser;
-beforeAll(async () => ({ harness, users: [ada] } = await contentHarnessWith(['Ada_Internal'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [ada],
+    } = await contentHarnessWith(['Ada_Internal'])),
+);
 afterAll(() => harness.close());
 
 async function create(kind: 'recipes' | 'posts', body: Record<string, unknown>) {
-  const response = await harness.app.inject({ method: 'POST', url: `/api/${kind}`, payload: body, headers: harness.bearer(ada) });
+  const response = await harness.app.inject({
+    method: 'POST',
+    url: `/api/${kind}`,
+    payload: body,
+    headers: harness.bearer(ada),
+  });
   expect(response.statusCode).toBe(201);
   return response.json();
 }
 
-const lookup = (kind: 'recipes' | 'posts', id: string) => internalServerOf(harness.app).inject({ method: 'GET', url: `/internal/content/${kind}/${id}` });
+const lookup = (kind: 'recipes' | 'posts', id: string) =>
+  internalServerOf(harness.app).inject({ method: 'GET', url: `/internal/content/${kind}/${id}` });
 
 describe('/internal/content', () => {
   it('answers a recipe’s snapshot, with the summary’s cover', async () => {
@@ -75,12 +87,22 @@ describe('/internal/content', () => {
 describe('/internal/content/export', () => {
   it('gives a user’s live recipes page by page, in the API’s shape, and only on the internal port', async () => {
     const ids: string[] = [];
-    for (const title of ['One', 'Two', 'Three']) ids.push((await create('recipes', { title, cameraModel: 'X100V', filmSimulation: 'Acros' })).recipe.id);
-    const deleted = (await create('recipes', { title: 'Gone', cameraModel: 'X100V', filmSimulation: 'Acros' })).recipe.id;
-    expect((await harness.app.inject({ method: 'DELETE', url: `/api/recipes/${deleted}`, headers: harness.bearer(ada) })).statusCode).toBe(200);
-    const page = (query: string) => internalServerOf(harness.app).inject({ method: 'GET', url: `/internal/content/export/${ada.id}/recipes?${query}` });
+    for (const title of ['One', 'Two', 'Three'])
+      ids.push((await create('recipes', { title, cameraModel: 'X100V', filmSimulation: 'Acros' })).recipe.id);
+    const deleted = (await create('recipes', { title: 'Gone', cameraModel: 'X100V', filmSimulation: 'Acros' })).recipe
+      .id;
+    expect(
+      (await harness.app.inject({ method: 'DELETE', url: `/api/recipes/${deleted}`, headers: harness.bearer(ada) }))
+        .statusCode,
+    ).toBe(200);
+    const page = (query: string) =>
+      internalServerOf(harness.app).inject({
+        method: 'GET',
+        url: `/internal/content/export/${ada.id}/recipes?${query}`,
+      });
     const first = (await page('limit=2')).json();
-    const mine = (items: Array<{ id: string }>) => items.map((item) => item.id).filter((id) => ids.includes(id) || id === deleted);
+    const mine = (items: Array<{ id: string }>) =>
+      items.map((item) => item.id).filter((id) => ids.includes(id) || id === deleted);
     // Recipes made by earlier tests of this file come first (ids are time-ordered): walk to the end.
     const seen: Array<{ id: string; author: { id: string } }> = [...first.items];
     let next: string | null = first.next;
@@ -93,6 +115,8 @@ describe('/internal/content/export', () => {
     expect(mine(seen)).toEqual(ids);
     expect(seen.every((recipe) => recipe.author.id === ada.id)).toBe(true);
     expectProblem(await page('limit=1000'), 400);
-    expect((await harness.app.inject({ method: 'GET', url: `/internal/content/export/${ada.id}/recipes` })).statusCode).toBe(404);
+    expect(
+      (await harness.app.inject({ method: 'GET', url: `/internal/content/export/${ada.id}/recipes` })).statusCode,
+    ).toBe(404);
   });
 });

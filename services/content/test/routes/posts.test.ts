@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ContentHarness, contentHarnessWith, expectProblem, outboxEvents, type TestUser } from '../support.js';
 
 let harness: ContentHarness, ada: TestUser, bob: TestUser;
-beforeAll(async () => ({ harness, users: [ada, bob] } = await contentHarnessWith(['Ada_Posts', 'Bob_Posts'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [ada, bob],
+    } = await contentHarnessWith(['Ada_Posts', 'Bob_Posts'])),
+);
 afterAll(() => harness.close());
 
 const MISSING = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
@@ -46,12 +52,24 @@ describe('POST /api/posts', () => {
   });
 
   it('writes post.created and one content.user.tagged per tagged user, with the request id', async () => {
-    const post = await publish(ada, { taggedUsernames: ['BOB_POSTS', 'bob_posts', 'Ada_Posts', 'unknown_one'] }, { 'x-request-id': 'post-1' });
+    const post = await publish(
+      ada,
+      { taggedUsernames: ['BOB_POSTS', 'bob_posts', 'Ada_Posts', 'unknown_one'] },
+      { 'x-request-id': 'post-1' },
+    );
     const created = (await outboxEvents(harness.pool, 'post.created')).filter((e) => e.data.id === post.id);
     expect(created).toEqual([
       expect.objectContaining({
         correlationId: 'post-1',
-        data: { id: post.id, authorId: ada.id, title: 'Golden hour', coverImageUrl: null, deleted: false, revision: 0, createdAt: post.createdAt },
+        data: {
+          id: post.id,
+          authorId: ada.id,
+          title: 'Golden hour',
+          coverImageUrl: null,
+          deleted: false,
+          revision: 0,
+          createdAt: post.createdAt,
+        },
       }),
     ]);
     const tags = (await outboxEvents(harness.pool, 'content.user.tagged')).filter((e) => e.data.contentId === post.id);
@@ -77,13 +95,20 @@ describe('GET /api/posts/{id}', () => {
 describe('DELETE /api/posts/{id}', () => {
   it('lets the author delete, softly, and tells the other services', async () => {
     const post = await publish(ada);
-    const response = await harness.call('DELETE', `/api/posts/${post.id}`, ada, undefined, { 'x-request-id': 'post-delete-1' });
+    const response = await harness.call('DELETE', `/api/posts/${post.id}`, ada, undefined, {
+      'x-request-id': 'post-delete-1',
+    });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ message: 'Post deleted' });
     expectProblem(await harness.call('GET', `/api/posts/${post.id}`), 404);
     expectProblem(await harness.call('DELETE', `/api/posts/${post.id}`, ada), 404);
     const deleted = (await outboxEvents(harness.pool, 'post.deleted')).filter((e) => e.data.id === post.id);
-    expect(deleted).toEqual([expect.objectContaining({ correlationId: 'post-delete-1', data: expect.objectContaining({ deleted: true, revision: 1 }) })]);
+    expect(deleted).toEqual([
+      expect.objectContaining({
+        correlationId: 'post-delete-1',
+        data: expect.objectContaining({ deleted: true, revision: 1 }),
+      }),
+    ]);
   });
 
   it('checks the token, then existence, then ownership', async () => {

@@ -50,9 +50,14 @@ describe('POST /api/recipes', () => {
   });
 
   it('uses the first image as the cover when there is none, in the order given', async () => {
-    const recipe = await publish(ada, { imageUrls: ['https://cdn.example.com/b.jpg', 'https://cdn.example.com/a.jpg'] });
+    const recipe = await publish(ada, {
+      imageUrls: ['https://cdn.example.com/b.jpg', 'https://cdn.example.com/a.jpg'],
+    });
     expect(recipe.coverImageUrl).toBe('https://cdn.example.com/b.jpg');
-    const { rows } = await harness.pool.query('SELECT position, url FROM recipe_images WHERE recipe_id = $1 ORDER BY position', [recipe.id]);
+    const { rows } = await harness.pool.query(
+      'SELECT position, url FROM recipe_images WHERE recipe_id = $1 ORDER BY position',
+      [recipe.id],
+    );
     expect(rows).toEqual([
       { position: 0, url: 'https://cdn.example.com/b.jpg' },
       { position: 1, url: 'https://cdn.example.com/a.jpg' },
@@ -110,13 +115,20 @@ describe('POST /api/recipes', () => {
   });
 
   it('answers a body that is not JSON, too large or of another type with problems', async () => {
-    expectProblem(await harness.call('POST', '/api/recipes', ada, '{"title":', { 'content-type': 'application/json' }), 400);
+    expectProblem(
+      await harness.call('POST', '/api/recipes', ada, '{"title":', { 'content-type': 'application/json' }),
+      400,
+    );
     expectProblem(await harness.call('POST', '/api/recipes', ada, { ...draft, description: 'x'.repeat(70_000) }), 413);
     expectProblem(await harness.call('POST', '/api/recipes', ada, 'title=x', { 'content-type': 'text/plain' }), 415);
   });
 
   it('writes recipe.created with the request id, in the same transaction', async () => {
-    const recipe = await publish(ada, { imageUrls: ['https://cdn.example.com/first.jpg'] }, { 'x-request-id': 'publish-1' });
+    const recipe = await publish(
+      ada,
+      { imageUrls: ['https://cdn.example.com/first.jpg'] },
+      { 'x-request-id': 'publish-1' },
+    );
     const [event] = (await outboxEvents(harness.pool, 'recipe.created')).filter((e) => e.data.id === recipe.id);
     expect(event).toMatchObject({
       producer: 'content',
@@ -137,10 +149,22 @@ describe('POST /api/recipes', () => {
     const carol = await harness.knownUser('Carol_Tagged');
     const recipe = await publish(
       ada,
-      { taggedUsernames: ['carol_tagged', 'CAROL_TAGGED', 'bob_recipes', 'ada_recipes', 'nobody_at_all', 'not a name!', ''] },
+      {
+        taggedUsernames: [
+          'carol_tagged',
+          'CAROL_TAGGED',
+          'bob_recipes',
+          'ada_recipes',
+          'nobody_at_all',
+          'not a name!',
+          '',
+        ],
+      },
       { 'x-request-id': 'tagging-1' },
     );
-    const tags = (await outboxEvents(harness.pool, 'content.user.tagged')).filter((e) => e.data.contentId === recipe.id);
+    const tags = (await outboxEvents(harness.pool, 'content.user.tagged')).filter(
+      (e) => e.data.contentId === recipe.id,
+    );
     expect(tags.map((e) => e.data.taggedUserId).sort()).toEqual([bob.id, carol.id].sort());
     for (const tag of tags) {
       expect(tag).toMatchObject({
@@ -157,7 +181,9 @@ describe('POST /api/recipes', () => {
     const tagged = harness.newUser('Fresh_Tagged');
     const recipe = await publish(fresh, { taggedUsernames: ['fresh_tagged'] }, { 'x-request-id': 'fresh-1' });
     expect(recipe.author).toEqual({ id: fresh.id, username: 'Fresh_Author', avatarUrl: null });
-    const tags = (await outboxEvents(harness.pool, 'content.user.tagged')).filter((e) => e.data.contentId === recipe.id);
+    const tags = (await outboxEvents(harness.pool, 'content.user.tagged')).filter(
+      (e) => e.data.contentId === recipe.id,
+    );
     expect(tags.map((e) => e.data.taggedUserId)).toEqual([tagged.id]);
 
     // Remembered: the next recipe needs no look-up.
@@ -167,7 +193,10 @@ describe('POST /api/recipes', () => {
   });
 
   it('refuses a well-signed token of a user that does not exist with 401', async () => {
-    const problem = expectProblem(await harness.call('POST', '/api/recipes', harness.stranger('Never_Registered'), draft), 401);
+    const problem = expectProblem(
+      await harness.call('POST', '/api/recipes', harness.stranger('Never_Registered'), draft),
+      401,
+    );
     expect(problem.code).toBe('UNAUTHORIZED');
   });
 
@@ -191,8 +220,13 @@ describe('GET /api/recipes/{id}', () => {
     const anonymous = await harness.call('GET', `/api/recipes/${recipe.id}`);
     expect(anonymous.statusCode).toBe(200);
     expect(anonymous.json().recipe).toEqual({ ...recipe, favoriteCount: 1 });
-    expect((await harness.call('GET', `/api/recipes/${recipe.id}`, bob)).json().recipe).toMatchObject({ isFavorited: true, isReposted: false });
-    expect((await harness.call('GET', `/api/recipes/${recipe.id}`, ada)).json().recipe).toMatchObject({ isFavorited: false });
+    expect((await harness.call('GET', `/api/recipes/${recipe.id}`, bob)).json().recipe).toMatchObject({
+      isFavorited: true,
+      isReposted: false,
+    });
+    expect((await harness.call('GET', `/api/recipes/${recipe.id}`, ada)).json().recipe).toMatchObject({
+      isFavorited: false,
+    });
   });
 
   it('refuses a bad token even though none is needed', async () => {
@@ -201,26 +235,35 @@ describe('GET /api/recipes/{id}', () => {
   });
 
   it.each([MISSING, 'not-a-uuid', '123', "x' OR '1'='1", '%00'])('answers 404 for %j', async (id) => {
-    expect(expectProblem(await harness.call('GET', `/api/recipes/${encodeURIComponent(id)}`), 404).code).toBe('NOT_FOUND');
+    expect(expectProblem(await harness.call('GET', `/api/recipes/${encodeURIComponent(id)}`), 404).code).toBe(
+      'NOT_FOUND',
+    );
   });
 });
 
 describe('DELETE /api/recipes/{id}', () => {
   it('lets the author delete, softly: the recipe is then not found, and the deletion is told', async () => {
     const recipe = await publish(ada);
-    const response = await harness.call('DELETE', `/api/recipes/${recipe.id}`, ada, undefined, { 'x-request-id': 'delete-1' });
+    const response = await harness.call('DELETE', `/api/recipes/${recipe.id}`, ada, undefined, {
+      'x-request-id': 'delete-1',
+    });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ message: 'Recipe deleted' });
 
     expectProblem(await harness.call('GET', `/api/recipes/${recipe.id}`), 404);
     expectProblem(await harness.call('DELETE', `/api/recipes/${recipe.id}`, ada), 404);
     expectProblem(await harness.call('PUT', `/api/recipes/${recipe.id}/favorite`, bob), 404);
-    const { rows } = await harness.pool.query('SELECT deleted_at IS NOT NULL AS deleted FROM recipes WHERE id = $1', [recipe.id]);
+    const { rows } = await harness.pool.query('SELECT deleted_at IS NOT NULL AS deleted FROM recipes WHERE id = $1', [
+      recipe.id,
+    ]);
     expect(rows).toEqual([{ deleted: true }]);
 
     const events = (await outboxEvents(harness.pool, 'recipe.deleted')).filter((e) => e.data.id === recipe.id);
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ correlationId: 'delete-1', data: { id: recipe.id, authorId: ada.id, deleted: true, revision: 1 } });
+    expect(events[0]).toMatchObject({
+      correlationId: 'delete-1',
+      data: { id: recipe.id, authorId: ada.id, deleted: true, revision: 1 },
+    });
   });
 
   it('forbids anyone else, and changes nothing', async () => {
@@ -253,10 +296,16 @@ describe.each([
     expect(await call('PUT', bob)).toEqual({ [flag]: true, [count]: 1 });
     expect(await call('PUT', bob)).toEqual({ [flag]: true, [count]: 1 });
     expect(await call('PUT', ada)).toEqual({ [flag]: true, [count]: 2 });
-    expect((await harness.call('GET', `/api/recipes/${recipe.id}`, bob)).json().recipe).toMatchObject({ [column]: true, [count]: 2 });
+    expect((await harness.call('GET', `/api/recipes/${recipe.id}`, bob)).json().recipe).toMatchObject({
+      [column]: true,
+      [count]: 2,
+    });
     expect(await call('DELETE', bob)).toEqual({ [flag]: false, [count]: 1 });
     expect(await call('DELETE', bob)).toEqual({ [flag]: false, [count]: 1 });
-    expect((await harness.call('GET', `/api/recipes/${recipe.id}`, bob)).json().recipe).toMatchObject({ [column]: false, [count]: 1 });
+    expect((await harness.call('GET', `/api/recipes/${recipe.id}`, bob)).json().recipe).toMatchObject({
+      [column]: false,
+      [count]: 1,
+    });
   });
 
   it('keeps the count true under concurrent changes', async () => {
@@ -264,7 +313,9 @@ describe.each([
     const url = `/api/recipes/${recipe.id}/${path}`;
     const fans = await Promise.all(Array.from({ length: 8 }, (_, i) => harness.knownUser(`fan_${path}_${i}`)));
     await Promise.all([...fans, ...fans].map((fan) => harness.call('PUT', url, fan)));
-    await Promise.all(fans.slice(0, 3).flatMap((fan) => [harness.call('DELETE', url, fan), harness.call('DELETE', url, fan)]));
+    await Promise.all(
+      fans.slice(0, 3).flatMap((fan) => [harness.call('DELETE', url, fan), harness.call('DELETE', url, fan)]),
+    );
     expect((await harness.call('GET', `/api/recipes/${recipe.id}`)).json().recipe[count]).toBe(5);
   });
 

@@ -12,8 +12,14 @@ const people = (count: number) => Promise.all(Array.from({ length: count }, () =
 const names = (users: TestUser[]) => users.map((user) => user.username);
 
 const recipe = (author: TestUser, tagged: string[]) =>
-  harness.call('POST', '/api/recipes', author, { title: 'Classic chrome', cameraModel: 'X100V', filmSimulation: 'Classic Chrome', taggedUsernames: tagged });
-const post = (author: TestUser, tagged: string[]) => harness.call('POST', '/api/posts', author, { title: 'Golden hour', taggedUsernames: tagged });
+  harness.call('POST', '/api/recipes', author, {
+    title: 'Classic chrome',
+    cameraModel: 'X100V',
+    filmSimulation: 'Classic Chrome',
+    taggedUsernames: tagged,
+  });
+const post = (author: TestUser, tagged: string[]) =>
+  harness.call('POST', '/api/posts', author, { title: 'Golden hour', taggedUsernames: tagged });
 
 /** The `"notifications"` item of a RateLimit header: what is left, and the seconds until the window ends. */
 function notificationsLimit(header: unknown): { r: number; t: number } | undefined {
@@ -22,7 +28,12 @@ function notificationsLimit(header: unknown): { r: number; t: number } | undefin
     .map((entry) => entry.trim())
     .find((entry) => entry.startsWith('"notifications";'));
   if (!item) return undefined;
-  const parameters = Object.fromEntries(item.split(';').slice(1).map((pair) => pair.split('=')));
+  const parameters = Object.fromEntries(
+    item
+      .split(';')
+      .slice(1)
+      .map((pair) => pair.split('=')),
+  );
   return { r: Number(parameters.r), t: Number(parameters.t) };
 }
 
@@ -35,7 +46,12 @@ const publishedBy = async (author: TestUser) =>
   ).rows[0]!.count;
 
 const tagEventsAbout = async (author: TestUser) =>
-  (await harness.pool.query(`SELECT 1 FROM outbox WHERE type = 'content.user.tagged' AND payload->'data'->>'actorId' = $1`, [author.id])).rowCount;
+  (
+    await harness.pool.query(
+      `SELECT 1 FROM outbox WHERE type = 'content.user.tagged' AND payload->'data'->>'actorId' = $1`,
+      [author.id],
+    )
+  ).rowCount;
 
 describe('tagging and the notification budget', () => {
   it('pays for each tagged user, by recipes and posts together; past it, 429 with Retry-After and nothing published', async () => {

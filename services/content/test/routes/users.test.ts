@@ -68,17 +68,36 @@ describe('GET /api/users/{id}/recipes', () => {
   it('pages: a later page, a page past the end, and a limit above 100 clamped', async () => {
     const second = await listed(`${ada.id}/recipes?page=2`);
     expect(second.recipes.map((r: { id: string }) => r.id)).toEqual(adas.slice(12).map((r) => r.id));
-    expect(await listed(`${ada.id}/recipes?page=9&limit=5`)).toEqual({ recipes: [], pagination: { page: 9, limit: 5, total: 15, totalPages: 3, nextCursor: null } });
-    expect((await listed(`${ada.id}/recipes?limit=1000`)).pagination).toEqual({ page: 1, limit: 100, total: 15, totalPages: 1, nextCursor: null });
-    expect(await listed(`${bob.id}/recipes`)).toEqual({ recipes: [], pagination: { page: 1, limit: 12, total: 0, totalPages: 0, nextCursor: null } });
+    expect(await listed(`${ada.id}/recipes?page=9&limit=5`)).toEqual({
+      recipes: [],
+      pagination: { page: 9, limit: 5, total: 15, totalPages: 3, nextCursor: null },
+    });
+    expect((await listed(`${ada.id}/recipes?limit=1000`)).pagination).toEqual({
+      page: 1,
+      limit: 100,
+      total: 15,
+      totalPages: 1,
+      nextCursor: null,
+    });
+    expect(await listed(`${bob.id}/recipes`)).toEqual({
+      recipes: [],
+      pagination: { page: 1, limit: 12, total: 0, totalPages: 0, nextCursor: null },
+    });
   });
 
   it('orders recipes created in the same millisecond by id, descending', async () => {
     const carol = await harness.knownUser('Carol_Lists');
     const made = [await publish(carol), await publish(carol), await publish(carol)];
-    await harness.pool.query("UPDATE recipes SET created_at = '2026-11-22T10:00:00.000Z' WHERE author_id = $1", [carol.id]);
+    await harness.pool.query("UPDATE recipes SET created_at = '2026-11-22T10:00:00.000Z' WHERE author_id = $1", [
+      carol.id,
+    ]);
     const { recipes } = await listed(`${carol.id}/recipes`);
-    expect(recipes.map((r: { id: string }) => r.id)).toEqual(made.map((r) => r.id).sort().reverse());
+    expect(recipes.map((r: { id: string }) => r.id)).toEqual(
+      made
+        .map((r) => r.id)
+        .sort()
+        .reverse(),
+    );
   });
 
   it('leaves deleted recipes out of the list and the total', async () => {
@@ -98,7 +117,11 @@ describe('GET /api/users/{id}/recipes', () => {
     // Another client: one recipe deleted, then one published, over and over; the total moves with each.
     const churn = async () => {
       for (let round = 0; round < 30; round++) {
-        const deleted = await harness.app.inject({ method: 'DELETE', url: `/api/recipes/${live.shift()}`, headers: harness.bearer(erin) });
+        const deleted = await harness.app.inject({
+          method: 'DELETE',
+          url: `/api/recipes/${live.shift()}`,
+          headers: harness.bearer(erin),
+        });
         expect(deleted.statusCode).toBe(200);
         live.push((await publish(erin)).id);
       }
@@ -117,7 +140,13 @@ describe('GET /api/users/{id}/recipes', () => {
     ] as const) {
       expect((await harness.app.inject({ method, url, headers: harness.bearer(bob) })).statusCode).toBe(200);
     }
-    const pick = (recipes: any[]) => recipes.slice(0, 2).map(({ isFavorited, isReposted, favoriteCount, repostCount }) => ({ isFavorited, isReposted, favoriteCount, repostCount }));
+    const pick = (recipes: any[]) =>
+      recipes.slice(0, 2).map(({ isFavorited, isReposted, favoriteCount, repostCount }) => ({
+        isFavorited,
+        isReposted,
+        favoriteCount,
+        repostCount,
+      }));
     expect(pick((await listed(`${ada.id}/recipes`, bob)).recipes)).toEqual([
       { isFavorited: true, isReposted: false, favoriteCount: 1, repostCount: 0 },
       { isFavorited: false, isReposted: true, favoriteCount: 0, repostCount: 1 },
@@ -132,7 +161,10 @@ describe('GET /api/users/{id}/recipes', () => {
 
   it('uses the recipe’s own cover, else its first image, else null', async () => {
     const erin = await harness.knownUser('Erin_Lists');
-    await publish(erin, { coverImageUrl: 'https://cdn.example.com/own.jpg', imageUrls: ['https://cdn.example.com/img.jpg'] });
+    await publish(erin, {
+      coverImageUrl: 'https://cdn.example.com/own.jpg',
+      imageUrls: ['https://cdn.example.com/img.jpg'],
+    });
     await publish(erin, { imageUrls: ['https://cdn.example.com/first.jpg', 'https://cdn.example.com/second.jpg'] });
     await publish(erin);
     const { recipes } = await listed(`${erin.id}/recipes`);
@@ -146,13 +178,22 @@ describe('GET /api/users/{id}/recipes', () => {
   it('shows an author’s new avatar once their user.updated arrives', async () => {
     const frank = await harness.knownUser('Frank_Lists');
     await publish(frank);
-    await harness.deliver(createEvent(userUpdated, { id: frank.id, username: 'Frank_Lists', avatarUrl: 'https://cdn.example.com/new.png', revision: 1 }, { producer: 'users', correlationId: 't' }));
+    await harness.deliver(
+      createEvent(
+        userUpdated,
+        { id: frank.id, username: 'Frank_Lists', avatarUrl: 'https://cdn.example.com/new.png', revision: 1 },
+        { producer: 'users', correlationId: 't' },
+      ),
+    );
     expect((await listed(`${frank.id}/recipes`)).recipes[0].author.avatarUrl).toBe('https://cdn.example.com/new.png');
   });
 
   it('finds a user registered a moment ago through the users service', async () => {
     harness.newUser('Fresh_Lister');
-    expect(await listed('fresh_lister/recipes')).toEqual({ recipes: [], pagination: { page: 1, limit: 12, total: 0, totalPages: 0, nextCursor: null } });
+    expect(await listed('fresh_lister/recipes')).toEqual({
+      recipes: [],
+      pagination: { page: 1, limit: 12, total: 0, totalPages: 0, nextCursor: null },
+    });
   });
 
   it.each(['page=0', 'limit=-1', 'limit=abc', 'page=1.5', 'limit=0', 'page=', 'limit=1e3', 'page=99999999999'])(
@@ -162,12 +203,18 @@ describe('GET /api/users/{id}/recipes', () => {
     },
   );
 
-  it.each(['0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b', 'nobody_here', 'me', 'ab', 'not a name', '%00', 'x'.repeat(100), "x' OR '1'='1"])(
-    'answers 404 for the user %j',
-    async (id) => {
-      expect(expectProblem(await list(`${encodeURIComponent(id)}/recipes`), 404).code).toBe('NOT_FOUND');
-    },
-  );
+  it.each([
+    '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b',
+    'nobody_here',
+    'me',
+    'ab',
+    'not a name',
+    '%00',
+    'x'.repeat(100),
+    "x' OR '1'='1",
+  ])('answers 404 for the user %j', async (id) => {
+    expect(expectProblem(await list(`${encodeURIComponent(id)}/recipes`), 404).code).toBe('NOT_FOUND');
+  });
 
   it('checks the token first, then the query, then the user', async () => {
     expectProblem(await list(`${ada.id}/recipes`, { token: 'garbage' }), 401);

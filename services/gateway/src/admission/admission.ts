@@ -6,7 +6,8 @@ import { WaitingRoom, type WaitingRoomSettings } from './waiting-room.js';
 /** Reads and writes of one service are limited apart: a flood of one never starves the other. */
 export type RequestClass = 'read' | 'write';
 
-export const requestClassOf = (method: string): RequestClass => (method === 'GET' || method === 'HEAD' ? 'read' : 'write');
+export const requestClassOf = (method: string): RequestClass =>
+  method === 'GET' || method === 'HEAD' ? 'read' : 'write';
 
 /** A request admitted: `done` once its answer has gone, with whether the service dropped it. */
 export interface Admitted {
@@ -107,7 +108,9 @@ export class Admission {
     const key = `${service} ${requestClass}`;
     let lane = this.lanes.get(key);
     if (!lane) {
-      lane = new Lane(service, requestClass, this.settings, this.clock, () => this.metrics.refused(service, requestClass));
+      lane = new Lane(service, requestClass, this.settings, this.clock, () =>
+        this.metrics.refused(service, requestClass),
+      );
       this.lanes.set(key, lane);
     }
     return lane;

@@ -63,7 +63,9 @@ export class LoopGuard {
     if (this.loop.delayMs <= this.maxDelayMs || !shedable(request.url ?? '')) return false;
     this.counted();
     const requestId = requestIdFor(request);
-    const body = JSON.stringify(problem(503, 'The gateway is at capacity, try again shortly', { instance: pathOf(request.url ?? ''), requestId }));
+    const body = JSON.stringify(
+      problem(503, 'The gateway is at capacity, try again shortly', { instance: pathOf(request.url ?? ''), requestId }),
+    );
     response.writeHead(503, STATUS_CODES[503], {
       ...this.headers,
       'content-type': `${PROBLEM_CONTENT_TYPE}; charset=utf-8`,

@@ -76,7 +76,10 @@ export class WaitingRoom {
     const now = this.clock.now();
     this.cutExpired(now);
     this.assess(now);
-    if (this.entries.length >= this.settings.maxWaiting || (this.#standing && this.expectedWaitMs() > this.settings.targetMs)) {
+    if (
+      this.entries.length >= this.settings.maxWaiting ||
+      (this.#standing && this.expectedWaitMs() > this.settings.targetMs)
+    ) {
       this.refuse(waiter, now);
       return () => undefined;
     }
@@ -135,7 +138,8 @@ export class WaitingRoom {
     }
     if (now - this.checkpoint.at < this.settings.intervalMs) return;
     const drained = this.entries.length < this.checkpoint.length;
-    if (!drained && this.checkpoint.length > 0 && now - this.emptySince >= this.settings.intervalMs) this.#standing = true;
+    if (!drained && this.checkpoint.length > 0 && now - this.emptySince >= this.settings.intervalMs)
+      this.#standing = true;
     this.checkpoint = { at: now, length: this.entries.length };
   }
 

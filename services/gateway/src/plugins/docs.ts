@@ -34,7 +34,10 @@ export default async function docsPlugin(app: App, { upstreams, timeoutMs, cache
     async () =>
       mergeOpenApi(
         await Promise.all(
-          services.map(async (service) => ({ service, document: await documentOf(upstreams, upstreams.urls[service], timeoutMs) })),
+          services.map(async (service) => ({
+            service,
+            document: await documentOf(upstreams, upstreams.urls[service], timeoutMs),
+          })),
         ),
       ),
     cacheMs,

@@ -34,7 +34,9 @@ function typeOf(schema: JsonSchema): string {
   if ('const' in schema) return JSON.stringify(schema.const);
   if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(' | ');
   if (schema.anyOf) return schema.anyOf.map(typeOf).join(' | ');
-  const types = [schema.type ?? []].flat().map((type) => (type === 'array' ? `array of ${schema.items ? typeOf(schema.items) : 'anything'}` : type));
+  const types = [schema.type ?? []]
+    .flat()
+    .map((type) => (type === 'array' ? `array of ${schema.items ? typeOf(schema.items) : 'anything'}` : type));
   const base = types.length > 0 ? types.join(' | ') : 'anything';
   return schema.format ? `${base} (${schema.format})` : base;
 }
@@ -42,21 +44,26 @@ function typeOf(schema: JsonSchema): string {
 /** The message's anchor on the page and its id in the AsyncAPI document: `comment.created.v1`. */
 const messageIdOf = (event: { type: string; version: number }) => `${event.type}.v${event.version}`;
 
-/** One event's section: what it means, who sends and receives it, the fields of its `data`, and its whole payload schema. */
+/**
+ * One event's section: what it means, who sends and receives it, the fields of its `data`, and its whole payload
+ * schema.
+ */
 function eventSection(event: (typeof eventCatalogue)[number], payload: JsonSchema): string {
   const data = payload.properties?.data ?? {};
   const required = new Set(data.required ?? []);
   const fields = Object.entries(data.properties ?? {})
     .map(
       ([name, schema]) =>
-        `<tr><th scope="row"><code>${escapeHtml(name)}</code></th><td>${escapeHtml(typeOf(schema))}</td><td>${required.has(name) ? 'yes' : 'no'}</td><td>${escapeHtml(schema.description ?? '')}</td></tr>`,
+        `<tr><th scope="row"><code>${escapeHtml(name)}</code></th><td>${escapeHtml(typeOf(schema))}</td>` +
+        `<td>${required.has(name) ? 'yes' : 'no'}</td><td>${escapeHtml(schema.description ?? '')}</td></tr>`,
     )
     .join('\n');
   const id = messageIdOf(event);
   return `<section id="${escapeHtml(id)}">
 <h2>${escapeHtml(event.type)} v${event.version}</h2>
 <p>${escapeHtml(event.description)}</p>
-<p>Produced by ${escapeHtml(event.producer)}; consumed by ${escapeHtml(event.consumers.join(', ') || 'no service')}. Routing key <code>${escapeHtml(event.type)}</code>.</p>
+<p>Produced by ${escapeHtml(event.producer)}; consumed by ${escapeHtml(event.consumers.join(', ') || 'no service')}.
+Routing key <code>${escapeHtml(event.type)}</code>.</p>
 <table>
 <thead><tr><th>Field of <code>data</code></th><th>Type</th><th>Required</th><th>Meaning</th></tr></thead>
 <tbody>
@@ -81,7 +88,9 @@ function cataloguePage(document: ReturnType<typeof asyncApiDocument>): string {
     )
     .map((cells) => `<tr>${cells}</tr>`)
     .join('\n');
-  const sections = eventCatalogue.map((event) => eventSection(event, messages[messageIdOf(event)]?.payload ?? {})).join('\n');
+  const sections = eventCatalogue
+    .map((event) => eventSection(event, messages[messageIdOf(event)]?.payload ?? {}))
+    .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Event catalogue</title></head>
 <body>

@@ -1,6 +1,14 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import replyFrom, { type FastifyReplyFromHooks } from '@fastify/reply-from';
-import { type App, bodySent, type LimitHook, pathOf, REQUEST_ID_HEADER, sendProblem, undeclaredBody } from '@recipes/http';
+import {
+  type App,
+  bodySent,
+  type LimitHook,
+  pathOf,
+  REQUEST_ID_HEADER,
+  sendProblem,
+  undeclaredBody,
+} from '@recipes/http';
 import type { FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { type Admission, requestClassOf } from '../admission/admission.js';
 import { requestPathOf } from '../request-path.js';
@@ -67,7 +75,8 @@ export function forwardedResponseHeaders(headers: IncomingHttpHeaders, reply: Fa
  * (refused, reset, connect timeout, DNS) means it could not be reached. reply-from has logged the cause.
  */
 function onUpstreamError(reply: FastifyReply, { error }: { error: Error }): void {
-  if ((error as Error & { code?: string }).code === 'FST_REPLY_FROM_GATEWAY_TIMEOUT') sendProblem(reply.request, reply, 504, 'The service did not answer in time');
+  if ((error as Error & { code?: string }).code === 'FST_REPLY_FROM_GATEWAY_TIMEOUT')
+    sendProblem(reply.request, reply, 504, 'The service did not answer in time');
   else sendProblem(reply.request, reply, 503, 'The service is unavailable, try again later');
 }
 
@@ -139,7 +148,12 @@ export default async function proxyPlugin(app: App, { upstreams, limit, admissio
       const body = request.body;
       const rewriteHeaders = (headers: IncomingHttpHeaders) => forwardedResponseHeaders(headers, reply);
       const options = Buffer.isBuffer(body)
-        ? { ...fromOptions, rewriteHeaders, body, contentType: request.headers['content-type'] ?? 'application/octet-stream' }
+        ? {
+            ...fromOptions,
+            rewriteHeaders,
+            body,
+            contentType: request.headers['content-type'] ?? 'application/octet-stream',
+          }
         : { ...fromOptions, rewriteHeaders };
       const idempotent = isIdempotent(request);
       // Each instance in turn, moving on while they refuse the connection, or cut it off a request that
@@ -151,7 +165,10 @@ export default async function proxyPlugin(app: App, { upstreams, limit, admissio
           onError: (_sameReply, failure) => {
             const passOn = others.length > 0 && (wasRefused(failure.error) || (idempotent && wasCutOff(failure.error)));
             if (!passOn) return onUpstreamError(reply, failure);
-            request.log.warn({ upstream: base, codes: codesOf(failure.error) }, 'upstream failed before answering: trying the next instance');
+            request.log.warn(
+              { upstream: base, codes: codesOf(failure.error) },
+              'upstream failed before answering: trying the next instance',
+            );
             forward(others);
           },
         });
@@ -170,7 +187,9 @@ export default async function proxyPlugin(app: App, { upstreams, limit, admissio
       const withdraw = admission.admit(service, requestClassOf(request.method), {
         enter(admitted) {
           // Once the answer has gone, or the client has gone: a 503 or 504 means the service could not keep up.
-          reply.raw.once('close', () => admitted.done({ dropped: reply.statusCode === 503 || reply.statusCode === 504 }));
+          reply.raw.once('close', () =>
+            admitted.done({ dropped: reply.statusCode === 503 || reply.statusCode === 504 }),
+          );
           send();
         },
         refuse() {

@@ -48,7 +48,10 @@ export default async function streamProxyPlugin(app: App, { upstreams, limit, st
 
       reply.hijack();
       logWhenClosedByClient(request, reply);
-      const headers = { ...reply.getHeaders(), ...forwardedResponseHeaders({ ...upstream.headers }, reply) } as OutgoingHttpHeaders;
+      const headers = {
+        ...reply.getHeaders(),
+        ...forwardedResponseHeaders({ ...upstream.headers }, reply),
+      } as OutgoingHttpHeaders;
       // Nothing follows a stream on its connection: it closes with the stream, and never holds up a shutdown.
       headers.connection = 'close';
       reply.raw.writeHead(upstream.statusCode, headers);
@@ -91,7 +94,13 @@ async function openOnAnyInstance(
  * Hands each chunk of `body` on to `out` as it comes, for as long as both are open. A function of its own,
  * so that all an open stream keeps alive is these two, not everything its request's handler held.
  */
-function relay(body: ClientHttp2Stream, out: ServerResponse, open: Set<ClientHttp2Stream>, stallTimeoutMs: number, log: FastifyBaseLogger): void {
+function relay(
+  body: ClientHttp2Stream,
+  out: ServerResponse,
+  open: Set<ClientHttp2Stream>,
+  stallTimeoutMs: number,
+  log: FastifyBaseLogger,
+): void {
   open.add(body);
   let stalled: NodeJS.Timeout | undefined;
   // The client went away, or was cut off: the upstream stream goes too.

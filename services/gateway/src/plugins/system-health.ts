@@ -39,7 +39,10 @@ export default async function systemHealthPlugin(app: App, { upstreams, timeoutM
       }),
     );
     const allUp = states.every(([, state]) => state === 'up');
-    return { status: allUp ? 'ready' : 'not ready', services: Object.fromEntries(states) as Record<Service, 'up' | 'down'> } as const;
+    return {
+      status: allUp ? 'ready' : 'not ready',
+      services: Object.fromEntries(states) as Record<Service, 'up' | 'down'>,
+    } as const;
   }, cacheMs);
 
   app.get(

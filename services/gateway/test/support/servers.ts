@@ -44,7 +44,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * request as JSON, answers its own `/health/ready` and serves a small `/openapi.json`. `x-echo-status` picks
  * the response status.
  */
-export async function startUpstream(name: string, { delayMs = 0, healthDelayMs = 0, paths = [] }: UpstreamOptions = {}): Promise<Upstream> {
+export async function startUpstream(
+  name: string,
+  { delayMs = 0, healthDelayMs = 0, paths = [] }: UpstreamOptions = {},
+): Promise<Upstream> {
   const server = Fastify({ forceCloseConnections: true, serverFactory: dualProtocolServer });
   server.removeAllContentTypeParsers();
   server.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
@@ -52,13 +55,18 @@ export async function startUpstream(name: string, { delayMs = 0, healthDelayMs =
   server.get('/health/ready', async (_request, reply) => {
     upstream.readinessChecks += 1;
     if (healthDelayMs > 0) await sleep(healthDelayMs);
-    return ready ? { status: 'ready', checks: {} } : reply.code(503).send({ status: 'not ready', checks: { database: 'down' } });
+    return ready
+      ? { status: 'ready', checks: {} }
+      : reply.code(503).send({ status: 'not ready', checks: { database: 'down' } });
   });
   server.get('/openapi.json', async () => ({
     openapi: '3.1.0',
     info: { title: name, version: '1.0.0' },
     paths: Object.fromEntries(paths.map((path) => [path, { get: { summary: `${name} ${path}` } }])),
-    components: { schemas: { [`${name}Thing`]: { type: 'object' } }, securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+    components: {
+      schemas: { [`${name}Thing`]: { type: 'object' } },
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
+    },
   }));
   const upstream: Upstream = {
     name,
@@ -108,7 +116,9 @@ export async function startRecorder(name: string): Promise<Recorder> {
   const received: string[] = [];
   const server = dualProtocolServer((request, response) => {
     received.push(request.url!);
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ server: name, url: request.url }));
+    response
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ server: name, url: request.url }));
   }, {});
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -133,7 +143,13 @@ export async function unusedUrl(): Promise<string> {
 }
 
 /** The settings that send every service's routes to `url`. */
-export const everyServiceAt = (url: string) => ({ USERS_URL: url, CONTENT_URL: url, COMMENTS_URL: url, COLLECTIONS_URL: url, NOTIFICATIONS_URL: url });
+export const everyServiceAt = (url: string) => ({
+  USERS_URL: url,
+  CONTENT_URL: url,
+  COMMENTS_URL: url,
+  COLLECTIONS_URL: url,
+  NOTIFICATIONS_URL: url,
+});
 
 /** The real gateway app, configured from `env` as in production. */
 export async function startGateway(env: Record<string, string>, { listen = false } = {}): Promise<App> {

@@ -1,4 +1,9 @@
-import { notificationCreated, notificationRetracted, notificationsRead, notificationsStreamsReplaced } from '@recipes/contracts';
+import {
+  notificationCreated,
+  notificationRetracted,
+  notificationsRead,
+  notificationsStreamsReplaced,
+} from '@recipes/contracts';
 import { on } from '@recipes/messaging';
 import type { InstanceSubscription } from '@recipes/runtime';
 import type { NotificationsParts } from '../parts.js';

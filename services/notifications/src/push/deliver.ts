@@ -35,7 +35,16 @@ export interface DeliverySettings {
  * (honouring `Retry-After`) until its TTL passes, or its subscription deleted when the push service
  * says it is dead.
  */
-export function pushDelivery({ pool, directory, vapid, ttlSeconds, metrics, logger, sessionEnded, wakeAfter }: DeliverySettings) {
+export function pushDelivery({
+  pool,
+  directory,
+  vapid,
+  ttlSeconds,
+  metrics,
+  logger,
+  sessionEnded,
+  wakeAfter,
+}: DeliverySettings) {
   async function removeSubscription(push: DuePush, reason: 'gone' | 'rejected' | 'session_ended'): Promise<void> {
     if (await deleteDeadSubscription(pool, push.subscription.id)) metrics.subscriptionsRemoved(reason);
   }
@@ -43,7 +52,8 @@ export function pushDelivery({ pool, directory, vapid, ttlSeconds, metrics, logg
   return async function deliver(push: DuePush, stopping: AbortSignal): Promise<void> {
     const { subscription } = push;
     const issuedAt = Math.floor(subscription.createdAt.getTime() / 1000);
-    if (sessionEnded({ userId: subscription.userId, sessionId: subscription.sessionId ?? '', issuedAt })) return removeSubscription(push, 'session_ended');
+    if (sessionEnded({ userId: subscription.userId, sessionId: subscription.sessionId ?? '', issuedAt }))
+      return removeSubscription(push, 'session_ended');
     const leftMs = push.queuedAt.getTime() + ttlSeconds * 1000 - Date.now();
     if (leftMs <= 0) {
       metrics.failed('expired');
@@ -54,16 +64,28 @@ export function pushDelivery({ pool, directory, vapid, ttlSeconds, metrics, logg
     if (!found) return deliveries.finishPush(pool, push);
     const actor = (await directory.findByIds([found.actorId])).get(found.actorId);
     if (!actor) {
-      logger.warn({ notificationId: found.id, actorId: found.actorId }, 'push of a notification of an unknown actor left out');
+      logger.warn(
+        { notificationId: found.id, actorId: found.actorId },
+        'push of a notification of an unknown actor left out',
+      );
       return deliveries.finishPush(pool, push);
     }
     const { unread, ...record } = found;
-    const payload = JSON.stringify({ notification: toNotification(record, { id: actor.id, username: actor.username, avatarUrl: actor.avatarUrl }), unreadCount: unread });
+    const payload = JSON.stringify({
+      notification: toNotification(record, { id: actor.id, username: actor.username, avatarUrl: actor.avatarUrl }),
+      unreadCount: unread,
+    });
     if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) {
       logger.error({ notificationId: found.id, bytes: Buffer.byteLength(payload) }, 'push payload over 3 KB left out');
       return deliveries.finishPush(pool, push);
     }
-    const outcome = await sendPush(subscription, payload, { vapid, ttlSeconds: Math.ceil(leftMs / 1000), topic: topicOf(found.groupKey), timeoutMs: PUSH_TIMEOUT_MS, stopping });
+    const outcome = await sendPush(subscription, payload, {
+      vapid,
+      ttlSeconds: Math.ceil(leftMs / 1000),
+      topic: topicOf(found.groupKey),
+      timeoutMs: PUSH_TIMEOUT_MS,
+      stopping,
+    });
     switch (outcome.kind) {
       case 'sent':
         metrics.sent();
@@ -72,7 +94,10 @@ export function pushDelivery({ pool, directory, vapid, ttlSeconds, metrics, logg
         metrics.failed('gone');
         return removeSubscription(push, 'gone');
       case 'rejected':
-        logger.warn({ subscriptionId: subscription.id, status: outcome.status, body: outcome.body }, 'push service rejected a push: subscription removed');
+        logger.warn(
+          { subscriptionId: subscription.id, status: outcome.status, body: outcome.body },
+          'push service rejected a push: subscription removed',
+        );
         metrics.failed('rejected');
         return removeSubscription(push, 'rejected');
       case 'retry': {
@@ -91,4 +116,3 @@ export function pushDelivery({ pool, directory, vapid, ttlSeconds, metrics, logg
     }
   };
 }
-

@@ -18,7 +18,19 @@ export interface SessionEnds {
  * Web Push (docs/api.md §11.3): the subscriptions, which end with their session, and the sender of the
  * push outbox. Without a VAPID pair configured, subscribing is refused and nothing is sent.
  */
-export function webPush({ pool, config, directory, sessionEnds, logger }: { pool: Pool; config: NotificationsConfig; directory: UserDirectory; sessionEnds: SessionEnds; logger: Logger }) {
+export function webPush({
+  pool,
+  config,
+  directory,
+  sessionEnds,
+  logger,
+}: {
+  pool: Pool;
+  config: NotificationsConfig;
+  directory: UserDirectory;
+  sessionEnds: SessionEnds;
+  logger: Logger;
+}) {
   let metrics: PushMetrics | undefined;
   const subscriptions = pushSubscriptions(pool, () => metrics, logger);
   sessionEnds.onEnded((end) => void subscriptions.endSessions(end));

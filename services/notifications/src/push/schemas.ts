@@ -27,23 +27,34 @@ export function subscriptionBody(allowPrivate: boolean) {
       const problem = endpointProblem(value, allowPrivate);
       if (problem) context.addIssue({ code: 'custom', message: problem });
     })
-    .meta({ description: 'The push service URL the browser gave: https, not a loopback, private or link-local host', format: 'uri' });
+    .meta({
+      description: 'The push service URL the browser gave: https, not a loopback, private or link-local host',
+      format: 'uri',
+    });
   const keys = z.object({
     p256dh: z
       .string()
       .refine(isP256PublicKey, 'must be an uncompressed P-256 public key (65 bytes), base64url')
       .meta({ description: 'The browser’s P-256 public key (RFC 8291), uncompressed, base64url' }),
-    auth: z.string().refine(isAuthSecret, 'must be a 16-byte secret, base64url').meta({ description: 'The browser’s authentication secret (RFC 8291), 16 bytes, base64url' }),
+    auth: z
+      .string()
+      .refine(isAuthSecret, 'must be a 16-byte secret, base64url')
+      .meta({ description: 'The browser’s authentication secret (RFC 8291), 16 bytes, base64url' }),
   });
   return z.object({ endpoint, keys }).meta({ examples: [SUBSCRIPTION_EXAMPLE] });
 }
-
 
 export const pushSubscriptionSchema = z
   .object({ id: z.uuid(), endpoint: z.string(), createdAt: timestampSchema })
   .meta({
     id: 'PushSubscription',
-    examples: [{ id: '019375a5-2e3f-7a4b-8c5d-6e7f8a9b0c1d', endpoint: 'https://push.example.net/wpush/v2/gAAAAABn', createdAt: '2026-11-22T10:00:00.000Z' }],
+    examples: [
+      {
+        id: '019375a5-2e3f-7a4b-8c5d-6e7f8a9b0c1d',
+        endpoint: 'https://push.example.net/wpush/v2/gAAAAABn',
+        createdAt: '2026-11-22T10:00:00.000Z',
+      },
+    ],
   });
 
 export const subscriptionResponse = z.object({ subscription: pushSubscriptionSchema });

@@ -24,7 +24,10 @@ export type PushOutcome =
   /** 408, 429, 5xx, a time-out or a network error: worth another try, not before `retryAfterMs` if given. */
   | { kind: 'retry'; reason: string; retryAfterMs?: number };
 
-/** A `Topic` (RFC 8030 §5.4: at most 32 base64url characters) for a group: its pushes waiting at the push service replace each other. */
+/**
+ * A `Topic` (RFC 8030 §5.4: at most 32 base64url characters) for a group: its pushes waiting at the push service
+ * replace each other.
+ */
 export function topicOf(groupKey: string): string {
   return createHash('sha256').update(groupKey).digest('base64url').slice(0, 32);
 }
@@ -42,17 +45,29 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
  * posted with this process's own `fetch`, so that the time-out covers the whole exchange and `http`
  * endpoints work where tests allow them.
  */
-export async function sendPush(target: PushTarget, payload: string, settings: { vapid: Vapid; ttlSeconds: number; topic: string; timeoutMs: number; stopping: AbortSignal }): Promise<PushOutcome> {
+export async function sendPush(
+  target: PushTarget,
+  payload: string,
+  settings: { vapid: Vapid; ttlSeconds: number; topic: string; timeoutMs: number; stopping: AbortSignal },
+): Promise<PushOutcome> {
   const { vapid, ttlSeconds, topic, timeoutMs, stopping } = settings;
-  const request = webPush.generateRequestDetails({ endpoint: target.endpoint, keys: { p256dh: target.p256dh, auth: target.auth } }, payload, {
-    vapidDetails: vapid,
-    TTL: ttlSeconds,
-    urgency: 'normal',
-    topic,
-    contentEncoding: 'aes128gcm',
-  });
+  const request = webPush.generateRequestDetails(
+    { endpoint: target.endpoint, keys: { p256dh: target.p256dh, auth: target.auth } },
+    payload,
+    {
+      vapidDetails: vapid,
+      TTL: ttlSeconds,
+      urgency: 'normal',
+      topic,
+      contentEncoding: 'aes128gcm',
+    },
+  );
   // fetch counts the body itself.
-  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => name.toLowerCase() !== 'content-length').map(([name, value]) => [name, String(value)]));
+  const headers = Object.fromEntries(
+    Object.entries(request.headers)
+      .filter(([name]) => name.toLowerCase() !== 'content-length')
+      .map(([name, value]) => [name, String(value)]),
+  );
   let response: Response;
   let body: string;
   try {

@@ -13,7 +13,9 @@ export interface PushSenderSettings {
   schema: string;
   databaseUrl?: string;
   logger: Logger;
-  /** Handles one push; `stopping` aborts when the sender stops, so that a hanging endpoint does not hold up a shutdown. */
+  /**
+   * Handles one push; `stopping` aborts when the sender stops, so that a hanging endpoint does not hold up a shutdown.
+   */
   deliver(push: DuePush, stopping: AbortSignal): Promise<void>;
   /** Pushes in flight at once, over every endpoint. */
   maxInFlight?: number;
@@ -100,7 +102,12 @@ export class PushSender {
     const sending: Promise<void> = this.settings
       .deliver(push, this.stopping.signal)
       // Its lease runs out and another claim tries it again.
-      .catch((err: unknown) => this.settings.logger.warn({ err, subscriptionId: push.subscription.id }, 'push could not be handled; retried when its lease ends'))
+      .catch((err: unknown) =>
+        this.settings.logger.warn(
+          { err, subscriptionId: push.subscription.id },
+          'push could not be handled; retried when its lease ends',
+        ),
+      )
       .finally(() => {
         this.inFlight.delete(sending);
         this.wakeUps.notify();

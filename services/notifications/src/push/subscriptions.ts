@@ -22,15 +22,29 @@ export interface Subscriber {
 }
 
 /** A subscription as the API shows it. */
-export const toSubscription = ({ id, endpoint, createdAt }: SubscriptionRecord) => ({ id, endpoint, createdAt: createdAt.toISOString() });
+export const toSubscription = ({ id, endpoint, createdAt }: SubscriptionRecord) => ({
+  id,
+  endpoint,
+  createdAt: createdAt.toISOString(),
+});
 
 /** Push subscriptions (docs/api.md §11.3): each its owner's only, and its session's. */
 export function pushSubscriptions(pool: Pool, metrics: () => PushMetrics | undefined, logger: Logger) {
   return {
-    /** Stores a subscription, or replaces the caller's of the same endpoint (`created` false); their oldest beyond the limit goes. */
-    async subscribe({ userId, sessionId }: Subscriber, { endpoint, keys }: { endpoint: string; keys: { p256dh: string; auth: string } }) {
+    /**
+     * Stores a subscription, or replaces the caller's of the same endpoint (`created` false); their oldest beyond the
+     * limit goes.
+     */
+    async subscribe(
+      { userId, sessionId }: Subscriber,
+      { endpoint, keys }: { endpoint: string; keys: { p256dh: string; auth: string } },
+    ) {
       const saved = await withTransaction(pool, (tx) =>
-        repository.saveSubscription(tx, { id: newId(), userId, sessionId: sessionId ?? null, endpoint, p256dh: keys.p256dh, auth: keys.auth }, SUBSCRIPTIONS_PER_USER),
+        repository.saveSubscription(
+          tx,
+          { id: newId(), userId, sessionId: sessionId ?? null, endpoint, p256dh: keys.p256dh, auth: keys.auth },
+          SUBSCRIPTIONS_PER_USER,
+        ),
       );
       metrics()?.subscriptionsRemoved('over_limit', saved.dropped);
       return { subscription: toSubscription(saved.record), created: saved.created };
@@ -48,7 +62,10 @@ export function pushSubscriptions(pool: Pool, metrics: () => PushMetrics | undef
     /** The subscriptions of sessions that ended go with them (docs/api.md §11.1). */
     async endSessions(end: EndedSession): Promise<void> {
       try {
-        metrics()?.subscriptionsRemoved('session_ended', await repository.deleteSessionSubscriptions(pool, end.userId, end.sessionIds, end.notBefore));
+        metrics()?.subscriptionsRemoved(
+          'session_ended',
+          await repository.deleteSessionSubscriptions(pool, end.userId, end.sessionIds, end.notBefore),
+        );
       } catch (err) {
         // The sender checks each push's session as well, so one missed here is never pushed to.
         logger.warn({ err, userId: end.userId }, 'push subscriptions of ended sessions could not be deleted now');
@@ -56,4 +73,3 @@ export function pushSubscriptions(pool: Pool, metrics: () => PushMetrics | undef
     },
   };
 }
-

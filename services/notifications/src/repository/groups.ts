@@ -52,7 +52,10 @@ export async function findGroupPage(
 ): Promise<GroupPage> {
   const ofGroup = 'n.recipient_id = $1 AND n.group_key = g.group_key AND n.retracted_at IS NULL';
   const live = 'n.retracted_at IS NULL';
-  const asOf = walkedAsOf === undefined ? 'coalesce((SELECT last_sequence FROM notification_counts WHERE recipient_id = $1), 0)' : '$2::bigint';
+  const asOf =
+    walkedAsOf === undefined
+      ? 'coalesce((SELECT last_sequence FROM notification_counts WHERE recipient_id = $1), 0)'
+      : '$2::bigint';
   const { rows, ...page } = await readListing<GroupRecord & { asOf: string }>(
     db,
     {
@@ -83,6 +86,9 @@ export async function findGroupPage(
 
 /** Whether the recipient has a live notification in the group. */
 export async function hasGroup(db: Queryable, recipientId: string, groupKey: string): Promise<boolean> {
-  const { rows } = await db.query('SELECT 1 FROM notifications WHERE recipient_id = $1 AND group_key = $2 AND retracted_at IS NULL LIMIT 1', [recipientId, groupKey]);
+  const { rows } = await db.query(
+    'SELECT 1 FROM notifications WHERE recipient_id = $1 AND group_key = $2 AND retracted_at IS NULL LIMIT 1',
+    [recipientId, groupKey],
+  );
   return rows.length > 0;
 }

@@ -8,7 +8,10 @@ export interface NotificationCounts {
   unread: number;
 }
 
-/** A notification just stored: its place in the recipient's sequence, their unread count with it, and whether a stream of theirs is open. */
+/**
+ * A notification just stored: its place in the recipient's sequence, their unread count with it, and whether a stream
+ * of theirs is open.
+ */
 export interface StoredNotification {
   sequence: number;
   unread: number;
@@ -66,11 +69,27 @@ export async function insertNotification(
   // Marked as writing: the pool's client carries the trace context, which the outbox row takes, only to
   // statements that write (`PreparingClient`, libs/db).
   const { rows } = await db.query<{ sequence: string; unread: number; streamOpen: boolean }>(
-    callWriting(`SELECT sequence, unread, stream_open AS "streamOpen" FROM store_notification($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`),
-    [id, n.recipientId, n.type, n.actorId, n.contentType, n.contentId, n.commentId, n.createdAt, source.id, source.type, payload],
+    callWriting(
+      `SELECT sequence, unread, stream_open AS "streamOpen" FROM store_notification($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    ),
+    [
+      id,
+      n.recipientId,
+      n.type,
+      n.actorId,
+      n.contentType,
+      n.contentId,
+      n.commentId,
+      n.createdAt,
+      source.id,
+      source.type,
+      payload,
+    ],
   );
   const stored = rows[0];
-  return stored ? { sequence: Number(stored.sequence), unread: stored.unread, streamOpen: stored.streamOpen } : undefined;
+  return stored
+    ? { sequence: Number(stored.sequence), unread: stored.unread, streamOpen: stored.streamOpen }
+    : undefined;
 }
 
 /** What a listing keeps of the recipient's notifications (docs/api.md §10.2): all, the unread, some types. */
@@ -92,7 +111,12 @@ function filteredCount(filter: ListingFilter, where: string): string {
  * range of the recipient's, read in full). One statement, so the page and its total agree (`readListing`).
  * The filters are written into the SQL, so that the planner sees which partial index matches.
  */
-export async function findPage(db: Queryable, recipientId: string, filter: ListingFilter, request: ListingRequest): Promise<ListingPage<NotificationRecord>> {
+export async function findPage(
+  db: Queryable,
+  recipientId: string,
+  filter: ListingFilter,
+  request: ListingRequest,
+): Promise<ListingPage<NotificationRecord>> {
   const values: unknown[] = [recipientId];
   const where = ['recipient_id = $1', 'retracted_at IS NULL'];
   if (filter.unreadOnly) where.push('NOT is_read');
@@ -111,14 +135,22 @@ export async function findPage(db: Queryable, recipientId: string, filter: Listi
   );
 }
 
-/** What changes whenever the recipient's listing or unread count would (their ETag, docs/api.md §7); 0 before anything. */
+/**
+ * What changes whenever the recipient's listing or unread count would (their ETag, docs/api.md §7); 0 before anything.
+ */
 export async function findVersion(db: Queryable, recipientId: string): Promise<number> {
-  const { rows } = await db.query<{ version: string }>('SELECT version FROM notification_counts WHERE recipient_id = $1', [recipientId]);
+  const { rows } = await db.query<{ version: string }>(
+    'SELECT version FROM notification_counts WHERE recipient_id = $1',
+    [recipientId],
+  );
   return rows[0] ? Number(rows[0].version) : 0;
 }
 
 export async function findCounts(db: Queryable, recipientId: string): Promise<NotificationCounts> {
-  const { rows } = await db.query<NotificationCounts>('SELECT total, unread FROM notification_counts WHERE recipient_id = $1', [recipientId]);
+  const { rows } = await db.query<NotificationCounts>(
+    'SELECT total, unread FROM notification_counts WHERE recipient_id = $1',
+    [recipientId],
+  );
   return rows[0] ?? { total: 0, unread: 0 };
 }
 

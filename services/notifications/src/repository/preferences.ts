@@ -11,7 +11,11 @@ export async function findPreferences(db: Queryable, recipientId: string): Promi
 }
 
 /** Sets each of `types` on or off for `recipientId`, in one statement. */
-export async function setPreferences(db: Queryable, recipientId: string, types: [NotificationType, boolean][]): Promise<void> {
+export async function setPreferences(
+  db: Queryable,
+  recipientId: string,
+  types: [NotificationType, boolean][],
+): Promise<void> {
   if (types.length === 0) return;
   await db.query(
     `INSERT INTO notification_preferences (recipient_id, type, enabled)

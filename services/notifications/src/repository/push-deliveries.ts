@@ -8,7 +8,15 @@ export interface DuePush {
   /** When its notification was stored: the TTL runs from here. */
   queuedAt: Date;
   notificationId: string;
-  subscription: { id: string; userId: string; sessionId: string | null; createdAt: Date; endpoint: string; p256dh: string; auth: string };
+  subscription: {
+    id: string;
+    userId: string;
+    sessionId: string | null;
+    createdAt: Date;
+    endpoint: string;
+    p256dh: string;
+    auth: string;
+  };
 }
 
 /**
@@ -17,7 +25,17 @@ export interface DuePush {
  * endpoint, whichever instance sends. SKIP LOCKED keeps instances that claim at once apart.
  */
 export async function claimDuePushes(db: Queryable, limit: number, leaseMs: number): Promise<DuePush[]> {
-  const { rows } = await db.query<DuePush & { subscriptionId: string; userId: string; sessionId: string | null; createdAt: Date; endpoint: string; p256dh: string; auth: string }>(
+  const { rows } = await db.query<
+    DuePush & {
+      subscriptionId: string;
+      userId: string;
+      sessionId: string | null;
+      createdAt: Date;
+      endpoint: string;
+      p256dh: string;
+      auth: string;
+    }
+  >(
     `WITH picked AS (
        SELECT s.id FROM push_subscriptions s
         WHERE s.id IN (SELECT subscription_id FROM push_deliveries WHERE available_at <= clock_timestamp())

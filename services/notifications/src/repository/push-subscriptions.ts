@@ -45,7 +45,10 @@ export async function saveSubscription(tx: Queryable, subscription: NewSubscript
 
 /** The user's subscriptions, newest first. */
 export async function findSubscriptions(db: Queryable, userId: string): Promise<SubscriptionRecord[]> {
-  const { rows } = await db.query<SubscriptionRecord>(`SELECT ${shown} FROM push_subscriptions WHERE user_id = $1 ORDER BY created_at DESC, id DESC`, [userId]);
+  const { rows } = await db.query<SubscriptionRecord>(
+    `SELECT ${shown} FROM push_subscriptions WHERE user_id = $1 ORDER BY created_at DESC, id DESC`,
+    [userId],
+  );
   return rows;
 }
 
@@ -65,7 +68,12 @@ export async function deleteDeadSubscription(db: Queryable, id: string): Promise
  * Deletes the subscriptions of ended sessions (docs/api.md §11.1): those of `sessionIds`, and, when every
  * session of the user issued before `notBefore` ended, those made before it. Gives how many went.
  */
-export async function deleteSessionSubscriptions(db: Queryable, userId: string, sessionIds: readonly string[], notBefore: string | null): Promise<number> {
+export async function deleteSessionSubscriptions(
+  db: Queryable,
+  userId: string,
+  sessionIds: readonly string[],
+  notBefore: string | null,
+): Promise<number> {
   const { rowCount } = await db.query(
     `DELETE FROM push_subscriptions
       WHERE user_id = $1 AND (session_id = ANY($2::uuid[]) OR ($3::timestamptz IS NOT NULL AND created_at < $3::timestamptz))`,

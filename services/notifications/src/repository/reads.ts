@@ -38,7 +38,11 @@ export interface ListingPlace {
 }
 
 /** The place of the recipient's notification `id` in their listing; undefined when it is not theirs. */
-export async function findListingPlace(db: Queryable, recipientId: string, id: string): Promise<ListingPlace | undefined> {
+export async function findListingPlace(
+  db: Queryable,
+  recipientId: string,
+  id: string,
+): Promise<ListingPlace | undefined> {
   const { rows } = await db.query<ListingPlace>(
     'SELECT created_at AS "createdAt", id FROM notifications WHERE id = $1 AND recipient_id = $2 AND retracted_at IS NULL',
     [id, recipientId],
@@ -46,7 +50,9 @@ export async function findListingPlace(db: Queryable, recipientId: string, id: s
   return rows[0];
 }
 
-/** Marks read every unread notification of the recipient, or those listed at or after `upTo` (created at or before it). */
+/**
+ * Marks read every unread notification of the recipient, or those listed at or after `upTo` (created at or before it).
+ */
 export async function markAllRead(db: Queryable, recipientId: string, upTo: ListingPlace | undefined): Promise<Marked> {
   const { rows } = await db.query<{ updated: number; unread: number | null }>(
     `WITH changed AS (

@@ -27,7 +27,13 @@ export interface Retracted {
  * (`lockRecipient`), so that the places commit in order, as a new notification's do. `also` is a further
  * CTE of the same statement, if any.
  */
-async function retractWhere(db: Queryable, recipientId: string, retractedAt: string, which: Sql, also: Sql = sql``): Promise<Retracted | undefined> {
+async function retractWhere(
+  db: Queryable,
+  recipientId: string,
+  retractedAt: string,
+  which: Sql,
+  also: Sql = sql``,
+): Promise<Retracted | undefined> {
   const { text, values } = query(sql`
     WITH targets AS (
        SELECT id, is_read, row_number() OVER (ORDER BY sequence, id) AS step
@@ -55,7 +61,13 @@ async function retractWhere(db: Queryable, recipientId: string, retractedAt: str
  * retracted in its place, so that the mention never notifies. Takes the recipient's lock (after the
  * comment's, `lockCommentNotifications`); run in a transaction.
  */
-export async function retractMention(db: Queryable, id: string, sourceEventId: string, tombstone: NewNotification, retractedAt: string): Promise<Retracted | undefined> {
+export async function retractMention(
+  db: Queryable,
+  id: string,
+  sourceEventId: string,
+  tombstone: NewNotification,
+  retractedAt: string,
+): Promise<Retracted | undefined> {
   const { recipientId, type, actorId, contentType, contentId, commentId, createdAt } = tombstone;
   await lockRecipient(db, recipientId);
   return retractWhere(
@@ -87,7 +99,11 @@ export interface CommentRef {
  * on comes first, as `store_notification` takes it, so that a notification being stored is either seen
  * here or sees the deletion. Run in a transaction.
  */
-export async function retractAboutComment(db: Queryable, comment: CommentRef, retractedAt: string): Promise<Map<string, Retracted>> {
+export async function retractAboutComment(
+  db: Queryable,
+  comment: CommentRef,
+  retractedAt: string,
+): Promise<Map<string, Retracted>> {
   await db.query(`SELECT ${contentLock('$1', '$2')}`, [comment.targetType, comment.targetId]);
   await db.query('INSERT INTO deleted_comments (comment_id) VALUES ($1) ON CONFLICT DO NOTHING', [comment.id]);
   const { rows } = await db.query<{ recipientId: string }>(
@@ -114,9 +130,16 @@ export interface ContentRef {
  * and retracts every notification about it (tags, and mentions in its comments), each recipient's in
  * turn, in id order so that two deletions never wait for each other's recipients. Run in a transaction.
  */
-export async function retractAboutContent(db: Queryable, content: ContentRef, retractedAt: string): Promise<Map<string, Retracted>> {
+export async function retractAboutContent(
+  db: Queryable,
+  content: ContentRef,
+  retractedAt: string,
+): Promise<Map<string, Retracted>> {
   await db.query(`SELECT ${contentLock('$1', '$2')}`, [content.type, content.id]);
-  await db.query('INSERT INTO deleted_content (content_type, content_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [content.type, content.id]);
+  await db.query('INSERT INTO deleted_content (content_type, content_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+    content.type,
+    content.id,
+  ]);
   const { rows } = await db.query<{ recipientId: string }>(
     `SELECT DISTINCT recipient_id AS "recipientId" FROM notifications
       WHERE content_id = $1 AND content_type = $2 AND retracted_at IS NULL ORDER BY recipient_id`,
@@ -125,7 +148,12 @@ export async function retractAboutContent(db: Queryable, content: ContentRef, re
   const retracted = new Map<string, Retracted>();
   for (const { recipientId } of rows) {
     await lockRecipient(db, recipientId);
-    const done = await retractWhere(db, recipientId, retractedAt, sql`content_id = ${content.id} AND content_type = ${content.type}`);
+    const done = await retractWhere(
+      db,
+      recipientId,
+      retractedAt,
+      sql`content_id = ${content.id} AND content_type = ${content.type}`,
+    );
     if (done) retracted.set(recipientId, done);
   }
   return retracted;
@@ -138,7 +166,12 @@ export async function retractAboutContent(db: Queryable, content: ContentRef, re
  * and an unblock handled in either order retract the same (docs/api.md §10). Takes the recipient's lock;
  * run in a transaction.
  */
-export async function retractFromBlocked(db: Queryable, recipientId: string, actorId: string, retractedAt: string): Promise<Retracted | undefined> {
+export async function retractFromBlocked(
+  db: Queryable,
+  recipientId: string,
+  actorId: string,
+  retractedAt: string,
+): Promise<Retracted | undefined> {
   await lockRecipient(db, recipientId);
   return retractWhere(
     db,
@@ -153,7 +186,12 @@ export async function retractFromBlocked(db: Queryable, recipientId: string, act
  * Retracts every live notification of the recipient that `actorId` caused: the actor deleted their
  * account (docs/api.md §11.2). Takes the recipient's lock; run in a transaction.
  */
-export async function retractFromActor(db: Queryable, recipientId: string, actorId: string, retractedAt: string): Promise<Retracted | undefined> {
+export async function retractFromActor(
+  db: Queryable,
+  recipientId: string,
+  actorId: string,
+  retractedAt: string,
+): Promise<Retracted | undefined> {
   await lockRecipient(db, recipientId);
   return retractWhere(db, recipientId, retractedAt, sql`actor_id = ${actorId}`);
 }

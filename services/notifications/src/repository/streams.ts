@@ -22,7 +22,8 @@ export interface SequencedRecordWithActor extends SequencedRecord {
 }
 
 /** What changed for the recipient at one place of their sequence: a notification stored, or one retracted. */
-export type StreamChange = { kind: 'notification'; record: SequencedRecordWithActor } | { kind: 'retracted'; id: string; sequence: number };
+export type StreamChange =
+  { kind: 'notification'; record: SequencedRecordWithActor } | { kind: 'retracted'; id: string; sequence: number };
 
 /**
  * In one round trip, a stream's catch-up: what changed for the recipient after `sequence`, in sequence
@@ -65,12 +66,23 @@ export async function findSince(
         ? { kind: 'retracted', id: record.id, sequence: Number(place) }
         : {
             kind: 'notification',
-            record: { ...record, sequence: Number(record.sequence), actor: username === null ? undefined : { id: record.actorId, username, avatarUrl } },
+            record: {
+              ...record,
+              sequence: Number(record.sequence),
+              actor: username === null ? undefined : { id: record.actorId, username, avatarUrl },
+            },
           },
     );
   const lastSequence = Number(first.lastSequence);
   const last = changes.find((change) => change.kind === 'notification' && change.record.sequence === lastSequence);
-  return { changes, position: { lastSequence, lastId: last?.kind === 'notification' ? last.record.id : undefined, unread: first.unread } };
+  return {
+    changes,
+    position: {
+      lastSequence,
+      lastId: last?.kind === 'notification' ? last.record.id : undefined,
+      unread: first.unread,
+    },
+  };
 }
 
 export interface StreamPosition {
@@ -93,7 +105,9 @@ export async function findPosition(db: Queryable, recipientId: string): Promise<
     [recipientId],
   );
   const row = rows[0];
-  return row ? { lastSequence: Number(row.lastSequence), lastId: row.lastId ?? undefined, unread: row.unread } : { lastSequence: 0, lastId: undefined, unread: 0 };
+  return row
+    ? { lastSequence: Number(row.lastSequence), lastId: row.lastId ?? undefined, unread: row.unread }
+    : { lastSequence: 0, lastId: undefined, unread: 0 };
 }
 
 /**
@@ -104,7 +118,10 @@ export async function findPosition(db: Queryable, recipientId: string): Promise<
  */
 export async function openStream(db: Queryable, id: string, recipientId: string, limit: number): Promise<string[]> {
   await lockRecipient(db, recipientId);
-  await db.query('INSERT INTO open_streams (id, recipient_id, opened_at) VALUES ($1, $2, clock_timestamp())', [id, recipientId]);
+  await db.query('INSERT INTO open_streams (id, recipient_id, opened_at) VALUES ($1, $2, clock_timestamp())', [
+    id,
+    recipientId,
+  ]);
   const { rows } = await db.query<{ id: string }>(
     `DELETE FROM open_streams WHERE id IN (
        SELECT id FROM open_streams WHERE recipient_id = $1 ORDER BY opened_at DESC, id DESC OFFSET $2
@@ -120,7 +137,10 @@ export async function openStream(db: Queryable, id: string, recipientId: string,
  * needed, never one that was.
  */
 export async function hasOpenStream(db: Queryable, recipientId: string): Promise<boolean> {
-  const { rows } = await db.query<{ open: boolean }>('SELECT EXISTS (SELECT 1 FROM open_streams WHERE recipient_id = $1) AS open', [recipientId]);
+  const { rows } = await db.query<{ open: boolean }>(
+    'SELECT EXISTS (SELECT 1 FROM open_streams WHERE recipient_id = $1) AS open',
+    [recipientId],
+  );
   return rows[0]!.open;
 }
 

@@ -35,7 +35,12 @@ export const TICKET_RESUME_WINDOW_SECONDS = 120;
  * ticket it has just taken). Their tickets that can no longer open or resume a stream go on the way, and
  * everyone's a day past their expiry (no ticket does anything by then).
  */
-export async function issueTicket(db: Queryable, { recipientId, session }: TicketHolder, ttlSeconds: number, perUser: number): Promise<string> {
+export async function issueTicket(
+  db: Queryable,
+  { recipientId, session }: TicketHolder,
+  ttlSeconds: number,
+  perUser: number,
+): Promise<string> {
   const ticket = randomBytes(32).toString('base64url');
   await db.query(
     `WITH expired AS (DELETE FROM stream_tickets WHERE expires_at < now() - make_interval(hours => $4))
@@ -78,7 +83,10 @@ export async function redeemTicket(db: Queryable, ticket: string): Promise<Ticke
  * or ended within `TICKET_RESUME_WINDOW_SECONDS`. A resume must also name an event of that stream, at or
  * after `resumeFrom`: the caller checks that.
  */
-export async function findResumableTicket(db: Queryable, ticket: string): Promise<(TicketHolder & { resumeFrom: number }) | undefined> {
+export async function findResumableTicket(
+  db: Queryable,
+  ticket: string,
+): Promise<(TicketHolder & { resumeFrom: number }) | undefined> {
   const { rows } = await db.query<HolderRow & { resumeFrom: string }>(
     `SELECT ${holderColumns}, resume_from AS "resumeFrom" FROM stream_tickets
       WHERE ticket_hash = $1 AND used_at > now() - make_interval(hours => $2) AND resume_from IS NOT NULL
@@ -93,7 +101,11 @@ export async function findResumableTicket(db: Queryable, ticket: string): Promis
  * A stream opened by `ticket`, resuming after `resumeAfter` or from the recipient's newest notification:
  * where its first stream started is kept (the oldest place a client of it may resume from), and it is open.
  */
-export async function ticketStreamOpened(db: Queryable, ticket: string, resumeAfter: number | undefined): Promise<void> {
+export async function ticketStreamOpened(
+  db: Queryable,
+  ticket: string,
+  resumeAfter: number | undefined,
+): Promise<void> {
   await db.query(
     `UPDATE stream_tickets t
         SET stream_ended_at = NULL,

@@ -43,7 +43,8 @@ export class StreamHub {
 
   /** Newer streams of the user took the place of these, wherever they are: the ones held here end. */
   replace(recipientId: string, streamIds: readonly string[]): void {
-    for (const session of [...(this.#byRecipient.get(recipientId) ?? [])]) if (streamIds.includes(session.id)) session.replace();
+    for (const session of [...(this.#byRecipient.get(recipientId) ?? [])])
+      if (streamIds.includes(session.id)) session.replace();
   }
 
   /** Sessions ended: the streams here that their tokens opened say so and close. */
@@ -52,7 +53,8 @@ export class StreamHub {
     for (const session of [...(this.#byRecipient.get(userId) ?? [])]) {
       const token = session.tokenSession;
       if (!token) continue;
-      if (sessionIds.includes(token.id) || (notBeforeSeconds !== undefined && token.issuedAt < notBeforeSeconds)) session.endSession(reason);
+      if (sessionIds.includes(token.id) || (notBeforeSeconds !== undefined && token.issuedAt < notBeforeSeconds))
+        session.endSession(reason);
     }
   }
 

@@ -8,7 +8,10 @@ import type { TokenSession } from '../repository/tickets.js';
 /** Beyond this many missed notifications, a resuming stream says `reset` and the client reloads the list. */
 export const RESUME_LIMIT = 1_000;
 
-/** What a stream sends at one place of the recipient's sequence: a new notification, or a retraction (`retracted` is its id). */
+/**
+ * What a stream sends at one place of the recipient's sequence: a new notification, or a retraction (`retracted` is its
+ * id).
+ */
 export type MissedChange = { sequence: number; notification: { id: string } } | { sequence: number; retracted: string };
 
 /** Where a stream reads what it sends: the stored notifications, never the events that announce them. */
@@ -19,7 +22,11 @@ export interface StreamSource {
    * notifications as the API shows them (docs/api.md §7) and the retractions of those stored before; and
    * where the recipient stands now.
    */
-  since(recipientId: string, sequence: number, limit: number): Promise<{ missed: MissedChange[]; position: StreamPosition }>;
+  since(
+    recipientId: string,
+    sequence: number,
+    limit: number,
+  ): Promise<{ missed: MissedChange[]; position: StreamPosition }>;
 }
 
 export interface SessionSettings {
@@ -58,7 +65,10 @@ export class StreamSession {
     out.once('close', () => this.end());
   }
 
-  /** The first frames: the reconnection delay, then either what was missed after `resumeAfter` or the current unread count. */
+  /**
+   * The first frames: the reconnection delay, then either what was missed after `resumeAfter` or the current unread
+   * count.
+   */
   start(resumeAfter: number | undefined): Promise<void> {
     this.#started = true;
     this.#write(sse.retry(this.settings.retryMs));
@@ -141,7 +151,10 @@ export class StreamSession {
         await work();
       } catch (err) {
         // The client reconnects with the last id it got, and resumes from there.
-        this.settings.log.warn({ err, recipientId: this.recipientId }, 'a notification stream could not be read: ending it');
+        this.settings.log.warn(
+          { err, recipientId: this.recipientId },
+          'a notification stream could not be read: ending it',
+        );
         this.end();
       }
     });

@@ -2,7 +2,8 @@
 export const sse = {
   retry: (ms: number) => `retry: ${ms}\n\n`,
   /** `data` is JSON on one line, so it never holds the newline that would end the field. */
-  event: (name: string, data: unknown, id?: string) => `${id === undefined ? '' : `id: ${id}\n`}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`,
+  event: (name: string, data: unknown, id?: string) =>
+    `${id === undefined ? '' : `id: ${id}\n`}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`,
   comment: (text: string) => `: ${text}\n\n`,
 };
 

@@ -46,13 +46,19 @@ export interface StreamSettings {
 }
 
 /** The real-time side of notifications (docs/api.md §9): tickets, and the streams this instance holds. */
-export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs, ticketsPerUser }: StreamSettings, sessionEnds: SessionEnds) {
+export function streams(
+  pool: Pool,
+  directory: UserDirectory,
+  { keepAliveMs, ticketsPerUser }: StreamSettings,
+  sessionEnds: SessionEnds,
+) {
   const hub = new StreamHub();
   // A session that ends closes its streams here within the moment this process hears of it (docs/api.md §11.1).
   sessionEnds.onEnded((end) => hub.endSessions(end));
   /** The holder, unless the session of its ticket has ended. */
   const live = <H extends TicketHolder>(holder: H | undefined): H | undefined =>
-    holder?.session && sessionEnds.refuses({ userId: holder.recipientId, sessionId: holder.session.id, issuedAt: holder.session.issuedAt })
+    holder?.session &&
+    sessionEnds.refuses({ userId: holder.recipientId, sessionId: holder.session.id, issuedAt: holder.session.issuedAt })
       ? undefined
       : holder;
 
@@ -62,7 +68,9 @@ export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs, tic
       const { changes, position } = await findSince(pool, recipientId, sequence, limit);
       // An actor the read model does not know yet (registered a moment ago) is asked of the users service;
       // as in the listing, one nobody knows (only a forged event names one) is left out.
-      const unknown = changes.flatMap((change) => (change.kind === 'notification' && !change.record.actor ? [change.record.actorId] : []));
+      const unknown = changes.flatMap((change) =>
+        change.kind === 'notification' && !change.record.actor ? [change.record.actorId] : [],
+      );
       const fetched = unknown.length === 0 ? new Map() : await directory.findByIds([...new Set(unknown)]);
       const missed = changes.flatMap((change): MissedChange[] => {
         if (change.kind === 'retracted') return [{ sequence: change.sequence, retracted: change.id }];
@@ -90,14 +98,19 @@ export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs, tic
      * `TICKET_TTL_SECONDS`; their oldest past `ticketsPerUser` unused ones is revoked.
      */
     issueTicket: (holder: TicketHolder) => issueTicket(pool, holder, TICKET_TTL_SECONDS, ticketsPerUser),
-    /** Whom a fresh ticket was issued to, using it up; undefined when it is forged, expired, used, or its session ended. */
+    /**
+     * Whom a fresh ticket was issued to, using it up; undefined when it is forged, expired, used, or its session ended.
+     */
     redeemTicket: async (ticket: string) => live(await redeemTicket(pool, ticket)),
     /**
      * The user of a used `ticket` and where its stream resumes, when it may resume it after the notification
      * `lastEventId` (see `findResumableTicket`): an event that stream sent, so one at or after where it
      * started. Undefined otherwise: a URL read in a log is not enough to reopen a stream.
      */
-    async resumeByTicket(ticket: string, lastEventId: string): Promise<(TicketHolder & { resumeAfter: number }) | undefined> {
+    async resumeByTicket(
+      ticket: string,
+      lastEventId: string,
+    ): Promise<(TicketHolder & { resumeAfter: number }) | undefined> {
       const resumable = live(await findResumableTicket(pool, ticket));
       if (!resumable) return undefined;
       const { resumeFrom, ...holder } = resumable;
@@ -137,13 +150,18 @@ export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs, tic
             await closeStream(pool, id);
             if (ticket !== undefined) await ticketStreamEnded(pool, ticket);
           };
-          opened.then(forget, forget).catch((err: unknown) => log.warn({ err }, 'a closed stream could not be forgotten'));
+          opened
+            .then(forget, forget)
+            .catch((err: unknown) => log.warn({ err }, 'a closed stream could not be forgotten'));
         },
       });
       // Held before the first read: whatever is stored from now on reaches this stream, by the read or by a prompt.
       hub.add(session);
       // Its session may have ended since its token or ticket was checked, before the hub held it.
-      if (tokenSession && sessionEnds.refuses({ userId: recipientId, sessionId: tokenSession.id, issuedAt: tokenSession.issuedAt })) {
+      if (
+        tokenSession &&
+        sessionEnds.refuses({ userId: recipientId, sessionId: tokenSession.id, issuedAt: tokenSession.issuedAt })
+      ) {
         session.endSession('ended');
         return;
       }
@@ -151,7 +169,11 @@ export function streams(pool: Pool, directory: UserDirectory, { keepAliveMs, tic
         if (ticket !== undefined) await ticketStreamOpened(tx, ticket, resumeAfter);
         const replaced = await openStream(tx, id, recipientId, STREAMS_PER_USER);
         if (replaced.length === 0) return;
-        const event = createEvent(notificationsStreamsReplaced, { recipientId, streamIds: replaced }, { producer: 'notifications', correlationId });
+        const event = createEvent(
+          notificationsStreamsReplaced,
+          { recipientId, streamIds: replaced },
+          { producer: 'notifications', correlationId },
+        );
         await enqueue(tx, event);
       });
       try {

@@ -31,7 +31,9 @@ describe('collection.deleted', () => {
       targetId: COLLECTION,
       createdAt: '2026-11-22T10:00:00.000Z',
     };
-    await harness.deliver(createEvent(commentMentionCreated, mention, { producer: 'comments', correlationId: 'mentioned' }));
+    await harness.deliver(
+      createEvent(commentMentionCreated, mention, { producer: 'comments', correlationId: 'mentioned' }),
+    );
     const message = eventMessage(collectionDeleted, {
       id: uuid(COLLECTION),
       ownerId: uuid(OWNER),
@@ -40,14 +42,17 @@ describe('collection.deleted', () => {
       revision: like(1),
       createdAt: isoMillis(mention.createdAt),
     });
-    await delivery(pact, 'a collection.deleted for a collection a user was mentioned in a comment of', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a86', message).verify(
-      consumedBy(harness),
-    );
+    await delivery(
+      pact,
+      'a collection.deleted for a collection a user was mentioned in a comment of',
+      '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a86',
+      message,
+    ).verify(consumedBy(harness));
 
-    const { rows } = await harness.pool.query('SELECT retracted_at IS NOT NULL AS retracted FROM notifications WHERE recipient_id = $1 AND comment_id = $2', [
-      MENTIONED,
-      COMMENT,
-    ]);
+    const { rows } = await harness.pool.query(
+      'SELECT retracted_at IS NOT NULL AS retracted FROM notifications WHERE recipient_id = $1 AND comment_id = $2',
+      [MENTIONED, COMMENT],
+    );
     expect(rows).toEqual([{ retracted: true }]);
   });
 });

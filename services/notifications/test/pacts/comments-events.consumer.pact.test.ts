@@ -1,5 +1,11 @@
 import { MatchersV3 } from '@pact-foundation/pact';
-import { commentCreated, commentDeleted, commentMentionCreated, commentMentionDeleted, createEvent } from '@recipes/contracts';
+import {
+  commentCreated,
+  commentDeleted,
+  commentMentionCreated,
+  commentMentionDeleted,
+  createEvent,
+} from '@recipes/contracts';
 import { eventMessage } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NotificationsHarness, notificationsHarness } from '../support.js';
@@ -24,9 +30,27 @@ const TARGET = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a55';
 
 // A comment of each kind: a user is notified once per comment.
 describe.each([
-  ['recipe_comment', 'recipe', 'mention_recipe_comment', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a56', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a54'],
-  ['collection_comment', 'collection', 'mention_collection_comment', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a57', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a59'],
-  ['post_comment', 'post', 'mention_post_comment', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a58', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5a'],
+  [
+    'recipe_comment',
+    'recipe',
+    'mention_recipe_comment',
+    '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a56',
+    '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a54',
+  ],
+  [
+    'collection_comment',
+    'collection',
+    'mention_collection_comment',
+    '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a57',
+    '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a59',
+  ],
+  [
+    'post_comment',
+    'post',
+    'mention_post_comment',
+    '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a58',
+    '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5a',
+  ],
 ] as const)('comment.mention.created for a %s', (kind, targetType, type, eventId, COMMENT) => {
   it(`becomes one ${type} for the mentioned user`, async () => {
     const message = eventMessage(commentMentionCreated, {
@@ -39,7 +63,12 @@ describe.each([
       targetId: uuid(TARGET),
       createdAt: isoMillis('2026-11-22T10:00:00.000Z'),
     });
-    await delivery(pact, `a comment.mention.created for a user mentioned in a ${kind.replace('_', ' ')}`, eventId, message).verify(consumedBy(harness));
+    await delivery(
+      pact,
+      `a comment.mention.created for a user mentioned in a ${kind.replace('_', ' ')}`,
+      eventId,
+      message,
+    ).verify(consumedBy(harness));
 
     const { rows } = await harness.pool.query(
       'SELECT actor_id, content_type, content_id, comment_id FROM notifications WHERE recipient_id = $1 AND type = $2',
@@ -63,7 +92,9 @@ describe('comment.mention.deleted', () => {
   };
 
   it('retracts the notification of a mention taken out of its comment', async () => {
-    await harness.deliver(createEvent(commentMentionCreated, data, { producer: 'comments', correlationId: 'mentioned' }));
+    await harness.deliver(
+      createEvent(commentMentionCreated, data, { producer: 'comments', correlationId: 'mentioned' }),
+    );
     const message = eventMessage(commentMentionDeleted, {
       kind: equal(data.kind),
       mentionId: uuid(data.mentionId),
@@ -75,9 +106,17 @@ describe('comment.mention.deleted', () => {
       createdAt: isoMillis(data.createdAt),
       deletedAt: isoMillis('2026-11-22T10:05:00.000Z'),
     });
-    await delivery(pact, 'a comment.mention.deleted for a user no longer mentioned in a recipe comment', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5d', message).verify(consumedBy(harness));
+    await delivery(
+      pact,
+      'a comment.mention.deleted for a user no longer mentioned in a recipe comment',
+      '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5d',
+      message,
+    ).verify(consumedBy(harness));
 
-    const { rows } = await harness.pool.query('SELECT retracted_at IS NOT NULL AS retracted FROM notifications WHERE recipient_id = $1 AND comment_id = $2', [MENTIONED, COMMENT]);
+    const { rows } = await harness.pool.query(
+      'SELECT retracted_at IS NOT NULL AS retracted FROM notifications WHERE recipient_id = $1 AND comment_id = $2',
+      [MENTIONED, COMMENT],
+    );
     expect(rows).toEqual([{ retracted: true }]);
   });
 });
@@ -98,7 +137,12 @@ describe('comment.created and comment.deleted', () => {
     mentionedUserIds: [MENTIONED],
   };
   const notified = async () =>
-    (await harness.pool.query('SELECT recipient_id, type, retracted_at IS NOT NULL AS retracted FROM notifications WHERE comment_id = $1 ORDER BY type', [REPLY])).rows;
+    (
+      await harness.pool.query(
+        'SELECT recipient_id, type, retracted_at IS NOT NULL AS retracted FROM notifications WHERE comment_id = $1 ORDER BY type',
+        [REPLY],
+      )
+    ).rows;
 
   it('tells the author replied to and the owner of the post, leaving the mentioned user to their mention', async () => {
     const message = eventMessage(commentCreated, {
@@ -112,7 +156,12 @@ describe('comment.created and comment.deleted', () => {
       repliedToAuthorId: uuid(REPLIED),
       mentionedUserIds: eachLike(uuid(MENTIONED)),
     });
-    await delivery(pact, 'a comment.created for a reply that mentions a user, on a post', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a65', message).verify(consumedBy(harness));
+    await delivery(
+      pact,
+      'a comment.created for a reply that mentions a user, on a post',
+      '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a65',
+      message,
+    ).verify(consumedBy(harness));
     expect(await notified()).toEqual([
       { recipient_id: OWNER, type: 'comment_post', retracted: false },
       { recipient_id: REPLIED, type: 'reply_comment', retracted: false },
@@ -129,7 +178,12 @@ describe('comment.created and comment.deleted', () => {
       createdAt: isoMillis(reply.createdAt),
       deletedAt: isoMillis('2026-11-22T10:05:00.000Z'),
     });
-    await delivery(pact, 'a comment.deleted for a deleted reply on a post', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a66', message).verify(consumedBy(harness));
+    await delivery(
+      pact,
+      'a comment.deleted for a deleted reply on a post',
+      '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a66',
+      message,
+    ).verify(consumedBy(harness));
     expect((await notified()).map((row) => row.retracted)).toEqual([true, true]);
   });
 });

@@ -33,7 +33,9 @@ describe.each([
       taggedUserId: uuid(TAGGED),
       createdAt: isoMillis('2026-11-22T10:00:00.000Z'),
     });
-    await delivery(pact, `a content.user.tagged for a user tagged in a ${contentType}`, eventId, message).verify(consumedBy(harness));
+    await delivery(pact, `a content.user.tagged for a user tagged in a ${contentType}`, eventId, message).verify(
+      consumedBy(harness),
+    );
 
     const { rows } = await harness.pool.query(
       'SELECT actor_id, content_type, content_id, comment_id FROM notifications WHERE recipient_id = $1 AND type = $2',
@@ -44,11 +46,27 @@ describe.each([
 });
 
 describe.each([
-  { definition: recipeDeleted, contentType: 'recipe', DELETED: '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a66', eventId: '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a67' },
-  { definition: postDeleted, contentType: 'post', DELETED: '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a68', eventId: '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a69' },
+  {
+    definition: recipeDeleted,
+    contentType: 'recipe',
+    DELETED: '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a66',
+    eventId: '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a67',
+  },
+  {
+    definition: postDeleted,
+    contentType: 'post',
+    DELETED: '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a68',
+    eventId: '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a69',
+  },
 ] as const)('$definition.type', ({ definition, contentType, DELETED, eventId }) => {
   it(`retracts the tag in the deleted ${contentType}`, async () => {
-    const tag = { contentType, contentId: DELETED, actorId: ACTOR, taggedUserId: TAGGED, createdAt: '2026-11-22T10:00:00.000Z' };
+    const tag = {
+      contentType,
+      contentId: DELETED,
+      actorId: ACTOR,
+      taggedUserId: TAGGED,
+      createdAt: '2026-11-22T10:00:00.000Z',
+    };
     await harness.deliver(createEvent(userTagged, tag, { producer: 'content', correlationId: 'tagged' }));
     const message = eventMessage(definition, {
       id: uuid(DELETED),
@@ -59,12 +77,14 @@ describe.each([
       revision: like(1),
       createdAt: isoMillis(tag.createdAt),
     });
-    await delivery(pact, `a ${definition.type} for a ${contentType} a user was tagged in`, eventId, message).verify(consumedBy(harness));
+    await delivery(pact, `a ${definition.type} for a ${contentType} a user was tagged in`, eventId, message).verify(
+      consumedBy(harness),
+    );
 
-    const { rows } = await harness.pool.query('SELECT retracted_at IS NOT NULL AS retracted FROM notifications WHERE recipient_id = $1 AND content_id = $2', [
-      TAGGED,
-      DELETED,
-    ]);
+    const { rows } = await harness.pool.query(
+      'SELECT retracted_at IS NOT NULL AS retracted FROM notifications WHERE recipient_id = $1 AND content_id = $2',
+      [TAGGED, DELETED],
+    );
     expect(rows).toEqual([{ retracted: true }]);
   });
 });

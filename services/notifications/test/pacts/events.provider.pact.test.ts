@@ -1,20 +1,47 @@
-import { type EventEnvelope, newId, notificationCreated, notificationsRead, notificationsStreamsReplaced, notificationsUserErased } from '@recipes/contracts';
-import { erasureConfirmation, type EventProducer, pactNames, pactsForProvider, unmadeMessages, verifyEventsProvider } from '@recipes/testing/pact';
+import {
+  type EventEnvelope,
+  newId,
+  notificationCreated,
+  notificationsRead,
+  notificationsStreamsReplaced,
+  notificationsUserErased,
+} from '@recipes/contracts';
+import {
+  erasureConfirmation,
+  type EventProducer,
+  pactNames,
+  pactsForProvider,
+  unmadeMessages,
+  verifyEventsProvider,
+} from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, mentionEvent, type NotificationsHarness, notificationsHarnessWith, type TestUser } from '../support.js';
+import {
+  bearer,
+  mentionEvent,
+  type NotificationsHarness,
+  notificationsHarnessWith,
+  type TestUser,
+} from '../support.js';
 
 /**
  * Every pact for the events notifications produces, verified against events made by the real app and
  * read back from its outbox: a mention event stores a notification (`record` writes notification.created,
  * for a user with a stream open), PATCH /read marks it read (notifications.read, the same), and a sixth
- * stream of one user replaces the oldest (notifications.streams.replaced). Their consumer is this service's own streams side (`notifications-streams`);
+ * stream of one user replaces the oldest (notifications.streams.replaced). Their consumer is this service's own streams
+ * side (`notifications-streams`);
  * the catalogue lists no consumer service, so there is no consumer whose pact could be missing.
  */
 const provider = pactNames.events('notifications');
 const pactFiles = pactsForProvider(provider);
 
 let harness: NotificationsHarness, actor: TestUser;
-beforeAll(async () => ({ harness, users: [actor] } = await notificationsHarnessWith(['Ada_Provider'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [actor],
+    } = await notificationsHarnessWith(['Ada_Provider'])),
+);
 afterAll(() => harness.close());
 
 const user = (): TestUser => {
@@ -55,7 +82,12 @@ const producers: Record<string, EventProducer> = {
     const reader = await streamingUser();
     const id = await notify(reader);
     return written(notificationsRead.type, async () => {
-      const response = await harness.app.inject({ method: 'PATCH', url: '/api/notifications/read', headers: bearer(reader), payload: { notificationIds: [id] } });
+      const response = await harness.app.inject({
+        method: 'PATCH',
+        url: '/api/notifications/read',
+        headers: bearer(reader),
+        payload: { notificationIds: [id] },
+      });
       expect(response.json().updated).toBe(1);
     });
   },

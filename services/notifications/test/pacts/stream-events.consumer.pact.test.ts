@@ -1,9 +1,20 @@
 import { asynchronousBodyHandler, MatchersV3, MessageConsumerPact } from '@pact-foundation/pact';
-import { eventEnvelopeSchema, notificationCreated, notificationsRead, notificationsStreamsReplaced } from '@recipes/contracts';
+import {
+  eventEnvelopeSchema,
+  notificationCreated,
+  notificationsRead,
+  notificationsStreamsReplaced,
+} from '@recipes/contracts';
 import { eventMessage, pactNames, pactsDir } from '@recipes/testing/pact';
 import type { EventStreamClient, StreamEvent } from '@recipes/testing/sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, mentionEvent, type NotificationsHarness, notificationsHarnessWith, type TestUser } from '../support.js';
+import {
+  bearer,
+  mentionEvent,
+  type NotificationsHarness,
+  notificationsHarnessWith,
+  type TestUser,
+} from '../support.js';
 import { delivery, isoMillis } from './support.js';
 
 /**
@@ -24,11 +35,23 @@ const pact = new MessageConsumerPact({
 
 /** `actor` is known to the read model, so that a stream shows the notifications it causes. */
 let harness: NotificationsHarness, actor: TestUser;
-beforeAll(async () => ({ harness, users: [actor] } = await notificationsHarnessWith(['Ada_Prompts'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [actor],
+    } = await notificationsHarnessWith(['Ada_Prompts'])),
+);
 afterAll(() => harness.close());
 
 /** The example's recipient, as a user with a token; each interaction has its own. */
-const recipient = (id: string, username: string): TestUser => ({ id, username, avatarUrl: null, revision: 0, token: harness.tokenFor({ id, username }) });
+const recipient = (id: string, username: string): TestUser => ({
+  id,
+  username,
+  avatarUrl: null,
+  revision: 0,
+  token: harness.tokenFor({ id, username }),
+});
 
 async function stream(user: TestUser): Promise<EventStreamClient> {
   const client = await harness.stream(user);
@@ -48,7 +71,8 @@ async function mentioned(user: TestUser): Promise<string> {
 /** A message as this instance's own queue hands it over, applied by the real instance subscription. */
 const heardBy = () => asynchronousBodyHandler(async (body: unknown) => harness.hear(eventEnvelopeSchema.parse(body)));
 
-const isUnread = (count: number) => (event: StreamEvent) => event.event === 'unread_count' && JSON.parse(event.data).count === count;
+const isUnread = (count: number) => (event: StreamEvent) =>
+  event.event === 'unread_count' && JSON.parse(event.data).count === count;
 const notifications = (client: EventStreamClient) => client.received.filter((event) => event.event === 'notification');
 
 describe('notification.created', () => {
@@ -73,7 +97,12 @@ describe('notification.created', () => {
       createdAt: isoMillis('2026-11-22T10:00:00.000Z'),
       unreadCount: integer(1),
     });
-    await delivery(pact, 'a notification.created for a user with an open stream', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4b06', message).verify(heardBy());
+    await delivery(
+      pact,
+      'a notification.created for a user with an open stream',
+      '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4b06',
+      message,
+    ).verify(heardBy());
 
     const sent = await client.next((event) => event.event === 'notification');
     expect(sent.id).toBe(id);
@@ -90,7 +119,12 @@ describe('notifications.read', () => {
     const id = await mentioned(user);
     const client = await stream(user);
     await client.next(isUnread(1));
-    const response = await harness.app.inject({ method: 'PATCH', url: '/api/notifications/read', headers: bearer(user), payload: { notificationIds: [id] } });
+    const response = await harness.app.inject({
+      method: 'PATCH',
+      url: '/api/notifications/read',
+      headers: bearer(user),
+      payload: { notificationIds: [id] },
+    });
     expect(response.json().updated).toBe(1);
     await harness.outbox();
     expect(client.received.some(isUnread(0))).toBe(false);
@@ -100,7 +134,12 @@ describe('notifications.read', () => {
       updated: integer(1),
       unreadCount: integer(0),
     });
-    await delivery(pact, 'a notifications.read for a user with an open stream', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4b12', message).verify(heardBy());
+    await delivery(
+      pact,
+      'a notifications.read for a user with an open stream',
+      '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4b12',
+      message,
+    ).verify(heardBy());
 
     await client.next(isUnread(0));
   });
@@ -113,7 +152,9 @@ describe('notifications.streams.replaced', () => {
     const user = recipient(RECIPIENT, 'Di_Replaced');
     const oldest = await stream(user);
     await oldest.next(isUnread(0));
-    const { rows } = await harness.pool.query<{ id: string }>('SELECT id FROM open_streams WHERE recipient_id = $1', [RECIPIENT]);
+    const { rows } = await harness.pool.query<{ id: string }>('SELECT id FROM open_streams WHERE recipient_id = $1', [
+      RECIPIENT,
+    ]);
     expect(rows).toHaveLength(1);
     const newer = await stream(user);
     await newer.next(isUnread(0));
@@ -124,7 +165,12 @@ describe('notifications.streams.replaced', () => {
       recipientId: uuid(RECIPIENT),
       streamIds: eachLike(uuid(rows[0]!.id)),
     });
-    await delivery(pact, 'a notifications.streams.replaced naming an open stream of a user', '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4b22', message).verify(heardBy());
+    await delivery(
+      pact,
+      'a notifications.streams.replaced naming an open stream of a user',
+      '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4b22',
+      message,
+    ).verify(heardBy());
 
     await oldest.next((event) => event.event === 'replaced');
     await oldest.ended;

@@ -28,7 +28,12 @@ const actorId = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a81';
 
 /** The recipient's first page, listed with a directory that asks `usersUrl` about unknown actors. */
 async function listedWith(usersUrl: string, recipientId: string) {
-  return notifications(harness.pool, new UserDirectory({ pool: harness.pool, usersUrl })).list(recipientId, everything, page, log);
+  return notifications(harness.pool, new UserDirectory({ pool: harness.pool, usersUrl })).list(
+    recipientId,
+    everything,
+    page,
+    log,
+  );
 }
 
 describe('notifications asking users-api', () => {

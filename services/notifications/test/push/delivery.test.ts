@@ -3,7 +3,14 @@ import { type LocalPushService, startLocalPushService } from '@recipes/testing';
 import webPush from 'web-push';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topicOf } from '../../src/push/send.js';
-import { bearer, mentionEvent, type NotificationsHarness, notificationsHarnessWith, tagEvent, type TestUser } from '../support.js';
+import {
+  bearer,
+  mentionEvent,
+  type NotificationsHarness,
+  notificationsHarnessWith,
+  tagEvent,
+  type TestUser,
+} from '../support.js';
 
 /**
  * The push sender (src/push), from the storing of a notification to the local push service (libs/testing),
@@ -13,7 +20,10 @@ let harness: NotificationsHarness, pushService: LocalPushService, actor: TestUse
 const vapid = webPush.generateVAPIDKeys();
 beforeAll(async () => {
   pushService = await startLocalPushService();
-  ({ harness, users: [actor] } = await notificationsHarnessWith(['Ada_Pushes'], {
+  ({
+    harness,
+    users: [actor],
+  } = await notificationsHarnessWith(['Ada_Pushes'], {
     PUSH_VAPID_PUBLIC_KEY: vapid.publicKey,
     PUSH_VAPID_PRIVATE_KEY: vapid.privateKey,
     PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true',
@@ -30,13 +40,22 @@ afterAll(async () => {
 async function subscribed(username: string) {
   const user = await harness.knownUser(username);
   const browser = pushService.subscribe(vapid.publicKey);
-  const response = await harness.app.inject({ method: 'POST', url: '/api/push/subscriptions', headers: bearer(user), payload: browser });
+  const response = await harness.app.inject({
+    method: 'POST',
+    url: '/api/push/subscriptions',
+    headers: bearer(user),
+    payload: browser,
+  });
   expect(response.statusCode).toBe(201);
   return { user, browser, subscriptionId: response.json().subscription.id as string };
 }
-const listOf = async (user: TestUser) => (await harness.app.inject({ method: 'GET', url: '/api/notifications', headers: bearer(user) })).json().data;
-const subscriptionsOf = async (user: TestUser) => (await harness.app.inject({ method: 'GET', url: '/api/push/subscriptions', headers: bearer(user) })).json().subscriptions;
-const payloadOf = (push: { payload: unknown }) => push.payload as { notification: { id: string; type: string }; unreadCount: number };
+const listOf = async (user: TestUser) =>
+  (await harness.app.inject({ method: 'GET', url: '/api/notifications', headers: bearer(user) })).json().data;
+const subscriptionsOf = async (user: TestUser) =>
+  (await harness.app.inject({ method: 'GET', url: '/api/push/subscriptions', headers: bearer(user) })).json()
+    .subscriptions;
+const payloadOf = (push: { payload: unknown }) =>
+  push.payload as { notification: { id: string; type: string }; unreadCount: number };
 
 describe('a notification stored', () => {
   it('arrives as a decrypted push with the notification as the list shows it, its unread count, TTL, urgency and topic', async () => {
@@ -53,7 +72,12 @@ describe('a notification stored', () => {
 
   it('is not pushed when its type is turned off', async () => {
     const { user, browser } = await subscribed('Cy_Turned_Off');
-    await harness.app.inject({ method: 'PUT', url: '/api/notifications/preferences', headers: bearer(user), payload: { types: { mention_recipe_comment: false } } });
+    await harness.app.inject({
+      method: 'PUT',
+      url: '/api/notifications/preferences',
+      headers: bearer(user),
+      payload: { types: { mention_recipe_comment: false } },
+    });
     await harness.deliver(mentionEvent(actor, user));
     // A tag after it, still on: once its push came, the mention's would have come before it.
     await harness.deliver(tagEvent(actor, user, 'post'));
@@ -67,11 +91,21 @@ describe('a notification stored', () => {
     const mention = mentionEvent(actor, user);
     await harness.deliver(mention);
     await expect.poll(() => pushService.attempts(browser.id), { timeout: 2_000 }).toBe(1);
-    await harness.deliver(createEvent(commentMentionDeleted, { ...mention.data, deletedAt: new Date().toISOString() }, { producer: 'comments', correlationId: 'test' }));
+    await harness.deliver(
+      createEvent(
+        commentMentionDeleted,
+        { ...mention.data, deletedAt: new Date().toISOString() },
+        { producer: 'comments', correlationId: 'test' },
+      ),
+    );
     await harness.deliver(tagEvent(actor, user, 'recipe'));
     await pushService.waitFor(browser.id, 1, 4_000);
     // Its retry came due before the tag was sent, in order: the sender dropped it then.
-    await expect.poll(async () => (await harness.pool.query('SELECT count(*)::int AS n FROM push_deliveries')).rows[0].n, { timeout: 3_000 }).toBe(0);
+    await expect
+      .poll(async () => (await harness.pool.query('SELECT count(*)::int AS n FROM push_deliveries')).rows[0].n, {
+        timeout: 3_000,
+      })
+      .toBe(0);
     expect(pushService.received(browser.id).map((push) => payloadOf(push).notification.type)).toEqual(['tag_recipe']);
   });
 });
@@ -95,7 +129,10 @@ describe('the push service’s answers', () => {
     expect(await subscriptionsOf(user)).toHaveLength(1);
     // A later notification comes once too: nothing of the first was left to send again.
     await harness.deliver(tagEvent(actor, user, 'post'));
-    expect((await pushService.waitFor(browser.id, 2, 2_000)).map((push) => payloadOf(push).notification.type)).toEqual(['mention_recipe_comment', 'tag_post']);
+    expect((await pushService.waitFor(browser.id, 2, 2_000)).map((push) => payloadOf(push).notification.type)).toEqual([
+      'mention_recipe_comment',
+      'tag_post',
+    ]);
   });
 
   it('429 waits for its Retry-After', async () => {
@@ -124,7 +161,8 @@ describe('the push service’s answers', () => {
 describe('the metrics', () => {
   it('count what the sender did, by reason', async () => {
     let text = '';
-    const value = (sample: string) => Number(new RegExp(`^${sample.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+    const value = (sample: string) =>
+      Number(new RegExp(`^${sample.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
     // The pushes the local push service took above: Bob's, Cy's, Dee's, Fay's two, Gus's and Ivy's (the
     // last one counted once its answer reached the sender); Hal's too, if its hang timed out and was retried.
     await expect

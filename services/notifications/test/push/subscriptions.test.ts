@@ -6,11 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, expectProblem, type NotificationsHarness, notificationsHarness, type TestUser } from '../support.js';
 
 /** Push subscriptions: `/api/push/...` (src/routes/push), as docs/api.md §11.3 sets them out. */
-let harness: NotificationsHarness, strict: Awaited<ReturnType<NotificationsHarness['anotherApp']>>, pushService: LocalPushService;
+let harness: NotificationsHarness,
+  strict: Awaited<ReturnType<NotificationsHarness['anotherApp']>>,
+  pushService: LocalPushService;
 const vapid = webPush.generateVAPIDKeys();
 beforeAll(async () => {
   pushService = await startLocalPushService();
-  harness = await notificationsHarness({ PUSH_VAPID_PUBLIC_KEY: vapid.publicKey, PUSH_VAPID_PRIVATE_KEY: vapid.privateKey, PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true' });
+  harness = await notificationsHarness({
+    PUSH_VAPID_PUBLIC_KEY: vapid.publicKey,
+    PUSH_VAPID_PRIVATE_KEY: vapid.privateKey,
+    PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true',
+  });
   // The production setting: https only, no internal hosts.
   strict = await harness.anotherApp({ PUSH_ALLOW_PRIVATE_ENDPOINTS: 'false' });
 });
@@ -21,13 +27,23 @@ afterAll(async () => {
 
 const subscribe = (user: { token: string }, payload: unknown, app = harness.app) =>
   app.inject({ method: 'POST', url: '/api/push/subscriptions', headers: bearer(user), payload: payload as object });
-const listOf = async (user: { token: string }) => (await harness.app.inject({ method: 'GET', url: '/api/push/subscriptions', headers: bearer(user) })).json().subscriptions as { id: string; endpoint: string }[];
+const listOf = async (user: { token: string }) =>
+  (await harness.app.inject({ method: 'GET', url: '/api/push/subscriptions', headers: bearer(user) })).json()
+    .subscriptions as { id: string; endpoint: string }[];
 const goodKeys = () => pushService.subscribe().keys;
 const publicEndpoint = (path = newId()) => `https://push.example.net/wpush/${path}`;
 
 function sessionOf(user: TestUser) {
   const sessionId = newId();
-  return { sessionId, token: harness.tokenFor({ id: user.id, username: user.username, sessionId, issuedAt: Math.floor(Date.now() / 1000) }) };
+  return {
+    sessionId,
+    token: harness.tokenFor({
+      id: user.id,
+      username: user.username,
+      sessionId,
+      issuedAt: Math.floor(Date.now() / 1000),
+    }),
+  };
 }
 
 describe('GET /api/push/public-key', () => {
@@ -54,7 +70,8 @@ describe('POST /api/push/subscriptions', () => {
   it('keeps at most 10 per user: the oldest goes', async () => {
     const bob = await harness.knownUser('Bob_Many');
     const endpoints = Array.from({ length: 11 }, () => publicEndpoint());
-    for (const endpoint of endpoints) expect((await subscribe(bob, { endpoint, keys: goodKeys() })).statusCode).toBe(201);
+    for (const endpoint of endpoints)
+      expect((await subscribe(bob, { endpoint, keys: goodKeys() })).statusCode).toBe(201);
     const kept = (await listOf(bob)).map((s) => s.endpoint);
     expect(kept).toHaveLength(10);
     expect(kept).not.toContain(endpoints[0]);
@@ -85,16 +102,33 @@ describe('POST /api/push/subscriptions', () => {
     const dee = await harness.knownUser('Dee_Bad_Keys');
     const good = goodKeys();
     const badKey = fc.oneof(
-      fc.uint8Array({ minLength: 0, maxLength: 100 }).filter((bytes) => bytes.length !== 65).map((bytes) => Buffer.from(bytes).toString('base64url')),
+      fc
+        .uint8Array({ minLength: 0, maxLength: 100 })
+        .filter((bytes) => bytes.length !== 65)
+        .map((bytes) => Buffer.from(bytes).toString('base64url')),
       // 65 bytes, but not an uncompressed point of the curve.
-      fc.uint8Array({ minLength: 65, maxLength: 65 }).map((bytes) => Buffer.from([bytes[0] === 4 ? 3 : bytes[0]!, ...bytes.slice(1)]).toString('base64url')),
+      fc
+        .uint8Array({ minLength: 65, maxLength: 65 })
+        .map((bytes) => Buffer.from([bytes[0] === 4 ? 3 : bytes[0]!, ...bytes.slice(1)]).toString('base64url')),
       fc.string(),
     );
-    const badAuth = fc.oneof(fc.uint8Array({ maxLength: 40 }).filter((bytes) => bytes.length !== 16).map((bytes) => Buffer.from(bytes).toString('base64url')), fc.constant('not base64url!!!!!!!!!'));
+    const badAuth = fc.oneof(
+      fc
+        .uint8Array({ maxLength: 40 })
+        .filter((bytes) => bytes.length !== 16)
+        .map((bytes) => Buffer.from(bytes).toString('base64url')),
+      fc.constant('not base64url!!!!!!!!!'),
+    );
     await fc.assert(
-      fc.asyncProperty(fc.oneof(badKey.map((p256dh) => ({ p256dh, auth: good.auth })), badAuth.map((auth) => ({ p256dh: good.p256dh, auth }))), async (keys) => {
-        expectProblem(await subscribe(dee, { endpoint: publicEndpoint(), keys }), 400);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          badKey.map((p256dh) => ({ p256dh, auth: good.auth })),
+          badAuth.map((auth) => ({ p256dh: good.p256dh, auth })),
+        ),
+        async (keys) => {
+          expectProblem(await subscribe(dee, { endpoint: publicEndpoint(), keys }), 400);
+        },
+      ),
       { numRuns: 40 },
     );
     expectProblem(await subscribe(dee, { endpoint: publicEndpoint() }), 400);
@@ -102,7 +136,14 @@ describe('POST /api/push/subscriptions', () => {
   });
 
   it('needs a token', async () => {
-    expectProblem(await harness.app.inject({ method: 'POST', url: '/api/push/subscriptions', payload: { endpoint: publicEndpoint(), keys: goodKeys() } }), 401);
+    expectProblem(
+      await harness.app.inject({
+        method: 'POST',
+        url: '/api/push/subscriptions',
+        payload: { endpoint: publicEndpoint(), keys: goodKeys() },
+      }),
+      401,
+    );
     expectProblem(await harness.app.inject({ method: 'GET', url: '/api/push/subscriptions' }), 401);
   });
 });
@@ -111,7 +152,8 @@ describe('DELETE /api/push/subscriptions/{id}', () => {
   it('deletes the caller’s own; another user’s or an unknown one is 404', async () => {
     const [eve, fay] = [await harness.knownUser('Eve_Deletes'), await harness.knownUser('Fay_Other')];
     const { id } = (await subscribe(eve, { endpoint: publicEndpoint(), keys: goodKeys() })).json().subscription;
-    const remove = (user: TestUser, which: string) => harness.app.inject({ method: 'DELETE', url: `/api/push/subscriptions/${which}`, headers: bearer(user) });
+    const remove = (user: TestUser, which: string) =>
+      harness.app.inject({ method: 'DELETE', url: `/api/push/subscriptions/${which}`, headers: bearer(user) });
     expectProblem(await remove(fay, id), 404);
     expectProblem(await remove(eve, 'not-a-uuid'), 404);
     expect(await listOf(eve)).toHaveLength(1);
@@ -136,6 +178,8 @@ describe('a subscription and its session', () => {
       tokensExpireBy: new Date(Date.now() + 3_600_000).toISOString(),
     };
     await harness.hear(createEvent(userSessionEnded, data, { producer: 'users', correlationId: 'test-push-session' }));
-    await expect.poll(async () => (await listOf(laptop)).map((s) => s.endpoint), { timeout: 1_000 }).toEqual([publicEndpoint('laptop')]);
+    await expect
+      .poll(async () => (await listOf(laptop)).map((s) => s.endpoint), { timeout: 1_000 })
+      .toEqual([publicEndpoint('laptop')]);
   });
 });

@@ -38,10 +38,15 @@ async function commit(client: PoolClient): Promise<void> {
 }
 
 /** Asked before the client's blocking statement: a client runs one statement at a time. */
-const backendOf = async (client: PoolClient) => (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+const backendOf = async (client: PoolClient) =>
+  (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
 /** Resolves once `pid`'s statement waits for a lock. */
 const waitingForLock = (pid: number) =>
-  eventually(async () => ((await pool.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [pid])).rowCount ? true : undefined));
+  eventually(async () =>
+    (await pool.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [pid])).rowCount
+      ? true
+      : undefined,
+  );
 
 /** The event a notification comes from, delivered for the first time. */
 const sourceEvent = () => ({ id: newId(), type: 'comment.mention.created' });
@@ -58,11 +63,20 @@ const mentionOf = (recipientId: string): NewNotification => ({
 
 /** The notification.created of `n`, as `record` builds it: the store writes in its sequence and unread count. */
 const announcementOf = (id: string, n: NewNotification) =>
-  createEvent(notificationCreated, { id, ...n, sequence: 1, unreadCount: 0 }, { producer: 'notifications', correlationId: 'streams-test' });
+  createEvent(
+    notificationCreated,
+    { id, ...n, sequence: 1, unreadCount: 0 },
+    { producer: 'notifications', correlationId: 'streams-test' },
+  );
 
 /** The payloads of the notification.created rows in the outbox about notification `id`. */
-async function announced(id: string): Promise<Array<{ id: string; data: { id: string; sequence: number; unreadCount: number } }>> {
-  const { rows } = await pool.query("SELECT payload FROM outbox WHERE type = 'notification.created' AND payload->'data'->>'id' = $1", [id]);
+async function announced(
+  id: string,
+): Promise<Array<{ id: string; data: { id: string; sequence: number; unreadCount: number } }>> {
+  const { rows } = await pool.query(
+    "SELECT payload FROM outbox WHERE type = 'notification.created' AND payload->'data'->>'id' = $1",
+    [id],
+  );
   return rows.map((row) => row.payload);
 }
 
@@ -102,41 +116,61 @@ describe('a stream opening while a notification is stored', () => {
     await commit(storing);
   });
 
-  it('sees, once the recipient’s lock it waited for is granted, a stream opened after the store began, and announces it with its sequence and unread count', async () => {
-    const recipient = newId();
-    expect(await insertNotification(pool, newId(), sourceEvent(), mentionOf(recipient))).toMatchObject({ sequence: 1, unread: 1, streamOpen: false });
+  it(
+    'sees, once the recipient’s lock it waited for is granted, a stream opened ' +
+      'after the store began, and announces it with its sequence and unread count',
+    async () => {
+      const recipient = newId();
+      expect(await insertNotification(pool, newId(), sourceEvent(), mentionOf(recipient))).toMatchObject({
+        sequence: 1,
+        unread: 1,
+        streamOpen: false,
+      });
 
-    const locking = await transaction();
-    await lockRecipient(locking, recipient);
-    const id = newId();
-    const mention = mentionOf(recipient);
-    const announcement = announcementOf(id, mention);
-    // On the pool, as `record` stores: one statement, no transaction of its own.
-    const storing = await pool.connect();
-    const storingBackend = await backendOf(storing);
-    const stored = insertNotification(storing, id, sourceEvent(), mention, announcement).finally(() => storing.release());
-    await waitingForLock(storingBackend);
-    // The stream opens after the call began, in the transaction that holds the lock it waits for.
-    await openStream(locking, newId(), recipient, 5);
-    await commit(locking);
+      const locking = await transaction();
+      await lockRecipient(locking, recipient);
+      const id = newId();
+      const mention = mentionOf(recipient);
+      const announcement = announcementOf(id, mention);
+      // On the pool, as `record` stores: one statement, no transaction of its own.
+      const storing = await pool.connect();
+      const storingBackend = await backendOf(storing);
+      const stored = insertNotification(storing, id, sourceEvent(), mention, announcement).finally(() =>
+        storing.release(),
+      );
+      await waitingForLock(storingBackend);
+      // The stream opens after the call began, in the transaction that holds the lock it waits for.
+      await openStream(locking, newId(), recipient, 5);
+      await commit(locking);
 
-    expect(await stored).toEqual({ sequence: 2, unread: 2, streamOpen: true });
-    const [payload, ...more] = await announced(id);
-    expect(more).toEqual([]);
-    expect(payload).toMatchObject({ id: announcement.id, data: { id, sequence: 2, unreadCount: 2 } });
-    expect(notificationCreated.data.parse(payload!.data)).toEqual({ ...announcement.data, sequence: 2, unreadCount: 2 });
-  });
+      expect(await stored).toEqual({ sequence: 2, unread: 2, streamOpen: true });
+      const [payload, ...more] = await announced(id);
+      expect(more).toEqual([]);
+      expect(payload).toMatchObject({ id: announcement.id, data: { id, sequence: 2, unreadCount: 2 } });
+      expect(notificationCreated.data.parse(payload!.data)).toEqual({
+        ...announcement.data,
+        sequence: 2,
+        unreadCount: 2,
+      });
+    },
+  );
 
   it('announces nothing without a stream open, nor when told nothing to announce', async () => {
     const recipient = newId();
     const id = newId();
     const mention = mentionOf(recipient);
-    expect(await insertNotification(pool, id, sourceEvent(), mention, announcementOf(id, mention))).toMatchObject({ sequence: 1, streamOpen: false });
+    expect(await insertNotification(pool, id, sourceEvent(), mention, announcementOf(id, mention))).toMatchObject({
+      sequence: 1,
+      streamOpen: false,
+    });
     expect(await announced(id)).toEqual([]);
 
     await openStream(pool, newId(), recipient, 5);
     const quiet = newId();
-    expect(await insertNotification(pool, quiet, sourceEvent(), mentionOf(recipient))).toMatchObject({ sequence: 2, streamOpen: true });
+    expect(await insertNotification(pool, quiet, sourceEvent(), mentionOf(recipient))).toMatchObject({
+      sequence: 2,
+      streamOpen: true,
+    });
     expect(await announced(quiet)).toEqual([]);
   });
 
@@ -185,17 +219,26 @@ describe('storing a notification about content', () => {
     const id = newId();
     const mention = mentionOf(recipient);
     const deleting = await transaction();
-    await retractAboutContent(deleting, { type: mention.contentType, id: mention.contentId }, '2026-11-25T11:00:00.000Z');
+    await retractAboutContent(
+      deleting,
+      { type: mention.contentType, id: mention.contentId },
+      '2026-11-25T11:00:00.000Z',
+    );
 
     const storing = await pool.connect();
     const storingBackend = await backendOf(storing);
-    const stored = insertNotification(storing, id, sourceEvent(), mention, announcementOf(id, mention)).finally(() => storing.release());
+    const stored = insertNotification(storing, id, sourceEvent(), mention, announcementOf(id, mention)).finally(() =>
+      storing.release(),
+    );
     await waitingForLock(storingBackend);
     await commit(deleting);
 
     expect(await stored).toBeUndefined();
     expect(await announced(id)).toEqual([]);
-    const { rows } = await pool.query('SELECT total, unread, last_sequence AS "lastSequence" FROM notification_counts WHERE recipient_id = $1', [recipient]);
+    const { rows } = await pool.query(
+      'SELECT total, unread, last_sequence AS "lastSequence" FROM notification_counts WHERE recipient_id = $1',
+      [recipient],
+    );
     expect(rows).toEqual([{ total: 0, unread: 0, lastSequence: '0' }]);
   });
 
@@ -205,10 +248,16 @@ describe('storing a notification about content', () => {
     const id = newId();
     const mention = mentionOf(recipient);
     const source = sourceEvent();
-    expect(await insertNotification(pool, id, source, mention, announcementOf(id, mention))).toEqual({ sequence: 1, unread: 1, streamOpen: true });
+    expect(await insertNotification(pool, id, source, mention, announcementOf(id, mention))).toEqual({
+      sequence: 1,
+      unread: 1,
+      streamOpen: true,
+    });
     expect(await insertNotification(pool, newId(), source, mention, announcementOf(newId(), mention))).toBeUndefined();
     expect(await announced(id)).toHaveLength(1);
-    const { rows } = await pool.query('SELECT total, unread FROM notification_counts WHERE recipient_id = $1', [recipient]);
+    const { rows } = await pool.query('SELECT total, unread FROM notification_counts WHERE recipient_id = $1', [
+      recipient,
+    ]);
     expect(rows).toEqual([{ total: 1, unread: 1 }]);
   });
 });

@@ -1,7 +1,14 @@
 import { commentMentionDeleted, createEvent, userUpdated } from '@recipes/contracts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, mentionEvent, type NotificationsHarness, notificationsHarness, snapshotOf, type TestUser } from '../support.js';
+import {
+  bearer,
+  mentionEvent,
+  type NotificationsHarness,
+  notificationsHarness,
+  snapshotOf,
+  type TestUser,
+} from '../support.js';
 import { inboxCalls } from './inbox-calls.js';
 
 let harness: NotificationsHarness;
@@ -12,11 +19,18 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-const { unreadCount, markRead, mentioned, idsOf } = inboxCalls(() => harness, () => ada);
+const { unreadCount, markRead, mentioned, idsOf } = inboxCalls(
+  () => harness,
+  () => ada,
+);
 
 describe('ETag and If-None-Match', () => {
   const get = (user: TestUser, url: string, etag?: string) =>
-    harness.app.inject({ method: 'GET', url, headers: { ...bearer(user), ...(etag ? { 'if-none-match': etag } : {}) } });
+    harness.app.inject({
+      method: 'GET',
+      url,
+      headers: { ...bearer(user), ...(etag ? { 'if-none-match': etag } : {}) },
+    });
 
   it('answers 304 with no body while nothing changed, and 200 with a new ETag once anything did', async () => {
     const hana = await harness.knownUser('Hana_ETag');
@@ -43,7 +57,17 @@ describe('ETag and If-None-Match', () => {
     const changes: [string, () => Promise<unknown>][] = [
       ['a new notification', () => harness.deliver(mentionEvent(cy, hana))],
       ['a read', async () => markRead(hana, { notificationIds: await idsOf(hana) })],
-      ['a retraction', () => harness.deliver(createEvent(commentMentionDeleted, { ...event!.data, deletedAt: new Date().toISOString() }, { producer: 'comments', correlationId: 'r' }))],
+      [
+        'a retraction',
+        () =>
+          harness.deliver(
+            createEvent(
+              commentMentionDeleted,
+              { ...event!.data, deletedAt: new Date().toISOString() },
+              { producer: 'comments', correlationId: 'r' },
+            ),
+          ),
+      ],
     ];
     for (const [change, act] of changes) {
       const countBefore = await unreadCount(hana);
@@ -62,7 +86,13 @@ describe('ETag and If-None-Match', () => {
     }
 
     // A changed actor avatar changes the listing, not the count.
-    await harness.deliver(createEvent(userUpdated, { ...snapshotOf(cy), avatarUrl: 'https://cdn.example.com/cy.png', revision: 1 }, { producer: 'users', correlationId: 'a' }));
+    await harness.deliver(
+      createEvent(
+        userUpdated,
+        { ...snapshotOf(cy), avatarUrl: 'https://cdn.example.com/cy.png', revision: 1 },
+        { producer: 'users', correlationId: 'a' },
+      ),
+    );
     const afterAvatar = await tags();
     expect(afterAvatar[1]).not.toBe(current[1]);
     expect((await get(hana, urls[1]!, current[1])).statusCode).toBe(200);
@@ -92,7 +122,11 @@ describe('ETag and If-None-Match', () => {
   });
 
   it('binds every tag to its caller: for two users in any states, one’s tag never earns the other a 304, and a tag changes with its body', async () => {
-    const urls = ['/api/notifications/unread-count', '/api/notifications?limit=100', '/api/notifications?page=2&limit=1'];
+    const urls = [
+      '/api/notifications/unread-count',
+      '/api/notifications?limit=100',
+      '/api/notifications?page=2&limit=1',
+    ];
     // What each user's client has seen: per url, the last body and its tag.
     type Seen = Map<string, { body: string; etag: string }>;
     const step = fc.oneof(
@@ -120,12 +154,17 @@ describe('ETag and If-None-Match', () => {
               expect(answer.headers.vary).toMatch(/authorization/i);
               const other = users[1 - i]!;
               // The other user, sending this user's tag, gets their own body.
-              expect((await get(other, url, answer.headers.etag as string)).statusCode, `${url} with the other’s tag`).toBe(200);
+              expect(
+                (await get(other, url, answer.headers.etag as string)).statusCode,
+                `${url} with the other’s tag`,
+              ).toBe(200);
               const before = seen[i]!.get(url);
               // A kept tag means a kept body (never a stale 304). The other way round holds for the count and
               // a whole list; a part of a list gets a new tag with any change to the list (one more 200).
-              if (before?.etag === answer.headers.etag) expect(answer.body, `${url}: same tag, same body`).toBe(before.body);
-              if (before?.body === answer.body && !url.includes('page=2')) expect(answer.headers.etag, `${url}: same body, same tag`).toBe(before.etag);
+              if (before?.etag === answer.headers.etag)
+                expect(answer.body, `${url}: same tag, same body`).toBe(before.body);
+              if (before?.body === answer.body && !url.includes('page=2'))
+                expect(answer.headers.etag, `${url}: same body, same tag`).toBe(before.etag);
               seen[i]!.set(url, { body: answer.body, etag: answer.headers.etag as string });
             }
           }
@@ -138,14 +177,31 @@ describe('ETag and If-None-Match', () => {
             mentions[action.of]!.push(event);
             await harness.deliver(event);
           } else if (action.kind === 'read all') {
-            await harness.app.inject({ method: 'POST', url: '/api/notifications/read-all', headers: bearer(users[action.of]!) });
+            await harness.app.inject({
+              method: 'POST',
+              url: '/api/notifications/read-all',
+              headers: bearer(users[action.of]!),
+            });
           } else if (action.kind === 'retract newest') {
             const event = mentions[action.of]!.pop();
-            if (event) await harness.deliver(createEvent(commentMentionDeleted, { ...event.data, deletedAt: new Date().toISOString() }, { producer: 'comments', correlationId: 'r' }));
+            if (event)
+              await harness.deliver(
+                createEvent(
+                  commentMentionDeleted,
+                  { ...event.data, deletedAt: new Date().toISOString() },
+                  { producer: 'comments', correlationId: 'r' },
+                ),
+              );
           } else {
             avatars += 1;
             const actor = actors[action.by]!;
-            await harness.deliver(createEvent(userUpdated, { ...snapshotOf(actor), avatarUrl: `https://cdn.example.com/${avatars}.png`, revision: avatars }, { producer: 'users', correlationId: 'a' }));
+            await harness.deliver(
+              createEvent(
+                userUpdated,
+                { ...snapshotOf(actor), avatarUrl: `https://cdn.example.com/${avatars}.png`, revision: avatars },
+                { producer: 'users', correlationId: 'a' },
+              ),
+            );
           }
           await look();
         }

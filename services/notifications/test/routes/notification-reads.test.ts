@@ -11,7 +11,10 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-const { list, unreadCount, markRead, mentioned, idsOf } = inboxCalls(() => harness, () => ada);
+const { list, unreadCount, markRead, mentioned, idsOf } = inboxCalls(
+  () => harness,
+  () => ada,
+);
 
 describe('PATCH /api/notifications/read', () => {
   it('marks the caller’s notifications read and counts only those that changed', async () => {
@@ -22,7 +25,10 @@ describe('PATCH /api/notifications/read', () => {
     expect(first.statusCode).toBe(200);
     expect(first.json()).toEqual({ message: 'Notifications marked as read', updated: 2 });
     // Already read, unknown: ignored.
-    expect((await markRead(bob, { notificationIds: [a, b, c, newId()] })).json()).toEqual({ message: 'Notifications marked as read', updated: 1 });
+    expect((await markRead(bob, { notificationIds: [a, b, c, newId()] })).json()).toEqual({
+      message: 'Notifications marked as read',
+      updated: 1,
+    });
     expect((await markRead(bob, { notificationIds: [a] })).json().updated).toBe(0);
     expect((await list(bob)).json().data.map((n: { isRead: boolean }) => n.isRead)).toEqual([true, true, true]);
   });
@@ -43,7 +49,10 @@ describe('PATCH /api/notifications/read', () => {
     const bob = await harness.knownUser('Bob_Races');
     await mentioned(bob, 10);
     const ids = await idsOf(bob);
-    const results = await Promise.all([markRead(bob, { notificationIds: ids }), markRead(bob, { notificationIds: ids.slice(3) })]);
+    const results = await Promise.all([
+      markRead(bob, { notificationIds: ids }),
+      markRead(bob, { notificationIds: ids.slice(3) }),
+    ]);
     expect(results.map((r) => r.json().updated).reduce((x, y) => x + y)).toBe(10);
     expect(await unreadCount(bob)).toBe(0);
   });
@@ -81,13 +90,21 @@ describe('PATCH /api/notifications/read', () => {
     expectProblem(await raw('{"notificationIds":', 'application/json'), 400);
     expectProblem(await raw(undefined), 400);
     expectProblem(await raw('notificationIds=1', 'text/plain'), 415);
-    expectProblem(await raw(JSON.stringify({ notificationIds: [newId()], padding: 'x'.repeat(70_000) }), 'application/json'), 413);
+    expectProblem(
+      await raw(JSON.stringify({ notificationIds: [newId()], padding: 'x'.repeat(70_000) }), 'application/json'),
+      413,
+    );
   });
 });
 
 describe('POST /api/notifications/read-all', () => {
   const readAll = (user: TestUser, payload?: object) =>
-    harness.app.inject({ method: 'POST', url: '/api/notifications/read-all', headers: bearer(user), ...(payload ? { payload } : {}) });
+    harness.app.inject({
+      method: 'POST',
+      url: '/api/notifications/read-all',
+      headers: bearer(user),
+      ...(payload ? { payload } : {}),
+    });
 
   it('marks every unread notification read, once', async () => {
     const dan = await harness.knownUser('Dan_ReadAll');
@@ -119,7 +136,12 @@ describe('POST /api/notifications/read-all', () => {
     expectProblem(await readAll(fin, { upTo: gils }), 404);
     expectProblem(await readAll(fin, { upTo: newId() }), 404);
     expectProblem(await readAll(fin, { upTo: 'latest' }), 400);
-    const nullBody = await harness.app.inject({ method: 'POST', url: '/api/notifications/read-all', headers: { ...bearer(fin), 'content-type': 'application/json' }, payload: 'null' });
+    const nullBody = await harness.app.inject({
+      method: 'POST',
+      url: '/api/notifications/read-all',
+      headers: { ...bearer(fin), 'content-type': 'application/json' },
+      payload: 'null',
+    });
     expectProblem(nullBody, 400);
     expect(await unreadCount(fin)).toBe(1);
     expect(await unreadCount(gil)).toBe(1);

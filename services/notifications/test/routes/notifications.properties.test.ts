@@ -1,7 +1,14 @@
 import { newId } from '@recipes/contracts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, expectProblem, mentionEvent, type NotificationsHarness, notificationsHarness, type TestUser } from '../support.js';
+import {
+  bearer,
+  expectProblem,
+  mentionEvent,
+  type NotificationsHarness,
+  notificationsHarness,
+  type TestUser,
+} from '../support.js';
 
 /** Whatever a client sends, the answer is never a 500, and nobody's notifications but the caller's change. */
 let harness: NotificationsHarness;
@@ -13,7 +20,9 @@ beforeAll(async () => {
   const ada = await harness.knownUser('Ada_Odd');
   [eve, bob] = await Promise.all([harness.knownUser('Eve_Odd'), harness.knownUser('Bob_Odd')]);
   for (let i = 0; i < 5; i++) await harness.deliver(mentionEvent(ada, bob));
-  const { rows } = await harness.pool.query<{ id: string }>('SELECT id FROM notifications WHERE recipient_id = $1', [bob.id]);
+  const { rows } = await harness.pool.query<{ id: string }>('SELECT id FROM notifications WHERE recipient_id = $1', [
+    bob.id,
+  ]);
   bobsIds = rows.map((row) => row.id);
 });
 afterAll(() => harness.close());
@@ -26,7 +35,8 @@ function expectHandled(response: { statusCode: number; headers: Record<string, u
 }
 
 /** Every byte of the UTF-8 percent-encoded: lone surrogates too, which encodeURIComponent refuses. */
-const percentEncoded = (value: string) => [...Buffer.from(value, 'utf8')].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
+const percentEncoded = (value: string) =>
+  [...Buffer.from(value, 'utf8')].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
 
 const oddString = fc.oneof(
   fc.string({ maxLength: 30 }),
@@ -45,7 +55,10 @@ const oddId = fc.oneof(
 );
 
 async function bobsUnread(): Promise<number> {
-  const { rows } = await harness.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM notifications WHERE recipient_id = $1 AND NOT is_read', [bob.id]);
+  const { rows } = await harness.pool.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM notifications WHERE recipient_id = $1 AND NOT is_read',
+    [bob.id],
+  );
   return rows[0]!.n;
 }
 
@@ -64,7 +77,13 @@ describe('GET /api/notifications', () => {
 describe('PATCH /api/notifications/read', () => {
   it('answers any JSON body without a 500, and never changes another user’s notification', async () => {
     const body = fc.oneof(
-      { weight: 4, arbitrary: fc.record({ notificationIds: fc.oneof(fc.array(oddId, { maxLength: 110 }), fc.jsonValue()) }, { requiredKeys: [] }) },
+      {
+        weight: 4,
+        arbitrary: fc.record(
+          { notificationIds: fc.oneof(fc.array(oddId, { maxLength: 110 }), fc.jsonValue()) },
+          { requiredKeys: [] },
+        ),
+      },
       { weight: 1, arbitrary: fc.jsonValue() },
     );
     await fc.assert(
@@ -76,7 +95,8 @@ describe('PATCH /api/notifications/read', () => {
           headers: { ...bearer(eve), 'content-type': 'application/json' },
         });
         expectHandled(response);
-        if (response.statusCode === 200) expect(response.json()).toEqual({ message: 'Notifications marked as read', updated: 0 });
+        if (response.statusCode === 200)
+          expect(response.json()).toEqual({ message: 'Notifications marked as read', updated: 0 });
       }),
       { numRuns: RUNS },
     );
@@ -100,16 +120,28 @@ describe('PATCH /api/notifications/read', () => {
 
   it('changes exactly the caller’s own unread ones among any mix of ids', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(fc.oneof(fc.constantFrom(...bobsIds), fc.uuid()), { minLength: 1, maxLength: 100 }), async (ids) => {
-        await harness.pool.query('UPDATE notifications SET is_read = false WHERE recipient_id = $1', [bob.id]);
-        await harness.pool.query('UPDATE notification_counts SET unread = total WHERE recipient_id = $1', [bob.id]);
-        const response = await harness.app.inject({ method: 'PATCH', url: '/api/notifications/read', payload: { notificationIds: ids }, headers: bearer(bob) });
-        const own = ids.filter((id) => bobsIds.includes(id)).length;
-        expect(response.json().updated).toBe(own);
-        expect(await bobsUnread()).toBe(5 - own);
-        const count = await harness.app.inject({ method: 'GET', url: '/api/notifications/unread-count', headers: bearer(bob) });
-        expect(count.json()).toEqual({ count: 5 - own });
-      }),
+      fc.asyncProperty(
+        fc.uniqueArray(fc.oneof(fc.constantFrom(...bobsIds), fc.uuid()), { minLength: 1, maxLength: 100 }),
+        async (ids) => {
+          await harness.pool.query('UPDATE notifications SET is_read = false WHERE recipient_id = $1', [bob.id]);
+          await harness.pool.query('UPDATE notification_counts SET unread = total WHERE recipient_id = $1', [bob.id]);
+          const response = await harness.app.inject({
+            method: 'PATCH',
+            url: '/api/notifications/read',
+            payload: { notificationIds: ids },
+            headers: bearer(bob),
+          });
+          const own = ids.filter((id) => bobsIds.includes(id)).length;
+          expect(response.json().updated).toBe(own);
+          expect(await bobsUnread()).toBe(5 - own);
+          const count = await harness.app.inject({
+            method: 'GET',
+            url: '/api/notifications/unread-count',
+            headers: bearer(bob),
+          });
+          expect(count.json()).toEqual({ count: 5 - own });
+        },
+      ),
       { numRuns: 50 },
     );
   });
@@ -119,14 +151,24 @@ describe('tokens', () => {
   it('answers any Authorization header without a 500', async () => {
     const header = fc.oneof(
       fc.string({ maxLength: 60 }).map((s) => `Bearer ${s}`),
-      fc.constantFrom('Bearer', 'bearer x.y.z', `Bearer ${newId()}`, 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', 'Token abc'),
+      fc.constantFrom(
+        'Bearer',
+        'bearer x.y.z',
+        `Bearer ${newId()}`,
+        'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.',
+        'Token abc',
+      ),
       fc.string({ maxLength: 60 }),
     );
     await fc.assert(
       fc.asyncProperty(header, async (authorization) => {
         // Header values must be visible ASCII for the HTTP layer to carry them at all.
         const value = authorization.replace(/[^\x20-\x7e]/g, '');
-        const response = await harness.app.inject({ method: 'GET', url: '/api/notifications/unread-count', headers: { authorization: value } });
+        const response = await harness.app.inject({
+          method: 'GET',
+          url: '/api/notifications/unread-count',
+          headers: { authorization: value },
+        });
         expectHandled(response);
         expect(response.statusCode).toBe(401);
       }),

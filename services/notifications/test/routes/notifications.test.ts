@@ -2,7 +2,16 @@ import { commentMentionDeleted, createEvent, listCursor, newId, userUpdated } fr
 import { pagesAtOdds, readWhileWriting } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notificationCursor } from '../../src/schemas.js';
-import { bearer, expectProblem, mentionEvent, type NotificationsHarness, notificationsHarness, snapshotOf, tagEvent, type TestUser } from '../support.js';
+import {
+  bearer,
+  expectProblem,
+  mentionEvent,
+  type NotificationsHarness,
+  notificationsHarness,
+  snapshotOf,
+  tagEvent,
+  type TestUser,
+} from '../support.js';
 import { inboxCalls } from './inbox-calls.js';
 
 let harness: NotificationsHarness;
@@ -15,7 +24,10 @@ afterAll(() => harness.close());
 
 const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-const { list, unreadCount, markRead, mentioned, idsOf } = inboxCalls(() => harness, () => ada);
+const { list, unreadCount, markRead, mentioned, idsOf } = inboxCalls(
+  () => harness,
+  () => ada,
+);
 
 describe('GET /api/notifications', () => {
   it('shows a mention and a tag in the shape of docs/api.md §7, newest first', async () => {
@@ -70,10 +82,19 @@ describe('GET /api/notifications', () => {
     expect(first.pagination).toEqual({ page: 1, limit: 20, total: 105, totalPages: 6, nextCursor: expect.any(String) });
     const clamped = (await list(bob, '?limit=1000')).json();
     expect(clamped.data).toHaveLength(100);
-    expect(clamped.pagination).toEqual({ page: 1, limit: 100, total: 105, totalPages: 2, nextCursor: expect.any(String) });
+    expect(clamped.pagination).toEqual({
+      page: 1,
+      limit: 100,
+      total: 105,
+      totalPages: 2,
+      nextCursor: expect.any(String),
+    });
     const last = (await list(bob, '?page=2&limit=100')).json();
     expect(last.data).toHaveLength(5);
-    expect((await list(bob, '?page=9')).json()).toEqual({ data: [], pagination: { page: 9, limit: 20, total: 105, totalPages: 6, nextCursor: null } });
+    expect((await list(bob, '?page=9')).json()).toEqual({
+      data: [],
+      pagination: { page: 9, limit: 20, total: 105, totalPages: 6, nextCursor: null },
+    });
   });
 
   it('answers each page from one snapshot while notifications arrive and are retracted', async () => {
@@ -83,7 +104,13 @@ describe('GET /api/notifications', () => {
     const churn = async () => {
       for (let round = 0; round < 40; round++) {
         const retracted = live.shift()!;
-        await harness.deliver(createEvent(commentMentionDeleted, { ...retracted.data, deletedAt: new Date().toISOString() }, { producer: 'comments', correlationId: 'r' }));
+        await harness.deliver(
+          createEvent(
+            commentMentionDeleted,
+            { ...retracted.data, deletedAt: new Date().toISOString() },
+            { producer: 'comments', correlationId: 'r' },
+          ),
+        );
         const event = mentionEvent(ada, cleo);
         await harness.deliver(event);
         live.push(event);
@@ -101,7 +128,11 @@ describe('GET /api/notifications', () => {
       'SELECT id FROM notifications WHERE recipient_id = $1 ORDER BY created_at DESC, id DESC',
       [bob.id],
     );
-    const paged = [...(await idsOf(bob, '?limit=7')), ...(await idsOf(bob, '?page=2&limit=7')), ...(await idsOf(bob, '?page=3&limit=7'))];
+    const paged = [
+      ...(await idsOf(bob, '?limit=7')),
+      ...(await idsOf(bob, '?page=2&limit=7')),
+      ...(await idsOf(bob, '?page=3&limit=7')),
+    ];
     const rest = [...(await idsOf(bob, '?page=4&limit=7')), ...(await idsOf(bob, '?page=5&limit=7'))];
     expect([...paged, ...rest]).toEqual(rows.map((row) => row.id));
     expect(new Set([...paged, ...rest]).size).toBe(35);
@@ -111,7 +142,10 @@ describe('GET /api/notifications', () => {
     const bob = await harness.knownUser('Bob_Cursor');
     await mentioned(bob, 12, { msApart: 0 });
     await mentioned(bob, 5, { start: Date.parse('2025-01-01T00:00:00.000Z') });
-    const { rows } = await harness.pool.query<{ id: string }>('SELECT id FROM notifications WHERE recipient_id = $1 ORDER BY created_at DESC, id DESC', [bob.id]);
+    const { rows } = await harness.pool.query<{ id: string }>(
+      'SELECT id FROM notifications WHERE recipient_id = $1 ORDER BY created_at DESC, id DESC',
+      [bob.id],
+    );
     const walked: string[] = [];
     let url = '/api/notifications?limit=4&unknown=kept';
     for (;;) {
@@ -157,7 +191,10 @@ describe('GET /api/notifications', () => {
   it('shows the caller their own notifications only', async () => {
     const [bob, eve] = await Promise.all([harness.knownUser('Bob_Own'), harness.knownUser('Eve_Own')]);
     await mentioned(bob, 3);
-    expect((await list(eve)).json()).toEqual({ data: [], pagination: { page: 1, limit: 20, total: 0, totalPages: 0, nextCursor: null } });
+    expect((await list(eve)).json()).toEqual({
+      data: [],
+      pagination: { page: 1, limit: 20, total: 0, totalPages: 0, nextCursor: null },
+    });
     expect(await unreadCount(eve)).toBe(0);
   });
 
@@ -165,8 +202,18 @@ describe('GET /api/notifications', () => {
     const cy = await harness.knownUser('Cy_Changes');
     const bob = await harness.knownUser('Bob_Sees');
     await harness.deliver(tagEvent(cy, bob));
-    await harness.deliver(createEvent(userUpdated, { ...snapshotOf(cy), avatarUrl: 'https://cdn.example.com/new.png', revision: 1 }, { producer: 'users', correlationId: 'c' }));
-    expect((await list(bob)).json().data[0].actor).toEqual({ id: cy.id, username: 'Cy_Changes', avatarUrl: 'https://cdn.example.com/new.png' });
+    await harness.deliver(
+      createEvent(
+        userUpdated,
+        { ...snapshotOf(cy), avatarUrl: 'https://cdn.example.com/new.png', revision: 1 },
+        { producer: 'users', correlationId: 'c' },
+      ),
+    );
+    expect((await list(bob)).json().data[0].actor).toEqual({
+      id: cy.id,
+      username: 'Cy_Changes',
+      avatarUrl: 'https://cdn.example.com/new.png',
+    });
   });
 
   it('asks the users service, once, about an actor registered a moment ago', async () => {
@@ -187,10 +234,13 @@ describe('GET /api/notifications', () => {
     expect(body.data.map((n: { actor: { id: string } }) => n.actor.id)).toEqual([ada.id]);
   });
 
-  it.each(['?page=0', '?page=-1', '?page=1.5', '?limit=0', '?limit=abc', '?limit=', '?page=1e3'])('answers %s with 400', async (query) => {
-    const bob = await harness.knownUser(`Bob_Q${newId().slice(-6)}`);
-    expect(expectProblem(await list(bob, query), 400).code).toBe('VALIDATION_ERROR');
-  });
+  it.each(['?page=0', '?page=-1', '?page=1.5', '?limit=0', '?limit=abc', '?limit=', '?page=1e3'])(
+    'answers %s with 400',
+    async (query) => {
+      const bob = await harness.knownUser(`Bob_Q${newId().slice(-6)}`);
+      expect(expectProblem(await list(bob, query), 400).code).toBe('VALIDATION_ERROR');
+    },
+  );
 
   it('ignores unknown query parameters', async () => {
     const bob = await harness.knownUser('Bob_Unknown_Q');
@@ -248,12 +298,20 @@ describe('the API document', () => {
       '/api/push/subscriptions/{id}',
     ]);
     // The push service's key is public (docs/api.md §11.3); the stream takes a ticket as well.
-    const { '/api/notifications/stream': stream, '/api/push/public-key': publicKey, ...others } = document.paths as Record<string, Record<string, { security?: unknown }>>;
+    const {
+      '/api/notifications/stream': stream,
+      '/api/push/public-key': publicKey,
+      ...others
+    } = document.paths as Record<string, Record<string, { security?: unknown }>>;
     for (const path of Object.values(others)) {
       for (const operation of Object.values(path)) expect(operation.security).toEqual([{ bearerAuth: [] }]);
     }
     expect(stream!.get!.security).toEqual([{ bearerAuth: [] }, {}]);
     expect(publicKey!.get!.security).toEqual([]);
-    expect(Object.keys((stream!.get as unknown as { responses: Record<string, { content: object }> }).responses['200']!.content)).toEqual(['text/event-stream']);
+    expect(
+      Object.keys(
+        (stream!.get as unknown as { responses: Record<string, { content: object }> }).responses['200']!.content,
+      ),
+    ).toEqual(['text/event-stream']);
   });
 });

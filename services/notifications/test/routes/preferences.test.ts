@@ -1,9 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, expectProblem, mentionEvent, type NotificationsHarness, notificationsHarnessWith, tagEvent, type TestUser } from '../support.js';
+import {
+  bearer,
+  expectProblem,
+  mentionEvent,
+  type NotificationsHarness,
+  notificationsHarnessWith,
+  tagEvent,
+  type TestUser,
+} from '../support.js';
 
 /** Notification preferences: `/api/notifications/preferences` (src/routes/preferences). */
 let harness: NotificationsHarness, ada: TestUser;
-beforeAll(async () => ({ harness, users: [ada] } = await notificationsHarnessWith(['Ada_Prefers'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [ada],
+    } = await notificationsHarnessWith(['Ada_Prefers'])),
+);
 afterAll(() => harness.close());
 
 const allOn = {
@@ -17,10 +31,20 @@ const allOn = {
   comment_post: true,
   comment_collection: true,
 };
-const get = (user: TestUser) => harness.app.inject({ method: 'GET', url: '/api/notifications/preferences', headers: bearer(user) });
-const put = (user: TestUser, payload: unknown) => harness.app.inject({ method: 'PUT', url: '/api/notifications/preferences', headers: bearer(user), payload: payload as object });
+const get = (user: TestUser) =>
+  harness.app.inject({ method: 'GET', url: '/api/notifications/preferences', headers: bearer(user) });
+const put = (user: TestUser, payload: unknown) =>
+  harness.app.inject({
+    method: 'PUT',
+    url: '/api/notifications/preferences',
+    headers: bearer(user),
+    payload: payload as object,
+  });
 const types = async (user: TestUser) =>
-  (await harness.app.inject({ method: 'GET', url: '/api/notifications?limit=100', headers: bearer(user) })).json().data.map((n: { type: string }) => n.type).sort();
+  (await harness.app.inject({ method: 'GET', url: '/api/notifications?limit=100', headers: bearer(user) }))
+    .json()
+    .data.map((n: { type: string }) => n.type)
+    .sort();
 
 describe('/api/notifications/preferences', () => {
   it('has every type on by default', async () => {
@@ -36,7 +60,9 @@ describe('/api/notifications/preferences', () => {
     expect((await put(cy, { types: { mention_post_comment: false, tag_recipe: false } })).json()).toEqual({
       types: { ...allOn, tag_post: false, mention_post_comment: false, tag_recipe: false },
     });
-    expect((await put(cy, { types: { tag_post: true }, other: 1 })).json()).toEqual({ types: { ...allOn, mention_post_comment: false, tag_recipe: false } });
+    expect((await put(cy, { types: { tag_post: true }, other: 1 })).json()).toEqual({
+      types: { ...allOn, mention_post_comment: false, tag_recipe: false },
+    });
     expect((await get(cy)).json()).toEqual({ types: { ...allOn, mention_post_comment: false, tag_recipe: false } });
     // Another user's are their own.
     expect((await get(ada)).json()).toEqual({ types: allOn });
@@ -57,7 +83,14 @@ describe('/api/notifications/preferences', () => {
 
   it('needs a token', async () => {
     expectProblem(await harness.app.inject({ method: 'GET', url: '/api/notifications/preferences' }), 401);
-    expectProblem(await harness.app.inject({ method: 'PUT', url: '/api/notifications/preferences', payload: { types: { tag_post: 5 } } }), 401);
+    expectProblem(
+      await harness.app.inject({
+        method: 'PUT',
+        url: '/api/notifications/preferences',
+        payload: { types: { tag_post: 5 } },
+      }),
+      401,
+    );
   });
 
   it('stores nothing of a type turned off from then on; what was stored stays, and turning it on again notifies again', async () => {

@@ -11,7 +11,14 @@ import {
 } from '@recipes/contracts';
 import type { EventStreamClient, StreamEvent } from '@recipes/testing/sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, mentionEvent, type NotificationsHarness, notificationsHarnessWith, tagEvent, type TestUser } from '../support.js';
+import {
+  bearer,
+  mentionEvent,
+  type NotificationsHarness,
+  notificationsHarnessWith,
+  tagEvent,
+  type TestUser,
+} from '../support.js';
 
 /**
  * Retractions reach open streams (docs/api.md §9): an edit or deletion of a mention, or the deletion of
@@ -19,20 +26,43 @@ import { bearer, mentionEvent, type NotificationsHarness, notificationsHarnessWi
  * Prompts reach the stream as this instance's own queue would bring them (`hear`).
  */
 let harness: NotificationsHarness, ada: TestUser;
-beforeAll(async () => ({ harness, users: [ada] } = await notificationsHarnessWith(['Ada_Takes_Back'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [ada],
+    } = await notificationsHarnessWith(['Ada_Takes_Back'])),
+);
 afterAll(() => harness.close());
 
 type Mention = ReturnType<typeof mentionEvent>;
 /** The mention taken out of its store, as the comments service's trigger writes it. */
 const mentionRemoved = (mention: Mention): EventEnvelope =>
-  createEvent(commentMentionDeleted, { ...mention.data, deletedAt: new Date().toISOString() }, { producer: 'comments', correlationId: 'test-removed' });
+  createEvent(
+    commentMentionDeleted,
+    { ...mention.data, deletedAt: new Date().toISOString() },
+    { producer: 'comments', correlationId: 'test-removed' },
+  );
 
 const deletions = { recipe: recipeDeleted, post: postDeleted, collection: collectionDeleted } as const;
 /** `type` `id` deleted, as its owner service announces it. */
 function deleted(type: keyof typeof deletions, id: string): EventEnvelope {
-  const snapshot = { id, authorId: ada.id, ownerId: ada.id, title: 'Gone', name: 'Gone', coverImageUrl: null, deleted: true, revision: 1, createdAt: new Date().toISOString() };
+  const snapshot = {
+    id,
+    authorId: ada.id,
+    ownerId: ada.id,
+    title: 'Gone',
+    name: 'Gone',
+    coverImageUrl: null,
+    deleted: true,
+    revision: 1,
+    createdAt: new Date().toISOString(),
+  };
   const producer = type === 'collection' ? 'collections' : 'content';
-  return createEvent(deletions[type] as typeof recipeDeleted, snapshot, { producer, correlationId: `test-${type}-deleted` });
+  return createEvent(deletions[type] as typeof recipeDeleted, snapshot, {
+    producer,
+    correlationId: `test-${type}-deleted`,
+  });
 }
 
 /** Relays what the service wrote to its outbox to this instance's own queue, as the broker would; what it relayed. */
@@ -43,15 +73,23 @@ async function relay(): Promise<EventEnvelope[]> {
 }
 
 async function listed(user: TestUser): Promise<{ ids: string[]; total: number; unread: number }> {
-  const list = (await harness.app.inject({ method: 'GET', url: '/api/notifications?limit=100', headers: bearer(user) })).json();
-  const unread = (await harness.app.inject({ method: 'GET', url: '/api/notifications/unread-count', headers: bearer(user) })).json().count;
+  const list = (
+    await harness.app.inject({ method: 'GET', url: '/api/notifications?limit=100', headers: bearer(user) })
+  ).json();
+  const unread = (
+    await harness.app.inject({ method: 'GET', url: '/api/notifications/unread-count', headers: bearer(user) })
+  ).json().count;
   return { ids: list.data.map((n: { id: string }) => n.id), total: list.pagination.total, unread };
 }
 
-const isUnread = (count: number) => (event: StreamEvent) => event.event === 'unread_count' && JSON.parse(event.data).count === count;
-const isRetracted = (id: string) => (event: StreamEvent) => event.event === 'retracted' && JSON.parse(event.data).id === id;
-const retractedIds = (client: EventStreamClient) => client.received.filter((event) => event.event === 'retracted').map((event) => JSON.parse(event.data).id);
-const notificationIds = (client: EventStreamClient) => client.received.filter((event) => event.event === 'notification').map((event) => event.id);
+const isUnread = (count: number) => (event: StreamEvent) =>
+  event.event === 'unread_count' && JSON.parse(event.data).count === count;
+const isRetracted = (id: string) => (event: StreamEvent) =>
+  event.event === 'retracted' && JSON.parse(event.data).id === id;
+const retractedIds = (client: EventStreamClient) =>
+  client.received.filter((event) => event.event === 'retracted').map((event) => JSON.parse(event.data).id);
+const notificationIds = (client: EventStreamClient) =>
+  client.received.filter((event) => event.event === 'notification').map((event) => event.id);
 
 /** Delivers `event`, relays what it announced, and gives the id of the notification it stored for `user`, if any. */
 async function delivered(event: EventEnvelope, user: TestUser): Promise<string | undefined> {
@@ -140,31 +178,37 @@ describe('a retraction on the stream', () => {
 });
 
 describe('content deleted', () => {
-  it.each(['recipe', 'post'] as const)('retracts the tags in a %s and the mentions in its comments: list, counts and stream', async (type) => {
-    const eve = await harness.knownUser(`Eve_Tagged_${type}`);
-    const contentId = newId();
-    const other = (await delivered(tagEvent(ada, eve, type), eve))!;
-    const client = await harness.stream(eve);
-    await client.next(isUnread(1));
-    const tag = (await delivered(tagEvent(ada, eve, type, { contentId }), eve))!;
-    const mention = (await delivered(mentionEvent(ada, eve, `${type}_comment`, { targetId: contentId }), eve))!;
-    await client.next(isUnread(3));
+  it.each(['recipe', 'post'] as const)(
+    'retracts the tags in a %s and the mentions in its comments: list, counts and stream',
+    async (type) => {
+      const eve = await harness.knownUser(`Eve_Tagged_${type}`);
+      const contentId = newId();
+      const other = (await delivered(tagEvent(ada, eve, type), eve))!;
+      const client = await harness.stream(eve);
+      await client.next(isUnread(1));
+      const tag = (await delivered(tagEvent(ada, eve, type, { contentId }), eve))!;
+      const mention = (await delivered(mentionEvent(ada, eve, `${type}_comment`, { targetId: contentId }), eve))!;
+      await client.next(isUnread(3));
 
-    const deletion = deleted(type, contentId);
-    await harness.deliver(deletion);
-    await harness.deliver(deletion);
-    expect((await relay()).map((event) => event.type)).toEqual([notificationRetracted.type, notificationRetracted.type]);
-    await client.next(isRetracted(mention));
-    await client.next(isUnread(1));
-    expect(retractedIds(client)).toEqual([tag, mention]);
-    expect(await listed(eve)).toEqual({ ids: [other], total: 1, unread: 1 });
+      const deletion = deleted(type, contentId);
+      await harness.deliver(deletion);
+      await harness.deliver(deletion);
+      expect((await relay()).map((event) => event.type)).toEqual([
+        notificationRetracted.type,
+        notificationRetracted.type,
+      ]);
+      await client.next(isRetracted(mention));
+      await client.next(isUnread(1));
+      expect(retractedIds(client)).toEqual([tag, mention]);
+      expect(await listed(eve)).toEqual({ ids: [other], total: 1, unread: 1 });
 
-    // What comes about it afterwards (a late tag, a mention in a comment that lost the race) is never stored.
-    await harness.deliver(tagEvent(ada, eve, type, { contentId }));
-    await harness.deliver(mentionEvent(ada, eve, `${type}_comment`, { targetId: contentId }));
-    expect(await harness.outbox()).toEqual([]);
-    expect(await listed(eve)).toEqual({ ids: [other], total: 1, unread: 1 });
-  });
+      // What comes about it afterwards (a late tag, a mention in a comment that lost the race) is never stored.
+      await harness.deliver(tagEvent(ada, eve, type, { contentId }));
+      await harness.deliver(mentionEvent(ada, eve, `${type}_comment`, { targetId: contentId }));
+      expect(await harness.outbox()).toEqual([]);
+      expect(await listed(eve)).toEqual({ ids: [other], total: 1, unread: 1 });
+    },
+  );
 
   it('retracts the mentions in the comments of a deleted collection', async () => {
     const fay = await harness.knownUser('Fay_Collection');
@@ -177,44 +221,56 @@ describe('content deleted', () => {
   it('leaves nothing about it visible, whatever the order and repetition of its mentions, tags, their removals and its deletion', async () => {
     // Per item about the content: a tag or a mention, its mention maybe removed by the comments service as
     // it learns of the deletion; every event maybe twice; the deletion anywhere among them; some at once.
-    const plan = fc.array(fc.record({ mention: fc.boolean(), removed: fc.boolean(), twice: fc.boolean() }), { minLength: 1, maxLength: 4 });
+    const plan = fc.array(fc.record({ mention: fc.boolean(), removed: fc.boolean(), twice: fc.boolean() }), {
+      minLength: 1,
+      maxLength: 4,
+    });
     const kinds = fc.constantFrom('recipe', 'post', 'collection');
     let run = 0;
     await fc.assert(
-      fc.asyncProperty(plan, kinds, fc.boolean(), fc.infiniteStream(fc.nat()), fc.boolean(), async (items, type, streamOpen, order, together) => {
-        const user = await harness.knownUser(`Raced_${++run}`);
-        const contentId = newId();
-        const kept = (await delivered(tagEvent(ada, user), user))!;
-        const client = streamOpen ? await harness.stream(user) : undefined;
-        await client?.next(isUnread(1));
-        const events = items.flatMap(({ mention, removed, twice }) => {
-          const made =
-            mention || type === 'collection'
-              ? mentionEvent(ada, user, `${type}_comment`, { targetId: contentId })
-              : tagEvent(ada, user, type as 'recipe' | 'post', { contentId });
-          const own = [made, ...(removed && 'mentionId' in made.data ? [mentionRemoved(made as Mention)] : [])];
-          return twice ? [...own, ...own] : own;
-        });
-        const deletion = deleted(type, contentId);
-        const all = [...events, deletion, ...(order.next().value % 2 === 0 ? [deletion] : [])];
-        const shuffled = all.map((event) => ({ event, key: order.next().value as number })).sort((a, b) => a.key - b.key);
-        if (together) await Promise.all(shuffled.map(({ event }) => harness.deliver(event)));
-        else for (const { event } of shuffled) await harness.deliver(event);
-        await relay();
+      fc.asyncProperty(
+        plan,
+        kinds,
+        fc.boolean(),
+        fc.infiniteStream(fc.nat()),
+        fc.boolean(),
+        async (items, type, streamOpen, order, together) => {
+          const user = await harness.knownUser(`Raced_${++run}`);
+          const contentId = newId();
+          const kept = (await delivered(tagEvent(ada, user), user))!;
+          const client = streamOpen ? await harness.stream(user) : undefined;
+          await client?.next(isUnread(1));
+          const events = items.flatMap(({ mention, removed, twice }) => {
+            const made =
+              mention || type === 'collection'
+                ? mentionEvent(ada, user, `${type}_comment`, { targetId: contentId })
+                : tagEvent(ada, user, type as 'recipe' | 'post', { contentId });
+            const own = [made, ...(removed && 'mentionId' in made.data ? [mentionRemoved(made as Mention)] : [])];
+            return twice ? [...own, ...own] : own;
+          });
+          const deletion = deleted(type, contentId);
+          const all = [...events, deletion, ...(order.next().value % 2 === 0 ? [deletion] : [])];
+          const shuffled = all
+            .map((event) => ({ event, key: order.next().value as number }))
+            .sort((a, b) => a.key - b.key);
+          if (together) await Promise.all(shuffled.map(({ event }) => harness.deliver(event)));
+          else for (const { event } of shuffled) await harness.deliver(event);
+          await relay();
 
-        expect(await listed(user)).toEqual({ ids: [kept], total: 1, unread: 1 });
-        expect(await harness.countsOf(user.id)).toEqual({ total: 1, unread: 1 });
-        if (client) {
-          // A barrier: one more notification, sent after whatever the stream had to say before it.
-          const barrier = (await delivered(tagEvent(ada, user), user))!;
-          await client.next((event) => event.id === barrier);
-          await client.next(isUnread(2));
-          const shown = notificationIds(client).filter((id) => id !== barrier);
-          // Whatever it showed about the content, it took back.
-          expect(retractedIds(client).sort()).toEqual(shown.sort());
-          client.close();
-        }
-      }),
+          expect(await listed(user)).toEqual({ ids: [kept], total: 1, unread: 1 });
+          expect(await harness.countsOf(user.id)).toEqual({ total: 1, unread: 1 });
+          if (client) {
+            // A barrier: one more notification, sent after whatever the stream had to say before it.
+            const barrier = (await delivered(tagEvent(ada, user), user))!;
+            await client.next((event) => event.id === barrier);
+            await client.next(isUnread(2));
+            const shown = notificationIds(client).filter((id) => id !== barrier);
+            // Whatever it showed about the content, it took back.
+            expect(retractedIds(client).sort()).toEqual(shown.sort());
+            client.close();
+          }
+        },
+      ),
       { numRuns: 40 },
     );
   });

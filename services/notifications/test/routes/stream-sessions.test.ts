@@ -1,6 +1,12 @@
 import { createEvent, newId, type SessionEnded, userSessionEnded } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectProblem, mentionEvent, type NotificationsHarness, notificationsHarnessWith, type TestUser } from '../support.js';
+import {
+  expectProblem,
+  mentionEvent,
+  type NotificationsHarness,
+  notificationsHarnessWith,
+  type TestUser,
+} from '../support.js';
 
 /**
  * Sessions that end (docs/api.md §11.1) as the notifications service sees them: it refuses their tokens,
@@ -8,7 +14,13 @@ import { expectProblem, mentionEvent, type NotificationsHarness, notificationsHa
  * its queue brought it holds through a restart.
  */
 let harness: NotificationsHarness, ada: TestUser, bob: TestUser;
-beforeAll(async () => ({ harness, users: [ada, bob] } = await notificationsHarnessWith(['Ada_Sessions', 'Bob_Sessions'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [ada, bob],
+    } = await notificationsHarnessWith(['Ada_Sessions', 'Bob_Sessions'])),
+);
 afterAll(() => harness.close());
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -28,10 +40,19 @@ const ended = (user: TestUser, sessionIds: string[], notBefore: string | null = 
   };
   return createEvent(userSessionEnded, data, { producer: 'users', correlationId: 'test-session-end' });
 };
-const list = (token: string, app = harness.app) => app.inject({ method: 'GET', url: '/api/notifications', headers: { authorization: `Bearer ${token}` } });
+const list = (token: string, app = harness.app) =>
+  app.inject({ method: 'GET', url: '/api/notifications', headers: { authorization: `Bearer ${token}` } });
 const ticketOf = async (token: string) =>
-  (await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets', headers: { authorization: `Bearer ${token}` } })).json().ticket as string;
-/** Stores a notification for `user` and prompts the streams, as the broker would: a barrier for "nothing else happened". */
+  (
+    await harness.app.inject({
+      method: 'POST',
+      url: '/api/notifications/stream-tickets',
+      headers: { authorization: `Bearer ${token}` },
+    })
+  ).json().ticket as string;
+/**
+ * Stores a notification for `user` and prompts the streams, as the broker would: a barrier for "nothing else happened".
+ */
 async function notify(user: TestUser) {
   await harness.deliver(mentionEvent(bob, user));
   for (const event of await harness.outbox()) await harness.hear(event);
@@ -75,7 +96,9 @@ describe('an ended session’s streams', () => {
     const ended2 = session(ada);
     const kept = session(ada);
     const byToken = await harness.stream(undefined, { headers: { authorization: `Bearer ${ended1.token}` } });
-    const byTicket = await harness.stream(undefined, { query: `?ticket=${encodeURIComponent(await ticketOf(ended2.token))}` });
+    const byTicket = await harness.stream(undefined, {
+      query: `?ticket=${encodeURIComponent(await ticketOf(ended2.token))}`,
+    });
     const other = await harness.stream(undefined, { headers: { authorization: `Bearer ${kept.token}` } });
     for (const client of [byToken, byTicket, other]) {
       expect(client.status).toBe(200);

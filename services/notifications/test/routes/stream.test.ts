@@ -2,14 +2,27 @@ import { type EventEnvelope, notificationCreated, notificationsStreamsReplaced }
 import { type EventStreamClient, openEventStream, type StreamEvent } from '@recipes/testing/sse';
 import { eventually } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, expectProblem, mentionEvent, type NotificationsHarness, notificationsHarnessWith, type TestUser } from '../support.js';
+import {
+  bearer,
+  expectProblem,
+  mentionEvent,
+  type NotificationsHarness,
+  notificationsHarnessWith,
+  type TestUser,
+} from '../support.js';
 
 /**
  * The stream of docs/api.md §9 on one instance, listening for real: prompts reach it as its own queue
  * would bring them (`hear`), taken from what the service wrote to its outbox.
  */
 let harness: NotificationsHarness, ada: TestUser;
-beforeAll(async () => ({ harness, users: [ada] } = await notificationsHarnessWith(['Ada_Streams'], { STREAM_KEEP_ALIVE_MS: '300' })));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [ada],
+    } = await notificationsHarnessWith(['Ada_Streams'], { STREAM_KEEP_ALIVE_MS: '300' })),
+);
 afterAll(() => harness.close());
 
 /** Relays what the service wrote to its outbox to this instance's own queue, as the broker would. */
@@ -39,21 +52,26 @@ async function mention(user: TestUser): Promise<string> {
 }
 
 const notifications = (client: EventStreamClient) => client.received.filter((event) => event.event === 'notification');
-const isUnread = (count: number) => (event: StreamEvent) => event.event === 'unread_count' && JSON.parse(event.data).count === count;
+const isUnread = (count: number) => (event: StreamEvent) =>
+  event.event === 'unread_count' && JSON.parse(event.data).count === count;
 
 /** The stream ticket row of `user` (one per test user here). */
 async function ticketOf(user: TestUser): Promise<{ stream_ended_at: Date | null }> {
-  return (await harness.pool.query('SELECT stream_ended_at FROM stream_tickets WHERE recipient_id = $1', [user.id])).rows[0];
+  return (await harness.pool.query('SELECT stream_ended_at FROM stream_tickets WHERE recipient_id = $1', [user.id]))
+    .rows[0];
 }
 
 async function listed(user: TestUser) {
-  return (await harness.app.inject({ method: 'GET', url: '/api/notifications?limit=100', headers: bearer(user) })).json().data as { id: string }[];
+  return (
+    await harness.app.inject({ method: 'GET', url: '/api/notifications?limit=100', headers: bearer(user) })
+  ).json().data as { id: string }[];
 }
 
 describe('GET /api/notifications/stream', () => {
   it('is prompted by notification.created only while its user has a stream open anywhere', async () => {
     const bob = await harness.knownUser('Bob_Announced');
-    const openStreams = async () => (await harness.pool.query('SELECT 1 FROM open_streams WHERE recipient_id = $1', [bob.id])).rowCount;
+    const openStreams = async () =>
+      (await harness.pool.query('SELECT 1 FROM open_streams WHERE recipient_id = $1', [bob.id])).rowCount;
     await harness.deliver(mentionEvent(ada, bob));
     expect(await announced()).toEqual([]);
 
@@ -122,7 +140,10 @@ describe('GET /api/notifications/stream', () => {
        SELECT gen_random_uuid(), $1, 'tag_recipe', $2, 'recipe', gen_random_uuid(), now(), gen_random_uuid(), 1 + n FROM generate_series(1, 1001) AS n`,
       [dee.id, ada.id],
     );
-    await harness.pool.query('UPDATE notification_counts SET total = total + 1001, unread = unread + 1001, last_sequence = 1002 WHERE recipient_id = $1', [dee.id]);
+    await harness.pool.query(
+      'UPDATE notification_counts SET total = total + 1001, unread = unread + 1001, last_sequence = 1002 WHERE recipient_id = $1',
+      [dee.id],
+    );
 
     const client = await harness.stream(dee, { headers: { 'last-event-id': seen } });
     await client.next((event) => event.event === 'reset');
@@ -137,7 +158,11 @@ describe('GET /api/notifications/stream', () => {
     const eve = await harness.knownUser('Eve_Resume');
     const hers = await mention(eve);
     for (const id of [hers, 'not-a-uuid', '0190f5a4-1c2d-7e3f-8a9b-000000000001']) {
-      const response = await harness.app.inject({ method: 'GET', url: '/api/notifications/stream', headers: { ...bearer(ada), 'last-event-id': id } });
+      const response = await harness.app.inject({
+        method: 'GET',
+        url: '/api/notifications/stream',
+        headers: { ...bearer(ada), 'last-event-id': id },
+      });
       expectProblem(response, 400);
     }
   });
@@ -147,7 +172,12 @@ describe('GET /api/notifications/stream', () => {
     const id = await mention(fay);
     const client = await harness.stream(fay);
     await client.next(isUnread(1));
-    const response = await harness.app.inject({ method: 'PATCH', url: '/api/notifications/read', headers: bearer(fay), payload: { notificationIds: [id] } });
+    const response = await harness.app.inject({
+      method: 'PATCH',
+      url: '/api/notifications/read',
+      headers: bearer(fay),
+      payload: { notificationIds: [id] },
+    });
     expect(response.json().updated).toBe(1);
     await relay();
     await client.next(isUnread(0));
@@ -180,7 +210,11 @@ describe('GET /api/notifications/stream', () => {
 describe('stream tickets', () => {
   it('opens a stream once with a ticket, never twice, and never with a forged one or none', async () => {
     const ivy = await harness.knownUser('Ivy_Ticket');
-    const issued = await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets', headers: bearer(ivy) });
+    const issued = await harness.app.inject({
+      method: 'POST',
+      url: '/api/notifications/stream-tickets',
+      headers: bearer(ivy),
+    });
     expect(issued.statusCode).toBe(201);
     const { ticket, expiresIn } = issued.json();
     expect(expiresIn).toBe(60);
@@ -197,62 +231,80 @@ describe('stream tickets', () => {
     expectProblem(await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets' }), 401);
   });
 
-  it('lets a used ticket open its stream again only to resume it, as EventSource reconnects: naming an event of that stream in Last-Event-ID, soon after it ended', async () => {
-    const kay = await harness.knownUser('Kay_Reconnects');
-    const lee = await harness.knownUser('Lee_Other');
-    const leesOwn = await mention(lee);
-    // Kay's, but from before the ticket's stream: an id that may have been seen elsewhere proves nothing.
-    const older = await mention(kay);
-    const newest = await mention(kay);
-    const { ticket } = (await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets', headers: bearer(kay) })).json();
-    const first = await harness.stream(undefined, { query: `?ticket=${ticket}` });
-    expect((await first.next(isUnread(2))).id).toBe(newest);
-    const seen = await mention(kay);
-    await first.next((event) => event.id === seen);
-    first.close();
-    const missed = await mention(kay);
-    const ended = () => eventually(async () => ((await ticketOf(kay)).stream_ended_at ? true : undefined));
-    await ended();
+  it(
+    'lets a used ticket open its stream again only to resume it, as EventSource ' +
+      'reconnects: naming an event of that stream in Last-Event-ID, soon after it ended',
+    async () => {
+      const kay = await harness.knownUser('Kay_Reconnects');
+      const lee = await harness.knownUser('Lee_Other');
+      const leesOwn = await mention(lee);
+      // Kay's, but from before the ticket's stream: an id that may have been seen elsewhere proves nothing.
+      const older = await mention(kay);
+      const newest = await mention(kay);
+      const { ticket } = (
+        await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets', headers: bearer(kay) })
+      ).json();
+      const first = await harness.stream(undefined, { query: `?ticket=${ticket}` });
+      expect((await first.next(isUnread(2))).id).toBe(newest);
+      const seen = await mention(kay);
+      await first.next((event) => event.id === seen);
+      first.close();
+      const missed = await mention(kay);
+      const ended = () => eventually(async () => ((await ticketOf(kay)).stream_ended_at ? true : undefined));
+      await ended();
 
-    const resumed = await harness.stream(undefined, { query: `?ticket=${ticket}`, headers: { 'last-event-id': seen } });
-    expect(resumed.status).toBe(200);
-    await resumed.next((event) => event.id === missed);
-    expect(notifications(resumed).map((event) => event.id)).toEqual([missed]);
-    expect((await ticketOf(kay)).stream_ended_at).toBeNull();
-    resumed.close();
-    await ended();
-    // The id the stream's first unread count named, before any notification came on it, resumes too.
-    const fromFirstFrame = await harness.stream(undefined, { query: `?ticket=${ticket}`, headers: { 'last-event-id': newest } });
-    expect(fromFirstFrame.status).toBe(200);
-    await fromFirstFrame.next((event) => event.id === missed);
-    fromFirstFrame.close();
-    await ended();
+      const resumed = await harness.stream(undefined, {
+        query: `?ticket=${ticket}`,
+        headers: { 'last-event-id': seen },
+      });
+      expect(resumed.status).toBe(200);
+      await resumed.next((event) => event.id === missed);
+      expect(notifications(resumed).map((event) => event.id)).toEqual([missed]);
+      expect((await ticketOf(kay)).stream_ended_at).toBeNull();
+      resumed.close();
+      await ended();
+      // The id the stream's first unread count named, before any notification came on it, resumes too.
+      const fromFirstFrame = await harness.stream(undefined, {
+        query: `?ticket=${ticket}`,
+        headers: { 'last-event-id': newest },
+      });
+      expect(fromFirstFrame.status).toBe(200);
+      await fromFirstFrame.next((event) => event.id === missed);
+      fromFirstFrame.close();
+      await ended();
 
-    /** The status a reopening of the stream with the ticket gets (a stream that opens is closed at once). */
-    const statusOf = async (query: string, headers: Record<string, string> = {}) => {
-      const client = await harness.stream(undefined, { query: `?ticket=${ticket}${query}`, headers });
-      client.close();
-      return client.status;
-    };
-    expect({
-      anotherUsersId: await statusOf('', { 'last-event-id': leesOwn }),
-      anIdFromBeforeTheStream: await statusOf('', { 'last-event-id': older }),
-      notAnId: await statusOf('', { 'last-event-id': 'not-a-uuid' }),
-      // The proof is the header EventSource sends, never a value in the URL.
-      theIdInTheUrl: await statusOf(`&lastEventId=${seen}`),
-      noId: await statusOf(''),
-    }).toEqual({ anotherUsersId: 401, anIdFromBeforeTheStream: 401, notAnId: 401, theIdInTheUrl: 401, noId: 401 });
+      /** The status a reopening of the stream with the ticket gets (a stream that opens is closed at once). */
+      const statusOf = async (query: string, headers: Record<string, string> = {}) => {
+        const client = await harness.stream(undefined, { query: `?ticket=${ticket}${query}`, headers });
+        client.close();
+        return client.status;
+      };
+      expect({
+        anotherUsersId: await statusOf('', { 'last-event-id': leesOwn }),
+        anIdFromBeforeTheStream: await statusOf('', { 'last-event-id': older }),
+        notAnId: await statusOf('', { 'last-event-id': 'not-a-uuid' }),
+        // The proof is the header EventSource sends, never a value in the URL.
+        theIdInTheUrl: await statusOf(`&lastEventId=${seen}`),
+        noId: await statusOf(''),
+      }).toEqual({ anotherUsersId: 401, anIdFromBeforeTheStream: 401, notAnId: 401, theIdInTheUrl: 401, noId: 401 });
 
-    // Only soon after the stream ended...
-    await harness.pool.query(`UPDATE stream_tickets SET stream_ended_at = now() - interval '121 seconds' WHERE recipient_id = $1`, [kay.id]);
-    expect(await statusOf('', { 'last-event-id': seen })).toBe(401);
-    // ... and, while it is open or its instance died without saying, for 24 hours after the first use.
-    await harness.pool.query(`UPDATE stream_tickets SET stream_ended_at = NULL WHERE recipient_id = $1`, [kay.id]);
-    expect(await statusOf('', { 'last-event-id': seen })).toBe(200);
-    await ended();
-    await harness.pool.query(`UPDATE stream_tickets SET stream_ended_at = NULL, used_at = now() - interval '25 hours' WHERE recipient_id = $1`, [kay.id]);
-    expect(await statusOf('', { 'last-event-id': seen })).toBe(401);
-  });
+      // Only soon after the stream ended...
+      await harness.pool.query(
+        `UPDATE stream_tickets SET stream_ended_at = now() - interval '121 seconds' WHERE recipient_id = $1`,
+        [kay.id],
+      );
+      expect(await statusOf('', { 'last-event-id': seen })).toBe(401);
+      // ... and, while it is open or its instance died without saying, for 24 hours after the first use.
+      await harness.pool.query(`UPDATE stream_tickets SET stream_ended_at = NULL WHERE recipient_id = $1`, [kay.id]);
+      expect(await statusOf('', { 'last-event-id': seen })).toBe(200);
+      await ended();
+      await harness.pool.query(
+        `UPDATE stream_tickets SET stream_ended_at = NULL, used_at = now() - interval '25 hours' WHERE recipient_id = $1`,
+        [kay.id],
+      );
+      expect(await statusOf('', { 'last-event-id': seen })).toBe(401);
+    },
+  );
 
   it('names the newest notification in the first unread count, so that a client cut off before the next one resumes from there', async () => {
     const max = await harness.knownUser('Max_FirstId');
@@ -265,7 +317,10 @@ describe('stream tickets', () => {
 
   it('keeps at most 10 unused tickets per user: one more revokes the oldest, and tickets past any use go', async () => {
     const una = await harness.knownUser('Una_Tickets');
-    const take = async () => (await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets', headers: bearer(una) })).json().ticket as string;
+    const take = async () =>
+      (
+        await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets', headers: bearer(una) })
+      ).json().ticket as string;
     // Tickets that can no longer open or resume anything: expired unused, used a day ago, and used by a
     // stream that ended more than 2 minutes ago.
     await harness.pool.query(
@@ -284,7 +339,10 @@ describe('stream tickets', () => {
     expect(rows[0]).toEqual({ kept: 10, usable: 10 });
 
     for (const revoked of tickets.slice(0, 2)) {
-      expectProblem(await harness.app.inject({ method: 'GET', url: `/api/notifications/stream?ticket=${revoked}` }), 401);
+      expectProblem(
+        await harness.app.inject({ method: 'GET', url: `/api/notifications/stream?ticket=${revoked}` }),
+        401,
+      );
     }
     const oldestKept = await harness.stream(undefined, { query: `?ticket=${tickets[2]}` });
     expect(oldestKept.status).toBe(200);
@@ -294,7 +352,9 @@ describe('stream tickets', () => {
 
   it('refuses an expired ticket', async () => {
     const jo = await harness.knownUser('Jo_Ticket');
-    const { ticket } = (await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets', headers: bearer(jo) })).json();
+    const { ticket } = (
+      await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets', headers: bearer(jo) })
+    ).json();
     await harness.pool.query(`UPDATE stream_tickets SET expires_at = now() - interval '1 second'`);
     expectProblem(await harness.app.inject({ method: 'GET', url: `/api/notifications/stream?ticket=${ticket}` }), 401);
   });

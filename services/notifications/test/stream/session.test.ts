@@ -9,7 +9,10 @@ import { type MissedChange, StreamSession, type StreamSource } from '../../src/s
  * is after a place in it, as the stored notifications would.
  */
 function sequenceOf(length: number): StreamSource & { reads: number[] } {
-  const changes: MissedChange[] = Array.from({ length }, (_, i) => ({ sequence: i + 1, notification: { id: `n${i + 1}` } }));
+  const changes: MissedChange[] = Array.from({ length }, (_, i) => ({
+    sequence: i + 1,
+    notification: { id: `n${i + 1}` },
+  }));
   const position = () => ({ lastSequence: length, lastId: length > 0 ? `n${length}` : undefined, unread: length });
   const reads: number[] = [];
   return {

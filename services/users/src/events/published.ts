@@ -1,4 +1,13 @@
-import { userBlocked, userDeleted, userCreated, userMuted, userUnblocked, userSessionEnded, userUnmuted, userUpdated } from '@recipes/contracts';
+import {
+  userBlocked,
+  userDeleted,
+  userCreated,
+  userMuted,
+  userUnblocked,
+  userSessionEnded,
+  userUnmuted,
+  userUpdated,
+} from '@recipes/contracts';
 import type { PublishedEvent } from '@recipes/runtime';
 
 /** Every event this service writes to its outbox, and where. */
@@ -9,6 +18,9 @@ export const published: PublishedEvent[] = [
   { event: userUnmuted, from: '`set` in src/relations.ts' },
   { event: userBlocked, from: '`set` in src/relations.ts' },
   { event: userUnblocked, from: '`set` in src/relations.ts' },
-  { event: userSessionEnded, from: '`end` in src/sessions.ts, by logout, a replayed refresh token, a password change, an account deletion' },
+  {
+    event: userSessionEnded,
+    from: '`end` in src/sessions.ts, by logout, a replayed refresh token, a password change, an account deletion',
+  },
   { event: userDeleted, from: '`start` in src/deletions.ts' },
 ];

@@ -15,7 +15,10 @@ export async function tombstone(db: Queryable, id: string): Promise<Date | undef
   return rows[0]?.deletedAt;
 }
 
-/** What this service holds of `id` besides the tombstone: mutes and blocks both ways, sessions, idempotency records, ends kept by owner. */
+/**
+ * What this service holds of `id` besides the tombstone: mutes and blocks both ways, sessions, idempotency records,
+ * ends kept by owner.
+ */
 export async function eraseOwnParts(db: Queryable, id: string): Promise<void> {
   await db.query('DELETE FROM user_relations WHERE user_id = $1 OR target_id = $1', [id]);
   await db.query('DELETE FROM sessions WHERE user_id = $1', [id]);

@@ -28,7 +28,10 @@ export async function insertSession(
  * The session a refresh token was given to, locked until the transaction ends, so that the refreshes of
  * one session take turns however many arrive at once; and which generation the token is.
  */
-export async function lockSessionOfToken(db: Queryable, tokenHash: Buffer): Promise<{ sessionId: string; presented: number } | undefined> {
+export async function lockSessionOfToken(
+  db: Queryable,
+  tokenHash: Buffer,
+): Promise<{ sessionId: string; presented: number } | undefined> {
   const { rows } = await db.query<{ sessionId: string; presented: number }>(
     `SELECT s.id AS "sessionId", t.generation AS presented
        FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id
@@ -60,7 +63,13 @@ export interface SessionState {
   windowAgeMs: number;
 }
 
-export async function readSessionState(db: Queryable, sessionId: string, presented: number, idleDays: number, tokenTtlSeconds: number): Promise<SessionState> {
+export async function readSessionState(
+  db: Queryable,
+  sessionId: string,
+  presented: number,
+  idleDays: number,
+  tokenTtlSeconds: number,
+): Promise<SessionState> {
   // Past its maximum age as soon as a token issued now would outlive it: no access token outlives its session.
   const { rows } = await db.query<SessionState>(
     `SELECT s.id, s.user_id AS "userId", u.username, s.seed, s.generation,
@@ -78,8 +87,16 @@ export async function readSessionState(db: Queryable, sessionId: string, present
   return rows[0]!;
 }
 
-/** Moves a locked session to its next refresh token, counting the refresh in its window (a new one when `newWindow`). */
-export async function rotateSession(db: Queryable, sessionId: string, generation: number, tokenHash: Buffer, newWindow: boolean): Promise<{ issuedAt: Date }> {
+/**
+ * Moves a locked session to its next refresh token, counting the refresh in its window (a new one when `newWindow`).
+ */
+export async function rotateSession(
+  db: Queryable,
+  sessionId: string,
+  generation: number,
+  tokenHash: Buffer,
+  newWindow: boolean,
+): Promise<{ issuedAt: Date }> {
   const { rows } = await db.query<{ issuedAt: Date }>(
     `WITH rotated AS (
        UPDATE sessions SET generation = $2, last_used_at = now(),
@@ -117,7 +134,13 @@ export async function endSessions(
        DELETE FROM refresh_tokens WHERE session_id IN (SELECT id FROM ended)
      )
      SELECT id, ended_at AS "endedAt" FROM ended`,
-    [userId, 'id' in which ? which.id : null, 'except' in which ? which.except : null, reason, 'beyondNewest' in which ? which.beyondNewest : null],
+    [
+      userId,
+      'id' in which ? which.id : null,
+      'except' in which ? which.except : null,
+      reason,
+      'beyondNewest' in which ? which.beyondNewest : null,
+    ],
   );
   return { ids: rows.map((row) => row.id), endedAt: rows[0]?.endedAt ?? new Date() };
 }

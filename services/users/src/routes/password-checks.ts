@@ -16,14 +16,29 @@ export interface FailedLoginLimits {
  */
 export function passwordChecks(app: App, limits: FailedLoginLimits, shared: SharedStore | undefined) {
   // Announced only as it refuses: until then, how many failures remain would tell a guesser too much.
-  const failedLoginLimit = { name: 'login-failures', max: limits.failuresPerUsernameAndAddress, windowMs: limits.windowMs, detail: 'Too many failed logins, try again later' };
+  const failedLoginLimit = {
+    name: 'login-failures',
+    max: limits.failuresPerUsernameAndAddress,
+    windowMs: limits.windowMs,
+    detail: 'Too many failed logins, try again later',
+  };
   const failedLogins = loginGuard({
     ...limits,
-    ...(shared ? { counter: (name, limit) => sharedFailureCounter(shared, { name, limit, windowMs: limits.windowMs, logger: app.log }) } : {}),
+    ...(shared
+      ? {
+          counter: (name, limit) =>
+            sharedFailureCounter(shared, { name, limit, windowMs: limits.windowMs, logger: app.log }),
+        }
+      : {}),
   });
 
   /** What `check` finds for `username`'s password; a failed login when it finds nothing. */
-  return async function checked<T>(request: FastifyRequest, reply: FastifyReply, username: string, check: () => Promise<T | undefined>): Promise<T> {
+  return async function checked<T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    username: string,
+    check: () => Promise<T | undefined>,
+  ): Promise<T> {
     const attempt = await failedLogins.begin(username, request.ip).catch((err: unknown) => {
       // Closed while the failures cannot be counted: a guesser must not get uncounted attempts.
       request.log.warn({ err }, 'failed logins cannot be counted: login refused');

@@ -1,5 +1,15 @@
 import { MessageProviderPact } from '@pact-foundation/pact';
-import { eventCatalogue, userBlocked, userCreated, userDeleted, userMuted, userSessionEnded, userUnblocked, userUnmuted, userUpdated } from '@recipes/contracts';
+import {
+  eventCatalogue,
+  userBlocked,
+  userCreated,
+  userDeleted,
+  userMuted,
+  userSessionEnded,
+  userUnblocked,
+  userUnmuted,
+  userUpdated,
+} from '@recipes/contracts';
 import { messageProvidersByType, missingConsumerPacts, pactNames, pactsForProvider } from '@recipes/testing/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type UsersHarness, usersHarness } from '../support.js';
@@ -21,7 +31,8 @@ afterAll(() => harness.close());
 
 let registrations = 0;
 
-const exampleAvatar = (example: unknown) => ((example as { avatarUrl?: unknown } | undefined)?.avatarUrl === null ? null : 'https://cdn.example.com/a.png');
+const exampleAvatar = (example: unknown) =>
+  (example as { avatarUrl?: unknown } | undefined)?.avatarUrl === null ? null : 'https://cdn.example.com/a.png';
 
 async function register(avatarUrl: string | null = null): Promise<{ id: string; token: string }> {
   registrations += 1;
@@ -52,7 +63,11 @@ async function fromOutbox(type: string, id: string): Promise<unknown> {
 async function relationEvent(type: string, steps: ['PUT' | 'DELETE', 'mute' | 'block'][]): Promise<unknown> {
   const [user, target] = [await register(), await register()];
   for (const [method, kind] of steps) {
-    const response = await harness.app.inject({ method, url: `/api/users/${target.id}/${kind}`, headers: { authorization: `Bearer ${user.token}` } });
+    const response = await harness.app.inject({
+      method,
+      url: `/api/users/${target.id}/${kind}`,
+      headers: { authorization: `Bearer ${user.token}` },
+    });
     expect(response.statusCode).toBe(200);
   }
   const { rows } = await harness.pool.query(
@@ -70,7 +85,8 @@ describe('users-events', () => {
       pactUrls,
       logLevel: 'warn',
       messageProviders: messageProvidersByType(pactUrls, {
-        [userCreated.type]: async (example) => fromOutbox(userCreated.type, (await register(exampleAvatar(example))).id),
+        [userCreated.type]: async (example) =>
+          fromOutbox(userCreated.type, (await register(exampleAvatar(example))).id),
         [userUpdated.type]: async (example) => {
           const { id, token } = await register();
           const changed = await harness.app.inject({
@@ -83,12 +99,24 @@ describe('users-events', () => {
           return fromOutbox(userUpdated.type, id);
         },
         [userMuted.type]: () => relationEvent(userMuted.type, [['PUT', 'mute']]),
-        [userUnmuted.type]: () => relationEvent(userUnmuted.type, [['PUT', 'mute'], ['DELETE', 'mute']]),
+        [userUnmuted.type]: () =>
+          relationEvent(userUnmuted.type, [
+            ['PUT', 'mute'],
+            ['DELETE', 'mute'],
+          ]),
         [userBlocked.type]: () => relationEvent(userBlocked.type, [['PUT', 'block']]),
-        [userUnblocked.type]: () => relationEvent(userUnblocked.type, [['PUT', 'block'], ['DELETE', 'block']]),
+        [userUnblocked.type]: () =>
+          relationEvent(userUnblocked.type, [
+            ['PUT', 'block'],
+            ['DELETE', 'block'],
+          ]),
         [userSessionEnded.type]: async () => {
           const { id, token } = await register();
-          const loggedOut = await harness.app.inject({ method: 'POST', url: '/api/auth/logout', headers: { authorization: `Bearer ${token}` } });
+          const loggedOut = await harness.app.inject({
+            method: 'POST',
+            url: '/api/auth/logout',
+            headers: { authorization: `Bearer ${token}` },
+          });
           expect(loggedOut.statusCode).toBe(200);
           const { rows } = await harness.pool.query(
             "SELECT payload FROM outbox WHERE type = $1 AND payload->'data'->>'userId' = $2 ORDER BY created_at DESC LIMIT 1",
@@ -99,9 +127,17 @@ describe('users-events', () => {
         },
         [userDeleted.type]: async () => {
           const { id, token } = await register();
-          const deleted = await harness.app.inject({ method: 'DELETE', url: '/api/users/me', payload: { password: 'pact password' }, headers: { authorization: `Bearer ${token}` } });
+          const deleted = await harness.app.inject({
+            method: 'DELETE',
+            url: '/api/users/me',
+            payload: { password: 'pact password' },
+            headers: { authorization: `Bearer ${token}` },
+          });
           expect(deleted.statusCode).toBe(202);
-          const { rows } = await harness.pool.query("SELECT payload FROM outbox WHERE type = $1 AND payload->'data'->>'userId' = $2", [userDeleted.type, id]);
+          const { rows } = await harness.pool.query(
+            "SELECT payload FROM outbox WHERE type = $1 AND payload->'data'->>'userId' = $2",
+            [userDeleted.type, id],
+          );
           expect(rows).toHaveLength(1);
           return rows[0].payload;
         },
@@ -110,6 +146,10 @@ describe('users-events', () => {
   });
 
   it.skipIf(pactUrls.length === 0)('has a pact from every consumer the catalogue lists for its session ends', () => {
-    expect(missingConsumerPacts(eventCatalogue, 'users', pactUrls).filter((missing) => missing.endsWith(userSessionEnded.type) || missing.endsWith(userDeleted.type))).toEqual([]);
+    expect(
+      missingConsumerPacts(eventCatalogue, 'users', pactUrls).filter(
+        (missing) => missing.endsWith(userSessionEnded.type) || missing.endsWith(userDeleted.type),
+      ),
+    ).toEqual([]);
   });
 });

@@ -73,7 +73,9 @@ describe('POST /api/auth/register', () => {
 
   it('writes one user.created event in the same transaction', async () => {
     const { user } = await harness.registered('evented');
-    const { rows } = await harness.pool.query("SELECT payload FROM outbox WHERE payload->'data'->>'id' = $1", [user.id]);
+    const { rows } = await harness.pool.query("SELECT payload FROM outbox WHERE payload->'data'->>'id' = $1", [
+      user.id,
+    ]);
     expect(rows).toHaveLength(1);
     expect(rows[0].payload).toMatchObject({
       type: 'user.created',
@@ -112,8 +114,14 @@ describe('POST /api/auth/login', () => {
   });
 
   it('gives the same 401 for a wrong password and an unknown user', async () => {
-    const wrongPassword = expectProblem(await post('/api/auth/login', { username: 'Login_User', password: 'nope-nope' }), 401);
-    const unknownUser = expectProblem(await post('/api/auth/login', { username: 'nobody_here', password: 'password123' }), 401);
+    const wrongPassword = expectProblem(
+      await post('/api/auth/login', { username: 'Login_User', password: 'nope-nope' }),
+      401,
+    );
+    const unknownUser = expectProblem(
+      await post('/api/auth/login', { username: 'nobody_here', password: 'password123' }),
+      401,
+    );
     expect(wrongPassword.detail).toBe(unknownUser.detail);
     expect(wrongPassword.code).toBe('UNAUTHORIZED');
   });
@@ -134,7 +142,11 @@ describe('failed logins', () => {
       REGISTER_LIMIT_PER_ADDRESS: '1000',
     });
     for (const username of ['Victim', 'Forgetful', 'Bystander', 'Parallel']) {
-      const response = await limited.app.inject({ method: 'POST', url: '/api/auth/register', payload: { username, password: PASSWORD } });
+      const response = await limited.app.inject({
+        method: 'POST',
+        url: '/api/auth/register',
+        payload: { username, password: PASSWORD },
+      });
       expect(response.statusCode).toBe(201);
     }
   });
@@ -144,7 +156,8 @@ describe('failed logins', () => {
     limited.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username, password }, remoteAddress });
 
   async function expectFailures(username: string, address: string, count: number) {
-    for (let i = 0; i < count; i++) expect((await login(username, 'wrong-guess', address)).statusCode, `failure ${i + 1}`).toBe(401);
+    for (let i = 0; i < count; i++)
+      expect((await login(username, 'wrong-guess', address)).statusCode, `failure ${i + 1}`).toBe(401);
   }
 
   function expectRateLimited(response: Awaited<ReturnType<typeof login>>) {
@@ -156,8 +169,12 @@ describe('failed logins', () => {
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(limited.config.RATE_LIMIT_WINDOW_MS / 1000);
     // Both limits that applied, once each, by their own names: the address's attempts and its failures.
-    expect(response.headers['ratelimit-policy']).toBe(`"login";q=1000;w=60, "login-failures";q=${FAILURES_PER_PAIR};w=60`);
-    expect(response.headers.ratelimit).toMatch(new RegExp(`^"login";r=\\d+;t=\\d+, "login-failures";r=0;t=${retryAfter}$`));
+    expect(response.headers['ratelimit-policy']).toBe(
+      `"login";q=1000;w=60, "login-failures";q=${FAILURES_PER_PAIR};w=60`,
+    );
+    expect(response.headers.ratelimit).toMatch(
+      new RegExp(`^"login";r=\\d+;t=\\d+, "login-failures";r=0;t=${retryAfter}$`),
+    );
   }
 
   it(`refuse the guessing address after ${FAILURES_PER_PAIR} failures, even the right password, while the owner logs in from another`, async () => {
@@ -188,7 +205,9 @@ describe('failed logins', () => {
   });
 
   it('count guesses sent all at once before any of them is checked', async () => {
-    const responses = await Promise.all(Array.from({ length: 10 }, () => login('parallel', 'wrong-guess', '198.51.100.4')));
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () => login('parallel', 'wrong-guess', '198.51.100.4')),
+    );
     const statuses = responses.map((response) => response.statusCode).sort();
     expect(statuses).toEqual([...Array(FAILURES_PER_PAIR).fill(401), ...Array(10 - FAILURES_PER_PAIR).fill(429)]);
   });

@@ -2,19 +2,28 @@ import { createEvent, ERASING_SERVICES, userErasedEvents } from '@recipes/contra
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, expectProblem, generousLimits, type UsersHarness, usersHarness } from '../support.js';
 
-/** Account deletion in the users service (docs/api.md §11.2): `DELETE /api/users/me`, the tombstone, the confirmations. */
+/**
+ * Account deletion in the users service (docs/api.md §11.2): `DELETE /api/users/me`, the tombstone, the confirmations.
+ */
 let harness: UsersHarness;
 // Three failed logins per username and address, so that the count of the wrong passwords shows.
-beforeAll(async () => (harness = await usersHarness({ ...generousLimits, LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: '3' })));
+beforeAll(
+  async () => (harness = await usersHarness({ ...generousLimits, LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: '3' })),
+);
 afterAll(() => harness.close());
 
-const remove = (token: string, payload: unknown) => harness.app.inject({ method: 'DELETE', url: '/api/users/me', payload: payload as object, headers: bearer(token) });
-const login = (username: string, password = 'password123') => harness.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username, password } });
+const remove = (token: string, payload: unknown) =>
+  harness.app.inject({ method: 'DELETE', url: '/api/users/me', payload: payload as object, headers: bearer(token) });
+const login = (username: string, password = 'password123') =>
+  harness.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username, password } });
 
 describe('DELETE /api/users/me', () => {
   it('is 401 without a token, 400 without a password', async () => {
     const ada = await harness.registered('del_ada');
-    expectProblem(await harness.app.inject({ method: 'DELETE', url: '/api/users/me', payload: { password: 'password123' } }), 401);
+    expectProblem(
+      await harness.app.inject({ method: 'DELETE', url: '/api/users/me', payload: { password: 'password123' } }),
+      401,
+    );
     expectProblem(await remove(ada.token, {}), 400);
   });
 
@@ -33,36 +42,75 @@ describe('DELETE /api/users/me', () => {
     const response = await remove(cat.token, { password: 'password123' });
     expect([response.statusCode, response.json()]).toEqual([202, { message: 'Account deletion started' }]);
 
-    const { rows } = await harness.pool.query('SELECT username, password_hash, avatar_url, deleted_at IS NOT NULL AS deleted FROM users WHERE id = $1', [cat.user.id]);
+    const { rows } = await harness.pool.query(
+      'SELECT username, password_hash, avatar_url, deleted_at IS NOT NULL AS deleted FROM users WHERE id = $1',
+      [cat.user.id],
+    );
     expect(rows).toEqual([{ username: 'Del_Cat', password_hash: null, avatar_url: null, deleted: true }]);
-    for (const [table, column] of [['user_relations', 'user_id'], ['user_relations', 'target_id'], ['sessions', 'user_id'], ['ended_sessions', 'user_id'], ['sessions_not_before', 'user_id']]) {
-      expect((await harness.pool.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${column} = $1`, [cat.user.id])).rows[0].n, table).toBe(0);
+    for (const [table, column] of [
+      ['user_relations', 'user_id'],
+      ['user_relations', 'target_id'],
+      ['sessions', 'user_id'],
+      ['ended_sessions', 'user_id'],
+      ['sessions_not_before', 'user_id'],
+    ]) {
+      expect(
+        (await harness.pool.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${column} = $1`, [cat.user.id]))
+          .rows[0].n,
+        table,
+      ).toBe(0);
     }
     expectProblem(await harness.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(cat.token) }), 401);
     const [asDeleted, asNobody] = [await login('del_cat'), await login('del_nobody')];
     expect([asDeleted.statusCode, asDeleted.json().detail]).toEqual([asNobody.statusCode, asNobody.json().detail]);
     expectProblem(await harness.app.inject({ method: 'GET', url: `/api/users/${cat.user.id}` }), 404);
-    expectProblem(await harness.app.inject({ method: 'POST', url: '/api/auth/register', payload: { username: 'DEL_CAT', password: 'password123' } }), 409);
+    expectProblem(
+      await harness.app.inject({
+        method: 'POST',
+        url: '/api/auth/register',
+        payload: { username: 'DEL_CAT', password: 'password123' },
+      }),
+      409,
+    );
 
     const events = await harness.outbox();
-    const ended = events.find((event) => event.type === 'user.session.ended' && (event.data as { userId: string }).userId === cat.user.id);
+    const ended = events.find(
+      (event) => event.type === 'user.session.ended' && (event.data as { userId: string }).userId === cat.user.id,
+    );
     expect(ended?.data).toMatchObject({ reason: 'account_deleted', notBefore: null });
     const deleted = events.find((event) => event.type === 'user.deleted');
-    expect(deleted?.data).toMatchObject({ userId: cat.user.id, sessionIds: (ended!.data as { sessionIds: string[] }).sessionIds });
+    expect(deleted?.data).toMatchObject({
+      userId: cat.user.id,
+      sessionIds: (ended!.data as { sessionIds: string[] }).sessionIds,
+    });
   });
 
   it('completes once every erasing service has confirmed, however they come; counts as stalled when old', async () => {
     const eve = await harness.registered('del_eve');
     expect((await remove(eve.token, { password: 'password123' })).statusCode).toBe(202);
     const confirm = (service: (typeof ERASING_SERVICES)[number]) =>
-      harness.deliver(createEvent(userErasedEvents[service], { userId: eve.user.id, service, erasedAt: new Date().toISOString() }, { producer: service, correlationId: 'c' }));
+      harness.deliver(
+        createEvent(
+          userErasedEvents[service],
+          { userId: eve.user.id, service, erasedAt: new Date().toISOString() },
+          { producer: service, correlationId: 'c' },
+        ),
+      );
     // Three at once, and one of them twice: each counts once.
     await Promise.all([confirm('content'), confirm('comments'), confirm('comments'), confirm('collections')]);
-    expect(await harness.parts.deletions.find(eve.user.id)).toMatchObject({ erasedBy: ['collections', 'comments', 'content'], completedAt: null });
-    await harness.pool.query("UPDATE users SET deleted_at = deleted_at - interval '2 hours' WHERE id = $1", [eve.user.id]);
+    expect(await harness.parts.deletions.find(eve.user.id)).toMatchObject({
+      erasedBy: ['collections', 'comments', 'content'],
+      completedAt: null,
+    });
+    await harness.pool.query("UPDATE users SET deleted_at = deleted_at - interval '2 hours' WHERE id = $1", [
+      eve.user.id,
+    ]);
     expect(await harness.parts.deletions.incompleteOlderThan(3_600)).toBe(1);
     await confirm('notifications');
-    expect(await harness.parts.deletions.find(eve.user.id)).toMatchObject({ erasedBy: [...ERASING_SERVICES].sort(), completedAt: expect.any(Date) });
+    expect(await harness.parts.deletions.find(eve.user.id)).toMatchObject({
+      erasedBy: [...ERASING_SERVICES].sort(),
+      completedAt: expect.any(Date),
+    });
     expect(await harness.parts.deletions.incompleteOlderThan(3_600)).toBe(0);
   });
 });

@@ -4,8 +4,16 @@ import { expectProblem, type UsersHarness, usersHarness } from '../support.js';
 /** Names no registration accepts name nobody: a clear 404 or 401, never a 500 from the database. */
 let harness: UsersHarness;
 beforeAll(async () => {
-  harness = await usersHarness({ LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: '1000', LOGIN_FAILURES_PER_ADDRESS: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000' });
-  const registered = await harness.app.inject({ method: 'POST', url: '/api/auth/register', payload: { username: 'odd_ada', password: 'password123' } });
+  harness = await usersHarness({
+    LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: '1000',
+    LOGIN_FAILURES_PER_ADDRESS: '1000',
+    LOGIN_LIMIT_PER_ADDRESS: '1000',
+  });
+  const registered = await harness.app.inject({
+    method: 'POST',
+    url: '/api/auth/register',
+    payload: { username: 'odd_ada', password: 'password123' },
+  });
   expect(registered.statusCode).toBe(201);
 });
 afterAll(() => harness.close());
@@ -19,13 +27,21 @@ describe('names that cannot be usernames', () => {
   });
 
   it.each(oddNames)('logging in as %j is the usual 401', async (username) => {
-    const response = await harness.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username, password: 'password123' } });
+    const response = await harness.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { username, password: 'password123' },
+    });
     expect(expectProblem(response, 401).code).toBe('UNAUTHORIZED');
   });
 
   it('still finds a real name in any case', async () => {
     expect((await harness.app.inject({ method: 'GET', url: '/api/users/ODD_ADA' })).statusCode).toBe(200);
-    const login = await harness.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'Odd_Ada', password: 'password123' } });
+    const login = await harness.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { username: 'Odd_Ada', password: 'password123' },
+    });
     expect(login.statusCode).toBe(200);
   });
 });

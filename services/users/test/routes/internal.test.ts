@@ -11,7 +11,10 @@ describe('/internal/users', () => {
   it('resolves several usernames at once, ignoring unknown ones', async () => {
     const a = await harness.registered('Internal_A');
     const b = await harness.registered('Internal_B');
-    const response = await internalServerOf(harness.app).inject({ method: 'GET', url: '/internal/users?usernames=internal_a,INTERNAL_B,nobody,internal_a' });
+    const response = await internalServerOf(harness.app).inject({
+      method: 'GET',
+      url: '/internal/users?usernames=internal_a,INTERNAL_B,nobody,internal_a',
+    });
     expect(response.statusCode).toBe(200);
     const users = (response.json() as { users: { id: string }[] }).users;
     expect(users.map((u) => u.id).sort()).toEqual([a.user.id, b.user.id].sort());

@@ -38,7 +38,13 @@ describe.each([
       [ended, 2],
       [started, 3],
     ]);
-    expect(events[1]).toMatchObject({ userId: me.user.id, targetId: other.user.id, [state]: false, muted: false, blocked: false });
+    expect(events[1]).toMatchObject({
+      userId: me.user.id,
+      targetId: other.user.id,
+      [state]: false,
+      muted: false,
+      blocked: false,
+    });
     expect(events[2]).toMatchObject({ [state]: true, lastUnblockedAt: kind === 'block' ? expect.any(String) : null });
   });
 
@@ -47,11 +53,17 @@ describe.each([
     expectProblem(await harness.app.inject({ method: 'PUT', url: `/api/users/${me.user.id}/${kind}` }), 401);
     for (const id of [me.user.id, me.user.username.toLowerCase(), 'me', 'ME']) {
       for (const method of ['PUT', 'DELETE'] as const) {
-        expectProblem(await harness.app.inject({ method, url: `/api/users/${id}/${kind}`, headers: bearer(me.token) }), 400);
+        expectProblem(
+          await harness.app.inject({ method, url: `/api/users/${id}/${kind}`, headers: bearer(me.token) }),
+          400,
+        );
       }
     }
     for (const id of ['0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b', 'nobody_here', '%00']) {
-      expectProblem(await harness.app.inject({ method: 'PUT', url: `/api/users/${id}/${kind}`, headers: bearer(me.token) }), 404);
+      expectProblem(
+        await harness.app.inject({ method: 'PUT', url: `/api/users/${id}/${kind}`, headers: bearer(me.token) }),
+        404,
+      );
     }
     expect(await relationEvents(me.user.id)).toEqual([]);
   });
@@ -60,19 +72,32 @@ describe.each([
     const me = await harness.registered(`${kind}_lister`);
     const others = [];
     for (const name of ['a', 'b', 'c']) others.push((await harness.registered(`${kind}_listed_${name}`)).user);
-    for (const other of others) await harness.app.inject({ method: 'PUT', url: `/api/users/${other.id}/${kind}`, headers: bearer(me.token) });
-    await harness.app.inject({ method: 'DELETE', url: `/api/users/${others[1]!.id}/${kind}`, headers: bearer(me.token) });
+    for (const other of others)
+      await harness.app.inject({ method: 'PUT', url: `/api/users/${other.id}/${kind}`, headers: bearer(me.token) });
+    await harness.app.inject({
+      method: 'DELETE',
+      url: `/api/users/${others[1]!.id}/${kind}`,
+      headers: bearer(me.token),
+    });
     // Someone else's have no part in the caller's list.
     const stranger = await harness.registered(`${kind}_stranger`);
-    await harness.app.inject({ method: 'PUT', url: `/api/users/${others[0]!.id}/${kind}`, headers: bearer(stranger.token) });
+    await harness.app.inject({
+      method: 'PUT',
+      url: `/api/users/${others[0]!.id}/${kind}`,
+      headers: bearer(stranger.token),
+    });
 
-    const page = (query: string) => harness.app.inject({ method: 'GET', url: `/api/users/me/${list}${query}`, headers: bearer(me.token) });
+    const page = (query: string) =>
+      harness.app.inject({ method: 'GET', url: `/api/users/me/${list}${query}`, headers: bearer(me.token) });
     expect((await page('')).json()).toEqual({
       users: [others[2], others[0]],
       pagination: { page: 1, limit: 20, total: 2, totalPages: 1, nextCursor: null },
     });
     const second = await page('?page=2&limit=1');
-    expect(second.json()).toEqual({ users: [others[0]], pagination: { page: 2, limit: 1, total: 2, totalPages: 2, nextCursor: null } });
+    expect(second.json()).toEqual({
+      users: [others[0]],
+      pagination: { page: 2, limit: 1, total: 2, totalPages: 2, nextCursor: null },
+    });
     expect(second.headers.link).toContain('rel="prev"');
     expect((await page('?page=3&limit=1')).json().users).toEqual([]);
 
@@ -80,13 +105,20 @@ describe.each([
     const first = (await page('?limit=1')).json();
     expect(first.users).toEqual([others[2]]);
     const next = await page(`?limit=1&cursor=${first.pagination.nextCursor}`);
-    expect(next.json()).toEqual({ users: [others[0]], pagination: { page: null, limit: 1, total: 2, totalPages: 2, nextCursor: null } });
+    expect(next.json()).toEqual({
+      users: [others[0]],
+      pagination: { page: null, limit: 1, total: 2, totalPages: 2, nextCursor: null },
+    });
     expectProblem(await page('?limit=0'), 400);
     expectProblem(await page('?cursor=not-a-cursor'), 400);
     // A cursor of the other list is not one of this list's.
     const otherList = list === 'mutes' ? 'blocks' : 'mutes';
     expect(first.pagination.nextCursor).toEqual(expect.any(String));
-    const foreign = await harness.app.inject({ method: 'GET', url: `/api/users/me/${otherList}?cursor=${first.pagination.nextCursor}`, headers: bearer(me.token) });
+    const foreign = await harness.app.inject({
+      method: 'GET',
+      url: `/api/users/me/${otherList}?cursor=${first.pagination.nextCursor}`,
+      headers: bearer(me.token),
+    });
     expectProblem(foreign, 400);
     expectProblem(await harness.app.inject({ method: 'GET', url: `/api/users/me/${list}` }), 401);
   });

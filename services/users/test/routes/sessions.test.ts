@@ -14,7 +14,12 @@ interface Tokens {
 }
 
 const post = (url: string, payload?: unknown, headers: Record<string, string> = {}) =>
-  harness.app.inject({ method: 'POST', url, ...(payload === undefined ? {} : { payload: payload as object }), headers });
+  harness.app.inject({
+    method: 'POST',
+    url,
+    ...(payload === undefined ? {} : { payload: payload as object }),
+    headers,
+  });
 const login = async (username: string, userAgent = 'test-agent', password = 'password123') => {
   const response = await post('/api/auth/login', { username, password }, { 'user-agent': userAgent });
   expect(response.statusCode, response.body).toBe(200);
@@ -26,18 +31,24 @@ const refreshed = async (refreshToken: string) => {
   expect(response.statusCode, response.body).toBe(200);
   return response.json() as Tokens;
 };
-const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+const claimsOf = (token: string) =>
+  JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
 const sessionOf = (tokens: Tokens) => claimsOf(tokens.token).sid as string;
 const me = (token: string) => harness.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) });
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
 /** Moves the refresh tokens of `sessionId` back in time, as if `seconds` had passed since each was issued. */
 const age = (sessionId: string, seconds: number) =>
-  harness.pool.query(`UPDATE refresh_tokens SET issued_at = issued_at - make_interval(secs => $2) WHERE session_id = $1`, [sessionId, seconds]);
+  harness.pool.query(
+    `UPDATE refresh_tokens SET issued_at = issued_at - make_interval(secs => $2) WHERE session_id = $1`,
+    [sessionId, seconds],
+  );
 
 async function endedEvents() {
   const events = await harness.outbox();
-  return events.filter((event) => event.type === 'user.session.ended').map((event) => event.data as Record<string, unknown>);
+  return events
+    .filter((event) => event.type === 'user.session.ended')
+    .map((event) => event.data as Record<string, unknown>);
 }
 
 describe('register and login open a session', () => {
@@ -45,7 +56,12 @@ describe('register and login open a session', () => {
     const registered = await post('/api/auth/register', { username: 'sess_ada', password: 'password123' });
     expect(registered.statusCode).toBe(201);
     const body = registered.json() as Tokens;
-    expect(body).toEqual({ user: expect.any(Object), token: expect.any(String), refreshToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), expiresIn: 900 });
+    expect(body).toEqual({
+      user: expect.any(Object),
+      token: expect.any(String),
+      refreshToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      expiresIn: 900,
+    });
     const claims = claimsOf(body.token);
     expect(claims.sid).toMatch(/^[0-9a-f-]{36}$/);
     expect((claims.exp as number) - (claims.iat as number)).toBe(900);
@@ -56,10 +72,14 @@ describe('register and login open a session', () => {
 
   it('store the refresh token only as its SHA-256', async () => {
     const tokens = await login('sess_ada');
-    const { rows } = await harness.pool.query('SELECT * FROM refresh_tokens WHERE session_id = $1', [sessionOf(tokens)]);
+    const { rows } = await harness.pool.query('SELECT * FROM refresh_tokens WHERE session_id = $1', [
+      sessionOf(tokens),
+    ]);
     expect(rows).toHaveLength(1);
     expect(rows[0].token_hash).toEqual(sha256(tokens.refreshToken));
-    const stored = JSON.stringify((await harness.pool.query('SELECT * FROM sessions WHERE id = $1', [sessionOf(tokens)])).rows);
+    const stored = JSON.stringify(
+      (await harness.pool.query('SELECT * FROM sessions WHERE id = $1', [sessionOf(tokens)])).rows,
+    );
     expect(stored).not.toContain(tokens.refreshToken);
     expect(stored).not.toContain(Buffer.from(tokens.refreshToken, 'base64url').toString('hex'));
   });
@@ -95,7 +115,12 @@ describe('POST /api/auth/refresh', () => {
     expectProblem(await refresh(next.refreshToken), 401);
     const [ended, ...more] = await endedEvents();
     expect(more).toEqual([]);
-    expect(ended).toMatchObject({ userId: first.user.id, sessionIds: [sessionOf(first)], notBefore: null, reason: 'reuse' });
+    expect(ended).toMatchObject({
+      userId: first.user.id,
+      sessionIds: [sessionOf(first)],
+      notBefore: null,
+      reason: 'reuse',
+    });
   });
 
   it('gives an older token presented again within 10 s of its first use the answer it got then; later, it ends the session', async () => {
@@ -112,17 +137,25 @@ describe('POST /api/auth/refresh', () => {
   it('refuses an unknown token, and an ended, expired or idle session’s, with 401', async () => {
     expectProblem(await refresh('x'.repeat(43)), 401);
     const expired = await login('sess_ada');
-    await harness.pool.query(`UPDATE sessions SET expires_at = now() - interval '1 s' WHERE id = $1`, [sessionOf(expired)]);
+    await harness.pool.query(`UPDATE sessions SET expires_at = now() - interval '1 s' WHERE id = $1`, [
+      sessionOf(expired),
+    ]);
     expectProblem(await refresh(expired.refreshToken), 401);
     // Within an access token's lifetime of its end, no more tokens: none would outlive the session.
     const ending = await login('sess_ada');
-    await harness.pool.query(`UPDATE sessions SET expires_at = now() + interval '899 s' WHERE id = $1`, [sessionOf(ending)]);
+    await harness.pool.query(`UPDATE sessions SET expires_at = now() + interval '899 s' WHERE id = $1`, [
+      sessionOf(ending),
+    ]);
     expectProblem(await refresh(ending.refreshToken), 401);
     const lasting = await login('sess_ada');
-    await harness.pool.query(`UPDATE sessions SET expires_at = now() + interval '905 s' WHERE id = $1`, [sessionOf(lasting)]);
+    await harness.pool.query(`UPDATE sessions SET expires_at = now() + interval '905 s' WHERE id = $1`, [
+      sessionOf(lasting),
+    ]);
     expect((await refresh(lasting.refreshToken)).statusCode).toBe(200);
     const idle = await login('sess_ada');
-    await harness.pool.query(`UPDATE sessions SET last_used_at = now() - interval '14 days 1 s' WHERE id = $1`, [sessionOf(idle)]);
+    await harness.pool.query(`UPDATE sessions SET last_used_at = now() - interval '14 days 1 s' WHERE id = $1`, [
+      sessionOf(idle),
+    ]);
     expectProblem(await refresh(idle.refreshToken), 401);
   });
 
@@ -136,7 +169,12 @@ describe('POST /api/auth/refresh', () => {
   });
 
   it('refuses a body that is not JSON with 400', async () => {
-    const response = await harness.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: '{', headers: { 'content-type': 'application/json' } });
+    const response = await harness.app.inject({
+      method: 'POST',
+      url: '/api/auth/refresh',
+      payload: '{',
+      headers: { 'content-type': 'application/json' },
+    });
     expectProblem(response, 400);
   });
 });
@@ -150,8 +188,16 @@ describe('the limit on refreshes of one session', () => {
   afterAll(() => limited.close());
 
   it('refuses the refresh past it with 429 and Retry-After; another session is not touched; the grace answer is not counted', async () => {
-    const loginTo = async () => (await limited.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'limited_ada', password: 'password123' } })).json() as Tokens;
-    const refreshOn = (token: string) => limited.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken: token } });
+    const loginTo = async () =>
+      (
+        await limited.app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          payload: { username: 'limited_ada', password: 'password123' },
+        })
+      ).json() as Tokens;
+    const refreshOn = (token: string) =>
+      limited.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken: token } });
     let tokens = await loginTo();
     for (let i = 0; i < 3; i += 1) {
       const previous = tokens.refreshToken;
@@ -176,7 +222,14 @@ describe('logout, logout-all, the list of sessions, ending one', () => {
     expect(response.json()).toEqual({ message: 'Logged out' });
     expectProblem(await refresh(phone.refreshToken), 401);
     expect((await refresh(laptop.refreshToken)).statusCode).toBe(200);
-    expect(await endedEvents()).toEqual([expect.objectContaining({ userId: phone.user.id, sessionIds: [sessionOf(phone)], notBefore: null, reason: 'logout' })]);
+    expect(await endedEvents()).toEqual([
+      expect.objectContaining({
+        userId: phone.user.id,
+        sessionIds: [sessionOf(phone)],
+        notBefore: null,
+        reason: 'logout',
+      }),
+    ]);
   });
 
   it('refuses the ended session’s access token at once, here and after a restart; tokens from before sessions work on', async () => {
@@ -188,7 +241,9 @@ describe('logout, logout-all, the list of sessions, ending one', () => {
     expect((await me(laptop.token)).statusCode).toBe(200);
     const restarted = await harness.anotherApp({});
     expectProblem(await restarted.inject({ method: 'GET', url: '/api/users/me', headers: bearer(phone.token) }), 401);
-    expect((await restarted.inject({ method: 'GET', url: '/api/users/me', headers: bearer(laptop.token) })).statusCode).toBe(200);
+    expect(
+      (await restarted.inject({ method: 'GET', url: '/api/users/me', headers: bearer(laptop.token) })).statusCode,
+    ).toBe(200);
     const legacy = harness.tokenFor({ id: phone.user.id, username: 'sess_bob' });
     expect((await me(legacy)).statusCode).toBe(200);
   });
@@ -199,7 +254,9 @@ describe('logout, logout-all, the list of sessions, ending one', () => {
   });
 
   it('logout-all ends every session of the caller, with a not-before time, and no other user’s', async () => {
-    const registration = (await post('/api/auth/register', { username: 'sess_cy', password: 'password123' })).json() as Tokens;
+    const registration = (
+      await post('/api/auth/register', { username: 'sess_cy', password: 'password123' })
+    ).json() as Tokens;
     const one = await login('sess_cy');
     const two = await login('sess_cy');
     const someoneElse = await login('sess_bob');
@@ -210,19 +267,31 @@ describe('logout, logout-all, the list of sessions, ending one', () => {
     expect((await refresh(someoneElse.refreshToken)).statusCode).toBe(200);
     const [ended] = await endedEvents();
     expect(ended).toMatchObject({ userId: one.user.id, reason: 'logout_all', notBefore: expect.any(String) });
-    expect((ended!.sessionIds as string[]).sort()).toEqual([sessionOf(registration), sessionOf(one), sessionOf(two)].sort());
+    expect((ended!.sessionIds as string[]).sort()).toEqual(
+      [sessionOf(registration), sessionOf(one), sessionOf(two)].sort(),
+    );
   });
 
   it('lists the live sessions, most recently used first, marking the caller’s', async () => {
-    await post('/api/auth/register', { username: 'sess_dee', password: 'password123' }, { 'user-agent': 'registration' });
+    await post(
+      '/api/auth/register',
+      { username: 'sess_dee', password: 'password123' },
+      { 'user-agent': 'registration' },
+    );
     const phone = await login('sess_dee', 'Phone/1.0');
     const laptop = await login('sess_dee', 'Laptop/2.0');
     const gone = await login('sess_dee', 'Gone/0');
     await post('/api/auth/logout', undefined, bearer(gone.token));
     await refreshed(phone.refreshToken);
-    const response = await harness.app.inject({ method: 'GET', url: '/api/auth/sessions', headers: bearer(laptop.token) });
+    const response = await harness.app.inject({
+      method: 'GET',
+      url: '/api/auth/sessions',
+      headers: bearer(laptop.token),
+    });
     expect(response.statusCode).toBe(200);
-    const { sessions } = response.json() as { sessions: { id: string; userAgent: string; current: boolean; createdAt: string; lastUsedAt: string }[] };
+    const { sessions } = response.json() as {
+      sessions: { id: string; userAgent: string; current: boolean; createdAt: string; lastUsedAt: string }[];
+    };
     expect(sessions.map((s) => [s.userAgent, s.current])).toEqual([
       ['Phone/1.0', false],
       ['Laptop/2.0', true],
@@ -237,7 +306,8 @@ describe('logout, logout-all, the list of sessions, ending one', () => {
     const mine = await login('sess_eve');
     const other = await login('sess_eve');
     const bobs = await login('sess_bob');
-    const end = (id: string, token = mine.token) => harness.app.inject({ method: 'DELETE', url: `/api/auth/sessions/${id}`, headers: bearer(token) });
+    const end = (id: string, token = mine.token) =>
+      harness.app.inject({ method: 'DELETE', url: `/api/auth/sessions/${id}`, headers: bearer(token) });
     expectProblem(await end(sessionOf(bobs)), 404);
     expectProblem(await end('0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b'), 404);
     expectProblem(await end('not-a-uuid'), 404);
@@ -252,10 +322,18 @@ describe('logout, logout-all, the list of sessions, ending one', () => {
 });
 
 describe('PUT /api/users/me/password', () => {
-  const change = (token: string, body: unknown) => harness.app.inject({ method: 'PUT', url: '/api/users/me/password', payload: body as object, headers: bearer(token) });
+  const change = (token: string, body: unknown) =>
+    harness.app.inject({
+      method: 'PUT',
+      url: '/api/users/me/password',
+      payload: body as object,
+      headers: bearer(token),
+    });
 
   it('changes the password and ends every other session of the user, not the caller’s', async () => {
-    const registration = (await post('/api/auth/register', { username: 'sess_fay', password: 'password123' })).json() as Tokens;
+    const registration = (
+      await post('/api/auth/register', { username: 'sess_fay', password: 'password123' })
+    ).json() as Tokens;
     const caller = await login('sess_fay');
     const other = await login('sess_fay');
     await harness.outbox();
@@ -276,7 +354,10 @@ describe('PUT /api/users/me/password', () => {
     await post('/api/auth/register', { username: 'sess_gus', password: 'password123' });
     const caller = await login('sess_gus');
     const other = await login('sess_gus');
-    expectProblem(await change(caller.token, { currentPassword: 'wrong password', newPassword: 'a new passphrase' }), 401);
+    expectProblem(
+      await change(caller.token, { currentPassword: 'wrong password', newPassword: 'a new passphrase' }),
+      401,
+    );
     expect((await refresh(other.refreshToken)).statusCode).toBe(200);
     await login('sess_gus');
   });
@@ -292,7 +373,11 @@ describe('PUT /api/users/me/password', () => {
   });
 
   it('needs a token', async () => {
-    const response = await harness.app.inject({ method: 'PUT', url: '/api/users/me/password', payload: { currentPassword: 'password123', newPassword: 'a new passphrase' } });
+    const response = await harness.app.inject({
+      method: 'PUT',
+      url: '/api/users/me/password',
+      payload: { currentPassword: 'password123', newPassword: 'a new passphrase' },
+    });
     expectProblem(response, 401);
   });
 });
@@ -300,32 +385,70 @@ describe('PUT /api/users/me/password', () => {
 describe('a wrong current password counts as a failed login', () => {
   let strict: UsersHarness;
   beforeAll(async () => {
-    strict = await usersHarness({ LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: '2', LOGIN_FAILURES_PER_ADDRESS: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000' });
+    strict = await usersHarness({
+      LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: '2',
+      LOGIN_FAILURES_PER_ADDRESS: '1000',
+      LOGIN_LIMIT_PER_ADDRESS: '1000',
+    });
     await strict.registered('strict_ada');
   });
   afterAll(() => strict.close());
 
   it('so two wrong ones leave logins from that address refused with 429', async () => {
-    const { token } = (await strict.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'strict_ada', password: 'password123' } })).json() as Tokens;
-    const wrong = () => strict.app.inject({ method: 'PUT', url: '/api/users/me/password', payload: { currentPassword: 'nope nope', newPassword: 'a new passphrase' }, headers: bearer(token) });
+    const { token } = (
+      await strict.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { username: 'strict_ada', password: 'password123' },
+      })
+    ).json() as Tokens;
+    const wrong = () =>
+      strict.app.inject({
+        method: 'PUT',
+        url: '/api/users/me/password',
+        payload: { currentPassword: 'nope nope', newPassword: 'a new passphrase' },
+        headers: bearer(token),
+      });
     expectProblem(await wrong(), 401);
     expectProblem(await wrong(), 401);
-    expectProblem(await strict.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'strict_ada', password: 'password123' } }), 429);
+    expectProblem(
+      await strict.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { username: 'strict_ada', password: 'password123' },
+      }),
+      429,
+    );
   });
 });
 
 describe('sessions that are over', () => {
   it('go from the tables a week after they ended, expired or went idle, with their refresh tokens; live ones stay', async () => {
     await post('/api/auth/register', { username: 'sess_old', password: 'password123' });
-    const [ended, expired, idle, live] = [await login('sess_old'), await login('sess_old'), await login('sess_old'), await login('sess_old')];
+    const [ended, expired, idle, live] = [
+      await login('sess_old'),
+      await login('sess_old'),
+      await login('sess_old'),
+      await login('sess_old'),
+    ];
     await post('/api/auth/logout', undefined, bearer(ended.token));
-    await harness.pool.query(`UPDATE sessions SET ended_at = now() - interval '8 days' WHERE id = $1`, [sessionOf(ended)]);
-    await harness.pool.query(`UPDATE sessions SET expires_at = now() - interval '8 days' WHERE id = $1`, [sessionOf(expired)]);
-    await harness.pool.query(`UPDATE sessions SET last_used_at = now() - interval '22 days' WHERE id = $1`, [sessionOf(idle)]);
+    await harness.pool.query(`UPDATE sessions SET ended_at = now() - interval '8 days' WHERE id = $1`, [
+      sessionOf(ended),
+    ]);
+    await harness.pool.query(`UPDATE sessions SET expires_at = now() - interval '8 days' WHERE id = $1`, [
+      sessionOf(expired),
+    ]);
+    await harness.pool.query(`UPDATE sessions SET last_used_at = now() - interval '22 days' WHERE id = $1`, [
+      sessionOf(idle),
+    ]);
     expect(await harness.parts.sessions.sweep()).toBeGreaterThanOrEqual(2);
-    const { rows } = await harness.pool.query<{ id: string }>('SELECT id FROM sessions WHERE id = ANY($1)', [[ended, expired, idle, live].map(sessionOf)]);
+    const { rows } = await harness.pool.query<{ id: string }>('SELECT id FROM sessions WHERE id = ANY($1)', [
+      [ended, expired, idle, live].map(sessionOf),
+    ]);
     expect(rows.map((row) => row.id)).toEqual([sessionOf(live)]);
-    const { rows: tokens } = await harness.pool.query('SELECT 1 FROM refresh_tokens WHERE session_id = ANY($1)', [[expired, idle].map(sessionOf)]);
+    const { rows: tokens } = await harness.pool.query('SELECT 1 FROM refresh_tokens WHERE session_id = ANY($1)', [
+      [expired, idle].map(sessionOf),
+    ]);
     expect(tokens).toEqual([]);
     expect((await refresh(live.refreshToken)).statusCode).toBe(200);
   });
@@ -339,19 +462,51 @@ describe('the limit on live sessions per user', () => {
   afterAll(() => capped.close());
 
   it('ends the least recently used session at a login past it, and tells the other services', async () => {
-    const signIn = async () => (await capped.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'capped_ada', password: 'password123' } })).json() as Tokens;
-    const registration = (await capped.app.inject({ method: 'POST', url: '/api/auth/register', payload: { username: 'capped_ada', password: 'password123' } })).json() as Tokens;
+    const signIn = async () =>
+      (
+        await capped.app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          payload: { username: 'capped_ada', password: 'password123' },
+        })
+      ).json() as Tokens;
+    const registration = (
+      await capped.app.inject({
+        method: 'POST',
+        url: '/api/auth/register',
+        payload: { username: 'capped_ada', password: 'password123' },
+      })
+    ).json() as Tokens;
     const second = await signIn();
     // The registration's session is used again, so the second is now the least recently used.
-    const refreshedRegistration = (await capped.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken: registration.refreshToken } })).json() as Tokens;
+    const refreshedRegistration = (
+      await capped.app.inject({
+        method: 'POST',
+        url: '/api/auth/refresh',
+        payload: { refreshToken: registration.refreshToken },
+      })
+    ).json() as Tokens;
     await capped.outbox();
     const third = await signIn();
-    const status = async (tokens: Tokens) => (await capped.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken: tokens.refreshToken } })).statusCode;
+    const status = async (tokens: Tokens) =>
+      (
+        await capped.app.inject({
+          method: 'POST',
+          url: '/api/auth/refresh',
+          payload: { refreshToken: tokens.refreshToken },
+        })
+      ).statusCode;
     expect(await status(second)).toBe(401);
-    expect((await capped.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(second.token) })).statusCode).toBe(401);
+    expect(
+      (await capped.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(second.token) })).statusCode,
+    ).toBe(401);
     expect(await status(refreshedRegistration)).toBe(200);
     expect(await status(third)).toBe(200);
-    const ends = (await capped.outbox()).filter((event) => event.type === 'user.session.ended').map((event) => event.data);
-    expect(ends).toEqual([expect.objectContaining({ sessionIds: [sessionOf(second)], reason: 'too_many_sessions', notBefore: null })]);
+    const ends = (await capped.outbox())
+      .filter((event) => event.type === 'user.session.ended')
+      .map((event) => event.data);
+    expect(ends).toEqual([
+      expect.objectContaining({ sessionIds: [sessionOf(second)], reason: 'too_many_sessions', notBefore: null }),
+    ]);
   });
 });

@@ -54,7 +54,12 @@ describe('/api/users/me', () => {
   it('rejects a bad avatar with 400', async () => {
     const { token } = await harness.registered('Bad_Avatar');
     for (const payload of [{ avatarUrl: 'ftp://x/y' }, {}, { avatarUrl: 42 }]) {
-      const response = await harness.app.inject({ method: 'PATCH', url: '/api/users/me', payload, headers: bearer(token) });
+      const response = await harness.app.inject({
+        method: 'PATCH',
+        url: '/api/users/me',
+        payload,
+        headers: bearer(token),
+      });
       expectProblem(response, 400);
     }
   });

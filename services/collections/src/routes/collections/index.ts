@@ -4,7 +4,15 @@ import { type App, problemResponses, withListLinks } from '@recipes/http';
 import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
 import type { Collections } from '../../collections.js';
 import type { CollectionRecord } from '../../repository/collections.js';
-import { collectionBody, collectionItemBody, collectionItemCursor, collectionItemsQuery, collectionResponse, messageResponse, savedItemsResponse } from '../../schemas.js';
+import {
+  collectionBody,
+  collectionItemBody,
+  collectionItemCursor,
+  collectionItemsQuery,
+  collectionResponse,
+  messageResponse,
+  savedItemsResponse,
+} from '../../schemas.js';
 import type { Views } from '../../views.js';
 
 /** Collections and the saved items in them: `/api/collections/...`. */
@@ -88,7 +96,10 @@ export default async function collectionRoutes(
     },
     async (request, reply) => {
       const { rows, total, next } = await collections.items(request.params.id, listRequest(request.query));
-      return withListLinks(request, reply, { savedItems: await views.savedItems(rows), pagination: listPagination(request.query, total, next, collectionItemCursor) });
+      return withListLinks(request, reply, {
+        savedItems: await views.savedItems(rows),
+        pagination: listPagination(request.query, total, next, collectionItemCursor),
+      });
     },
   );
 

@@ -8,7 +8,10 @@ import { collectionSchema, internalCollectionResponse, savedItemSchema } from '.
  * For the comments service, whose read model has not yet heard of a collection created a moment ago
  * (read-your-writes, docs/architecture.md §4). Served on the internal listener only, never on the public port.
  */
-export default async function internalRoutes(app: App, { collections, dataExport }: { collections: Collections; dataExport: DataExport }) {
+export default async function internalRoutes(
+  app: App,
+  { collections, dataExport }: { collections: Collections; dataExport: DataExport },
+) {
   app.get(
     '/:id',
     {
@@ -27,13 +30,25 @@ export default async function internalRoutes(app: App, { collections, dataExport
   // A user's own collections and saved items, page by page, for their data export (docs/api.md §11.2).
   app.get(
     '/export/:userId/collections',
-    { schema: { params: exportUserParams, querystring: exportPageQuery, response: { 200: exportPage(collectionSchema), ...problemResponses(400) } } },
+    {
+      schema: {
+        params: exportUserParams,
+        querystring: exportPageQuery,
+        response: { 200: exportPage(collectionSchema), ...problemResponses(400) },
+      },
+    },
     async ({ params, query }) => dataExport.collections(params.userId, query),
   );
 
   app.get(
     '/export/:userId/saved-items',
-    { schema: { params: exportUserParams, querystring: exportPageQuery, response: { 200: exportPage(savedItemSchema), ...problemResponses(400) } } },
+    {
+      schema: {
+        params: exportUserParams,
+        querystring: exportPageQuery,
+        response: { 200: exportPage(savedItemSchema), ...problemResponses(400) },
+      },
+    },
     async ({ params, query }) => dataExport.savedItems(params.userId, query),
   );
 }

@@ -25,7 +25,11 @@ export default async function savedItemRoutes(
         security: [{ bearerAuth: [] }],
         headers: idempotencyKeyHeaders,
         body: saveBody,
-        response: { 200: savedItemResponse, 201: savedItemResponse, ...problemResponses(400, 401, 404, 409, 413, 415, 422) },
+        response: {
+          200: savedItemResponse,
+          201: savedItemResponse,
+          ...problemResponses(400, 401, 404, 409, 413, 415, 422),
+        },
       },
     },
     async (request, reply) => {

@@ -2,7 +2,14 @@ import { idParams, listPagination, listRequest } from '@recipes/contracts';
 import { type App, problemResponses, withListLinks } from '@recipes/http';
 import type { Collections } from '../../collections.js';
 import type { SavedItems } from '../../saved-items.js';
-import { collectionCursor, collectionsQuery, collectionsResponse, savedItemCursor, savedItemsQuery, savedItemsResponse } from '../../schemas.js';
+import {
+  collectionCursor,
+  collectionsQuery,
+  collectionsResponse,
+  savedItemCursor,
+  savedItemsQuery,
+  savedItemsResponse,
+} from '../../schemas.js';
 import type { Views } from '../../views.js';
 
 export interface UserRoutesOptions {
@@ -14,9 +21,14 @@ export interface UserRoutesOptions {
 }
 
 /** A user's saved items and collections: `/api/users/{id}/...`. */
-export default async function userRoutes(app: App, { savedItems, collections, views, savedItemsNeedToken }: UserRoutesOptions) {
+export default async function userRoutes(
+  app: App,
+  { savedItems, collections, views, savedItemsNeedToken }: UserRoutesOptions,
+) {
   // Optional unless SAVED_ITEMS_VISIBILITY=owner; either way a bad token is 401 (the auth plugin).
-  const savedItemsSecurity: Array<Record<string, string[]>> = savedItemsNeedToken ? [{ bearerAuth: [] }] : [{}, { bearerAuth: [] }];
+  const savedItemsSecurity: Array<Record<string, string[]>> = savedItemsNeedToken
+    ? [{ bearerAuth: [] }]
+    : [{}, { bearerAuth: [] }];
   app.get(
     '/:id/saved-items',
     {
@@ -35,7 +47,10 @@ export default async function userRoutes(app: App, { savedItems, collections, vi
       const { standalone, content_type: contentType } = request.query;
       const filter = { userId: request.params.id, standaloneOnly: standalone, ...(contentType ? { contentType } : {}) };
       const { rows, total, next } = await savedItems.list(filter, listRequest(request.query), request.caller?.id);
-      return withListLinks(request, reply, { savedItems: await views.savedItems(rows), pagination: listPagination(request.query, total, next, savedItemCursor) });
+      return withListLinks(request, reply, {
+        savedItems: await views.savedItems(rows),
+        pagination: listPagination(request.query, total, next, savedItemCursor),
+      });
     },
   );
 
@@ -53,8 +68,15 @@ export default async function userRoutes(app: App, { savedItems, collections, vi
       },
     },
     async (request, reply) => {
-      const { collections: found, total, next } = await collections.listOwnedBy(request.params.id, listRequest(request.query));
-      return withListLinks(request, reply, { collections: await views.collections(found), pagination: listPagination(request.query, total, next, collectionCursor) });
+      const {
+        collections: found,
+        total,
+        next,
+      } = await collections.listOwnedBy(request.params.id, listRequest(request.query));
+      return withListLinks(request, reply, {
+        collections: await views.collections(found),
+        pagination: listPagination(request.query, total, next, collectionCursor),
+      });
     },
   );
 }

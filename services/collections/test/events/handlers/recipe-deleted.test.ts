@@ -1,9 +1,21 @@
 import { recipeDeleted } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CollectionsHarness, collectionsHarnessWith, expectProblem, type TestUser, totalsAndRecount } from '../../support.js';
+import {
+  type CollectionsHarness,
+  collectionsHarnessWith,
+  expectProblem,
+  type TestUser,
+  totalsAndRecount,
+} from '../../support.js';
 
 let harness: CollectionsHarness, ada: TestUser, bob: TestUser;
-beforeAll(async () => ({ harness, users: [ada, bob] } = await collectionsHarnessWith(['ada', 'bob'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [ada, bob],
+    } = await collectionsHarnessWith(['ada', 'bob'])),
+);
 afterAll(() => harness.close());
 
 /** recipe.deleted: the content directory marks it deleted, and the trigger of migrations/002_counts.sql forgets it. */

@@ -13,8 +13,15 @@ import { userCreatedHandler } from './user-created.js';
 import { userDeletedHandler } from './user-deleted.js';
 import { userUpdatedHandler } from './user-updated.js';
 
-/** Every event this service consumes: all of them keep its directories current; a deletion also removes the target's comments. */
-export function handlers({ directories: { users, content, collections, relations }, deletedTargets, erasure }: CommentsParts): EventHandler[] {
+/**
+ * Every event this service consumes: all of them keep its directories current; a deletion also removes the target's
+ * comments.
+ */
+export function handlers({
+  directories: { users, content, collections, relations },
+  deletedTargets,
+  erasure,
+}: CommentsParts): EventHandler[] {
   return droppingErased(erasure.pool, [
     userCreatedHandler(users),
     userUpdatedHandler(users),

@@ -20,7 +20,10 @@ export default async function replyRoutes(app: App, { comments }: { comments: Co
     },
     async (request, reply) => {
       const { comments: found, total, next } = await comments.replies(request.params.id, listRequest(request.query));
-      return withListLinks(request, reply, { comments: found, pagination: listPagination(request.query, total, next, replyCursor) });
+      return withListLinks(request, reply, {
+        comments: found,
+        pagination: listPagination(request.query, total, next, replyCursor),
+      });
     },
   );
 }

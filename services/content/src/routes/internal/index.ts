@@ -11,7 +11,10 @@ import { internalContentResponse, postSchema, recipeSummarySchema } from '../../
  * that missed the deletion learns of it; 404 means it never existed. Served on the internal listener
  * only, never on the public port.
  */
-export default async function internalRoutes(app: App, { recipes, posts, dataExport }: { recipes: Recipes; posts: Posts; dataExport: DataExport }) {
+export default async function internalRoutes(
+  app: App,
+  { recipes, posts, dataExport }: { recipes: Recipes; posts: Posts; dataExport: DataExport },
+) {
   app.get(
     '/recipes/:id',
     { schema: { params: idParams, response: { 200: internalContentResponse, ...problemResponses(404) } } },
@@ -27,13 +30,25 @@ export default async function internalRoutes(app: App, { recipes, posts, dataExp
   // A user's own recipes and posts, page by page, for their data export (docs/api.md §11.2).
   app.get(
     '/export/:userId/recipes',
-    { schema: { params: exportUserParams, querystring: exportPageQuery, response: { 200: exportPage(recipeSummarySchema), ...problemResponses(400) } } },
+    {
+      schema: {
+        params: exportUserParams,
+        querystring: exportPageQuery,
+        response: { 200: exportPage(recipeSummarySchema), ...problemResponses(400) },
+      },
+    },
     async ({ params, query }) => dataExport.recipes(params.userId, query),
   );
 
   app.get(
     '/export/:userId/posts',
-    { schema: { params: exportUserParams, querystring: exportPageQuery, response: { 200: exportPage(postSchema), ...problemResponses(400) } } },
+    {
+      schema: {
+        params: exportUserParams,
+        querystring: exportPageQuery,
+        response: { 200: exportPage(postSchema), ...problemResponses(400) },
+      },
+    },
     async ({ params, query }) => dataExport.posts(params.userId, query),
   );
 }

@@ -10,7 +10,14 @@ import { tokenRequired } from '../security.js';
 const tags = ['posts'];
 
 /** Posts: `/api/posts/...`. */
-export default async function postRoutes(app: App, { posts, notificationBudget, idempotency }: { posts: Posts; notificationBudget: LimitPolicy; idempotency: Idempotency }) {
+export default async function postRoutes(
+  app: App,
+  {
+    posts,
+    notificationBudget,
+    idempotency,
+  }: { posts: Posts; notificationBudget: LimitPolicy; idempotency: Idempotency },
+) {
   // '' rather than '/': the path is exactly the prefix, as the gateway routes it and the document shows it.
   app.post(
     '',
@@ -29,7 +36,12 @@ export default async function postRoutes(app: App, { posts, notificationBudget, 
       },
     },
     async (request, reply) => {
-      const post = await posts.publish(callerOf(request).id, request.body, request.id, spendingOn(notificationBudget, reply));
+      const post = await posts.publish(
+        callerOf(request).id,
+        request.body,
+        request.id,
+        spendingOn(notificationBudget, reply),
+      );
       request.log.info({ postId: post.id }, 'post published');
       return reply.code(201).send({ post });
     },

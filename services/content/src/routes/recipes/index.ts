@@ -10,7 +10,14 @@ import { tokenOptional, tokenRequired } from '../security.js';
 const tags = ['recipes'];
 
 /** Recipes, their favorites and reposts: `/api/recipes/...`. */
-export default async function recipeRoutes(app: App, { recipes, notificationBudget, idempotency }: { recipes: Recipes; notificationBudget: LimitPolicy; idempotency: Idempotency }) {
+export default async function recipeRoutes(
+  app: App,
+  {
+    recipes,
+    notificationBudget,
+    idempotency,
+  }: { recipes: Recipes; notificationBudget: LimitPolicy; idempotency: Idempotency },
+) {
   // '' rather than '/': the path is exactly the prefix, as the gateway routes it and the document shows it.
   app.post(
     '',
@@ -29,7 +36,12 @@ export default async function recipeRoutes(app: App, { recipes, notificationBudg
       },
     },
     async (request, reply) => {
-      const recipe = await recipes.publish(callerOf(request).id, request.body, request.id, spendingOn(notificationBudget, reply));
+      const recipe = await recipes.publish(
+        callerOf(request).id,
+        request.body,
+        request.id,
+        spendingOn(notificationBudget, reply),
+      );
       request.log.info({ recipeId: recipe.id }, 'recipe published');
       return reply.code(201).send({ recipe });
     },

@@ -22,8 +22,15 @@ export default async function userRoutes(app: App, { recipes }: { recipes: Recip
       },
     },
     async (request, reply) => {
-      const { recipes: found, total, next } = await recipes.listByAuthor(request.params.id, listRequest(request.query), request.caller?.id);
-      return withListLinks(request, reply, { recipes: found, pagination: listPagination(request.query, total, next, recipeCursor) });
+      const {
+        recipes: found,
+        total,
+        next,
+      } = await recipes.listByAuthor(request.params.id, listRequest(request.query), request.caller?.id);
+      return withListLinks(request, reply, {
+        recipes: found,
+        pagination: listPagination(request.query, total, next, recipeCursor),
+      });
     },
   );
 }

@@ -8,10 +8,14 @@ import type { Notifications } from '../../notifications.js';
  */
 
 export const recipeDeletedHandler = (notifications: Notifications): EventHandler =>
-  on(recipeDeleted, (recipe, event) => notifications.retractAbout(event, { type: 'recipe', id: recipe.id }, event.occurredAt));
+  on(recipeDeleted, (recipe, event) =>
+    notifications.retractAbout(event, { type: 'recipe', id: recipe.id }, event.occurredAt),
+  );
 
 export const postDeletedHandler = (notifications: Notifications): EventHandler =>
   on(postDeleted, (post, event) => notifications.retractAbout(event, { type: 'post', id: post.id }, event.occurredAt));
 
 export const collectionDeletedHandler = (notifications: Notifications): EventHandler =>
-  on(collectionDeleted, (collection, event) => notifications.retractAbout(event, { type: 'collection', id: collection.id }, event.occurredAt));
+  on(collectionDeleted, (collection, event) =>
+    notifications.retractAbout(event, { type: 'collection', id: collection.id }, event.occurredAt),
+  );

@@ -19,7 +19,13 @@ import { userUpdatedHandler } from './user-updated.js';
  * retracts those about it, user events keep its directories current, and blocks also retract what the
  * blocked user caused.
  */
-export function handlers({ directories: { users, relations }, notifications, blocks, deletedComments, erasure }: NotificationsParts): EventHandler[] {
+export function handlers({
+  directories: { users, relations },
+  notifications,
+  blocks,
+  deletedComments,
+  erasure,
+}: NotificationsParts): EventHandler[] {
   return droppingErased(erasure.pool, [
     userCreatedHandler(users),
     userUpdatedHandler(users),

@@ -3,10 +3,22 @@ import { listPagination, listRequest } from '@recipes/contracts';
 import { answeredNotModified, type App, callerTag, problemResponses, withListLinks } from '@recipes/http';
 import type { NotificationGroups } from '../../groups.js';
 import type { Notifications } from '../../notifications.js';
-import { groupCursor, groupListQuery, groupListResponse, groupParams, markReadResponse, notModified } from '../../schemas.js';
+import {
+  groupCursor,
+  groupListQuery,
+  groupListResponse,
+  groupParams,
+  markReadResponse,
+  notModified,
+} from '../../schemas.js';
 
-/** The caller's notifications grouped, for the clients that ask: `/api/notifications/groups/...` (docs/api.md §10.5). */
-export default async function groupRoutes(app: App, { groups, notifications }: { groups: NotificationGroups; notifications: Notifications }) {
+/**
+ * The caller's notifications grouped, for the clients that ask: `/api/notifications/groups/...` (docs/api.md §10.5).
+ */
+export default async function groupRoutes(
+  app: App,
+  { groups, notifications }: { groups: NotificationGroups; notifications: Notifications },
+) {
   app.get(
     '',
     {
@@ -26,9 +38,23 @@ export default async function groupRoutes(app: App, { groups, notifications }: {
       // As the flat list's tag (routes/notifications): the caller's version, read first, with the place and filter.
       const version = await notifications.version(id);
       const place = cursor ? `after ${cursor.at} ${cursor.id} as of ${cursor.asOf ?? 'now'}` : `page ${page}`;
-      if (await answeredNotModified(request, reply, callerTag(id, `groups ${version} ${place} ${limit} ${unread ? 'unread' : 'all'}`))) return reply;
-      const { groups: found, total, next } = await groups.list(id, { unreadOnly: unread }, listRequest(request.query), request.log);
-      return withListLinks(request, reply, { groups: found, pagination: listPagination(request.query, total, next, groupCursor) });
+      if (
+        await answeredNotModified(
+          request,
+          reply,
+          callerTag(id, `groups ${version} ${place} ${limit} ${unread ? 'unread' : 'all'}`),
+        )
+      )
+        return reply;
+      const {
+        groups: found,
+        total,
+        next,
+      } = await groups.list(id, { unreadOnly: unread }, listRequest(request.query), request.log);
+      return withListLinks(request, reply, {
+        groups: found,
+        pagination: listPagination(request.query, total, next, groupCursor),
+      });
     },
   );
 
@@ -39,7 +65,8 @@ export default async function groupRoutes(app: App, { groups, notifications }: {
       schema: {
         summary: 'Mark every notification of one of the caller’s groups read',
         operationId: 'markNotificationGroupRead',
-        description: 'A group key that is not one of the caller’s groups (another user’s, unknown, or not a group key) is 404.',
+        description:
+          'A group key that is not one of the caller’s groups (another user’s, unknown, or not a group key) is 404.',
         tags: ['notifications'],
         security: [{ bearerAuth: [] }],
         params: groupParams,

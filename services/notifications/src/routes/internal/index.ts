@@ -7,7 +7,10 @@ import { notificationSchema, preferencesResponse } from '../../schemas.js';
 /** A push subscription as its owner will list it (Web Push, to come): none are kept yet. */
 const pushSubscriptionSchema = z.object({ id: z.uuid(), endpoint: z.string(), createdAt: z.string() });
 
-/** For the users service: what a user holds here, page by page, for their data export (docs/api.md §11.2). Internal listener only. */
+/**
+ * For the users service: what a user holds here, page by page, for their data export (docs/api.md §11.2). Internal
+ * listener only.
+ */
 export default async function internalRoutes(app: App, { dataExport }: { dataExport: DataExport }) {
   const page = { params: exportUserParams, querystring: exportPageQuery };
   app.get(

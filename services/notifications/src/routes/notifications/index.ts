@@ -38,9 +38,13 @@ export default async function notificationRoutes(app: App, { notifications }: { 
       const version = await notifications.version(id);
       const place = cursor ? `after ${cursor.at} ${cursor.id}` : `page ${page}`;
       const kept = `${unread ? 'unread' : 'all'} ${filter.types?.join(',') ?? 'every type'}`;
-      if (await answeredNotModified(request, reply, callerTag(id, `list ${version} ${place} ${limit} ${kept}`))) return reply;
+      if (await answeredNotModified(request, reply, callerTag(id, `list ${version} ${place} ${limit} ${kept}`)))
+        return reply;
       const { data, total, next } = await notifications.list(id, filter, listRequest(request.query), request.log);
-      return withListLinks(request, reply, { data, pagination: listPagination(request.query, total, next, notificationCursor) });
+      return withListLinks(request, reply, {
+        data,
+        pagination: listPagination(request.query, total, next, notificationCursor),
+      });
     },
   );
 
@@ -72,7 +76,8 @@ export default async function notificationRoutes(app: App, { notifications }: { 
       schema: {
         summary: 'Mark some of the caller’s notifications read',
         operationId: 'markNotificationsRead',
-        description: 'Ids that are unknown, already read or another user’s are ignored; `updated` counts the changed ones.',
+        description:
+          'Ids that are unknown, already read or another user’s are ignored; `updated` counts the changed ones.',
         tags: ['notifications'],
         security: [{ bearerAuth: [] }],
         body: markReadBody,
@@ -92,7 +97,8 @@ export default async function notificationRoutes(app: App, { notifications }: { 
       schema: {
         summary: 'Mark all of the caller’s notifications read, or those up to one',
         operationId: 'markAllNotificationsRead',
-        description: 'With `upTo` (one of the caller’s notification ids), only those created at or before it: what the client has shown.',
+        description:
+          'With `upTo` (one of the caller’s notification ids), only those created at or before it: what the client has shown.',
         tags: ['notifications'],
         security: [{ bearerAuth: [] }],
         body: markAllReadBody,

@@ -39,17 +39,25 @@ export default async function pushRoutes(app: App, { push }: { push: WebPush }) 
         summary: 'Subscribe a browser to the caller’s notifications; the same endpoint again replaces it',
         operationId: 'createPushSubscription',
         description:
-          'The body is the browser’s `PushSubscription.toJSON()`. `201` for a new subscription, `200` when it replaces the caller’s one of the same endpoint. At most 10 per user: the oldest goes. It ends with the session that made it.',
+          'The body is the browser’s `PushSubscription.toJSON()`. `201` for a new subscription, `200` when it replaces the ' +
+          'caller’s one of the same endpoint. At most 10 per user: the oldest goes. It ends with the session that made it.',
         tags: ['push'],
         security: [{ bearerAuth: [] }],
         body: subscriptionBody(push.allowPrivateEndpoints),
-        response: { 200: subscriptionResponse, 201: subscriptionResponse, ...problemResponses(400, 401, 413, 415, 503) },
+        response: {
+          200: subscriptionResponse,
+          201: subscriptionResponse,
+          ...problemResponses(400, 401, 413, 415, 503),
+        },
       },
     },
     async (request, reply) => {
       await publicKey();
       const { id, session } = callerOf(request);
-      const { subscription, created } = await push.subscriptions.subscribe({ userId: id, sessionId: session?.id }, request.body);
+      const { subscription, created } = await push.subscriptions.subscribe(
+        { userId: id, sessionId: session?.id },
+        request.body,
+      );
       return reply.code(created ? 201 : 200).send({ subscription });
     },
   );

@@ -1,6 +1,13 @@
 import { callerOf } from '@recipes/auth';
 import { isUuid } from '@recipes/contracts';
-import { type App, HttpError, logWhenClosedByClient, problemResponses, REQUEST_ID_HEADER, unauthorized } from '@recipes/http';
+import {
+  type App,
+  HttpError,
+  logWhenClosedByClient,
+  problemResponses,
+  REQUEST_ID_HEADER,
+  unauthorized,
+} from '@recipes/http';
 import type { Logger } from '@recipes/logging';
 import { z } from 'zod';
 import { SSE_HEADERS } from '../../stream/sse.js';
@@ -44,13 +51,19 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
         summary: 'The caller’s notifications as they happen (Server-Sent Events)',
         operationId: 'streamNotifications',
         description:
-          'Authenticated by a bearer token or by `ticket` (single use; a used one only resumes, as EventSource reconnects by itself: with the `Last-Event-ID` header naming an event its stream sent, within 2 minutes of that stream’s end). Events: `notification` (id = the notification’s id), `unread_count` (the first one with the id of the newest notification), `reset` (more than 1,000 missed: reload the list), `replaced` (a sixth stream opened), `session_ended` (the session of the token that opened it ended: the stream closes). Resumes after `Last-Event-ID`.',
+          'Authenticated by a bearer token or by `ticket` (single use; a used one only resumes, as EventSource reconnects by itself: with the ' +
+          '`Last-Event-ID` header naming an event its stream sent, within 2 minutes of that stream’s end). Events: `notification` (id = the notification’s ' +
+          'id), `unread_count` (the first one with the id of the newest notification), `reset` (more than 1,000 missed: reload the list), `replaced` ' +
+          '(a sixth stream opened), `session_ended` (the session of the token that opened it ended: the stream closes). Resumes after `Last-Event-ID`.',
         tags: ['notifications'],
         security: [{ bearerAuth: [] }, {}],
         querystring: streamQuery,
         headers: z.object({ 'last-event-id': z.string().max(64).optional() }).loose(),
         response: {
-          200: { description: 'A `text/event-stream` that stays open', content: { 'text/event-stream': { schema: z.string() } } },
+          200: {
+            description: 'A `text/event-stream` that stays open',
+            content: { 'text/event-stream': { schema: z.string() } },
+          },
           ...problemResponses(400, 401, 503),
         },
       },
@@ -64,7 +77,8 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
       // a proxy's) is not enough.
       const { ticket } = request.query;
       const { caller } = request;
-      let holder: TicketHolder | undefined = caller && (caller.session ? { recipientId: caller.id, session: caller.session } : { recipientId: caller.id });
+      let holder: TicketHolder | undefined =
+        caller && (caller.session ? { recipientId: caller.id, session: caller.session } : { recipientId: caller.id });
       let resumeAfter: number | undefined;
       let byTicket: string | undefined;
       if (holder === undefined && ticket !== undefined) {
@@ -82,7 +96,9 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
       if (lastEventId !== undefined && resumeAfter === undefined) {
         resumeAfter = isUuid(lastEventId) ? await streams.resumePoint(recipientId, lastEventId) : undefined;
         if (resumeAfter === undefined) {
-          throw new HttpError(400, 'The request is not valid', [{ path: 'Last-Event-ID', message: 'is not one of your notifications' }]);
+          throw new HttpError(400, 'The request is not valid', [
+            { path: 'Last-Event-ID', message: 'is not one of your notifications' },
+          ]);
         }
       }
 

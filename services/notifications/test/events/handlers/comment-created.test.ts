@@ -1,17 +1,41 @@
-import { commentCreated, commentDeleted, type CommentTargetType, createEvent, type EventData, newId } from '@recipes/contracts';
+import {
+  commentCreated,
+  commentDeleted,
+  type CommentTargetType,
+  createEvent,
+  type EventData,
+  newId,
+} from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relationHistory } from '../../relation-events.js';
-import { bearer, mentionEvent, type NotificationsHarness, notificationsHarnessWith, type TestUser } from '../../support.js';
+import {
+  bearer,
+  mentionEvent,
+  type NotificationsHarness,
+  notificationsHarnessWith,
+  type TestUser,
+} from '../../support.js';
 
 /** comment.created and comment.deleted (docs/api.md §11.4): replies and comments on a user's content. */
 let harness: NotificationsHarness, ada: TestUser;
-beforeAll(async () => ({ harness, users: [ada] } = await notificationsHarnessWith(['Ada_Converses'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [ada],
+    } = await notificationsHarnessWith(['Ada_Converses'])),
+);
 afterAll(() => harness.close());
 
 type CommentData = EventData<typeof commentCreated>;
 
 /** A `comment.created` by `author` on content of `owner`, as the comments service writes it. */
-function commentEvent(author: { id: string }, owner: { id: string }, targetType: CommentTargetType = 'recipe', overrides: Partial<CommentData> = {}) {
+function commentEvent(
+  author: { id: string },
+  owner: { id: string },
+  targetType: CommentTargetType = 'recipe',
+  overrides: Partial<CommentData> = {},
+) {
   const data = {
     id: newId(),
     targetType,
@@ -28,26 +52,40 @@ function commentEvent(author: { id: string }, owner: { id: string }, targetType:
 }
 
 const deletion = ({ data }: ReturnType<typeof commentEvent>) =>
-  createEvent(commentDeleted, { ...data, deletedAt: new Date().toISOString() }, { producer: 'comments', correlationId: 'test-delete' });
+  createEvent(
+    commentDeleted,
+    { ...data, deletedAt: new Date().toISOString() },
+    { producer: 'comments', correlationId: 'test-delete' },
+  );
 
 const listed = async (user: TestUser, query = '') =>
-  (await harness.app.inject({ method: 'GET', url: `/api/notifications${query}`, headers: bearer(user) })).json().data as { type: string; commentId: string; groupKey: string }[];
+  (await harness.app.inject({ method: 'GET', url: `/api/notifications${query}`, headers: bearer(user) })).json()
+    .data as { type: string; commentId: string; groupKey: string }[];
 
 describe('comment.created', () => {
   it.each([
     ['recipe', 'comment_recipe'],
     ['post', 'comment_post'],
     ['collection', 'comment_collection'],
-  ] as const)('tells the owner of a %s with one %s, with the comment, once however often it comes', async (targetType, type) => {
-    const owner = await harness.knownUser(`Owner_${targetType}`);
-    const event = commentEvent(ada, owner, targetType);
-    await harness.deliver(event);
-    await harness.deliver(event);
-    expect(await listed(owner)).toEqual([
-      expect.objectContaining({ type, commentId: event.data.id, contentType: targetType, contentId: event.data.targetId, groupKey: `${type}:${event.data.targetId}` }),
-    ]);
-    expect(await harness.countsOf(owner.id)).toEqual({ total: 1, unread: 1 });
-  });
+  ] as const)(
+    'tells the owner of a %s with one %s, with the comment, once however often it comes',
+    async (targetType, type) => {
+      const owner = await harness.knownUser(`Owner_${targetType}`);
+      const event = commentEvent(ada, owner, targetType);
+      await harness.deliver(event);
+      await harness.deliver(event);
+      expect(await listed(owner)).toEqual([
+        expect.objectContaining({
+          type,
+          commentId: event.data.id,
+          contentType: targetType,
+          contentId: event.data.targetId,
+          groupKey: `${type}:${event.data.targetId}`,
+        }),
+      ]);
+      expect(await harness.countsOf(owner.id)).toEqual({ total: 1, unread: 1 });
+    },
+  );
 
   it('tells the author replied to with reply_comment, before the owner, and each user once', async () => {
     const [owner, replied] = [await harness.knownUser('Owner_Thread'), await harness.knownUser('Replied_Thread')];
@@ -65,7 +103,12 @@ describe('comment.created', () => {
   it('leaves the users the comment mentions to their mentions, and never tells the author', async () => {
     const owner = await harness.knownUser('Owner_Mentioned');
     const event = commentEvent(ada, owner, 'recipe', { mentionedUserIds: [owner.id] });
-    await Promise.all([harness.deliver(event), harness.deliver(mentionEvent(ada, owner, 'recipe_comment', { commentId: event.data.id, targetId: event.data.targetId }))]);
+    await Promise.all([
+      harness.deliver(event),
+      harness.deliver(
+        mentionEvent(ada, owner, 'recipe_comment', { commentId: event.data.id, targetId: event.data.targetId }),
+      ),
+    ]);
     expect((await listed(owner)).map((n) => n.type)).toEqual(['mention_recipe_comment']);
 
     await harness.deliver(commentEvent(ada, ada, 'recipe', { repliedToAuthorId: ada.id }));
@@ -75,18 +118,30 @@ describe('comment.created', () => {
   it('is kept by the `types` filter, turned off in preferences, and grouped by content', async () => {
     const owner = await harness.knownUser('Owner_Filters');
     const targetId = newId();
-    const [first, second] = [commentEvent(ada, owner, 'recipe', { targetId }), commentEvent(ada, owner, 'recipe', { targetId })];
+    const [first, second] = [
+      commentEvent(ada, owner, 'recipe', { targetId }),
+      commentEvent(ada, owner, 'recipe', { targetId }),
+    ];
     await harness.deliver(first);
     await harness.deliver(second);
     await harness.deliver(commentEvent(ada, owner, 'post', { repliedToAuthorId: owner.id }));
-    expect((await listed(owner, '?types=comment_recipe')).map((n) => n.commentId).sort()).toEqual([first.data.id, second.data.id].sort());
-    const groups = (await harness.app.inject({ method: 'GET', url: '/api/notifications/groups', headers: bearer(owner) })).json().groups;
+    expect((await listed(owner, '?types=comment_recipe')).map((n) => n.commentId).sort()).toEqual(
+      [first.data.id, second.data.id].sort(),
+    );
+    const groups = (
+      await harness.app.inject({ method: 'GET', url: '/api/notifications/groups', headers: bearer(owner) })
+    ).json().groups;
     expect(groups.map((group: { type: string; count: number }) => [group.type, group.count])).toEqual([
       ['reply_comment', 1],
       ['comment_recipe', 2],
     ]);
 
-    const put = await harness.app.inject({ method: 'PUT', url: '/api/notifications/preferences', headers: bearer(owner), payload: { types: { comment_recipe: false } } });
+    const put = await harness.app.inject({
+      method: 'PUT',
+      url: '/api/notifications/preferences',
+      headers: bearer(owner),
+      payload: { types: { comment_recipe: false } },
+    });
     expect(put.json().types).toMatchObject({ comment_recipe: false, reply_comment: true });
     await harness.deliver(commentEvent(ada, owner, 'recipe', { targetId }));
     expect(await listed(owner, '?types=comment_recipe')).toHaveLength(2);
@@ -102,10 +157,16 @@ describe('comment.created', () => {
 
 describe('comment.deleted', () => {
   it('retracts everything the comment caused, and a deletion handled first stores nothing after it', async () => {
-    const [owner, replied, named] = [await harness.knownUser('Owner_Deleted'), await harness.knownUser('Replied_Deleted'), await harness.knownUser('Named_Deleted')];
+    const [owner, replied, named] = [
+      await harness.knownUser('Owner_Deleted'),
+      await harness.knownUser('Replied_Deleted'),
+      await harness.knownUser('Named_Deleted'),
+    ];
     const event = commentEvent(ada, owner, 'recipe', { repliedToAuthorId: replied.id, mentionedUserIds: [named.id] });
     await harness.deliver(event);
-    await harness.deliver(mentionEvent(ada, named, 'recipe_comment', { commentId: event.data.id, targetId: event.data.targetId }));
+    await harness.deliver(
+      mentionEvent(ada, named, 'recipe_comment', { commentId: event.data.id, targetId: event.data.targetId }),
+    );
     await harness.deliver(deletion(event));
     for (const user of [owner, replied, named]) {
       expect(await listed(user)).toEqual([]);

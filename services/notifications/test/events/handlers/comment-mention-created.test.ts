@@ -4,7 +4,13 @@ import { mentionEvent, type NotificationsHarness, notificationsHarnessWith, type
 
 /** The event handlers against a real database, each event applied as the broker would deliver it. */
 let harness: NotificationsHarness, ada: TestUser;
-beforeAll(async () => ({ harness, users: [ada] } = await notificationsHarnessWith(['Ada_Consumer'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [ada],
+    } = await notificationsHarnessWith(['Ada_Consumer'])),
+);
 afterAll(() => harness.close());
 
 describe('comment.mention.created', () => {

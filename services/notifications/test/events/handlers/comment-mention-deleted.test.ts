@@ -1,24 +1,52 @@
 import fc from 'fast-check';
 import { commentMentionDeleted, createEvent, type EventEnvelope, newId } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, mentionEvent, type NotificationsHarness, notificationsHarnessWith, type TestUser } from '../../support.js';
+import {
+  bearer,
+  mentionEvent,
+  type NotificationsHarness,
+  notificationsHarnessWith,
+  type TestUser,
+} from '../../support.js';
 
 /** A mention taken back retracts its notification: out of the list and the counts, and never notified again. */
 let harness: NotificationsHarness, ada: TestUser;
-beforeAll(async () => ({ harness, users: [ada] } = await notificationsHarnessWith(['Ada_Retracts'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [ada],
+    } = await notificationsHarnessWith(['Ada_Retracts'])),
+);
 afterAll(() => harness.close());
 
 type Mention = ReturnType<typeof mentionEvent>;
 /** The retraction of `mention`, as the comments service's trigger writes it when the row goes. */
 const retraction = (mention: Mention): EventEnvelope =>
-  createEvent(commentMentionDeleted, { ...mention.data, deletedAt: new Date().toISOString() }, { producer: 'comments', correlationId: 'test-retraction' });
+  createEvent(
+    commentMentionDeleted,
+    { ...mention.data, deletedAt: new Date().toISOString() },
+    { producer: 'comments', correlationId: 'test-retraction' },
+  );
 /** The same user mentioned again in the same comment: a new row in the store, so a new mention id. */
-const mentionedAgain = (mention: Mention): Mention => mentionEvent({ id: mention.data.actorId }, { id: mention.data.mentionedUserId }, mention.data.kind, { ...mention.data, mentionId: newId() });
+const mentionedAgain = (mention: Mention): Mention =>
+  mentionEvent({ id: mention.data.actorId }, { id: mention.data.mentionedUserId }, mention.data.kind, {
+    ...mention.data,
+    mentionId: newId(),
+  });
 
 async function seen(user: TestUser) {
-  const list = (await harness.app.inject({ method: 'GET', url: '/api/notifications?limit=100', headers: bearer(user) })).json();
-  const unread = (await harness.app.inject({ method: 'GET', url: '/api/notifications/unread-count', headers: bearer(user) })).json().count;
-  return { commentIds: list.data.map((n: { commentId: string }) => n.commentId).sort(), total: list.pagination.total, unread };
+  const list = (
+    await harness.app.inject({ method: 'GET', url: '/api/notifications?limit=100', headers: bearer(user) })
+  ).json();
+  const unread = (
+    await harness.app.inject({ method: 'GET', url: '/api/notifications/unread-count', headers: bearer(user) })
+  ).json().count;
+  return {
+    commentIds: list.data.map((n: { commentId: string }) => n.commentId).sort(),
+    total: list.pagination.total,
+    unread,
+  };
 }
 
 describe('retracting a mention', () => {
@@ -27,7 +55,11 @@ describe('retracting a mention', () => {
     const [kept, taken] = [mentionEvent(ada, bob), mentionEvent(ada, bob)];
     await harness.deliver(kept);
     await harness.deliver(taken);
-    expect(await seen(bob)).toEqual({ commentIds: [kept.data.commentId, taken.data.commentId].sort(), total: 2, unread: 2 });
+    expect(await seen(bob)).toEqual({
+      commentIds: [kept.data.commentId, taken.data.commentId].sort(),
+      total: 2,
+      unread: 2,
+    });
     const retracted = retraction(taken);
     await harness.deliver(retracted);
     await harness.deliver(retracted);
@@ -39,8 +71,15 @@ describe('retracting a mention', () => {
     const cy = await harness.knownUser('Cy_Read');
     const mention = mentionEvent(ada, cy);
     await harness.deliver(mention);
-    const [notification] = (await harness.app.inject({ method: 'GET', url: '/api/notifications', headers: bearer(cy) })).json().data;
-    await harness.app.inject({ method: 'PATCH', url: '/api/notifications/read', headers: bearer(cy), payload: { notificationIds: [notification.id] } });
+    const [notification] = (
+      await harness.app.inject({ method: 'GET', url: '/api/notifications', headers: bearer(cy) })
+    ).json().data;
+    await harness.app.inject({
+      method: 'PATCH',
+      url: '/api/notifications/read',
+      headers: bearer(cy),
+      payload: { notificationIds: [notification.id] },
+    });
     await harness.deliver(retraction(mention));
     expect(await seen(cy)).toEqual({ commentIds: [], total: 0, unread: 0 });
   });
@@ -63,18 +102,28 @@ describe('retracting a mention', () => {
   });
 
   it('ends the same whatever the order of mentions, retractions and repeats: each comment notifies once, unless ever taken back', async () => {
-    // Per comment: mentioned, maybe taken back, maybe mentioned again; every event maybe twice; any order, some at once.
-    const plan = fc.array(fc.record({ takenBack: fc.boolean(), againAfter: fc.boolean(), twice: fc.boolean() }), { minLength: 1, maxLength: 5 });
+    // Per comment: mentioned, maybe taken back, maybe mentioned again; every event maybe twice; any order, some at
+    // once.
+    const plan = fc.array(fc.record({ takenBack: fc.boolean(), againAfter: fc.boolean(), twice: fc.boolean() }), {
+      minLength: 1,
+      maxLength: 5,
+    });
     let run = 0;
     await fc.assert(
       fc.asyncProperty(plan, fc.infiniteStream(fc.nat()), fc.boolean(), async (comments, order, together) => {
         const user = await harness.knownUser(`Mentioned_${++run}`);
         const events = comments.flatMap(({ takenBack, againAfter, twice }) => {
           const first = mentionEvent(ada, user);
-          const own = [first, ...(takenBack ? [retraction(first)] : []), ...(takenBack && againAfter ? [mentionedAgain(first)] : [])];
+          const own = [
+            first,
+            ...(takenBack ? [retraction(first)] : []),
+            ...(takenBack && againAfter ? [mentionedAgain(first)] : []),
+          ];
           return twice ? [...own, ...own] : own;
         });
-        const shuffled = events.map((event) => ({ event, key: order.next().value as number })).sort((a, b) => a.key - b.key);
+        const shuffled = events
+          .map((event) => ({ event, key: order.next().value as number }))
+          .sort((a, b) => a.key - b.key);
         if (together) await Promise.all(shuffled.map(({ event }) => harness.deliver(event)));
         else for (const { event } of shuffled) await harness.deliver(event);
         const live = comments.filter((c) => !c.takenBack).length;

@@ -3,7 +3,13 @@ import { type NotificationsHarness, notificationsHarnessWith, tagEvent, type Tes
 
 /** The event handlers against a real database, each event applied as the broker would deliver it. */
 let harness: NotificationsHarness, ada: TestUser;
-beforeAll(async () => ({ harness, users: [ada] } = await notificationsHarnessWith(['Ada_Consumer'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [ada],
+    } = await notificationsHarnessWith(['Ada_Consumer'])),
+);
 afterAll(() => harness.close());
 
 describe('content.user.tagged', () => {

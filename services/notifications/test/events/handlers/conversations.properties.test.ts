@@ -30,7 +30,11 @@ beforeAll(async () => (harness = await notificationsHarness()));
 afterAll(() => harness.close());
 
 const USERS = 4;
-const mentionTypes = { recipe: 'mention_recipe_comment', post: 'mention_post_comment', collection: 'mention_collection_comment' } as const;
+const mentionTypes = {
+  recipe: 'mention_recipe_comment',
+  post: 'mention_post_comment',
+  collection: 'mention_collection_comment',
+} as const;
 const commentTypes = { recipe: 'comment_recipe', post: 'comment_post', collection: 'comment_collection' } as const;
 const kinds = { recipe: 'recipe_comment', post: 'post_comment', collection: 'collection_comment' } as const;
 
@@ -42,10 +46,35 @@ type Action =
 
 const user = fc.nat({ max: USERS - 1 });
 const action: fc.Arbitrary<Action> = fc.oneof(
-  { arbitrary: fc.record({ do: fc.constant('comment' as const), author: user, target: fc.nat({ max: 2 }), parent: fc.option(fc.nat({ max: 3 })), mentions: fc.uniqueArray(user, { maxLength: 3 }) }), weight: 5 },
-  { arbitrary: fc.record({ do: fc.constant('edit' as const), comment: fc.nat({ max: 3 }), mentions: fc.uniqueArray(user, { maxLength: 3 }) }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      do: fc.constant('comment' as const),
+      author: user,
+      target: fc.nat({ max: 2 }),
+      parent: fc.option(fc.nat({ max: 3 })),
+      mentions: fc.uniqueArray(user, { maxLength: 3 }),
+    }),
+    weight: 5,
+  },
+  {
+    arbitrary: fc.record({
+      do: fc.constant('edit' as const),
+      comment: fc.nat({ max: 3 }),
+      mentions: fc.uniqueArray(user, { maxLength: 3 }),
+    }),
+    weight: 2,
+  },
   { arbitrary: fc.record({ do: fc.constant('delete' as const), comment: fc.nat({ max: 3 }) }), weight: 1 },
-  { arbitrary: fc.record({ do: fc.constant('relation' as const), user, other: user, kind: fc.constantFrom('mute' as const, 'block' as const), on: fc.boolean() }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      do: fc.constant('relation' as const),
+      user,
+      other: user,
+      kind: fc.constantFrom('mute' as const, 'block' as const),
+      on: fc.boolean(),
+    }),
+    weight: 2,
+  },
 );
 
 interface ModelComment {
@@ -57,7 +86,10 @@ interface ModelComment {
   deleted: boolean;
 }
 
-/** What the comments service and the users service would have said of one run, and what the contract then leaves each user. */
+/**
+ * What the comments service and the users service would have said of one run, and what the contract then leaves each
+ * user.
+ */
 class Conversation {
   readonly ids = Array.from({ length: USERS }, () => newId());
   readonly targets: { type: CommentTargetType; id: string; owner: number }[] = [
@@ -67,7 +99,9 @@ class Conversation {
   ];
   readonly comments: ModelComment[] = [];
   readonly relations = new Map<string, UserRelation>();
-  /** By `${user}:${comment id}`: whether a row exists (a notification or a tombstone), its type, and whether it shows. */
+  /**
+   * By `${user}:${comment id}`: whether a row exists (a notification or a tombstone), its type, and whether it shows.
+   */
   readonly rows = new Map<string, { type: string; live: boolean; actor: number }>();
   private clock = Date.now() - 3_600_000;
 
@@ -78,7 +112,17 @@ class Conversation {
 
   private relation(user: number, other: number): UserRelation {
     const key = `${user}:${other}`;
-    return this.relations.get(key) ?? { userId: this.ids[user]!, targetId: this.ids[other]!, muted: false, blocked: false, lastUnblockedAt: null, revision: 0, changedAt: this.at() };
+    return (
+      this.relations.get(key) ?? {
+        userId: this.ids[user]!,
+        targetId: this.ids[other]!,
+        muted: false,
+        blocked: false,
+        lastUnblockedAt: null,
+        revision: 0,
+        changedAt: this.at(),
+      }
+    );
   }
 
   private notify(user: number, comment: ModelComment, type: string): void {
@@ -104,29 +148,49 @@ class Conversation {
       const field = step.kind === 'mute' ? 'muted' : 'blocked';
       if (before[field] === step.on) return [];
       const changedAt = this.at();
-      const after = { ...before, [field]: step.on, revision: before.revision + 1, changedAt, ...(step.kind === 'block' && !step.on ? { lastUnblockedAt: changedAt } : {}) };
+      const after = {
+        ...before,
+        [field]: step.on,
+        revision: before.revision + 1,
+        changedAt,
+        ...(step.kind === 'block' && !step.on ? { lastUnblockedAt: changedAt } : {}),
+      };
       this.relations.set(`${step.user}:${step.other}`, after);
       if (step.kind === 'block' && step.on) {
-        for (const [key, row] of this.rows) if (key.startsWith(`${step.user}:`) && row.actor === step.other) row.live = false;
+        for (const [key, row] of this.rows)
+          if (key.startsWith(`${step.user}:`) && row.actor === step.other) row.live = false;
       }
-      const definition = step.kind === 'mute' ? (step.on ? userMuted : userUnmuted) : step.on ? userBlocked : userUnblocked;
+      const definition =
+        step.kind === 'mute' ? (step.on ? userMuted : userUnmuted) : step.on ? userBlocked : userUnblocked;
       return [createEvent(definition as typeof userMuted, after, { producer: 'users', correlationId: 'conversation' })];
     }
     if (step.do === 'comment') {
       const target = this.targets[step.target]!;
       const parent = step.parent === null ? undefined : this.comments[step.parent];
-      // The comments service refuses a reply to what is gone or elsewhere (404), and a comment where its owner blocks the author (403).
+      // The comments service refuses a reply to what is gone or elsewhere (404), and a comment where its owner blocks
+      // the author (403).
       if (step.parent !== null && (!parent || parent.deleted || parent.target !== step.target)) return [];
       if (this.relation(target.owner, step.author).blocked) return [];
       // Nor does it store a mention of a user who blocks the author.
-      const mentions = step.mentions.filter((user) => user !== step.author && !this.relation(user, step.author).blocked);
-      const comment: ModelComment = { id: newId(), author: step.author, target: step.target, parentId: parent ? (parent.parentId ?? parent.id) : null, mentioned: new Set(mentions), deleted: false };
+      const mentions = step.mentions.filter(
+        (user) => user !== step.author && !this.relation(user, step.author).blocked,
+      );
+      const comment: ModelComment = {
+        id: newId(),
+        author: step.author,
+        target: step.target,
+        parentId: parent ? (parent.parentId ?? parent.id) : null,
+        mentioned: new Set(mentions),
+        deleted: false,
+      };
       this.comments.push(comment);
       const createdAt = this.at();
       for (const user of mentions) this.notify(user, comment, mentionTypes[target.type]);
       const repliedTo = parent?.author;
-      if (repliedTo !== undefined && repliedTo !== step.author && !comment.mentioned.has(repliedTo)) this.notify(repliedTo, comment, 'reply_comment');
-      if (target.owner !== step.author && !comment.mentioned.has(target.owner) && target.owner !== repliedTo) this.notify(target.owner, comment, commentTypes[target.type]);
+      if (repliedTo !== undefined && repliedTo !== step.author && !comment.mentioned.has(repliedTo))
+        this.notify(repliedTo, comment, 'reply_comment');
+      if (target.owner !== step.author && !comment.mentioned.has(target.owner) && target.owner !== repliedTo)
+        this.notify(target.owner, comment, commentTypes[target.type]);
       return [
         createEvent(
           commentCreated,
@@ -149,7 +213,9 @@ class Conversation {
     const comment = this.comments[step.comment];
     if (!comment || comment.deleted) return [];
     if (step.do === 'edit') {
-      const wanted = new Set(step.mentions.filter((user) => user !== comment.author && !this.relation(user, comment.author).blocked));
+      const wanted = new Set(
+        step.mentions.filter((user) => user !== comment.author && !this.relation(user, comment.author).blocked),
+      );
       const at = this.at();
       const events: EventEnvelope[] = [];
       for (const user of comment.mentioned) {
@@ -165,14 +231,28 @@ class Conversation {
       comment.mentioned = wanted;
       return events;
     }
-    const thread = [comment, ...(comment.parentId === null ? this.comments.filter((reply) => reply.parentId === comment.id && !reply.deleted) : [])];
+    const thread = [
+      comment,
+      ...(comment.parentId === null
+        ? this.comments.filter((reply) => reply.parentId === comment.id && !reply.deleted)
+        : []),
+    ];
     const at = this.at();
     return thread.flatMap((gone) => {
       gone.deleted = true;
-      const events = [...gone.mentioned].map((user) => (this.takeMentionBack(user, gone), this.mentionEvent(gone, user, at, 'deleted')));
+      const events = [...gone.mentioned].map(
+        (user) => (this.takeMentionBack(user, gone), this.mentionEvent(gone, user, at, 'deleted')),
+      );
       for (const [key, row] of this.rows) if (key.endsWith(`:${gone.id}`)) row.live = false;
       const target = this.targets[gone.target]!;
-      const data = { id: gone.id, targetType: target.type, targetId: target.id, authorId: this.ids[gone.author]!, createdAt: at, deletedAt: at };
+      const data = {
+        id: gone.id,
+        targetType: target.type,
+        targetId: target.id,
+        authorId: this.ids[gone.author]!,
+        createdAt: at,
+        deletedAt: at,
+      };
       return [...events, createEvent(commentDeleted, data, context)];
     });
   }
@@ -190,39 +270,55 @@ class Conversation {
       createdAt: at,
     };
     const context = { producer: 'comments', correlationId: 'conversation' };
-    return what === 'created' ? createEvent(commentMentionCreated, data, context) : createEvent(commentMentionDeleted, { ...data, deletedAt: at }, context);
+    return what === 'created'
+      ? createEvent(commentMentionCreated, data, context)
+      : createEvent(commentMentionDeleted, { ...data, deletedAt: at }, context);
   }
 
   /** What each user should see: `user:comment:type` for every notification that shows. */
   expected(): string[] {
-    return [...this.rows].filter(([, row]) => row.live).map(([key, row]) => `${this.ids[Number(key.split(':')[0])]}:${key.split(':')[1]}:${row.type}`).sort();
+    return [...this.rows]
+      .filter(([, row]) => row.live)
+      .map(([key, row]) => `${this.ids[Number(key.split(':')[0])]}:${key.split(':')[1]}:${row.type}`)
+      .sort();
   }
 }
 
 describe('conversations in any interleaving', () => {
   it('leave each user one notification per comment, by precedence, never their own, none silenced, retractions exact', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 14 }), fc.infiniteStream(fc.nat()), async (steps, picks) => {
-        const model = new Conversation();
-        for (const step of steps) {
-          const events = model.apply(step);
-          // Within a step the events come in any order, some twice (a consumer restarted before its ack).
-          const shuffled = events.map((event) => ({ event, key: picks.next().value as number })).sort((a, b) => a.key - b.key).map(({ event }) => event);
-          for (const event of shuffled) {
-            await harness.deliver(event);
-            if ((picks.next().value as number) % 4 === 0) await harness.deliver(event);
+      fc.asyncProperty(
+        fc.array(action, { minLength: 1, maxLength: 14 }),
+        fc.infiniteStream(fc.nat()),
+        async (steps, picks) => {
+          const model = new Conversation();
+          for (const step of steps) {
+            const events = model.apply(step);
+            // Within a step the events come in any order, some twice (a consumer restarted before its ack).
+            const shuffled = events
+              .map((event) => ({ event, key: picks.next().value as number }))
+              .sort((a, b) => a.key - b.key)
+              .map(({ event }) => event);
+            for (const event of shuffled) {
+              await harness.deliver(event);
+              if ((picks.next().value as number) % 4 === 0) await harness.deliver(event);
+            }
           }
-        }
-        const { rows } = await harness.pool.query<{ key: string; actor: string; recipient: string }>(
-          `SELECT recipient_id || ':' || comment_id || ':' || type AS key, actor_id AS actor, recipient_id AS recipient
+          const { rows } = await harness.pool.query<{ key: string; actor: string; recipient: string }>(
+            `SELECT recipient_id || ':' || comment_id || ':' || type AS key, actor_id AS actor, recipient_id AS recipient
              FROM notifications WHERE recipient_id = ANY($1::uuid[]) AND retracted_at IS NULL`,
-          [model.ids],
-        );
-        expect(rows.filter((row) => row.actor === row.recipient)).toEqual([]);
-        expect(rows.map((row) => row.key).sort()).toEqual(model.expected());
-        const counts = await harness.pool.query<{ recipient_id: string; total: number }>('SELECT recipient_id, total FROM notification_counts WHERE recipient_id = ANY($1::uuid[])', [model.ids]);
-        for (const { recipient_id, total } of counts.rows) expect(total).toBe(rows.filter((row) => row.recipient === recipient_id).length);
-      }),
+            [model.ids],
+          );
+          expect(rows.filter((row) => row.actor === row.recipient)).toEqual([]);
+          expect(rows.map((row) => row.key).sort()).toEqual(model.expected());
+          const counts = await harness.pool.query<{ recipient_id: string; total: number }>(
+            'SELECT recipient_id, total FROM notification_counts WHERE recipient_id = ANY($1::uuid[])',
+            [model.ids],
+          );
+          for (const { recipient_id, total } of counts.rows)
+            expect(total).toBe(rows.filter((row) => row.recipient === recipient_id).length);
+        },
+      ),
       { numRuns: 150 },
     );
   }, 240_000);

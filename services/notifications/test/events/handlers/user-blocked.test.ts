@@ -2,20 +2,40 @@ import { type EventEnvelope, notificationRetracted } from '@recipes/contracts';
 import type { StreamEvent } from '@recipes/testing/sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relationHistory } from '../../relation-events.js';
-import { bearer, mentionEvent, type NotificationsHarness, notificationsHarnessWith, tagEvent, type TestUser } from '../../support.js';
+import {
+  bearer,
+  mentionEvent,
+  type NotificationsHarness,
+  notificationsHarnessWith,
+  tagEvent,
+  type TestUser,
+} from '../../support.js';
 
 /**
  * Mutes and blocks as the notifications service follows them (docs/api.md §10): a muted or blocked actor
  * notifies nobody who mutes or blocks them; a block also retracts what they caused, live on open streams.
  */
 let harness: NotificationsHarness, ada: TestUser;
-beforeAll(async () => ({ harness, users: [ada] } = await notificationsHarnessWith(['Ada_Actor'])));
+beforeAll(
+  async () =>
+    ({
+      harness,
+      users: [ada],
+    } = await notificationsHarnessWith(['Ada_Actor'])),
+);
 afterAll(() => harness.close());
 
 async function listed(user: TestUser) {
   const list = await harness.app.inject({ method: 'GET', url: '/api/notifications?limit=100', headers: bearer(user) });
-  const unread = (await harness.app.inject({ method: 'GET', url: '/api/notifications/unread-count', headers: bearer(user) })).json().count;
-  return { ids: list.json().data.map((n: { id: string }) => n.id) as string[], total: list.json().pagination.total, unread, etag: list.headers.etag };
+  const unread = (
+    await harness.app.inject({ method: 'GET', url: '/api/notifications/unread-count', headers: bearer(user) })
+  ).json().count;
+  return {
+    ids: list.json().data.map((n: { id: string }) => n.id) as string[],
+    total: list.json().pagination.total,
+    unread,
+    etag: list.headers.etag,
+  };
 }
 
 /** Relays what the service wrote to its outbox to this instance's own queue, as the broker would; what it relayed. */
@@ -58,15 +78,19 @@ describe('a block', () => {
     const bob = await harness.knownUser('Bob_Blocks');
     const dee = await harness.knownUser('Dee_Other_Actor');
     const client = await harness.stream(bob);
-    const isRetracted = (id: string) => (event: StreamEvent) => event.event === 'retracted' && JSON.parse(event.data).id === id;
+    const isRetracted = (id: string) => (event: StreamEvent) =>
+      event.event === 'retracted' && JSON.parse(event.data).id === id;
 
     await deliverAll([mentionEvent(ada, bob), tagEvent(ada, bob, 'recipe'), mentionEvent(dee, bob)]);
     await relay();
     const before = await listed(bob);
     expect(before.total).toBe(3);
-    const fromAda = (await harness.pool.query('SELECT id FROM notifications WHERE recipient_id = $1 AND actor_id = $2 ORDER BY sequence', [bob.id, ada.id])).rows.map(
-      (row) => row.id as string,
-    );
+    const fromAda = (
+      await harness.pool.query(
+        'SELECT id FROM notifications WHERE recipient_id = $1 AND actor_id = $2 ORDER BY sequence',
+        [bob.id, ada.id],
+      )
+    ).rows.map((row) => row.id as string);
     for (const id of before.ids) await client.next((event) => event.id === id);
 
     const [blocked, unblocked] = relationHistory(bob, ada, [
@@ -76,7 +100,9 @@ describe('a block', () => {
     await harness.deliver(blocked!);
     await harness.deliver(blocked!);
     const announced = await relay();
-    expect(announced.map((event) => [event.type, (event.data as { id: string }).id])).toEqual(fromAda.map((id) => [notificationRetracted.type, id]));
+    expect(announced.map((event) => [event.type, (event.data as { id: string }).id])).toEqual(
+      fromAda.map((id) => [notificationRetracted.type, id]),
+    );
     for (const id of fromAda) await client.next(isRetracted(id));
 
     const after = await listed(bob);
@@ -97,12 +123,25 @@ describe('a block', () => {
     const early = mentionEvent(ada, eve);
     await harness.deliver(early);
     const made = Date.now();
-    const [blocked, unblocked] = relationHistory(eve, ada, [{ kind: 'block', on: true }, { kind: 'block', on: false }], (step) => new Date(made + 1_000 * (step + 1)));
+    const [blocked, unblocked] = relationHistory(
+      eve,
+      ada,
+      [
+        { kind: 'block', on: true },
+        { kind: 'block', on: false },
+      ],
+      (step) => new Date(made + 1_000 * (step + 1)),
+    );
     const duringBlock = mentionEvent(ada, eve, 'post_comment', { createdAt: new Date(made + 1_500).toISOString() });
     const afterBlock = mentionEvent(ada, eve, 'post_comment', { createdAt: new Date(made + 2_500).toISOString() });
     await deliverAll([unblocked!, duringBlock, blocked!, afterBlock]);
     const { ids } = await listed(eve);
-    const stored = (await harness.pool.query('SELECT id, comment_id FROM notifications WHERE recipient_id = $1 AND retracted_at IS NULL', [eve.id])).rows;
+    const stored = (
+      await harness.pool.query(
+        'SELECT id, comment_id FROM notifications WHERE recipient_id = $1 AND retracted_at IS NULL',
+        [eve.id],
+      )
+    ).rows;
     expect(stored.map((row) => row.comment_id)).toEqual([afterBlock.data.commentId]);
     expect(ids).toHaveLength(1);
   });
@@ -111,7 +150,10 @@ describe('a block', () => {
     const fay = await harness.knownUser('Fay_Kept');
     const gus = await harness.knownUser('Gus_Blocked_Elsewhere');
     await harness.deliver(mentionEvent(ada, fay));
-    await deliverAll([...relationHistory(fay, gus, [{ kind: 'block', on: true }]), ...relationHistory(ada, fay, [{ kind: 'block', on: true }])]);
+    await deliverAll([
+      ...relationHistory(fay, gus, [{ kind: 'block', on: true }]),
+      ...relationHistory(ada, fay, [{ kind: 'block', on: true }]),
+    ]);
     expect((await listed(fay)).total).toBe(1);
   });
 });

@@ -1,9 +1,25 @@
 import { idParams } from '@recipes/contracts';
 import { callerOf } from '@recipes/auth';
-import { type App, notFound, problemResponses, rateLimits, refuseOverLimit, type SharedStore, unauthorized } from '@recipes/http';
+import {
+  type App,
+  notFound,
+  problemResponses,
+  rateLimits,
+  refuseOverLimit,
+  type SharedStore,
+  unauthorized,
+} from '@recipes/http';
 import type { Accounts } from '../../accounts.js';
 import { toAuthor } from '../../accounts.js';
-import { loginBody, messageResponse, refreshBody, refreshResponse, registrationBody, sessionResponse, sessionsResponse } from '../../schemas.js';
+import {
+  loginBody,
+  messageResponse,
+  refreshBody,
+  refreshResponse,
+  registrationBody,
+  sessionResponse,
+  sessionsResponse,
+} from '../../schemas.js';
 import type { Sessions } from '../../sessions.js';
 import type { PasswordChecks } from '../password-checks.js';
 
@@ -21,10 +37,14 @@ export interface AuthRoutesOptions {
   shared: SharedStore | undefined;
 }
 
-const userAgentOf = (header: string | string[] | undefined) => (typeof header === 'string' && header.length > 0 ? header : null);
+const userAgentOf = (header: string | string[] | undefined) =>
+  typeof header === 'string' && header.length > 0 ? header : null;
 
 /** Registration, login and sessions: `/api/auth/...` (docs/api.md §3, §11.1). */
-export default async function authRoutes(app: App, { accounts, sessions, passwordChecked, limits, shared }: AuthRoutesOptions) {
+export default async function authRoutes(
+  app: App,
+  { accounts, sessions, passwordChecked, limits, shared }: AuthRoutesOptions,
+) {
   const limitOf = await rateLimits(app, shared);
   const perAddress = (name: string, max: number) => limitOf({ name, max, windowMs: limits.windowMs });
 
@@ -68,7 +88,10 @@ export default async function authRoutes(app: App, { accounts, sessions, passwor
     async (request, reply) => {
       const { username, password } = request.body;
       const user = await passwordChecked(request, reply, username, () => accounts.authenticate(username, password));
-      return { user: toAuthor(user), ...(await sessions.open(user, userAgentOf(request.headers['user-agent']), request.id)) };
+      return {
+        user: toAuthor(user),
+        ...(await sessions.open(user, userAgentOf(request.headers['user-agent']), request.id)),
+      };
     },
   );
 

@@ -12,7 +12,10 @@ export interface DeletionRoutesOptions {
 }
 
 /** `DELETE /api/users/me` (docs/api.md §11.2): the caller leaves, proving it with their password. */
-export default async function deletionRoutes(app: App, { accounts, deletions, passwordChecked }: DeletionRoutesOptions) {
+export default async function deletionRoutes(
+  app: App,
+  { accounts, deletions, passwordChecked }: DeletionRoutesOptions,
+) {
   app.delete(
     '/me',
     {
@@ -31,7 +34,9 @@ export default async function deletionRoutes(app: App, { accounts, deletions, pa
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      await passwordChecked(request, reply, caller.username, () => accounts.authenticate(caller.username, request.body.password));
+      await passwordChecked(request, reply, caller.username, () =>
+        accounts.authenticate(caller.username, request.body.password),
+      );
       // Two deletions at once: the second finds no live account, as a token of a deleted one would.
       if (!(await deletions.start(caller.id, request.id))) throw unauthorized('The token is invalid or expired');
       return reply.code(202).send({ message: 'Account deletion started' });

@@ -10,7 +10,10 @@ export interface ExportRoutesOptions {
   shared: SharedStore | undefined;
 }
 
-/** `GET /api/users/me/export` (docs/api.md §11.2): everything of the caller's, as one JSON document streamed as it is gathered. */
+/**
+ * `GET /api/users/me/export` (docs/api.md §11.2): everything of the caller's, as one JSON document streamed as it is
+ * gathered.
+ */
 export default async function exportRoutes(app: App, { dataExport, perHour, shared }: ExportRoutesOptions) {
   const perUser = (await rateLimits(app, shared))({
     name: 'exports',
@@ -37,7 +40,8 @@ export default async function exportRoutes(app: App, { dataExport, perHour, shar
       const document = await dataExport.open(caller.id, caller.session?.id ?? null);
       if (!document) throw unauthorized('The token is invalid or expired');
       const stream = Readable.from(document, { objectMode: false });
-      // Once the head is sent a failure cannot be a status: the download is cut short instead, never passed off as whole.
+      // Once the head is sent a failure cannot be a status: the download is cut short instead, never passed off as
+      // whole.
       stream.on('error', (err) => request.log.warn({ err }, 'data export cut short'));
       return reply
         .header('content-type', 'application/json; charset=utf-8')

@@ -25,7 +25,10 @@ export interface UserRoutesOptions {
 }
 
 /** Profiles, the caller's password, and the caller's mutes and blocks of other users: `/api/users/...`. */
-export default async function userRoutes(app: App, { accounts, relations, sessions, passwordChecked }: UserRoutesOptions) {
+export default async function userRoutes(
+  app: App,
+  { accounts, relations, sessions, passwordChecked }: UserRoutesOptions,
+) {
   app.get(
     '/me',
     {
@@ -83,9 +86,13 @@ export default async function userRoutes(app: App, { accounts, relations, sessio
     async (request, reply) => {
       const caller = callerOf(request);
       const { currentPassword, newPassword } = request.body;
-      await passwordChecked(request, reply, caller.username, () => accounts.authenticate(caller.username, currentPassword));
+      await passwordChecked(request, reply, caller.username, () =>
+        accounts.authenticate(caller.username, currentPassword),
+      );
       const except = caller.session?.id ?? null;
-      const { committed } = await accounts.changePassword(caller.id, newPassword, (tx) => sessions.endOthersIn(tx, caller.id, except, request.id));
+      const { committed } = await accounts.changePassword(caller.id, newPassword, (tx) =>
+        sessions.endOthersIn(tx, caller.id, except, request.id),
+      );
       committed();
       return { message: 'Password changed' };
     },
@@ -110,9 +117,12 @@ export default async function userRoutes(app: App, { accounts, relations, sessio
     },
   );
 
-  /** The other user `id` names (a UUID, a username in any case, never the caller): 400 for the caller, 404 for nobody. */
+  /**
+   * The other user `id` names (a UUID, a username in any case, never the caller): 400 for the caller, 404 for nobody.
+   */
   async function otherUser(callerId: string, id: string, kind: RelationKind): Promise<string> {
-    const refuseSelf = () => badRequest(`You cannot ${kind} yourself`, [{ path: 'id', message: 'must be another user' }]);
+    const refuseSelf = () =>
+      badRequest(`You cannot ${kind} yourself`, [{ path: 'id', message: 'must be another user' }]);
     if (id.toLowerCase() === 'me') throw refuseSelf();
     // A deleted account's token may outlive it by a moment: it relates nobody to anyone.
     if (!(await accounts.find(callerId))) throw unauthorized('The token is invalid or expired');
@@ -140,10 +150,20 @@ export default async function userRoutes(app: App, { accounts, relations, sessio
   }
 
   const required = { onRequest: app.auth.required };
-  app.put('/:id/mute', { ...required, schema: relationSchema('mute', true, mutedResponse) }, async (request) => ({ muted: await setRelation(request, 'mute', true) }));
-  app.delete('/:id/mute', { ...required, schema: relationSchema('mute', false, mutedResponse) }, async (request) => ({ muted: await setRelation(request, 'mute', false) }));
-  app.put('/:id/block', { ...required, schema: relationSchema('block', true, blockedResponse) }, async (request) => ({ blocked: await setRelation(request, 'block', true) }));
-  app.delete('/:id/block', { ...required, schema: relationSchema('block', false, blockedResponse) }, async (request) => ({ blocked: await setRelation(request, 'block', false) }));
+  app.put('/:id/mute', { ...required, schema: relationSchema('mute', true, mutedResponse) }, async (request) => ({
+    muted: await setRelation(request, 'mute', true),
+  }));
+  app.delete('/:id/mute', { ...required, schema: relationSchema('mute', false, mutedResponse) }, async (request) => ({
+    muted: await setRelation(request, 'mute', false),
+  }));
+  app.put('/:id/block', { ...required, schema: relationSchema('block', true, blockedResponse) }, async (request) => ({
+    blocked: await setRelation(request, 'block', true),
+  }));
+  app.delete(
+    '/:id/block',
+    { ...required, schema: relationSchema('block', false, blockedResponse) },
+    async (request) => ({ blocked: await setRelation(request, 'block', false) }),
+  );
 
   for (const { kind, list, noun } of [
     { kind: 'mute', list: 'mutes', noun: 'muted' },
@@ -162,7 +182,8 @@ export default async function userRoutes(app: App, { accounts, relations, sessio
           response: { 200: relatedUsersResponse, ...problemResponses(400, 401) },
         },
       },
-      async (request, reply) => withListLinks(request, reply, await relations.list(callerOf(request).id, kind, request.query)),
+      async (request, reply) =>
+        withListLinks(request, reply, await relations.list(callerOf(request).id, kind, request.query)),
     );
   }
 }
