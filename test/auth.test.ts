@@ -1,3 +1,4 @@
+import { createECDH, randomBytes, randomUUID } from 'node:crypto';
 import { eventually } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedSystem } from '../scripts/system.mjs';
@@ -41,8 +42,9 @@ beforeAll(async () => {
   world = await seedWorld(call, 'auth');
   tokens = systemTokens(SYSTEM);
   operations = await publicOperations(gateway);
-  // Ada's two mentions (bob's comments on her recipe and post) have become notifications.
-  await eventually(async () => ((await notificationsOf(world.ada)).length === 2 ? true : undefined), 10_000);
+  // Bob's three comments have become her notifications: the mentions on her recipe and post, and his
+  // comment on her collection, which tells its owner (docs/api.md §11.4).
+  await eventually(async () => ((await notificationsOf(world.ada)).length === 3 ? true : undefined), 10_000);
   adaGroupKey = (await notificationsOf(world.ada))[0]!.groupKey;
 }, 90_000);
 afterAll(() => system?.stop());
@@ -57,13 +59,16 @@ async function notificationsOf(account: Account): Promise<{ id: string; isRead: 
 
 /** Ada's things, by the path segment before `{id}`, so that a request with a good token would act on them. */
 function concretePath(path: string): string {
-  const [, kind] = /^\/api\/([\w-]+)\/\{id\}/.exec(path) ?? [];
+  const [, kind] = /^\/api\/(?:[\w-]+\/)?([\w-]+)\/\{id\}/.exec(path) ?? [];
   const idFor: Record<string, string> = {
     users: world.ids.ada,
     recipes: world.ids.recipe,
     posts: world.ids.post,
     collections: world.ids.collection,
     'saved-items': world.ids.savedPost,
+    comments: world.ids.comment,
+    // Ada has none: the token is refused before the id is looked at.
+    subscriptions: randomUUID(),
   };
   // Ada's session, the one her token names.
   const session = JSON.parse(Buffer.from(world.ada.token.split('.')[1]!, 'base64url').toString()).sid as string;
@@ -94,6 +99,11 @@ function validBody(operation: Operation): unknown {
     'PATCH /api/notifications/read': { notificationIds: [world.ids.comment] },
     'POST /api/notifications/read-all': { upTo: world.ids.comment },
     'PUT /api/notifications/preferences': { types: { mention_recipe_comment: false } },
+    'DELETE /api/users/me': { password: 'correct horse battery' },
+    'POST /api/push/subscriptions': {
+      endpoint: 'https://push.example.com/forged',
+      keys: { p256dh: createECDH('prime256v1').generateKeys('base64url'), auth: randomBytes(16).toString('base64url') },
+    },
   };
   if (!operation.body) return undefined;
   expect(bodies, `a valid body for ${operation.key}`).toHaveProperty([operation.key]);
@@ -243,14 +253,14 @@ describe('object-level rules: bob on ada’s things', () => {
 
   it('never sees her notifications, and marking them read changes nothing and reveals nothing', async () => {
     const hers = await notificationsOf(world.ada);
-    expect(hers.map((n) => n.isRead)).toEqual([false, false]);
+    expect(hers.map((n) => n.isRead)).toEqual([false, false, false]);
     const herIds = hers.map((n) => n.id);
     expect((await notificationsOf(world.bob)).map((n) => n.id)).not.toEqual(expect.arrayContaining([herIds[0]]));
     const mark = await call('PATCH', '/notifications/read', { notificationIds: herIds }, world.bob.token);
     expect(mark.status).toBe(200);
     expect(mark.body).toEqual({ message: 'Notifications marked as read', updated: 0 });
-    expect((await notificationsOf(world.ada)).map((n) => n.isRead)).toEqual([false, false]);
-    expect((await call('GET', '/notifications/unread-count', undefined, world.ada.token)).body).toEqual({ count: 2 });
+    expect((await notificationsOf(world.ada)).map((n) => n.isRead)).toEqual([false, false, false]);
+    expect((await call('GET', '/notifications/unread-count', undefined, world.ada.token)).body).toEqual({ count: 3 });
   });
 
   it('changed nothing in any service', async () => {
@@ -262,7 +272,7 @@ describe('object-level rules: bob on ada’s things', () => {
     const herIds = (await notificationsOf(world.ada)).map((n) => n.id);
     expect(
       (await call('PATCH', '/notifications/read', { notificationIds: herIds }, world.ada.token)).body.updated,
-    ).toBe(2);
+    ).toBe(3);
     expect(
       (
         await call(

@@ -340,6 +340,10 @@ describe('notification preferences', () => {
         mention_post_comment: true,
         tag_recipe: true,
         tag_post: true,
+        reply_comment: true,
+        comment_recipe: true,
+        comment_post: true,
+        comment_collection: true,
       },
     });
     const first = await create(call, '/posts', { title: 'Before', taggedUsernames: [ada.user.username] }, bob, 'post');

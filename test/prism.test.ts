@@ -168,7 +168,15 @@ describe('Prism’s check of recorded traffic against the published document', (
   );
 
   it('passes what the API accepts within the rules: trimmed text, 2,000 characters, tab and line breaks', () => {
-    const comment = { id: RECIPE, content: 'x', createdAt: '2026-11-27T10:00:00.000Z', editedAt: null, author: USER };
+    const comment = {
+      id: RECIPE,
+      content: 'x',
+      createdAt: '2026-11-27T10:00:00.000Z',
+      editedAt: null,
+      parentId: null,
+      replyCount: 0,
+      author: USER,
+    };
     const added = { message: 'Comment added successfully', comment };
     for (const content of ['  hello  ', 'x'.repeat(2000), ' a\tb\nc\r\n ', '😀'.repeat(2000)]) {
       expect(

@@ -90,15 +90,17 @@ function refusedForWhatPrismCannotRead(answer: string, sent: Record<string, stri
 }
 
 /**
- * A body labelled JSON that is none: empty, not UTF-8 (RFC 8259 §8.1) or not parsing. No document's body,
- * whatever its schema; Prism reads only what parses.
+ * A body labelled JSON that is none: empty, not UTF-8 (RFC 8259 §8.1), not parsing, or null. No document's
+ * body, whatever its schema; Prism reads only what parses, and a null as no body.
  */
 function malformedJson(text: string, utf8: boolean, contentType: string | undefined): Diagnostic[] {
   if (!/json/i.test(contentType ?? '')) return [];
   if (text === '') return [{ message: 'the body is empty', severity: ERROR }];
   if (!utf8) return [{ message: 'the body is not UTF-8', severity: ERROR }];
   try {
-    JSON.parse(text);
+    // Prism takes a JSON null for no body, which an operation whose body is optional allows; no body of
+    // the document is null, and the API refuses one (`refuseNullBody`, libs/http).
+    if (JSON.parse(text) === null) return [{ message: 'the body is JSON null', severity: ERROR }];
     return [];
   } catch {
     return [{ message: 'the body is not valid JSON', severity: ERROR }];

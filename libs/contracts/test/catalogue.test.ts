@@ -59,6 +59,8 @@ describe('event catalogue', () => {
       'recipe.deleted',
       'post.deleted',
       'content.user.tagged',
+      'comment.created',
+      'comment.deleted',
       'comment.mention.created',
       'comment.mention.deleted',
       'collection.deleted',
