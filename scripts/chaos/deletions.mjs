@@ -37,7 +37,8 @@ export function startDeletions({ apiUrl, world, rng, loops = 2, actions = [4, 10
 
   const ask = async (action, method, path, options) => {
     const reply = await call(`deletions:${action}`, method, path, options);
-    if (outcomeOf(reply.status, action) === 'unexpected' && !(action === 'delete' && reply.status === 401))
+    // A deletion's answers are judged by `leave`.
+    if (action !== 'delete' && outcomeOf(reply.status, action) === 'unexpected')
       wrong.push({ action, status: reply.status });
     return reply;
   };
@@ -149,7 +150,10 @@ export function startDeletions({ apiUrl, world, rng, loops = 2, actions = [4, 10
     await ask('save', 'POST', '/saved-items', { body: { contentType: 'recipe', contentId: recipeId }, token });
   }
 
-  /** DELETE /users/me, again while unavailable; an unanswered one may have begun it (then its token is refused). */
+  /**
+   * DELETE /users/me, again while unavailable. One that got no answer, or a time-out from the gateway, may
+   * have begun it all the same: the next is then refused 401 (its sessions ended).
+   */
   async function leave(leaver) {
     let unanswered = false;
     for (let attempt = 1; attempt <= 10; attempt += 1) {
@@ -160,7 +164,7 @@ export function startDeletions({ apiUrl, world, rng, loops = 2, actions = [4, 10
         wrong.push({ action: 'delete', status: reply.status });
         return undefined;
       }
-      unanswered ||= reply.status === 0;
+      unanswered ||= reply.status === 0 || reply.status === 504;
       await sleep(1_000);
     }
     return unanswered ? 'uncertain' : undefined;
