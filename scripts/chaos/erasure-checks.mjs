@@ -41,7 +41,7 @@ async function completedOrNot(db, ids) {
  * Every cell of every table of every schema but the system's that holds one of `needles` (any case,
  * anywhere in its text): `{ table, column, row }`. The tables are read from the catalogue at each call.
  */
-export async function findLeftovers(db, needles) {
+async function findLeftovers(db, needles) {
   const { rows: columns } = await db.query(
     `SELECT c.table_schema AS schema, c.table_name AS "table", c.column_name AS "column"
        FROM information_schema.columns c JOIN information_schema.tables t USING (table_schema, table_name)
