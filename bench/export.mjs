@@ -6,6 +6,9 @@ import { setTimeout as pause } from 'node:timers/promises';
 import { rssMb } from './memory.mjs';
 import { register, until } from './seed.mjs';
 
+/** The export's path as the OpenAPI document names it. */
+export const EXPORT_PATH = '/api/users/me/export';
+
 async function created(url, token, body) {
   const response = await fetch(url, {
     method: 'POST',
@@ -66,7 +69,7 @@ export async function exportCost({ system, pools, comments = 10_000, sampleEvery
   const chunks = [];
   let status;
   try {
-    const response = await fetch(`${system.urlOf('gateway')}/api/users/me/export`, {
+    const response = await fetch(`${system.urlOf('gateway')}${EXPORT_PATH}`, {
       headers: { authorization: `Bearer ${token}` },
     });
     status = response.status;

@@ -14,6 +14,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dropDatabase, removeExchangeFamily } from '@recipes/testing/cleanup';
+import { EXPORT_PATH } from './export.mjs';
 import { STREAM_PATH } from './streams.mjs';
 import { getScenarios, publicGets } from './scenarios.mjs';
 import { openPools, seedFixture } from './seed.mjs';
@@ -87,7 +88,7 @@ const config = {
  * bench/reference/write-path.mjs, and per notification with one and two a comment), `push` (BENCH_PUSH_RATE
  * mentioned comments a second for BENCH_PUSH_SECONDS, without push subscriptions and with one per recipient at the
  * local push service: pushes a second, POST → push received, the extra CPU), `export` (GET /api/users/me/export of a
- * user with BENCH_EXPORT_COMMENTS comments: its time and the users service's peak RSS). The rest (scale, ceiling, every GET,
+ * user with a tenth of BENCH_EXPORT_COMMENTS comments, then of one with all: its time and the users service's peak RSS). The rest (scale, ceiling, every GET,
  * mentions, memory,
  * outbox) runs only in the whole bench.
  */
@@ -199,9 +200,10 @@ let failure;
 try {
   const fixture = await phase('seed the users and the viewer’s rows', () => seedFixture(system, pools));
   // The notification stream never ends, so autocannon cannot time it: it has phases of its own
-  // (bench/parts/streams.mjs).
+  // (bench/parts/streams.mjs). The data export is allowed 3 times an hour: one request, in its own part
+  // (bench/parts/export.mjs).
   const scenarios = getScenarios(
-    (await publicGets(urlOf('gateway'))).filter((op) => op.template !== STREAM_PATH),
+    (await publicGets(urlOf('gateway'))).filter((op) => ![STREAM_PATH, EXPORT_PATH].includes(op.template)),
     fixture,
   );
   const context = { system, pools, fixture, scenarios, config, phase, rows, target, targets, saved, chosenReads };
