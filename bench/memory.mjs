@@ -7,7 +7,7 @@ import { setTimeout as pause } from 'node:timers/promises';
 import { processName } from './cpu.mjs';
 
 /** VmRSS of `pid` in MB, or null when the process is gone. */
-function rssMb(pid) {
+export function rssMb(pid) {
   try {
     const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? +(Number(match[1]) / 1024).toFixed(1) : null;

@@ -14,6 +14,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dropDatabase, removeExchangeFamily } from '@recipes/testing/cleanup';
+import { EXPORT_PATH } from './export.mjs';
 import { STREAM_PATH } from './streams.mjs';
 import { getScenarios, publicGets } from './scenarios.mjs';
 import { openPools, seedFixture } from './seed.mjs';
@@ -30,6 +31,7 @@ import { tracingPart } from './parts/tracing.mjs';
 import { cursorPart } from './parts/cursor.mjs';
 import { writePathPart } from './parts/writepath.mjs';
 import { pushPart } from './parts/push.mjs';
+import { exportPart } from './parts/export.mjs';
 import { vapidPair } from '../scripts/keys.mjs';
 import { wholeBenchPart } from './parts/whole.mjs';
 import { streamsPart } from './parts/streams.mjs';
@@ -73,6 +75,7 @@ const config = {
   writePathCountSeconds: setting('BENCH_WRITEPATH_COUNT_SECONDS', 5),
   pushRate: setting('BENCH_PUSH_RATE', 50),
   pushSeconds: setting('BENCH_PUSH_SECONDS', 10),
+  exportComments: setting('BENCH_EXPORT_COMMENTS', 10_000),
 };
 /**
  * BENCH_ONLY: a comma-separated list of the parts to run alone, after the seed: `reference` (the same-work
@@ -84,7 +87,8 @@ const config = {
  * deep inbox, by cursor and by page number), `writepath` (a mentioned comment's CPU, round trips and capacity against
  * bench/reference/write-path.mjs, and per notification with one and two a comment), `push` (BENCH_PUSH_RATE
  * mentioned comments a second for BENCH_PUSH_SECONDS, without push subscriptions and with one per recipient at the
- * local push service: pushes a second, POST → push received, the extra CPU). The rest (scale, ceiling, every GET,
+ * local push service: pushes a second, POST → push received, the extra CPU), `export` (GET /api/users/me/export of a
+ * user with a tenth of BENCH_EXPORT_COMMENTS comments, then of one with all: its time and the users service's peak RSS). The rest (scale, ceiling, every GET,
  * mentions, memory,
  * outbox) runs only in the whole bench.
  */
@@ -101,6 +105,7 @@ const PARTS = [
   'cursor',
   'writepath',
   'push',
+  'export',
 ];
 const BENCH_ONLY = process.env.BENCH_ONLY?.split(',');
 const unknownParts = BENCH_ONLY?.filter((part) => !PARTS.includes(part)) ?? [];
@@ -138,6 +143,7 @@ const IN_ORDER = Object.entries({
   cursor: cursorPart,
   writepath: writePathPart,
   push: pushPart,
+  export: exportPart,
   whole: wholeBenchPart,
   streams: streamsPart,
 });
@@ -194,9 +200,10 @@ let failure;
 try {
   const fixture = await phase('seed the users and the viewer’s rows', () => seedFixture(system, pools));
   // The notification stream never ends, so autocannon cannot time it: it has phases of its own
-  // (bench/parts/streams.mjs).
+  // (bench/parts/streams.mjs). The data export is allowed 3 times an hour: one request, in its own part
+  // (bench/parts/export.mjs).
   const scenarios = getScenarios(
-    (await publicGets(urlOf('gateway'))).filter((op) => op.template !== STREAM_PATH),
+    (await publicGets(urlOf('gateway'))).filter((op) => ![STREAM_PATH, EXPORT_PATH].includes(op.template)),
     fixture,
   );
   const context = { system, pools, fixture, scenarios, config, phase, rows, target, targets, saved, chosenReads };
@@ -380,6 +387,7 @@ writeFileSync(
       cursorFigures,
       writePath,
       push: saved.push,
+      export: saved.export,
       memory,
       cpuPerMention,
       cpuPerLogin,

@@ -8,6 +8,7 @@ import { addressesOf, startSystem } from '../system.mjs';
 import { FAULT_KINDS, restoreEverything } from './faults.mjs';
 import { HOSTILE_LIMITS, startHostile } from './hostile.mjs';
 import { linksBetweenHosts, settingsAcross } from './hosts.mjs';
+import { startDeletions } from './deletions.mjs';
 import { checkInvariants, runChecks, sampleRetractions } from './invariants.mjs';
 import { laneSchedule, LANES, pause, PER_KIND_PER_MINUTE, quotaFor, runLane } from './lanes.mjs';
 import { startOverload } from './overload.mjs';
@@ -142,7 +143,7 @@ export async function runCampaign({
   const timeline = [];
   let proxies = new Map();
   let links;
-  let system, db, guard, workload, hostile, overload, sessions, retractions, push;
+  let system, db, guard, workload, hostile, overload, sessions, deletions, retractions, push;
   const context = () => ({ system, proxies, links, servers, state, say, signal, push });
 
   try {
@@ -197,9 +198,14 @@ export async function runCampaign({
       rng: rng.fork('overload'),
     });
     sessions = await startSessions({ apiUrl: `${system.urlOf('gateway')}/api`, rng: rng.fork('sessions') });
+    deletions = startDeletions({
+      apiUrl: `${system.urlOf('gateway')}/api`,
+      world: workload.world,
+      rng: rng.fork('deletions'),
+    });
     say(
       `${workload.world.users.length} users registered, ${push.subscriptions.length} push subscriptions; ${clients} clients, a hostile user, users ` +
-        `logging in and out and bursts above capacity at work; faults for ${minutes} min (lanes ${laneNames.join(', ')}), at least ${quota} of each kind`,
+        `logging in and out, users leaving and bursts above capacity at work; faults for ${minutes} min (lanes ${laneNames.join(', ')}), at least ${quota} of each kind`,
     );
 
     const faultsStarted = Date.now();
@@ -221,9 +227,10 @@ export async function runCampaign({
     const faultsEnded = Date.now();
     say(
       `stopping the workload after ${workload.requests.length} requests, the hostile user after ${hostile.requests.length}, ` +
-        `the bursts after ${overload.requests.length}, the sessions after ${sessions.requests.length}`,
+        `the bursts after ${overload.requests.length}, the sessions after ${sessions.requests.length}, ` +
+        `the leaving users after ${deletions.requests.length} (${deletions.leavers.length} users)`,
     );
-    await Promise.all([workload.stop(), hostile.stop(), overload.stop(), sessions.stop()]);
+    await Promise.all([workload.stop(), hostile.stop(), overload.stop(), sessions.stop(), deletions.stop()]);
     await guard.stop();
     if (signal?.aborted) throw new Error('the campaign was interrupted');
     errors.push(...(await restoreEverything(context())));
@@ -243,6 +250,7 @@ export async function runCampaign({
       ...(await hostile.checks(db)),
       ...(await overload.checks(db)),
       ...sessions.checks(timeline),
+      ...(await deletions.checks({ db })),
     ];
     return {
       seed,
@@ -270,6 +278,7 @@ export async function runCampaign({
     await hostile?.stop();
     await overload?.stop();
     await sessions?.stop();
+    await deletions?.stop();
     await guard?.stop();
     await retractions?.stop();
     const late = await restoreEverything(context(), { processes: false });

@@ -360,7 +360,8 @@ const usersDirectory = (db) =>
   readModel(
     db,
     'users directories = users.users',
-    'SELECT id, username, avatar_url, revision FROM users.users',
+    // A deleted user's tombstone stays with its owner alone: the others erase them (docs/api.md §11.2).
+    'SELECT id, username, avatar_url, revision FROM users.users WHERE deleted_at IS NULL',
     ['content', 'comments', 'collections', 'notifications'].map((schema) => [
       schema,
       `SELECT id, username, avatar_url, revision FROM ${schema}.users`,
@@ -370,9 +371,15 @@ const usersDirectory = (db) =>
 
 // Timestamps to the millisecond: the events carry them so.
 const ms = (column) => `date_trunc('milliseconds', ${column}) AS created_at`;
+const NOBODY = '00000000-0000-0000-0000-000000000000';
+/**
+ * A deleted item of a deleted user, which its owner erased for good while a directory keeps it deleted and
+ * with no owner (docs/api.md §11.2): nothing to compare.
+ */
+const erasedAtOwner = (owner, ownerTables) =>
+  `(deleted AND ${owner} = '${NOBODY}' AND ${ownerTables.map((t) => `NOT EXISTS (SELECT 1 FROM ${t} o WHERE o.id = d.id)`).join(' AND ')})`;
 // A directory keeps no owner of a deleted item (libs/directory, docs/api.md §11.2).
-const ownerWhileLive = (owner, deleted) =>
-  `CASE WHEN ${deleted} THEN '00000000-0000-0000-0000-000000000000'::uuid ELSE ${owner} END`;
+const ownerWhileLive = (owner, deleted) => `CASE WHEN ${deleted} THEN '${NOBODY}'::uuid ELSE ${owner} END`;
 const contentOwner = `
   SELECT r.id, 'recipe' AS content_type, ${ownerWhileLive('r.author_id', 'r.deleted_at IS NOT NULL')} AS author_id, r.title,
          coalesce(r.cover_image_url, (SELECT i.url FROM content.recipe_images i WHERE i.recipe_id = r.id ORDER BY i.position LIMIT 1)) AS cover_image_url,
@@ -389,7 +396,8 @@ const contentDirectory = (db) =>
     contentOwner,
     ['comments', 'collections'].map((schema) => [
       schema,
-      `SELECT ${contentColumns.slice(0, -1).join(', ')}, id, ${ms('created_at')} FROM ${schema}.content_items`,
+      `SELECT ${contentColumns.slice(0, -1).join(', ')}, id, ${ms('created_at')} FROM ${schema}.content_items d
+        WHERE NOT ${erasedAtOwner('author_id', ['content.recipes', 'content.posts'])}`,
     ]),
     contentColumns,
   );
@@ -400,7 +408,13 @@ const collectionDirectory = (db) =>
     db,
     'collections directory = collections.collections',
     `SELECT id, ${ownerWhileLive('owner_id', 'deleted')} AS owner_id, name, deleted, revision, ${ms('created_at')} FROM collections.collections`,
-    [['comments', `SELECT id, owner_id, name, deleted, revision, ${ms('created_at')} FROM comments.known_collections`]],
+    [
+      [
+        'comments',
+        `SELECT id, owner_id, name, deleted, revision, ${ms('created_at')} FROM comments.known_collections d
+          WHERE NOT ${erasedAtOwner('owner_id', ['collections.collections'])}`,
+      ],
+    ],
     collectionColumns,
   );
 

@@ -6,6 +6,7 @@
 import { startLocalPushService } from '@recipes/testing/push-service';
 import { vapidPair } from '../keys.mjs';
 import { apiClient } from './client.mjs';
+import { deletedUserIds } from './erasure-checks.mjs';
 
 /** The sender gives up on a push after this long (services/notifications/src/push/deliver.ts). */
 const PUSH_TIMEOUT_MS = 10_000;
@@ -119,6 +120,8 @@ export async function pushedOnce({ db, push, timeline }) {
        FROM notifications.notifications WHERE recipient_id = ANY($1::uuid[])`,
     [[...new Set(push.subscriptions.map((s) => s.userId))]],
   );
+  // A notification a deleted user caused goes with their erasure (docs/api.md §11.2), after its push perhaps.
+  const deleted = await deletedUserIds(db);
   const excusing = timeline.filter(keepsPushUnrecorded);
   const leaseExcused = (first, again) =>
     excusing.some((f) => f.from <= again.arrivedAt && (f.to ?? Infinity) >= first.arrivedAt);
@@ -130,6 +133,7 @@ export async function pushedOnce({ db, push, timeline }) {
     afterPushTimeout: 0,
     afterLeaseTimeout: 0,
     foreign: [],
+    erasedSince: 0,
     retractedPushed: 0,
   };
   for (const subscription of push.subscriptions) {
@@ -143,7 +147,11 @@ export async function pushedOnce({ db, push, timeline }) {
     }
     const own = notifications.filter((n) => n.recipientId === subscription.userId);
     const ownIds = new Set(own.map((n) => n.id));
-    for (const id of copies.keys()) if (!ownIds.has(id)) tally.foreign.push(`${id} to ${subscription.id}`);
+    for (const [id, [copy]] of copies) {
+      if (ownIds.has(id)) continue;
+      if (deleted.has(copy.payload?.notification?.actor?.id)) tally.erasedSince += 1;
+      else tally.foreign.push(`${id} to ${subscription.id}`);
+    }
     for (const n of own) {
       const got = copies.get(n.id) ?? [];
       if (n.retracted && got.length > 0) tally.retractedPushed += 1;
@@ -179,7 +187,8 @@ export async function pushedOnce({ db, push, timeline }) {
         ` (${left === 0 ? 'all sent' : `${left} still due`}): ${tally.missing.length} ` +
         `missing, ${tally.doubled.length} doubled, ${tally.foreign.length} not the user's;` +
         ` duplicates after a time-out: ${tally.afterPushTimeout} of the push's, ` +
-        `${tally.afterLeaseTimeout} of a lease; ${tally.retractedPushed} retracted after their push` +
+        `${tally.afterLeaseTimeout} of a lease; ${tally.retractedPushed} retracted after their push, ` +
+        `${tally.erasedSince} erased since with the user who caused them` +
         sample([...tally.missing, ...tally.doubled, ...tally.foreign]),
     ),
     row(
