@@ -55,11 +55,13 @@ async function liveEverywhere(leaver: Account, other: Account, third: Account) {
     await created(
       'POST',
       '/recipes',
-      { title: 'Mine', cameraModel: 'X100V', filmSimulation: 'Acros', ...images, ...tags },
+      // Their own words name them too: the search below finds what keeps them.
+      { title: `Mine, by ${leaver.user.username}`, cameraModel: 'X100V', filmSimulation: 'Acros', ...images, ...tags },
       leaver,
     )
   ).recipe.id;
-  const post = (await created('POST', '/posts', { title: 'My post', ...tags }, leaver)).post.id;
+  const post = (await created('POST', '/posts', { title: `A post of ${leaver.user.username}`, ...tags }, leaver)).post
+    .id;
   const theirs = (
     await created('POST', '/recipes', { title: 'Theirs', cameraModel: 'X-T5', filmSimulation: 'Velvia' }, other)
   ).recipe.id;
@@ -69,7 +71,8 @@ async function liveEverywhere(leaver: Account, other: Account, third: Account) {
   const savedTheirs = (await created('POST', '/saved-items', { contentType: 'recipe', contentId: theirs }, leaver))
     .savedItem.id;
   await created('POST', '/saved-items', { contentType: 'post', contentId: post }, leaver);
-  const collection = (await created('POST', '/collections', { name: 'Leaving soon' }, leaver)).collection.id;
+  const collection = (await created('POST', '/collections', { name: `${leaver.user.username} leaving soon` }, leaver))
+    .collection.id;
   await created('POST', `/collections/${collection}/items`, { savedItemId: savedOwn }, leaver);
   await created('POST', `/collections/${collection}/items`, { savedItemId: savedTheirs }, leaver);
   // Reactions to the other's recipe, a comment on it mentioning them (then edited), one on their own.
@@ -179,14 +182,19 @@ describe('a user who did everything exports it', () => {
     expect(exported.user).toEqual(ada.user);
     expect(exported.recipes.map((recipe: { id: string }) => recipe.id)).toEqual([made.own]);
     expect(exported.recipes[0]).toMatchObject({
-      title: 'Mine',
+      title: `Mine, by ${ada.user.username}`,
       coverImageUrl: 'https://img.example/c.jpg',
       commentCount: 2,
       author: ada.user,
     });
     expect(exported.posts.map((post: { id: string }) => post.id)).toEqual([made.post]);
     expect(exported.collections).toEqual([
-      expect.objectContaining({ id: made.collection, name: 'Leaving soon', itemCount: 2, owner: ada.user }),
+      expect.objectContaining({
+        id: made.collection,
+        name: `${ada.user.username} leaving soon`,
+        itemCount: 2,
+        owner: ada.user,
+      }),
     ]);
     expect(exported.savedItems.map((item: { contentId: string }) => item.contentId).sort()).toEqual(
       [made.own, made.post, made.theirs].sort(),

@@ -380,13 +380,18 @@ const erasedAtOwner = (owner, ownerTables) =>
   `(deleted AND ${owner} = '${NOBODY}' AND ${ownerTables.map((t) => `NOT EXISTS (SELECT 1 FROM ${t} o WHERE o.id = d.id)`).join(' AND ')})`;
 // A directory keeps no owner of a deleted item (libs/directory, docs/api.md §11.2).
 const ownerWhileLive = (owner, deleted) => `CASE WHEN ${deleted} THEN '${NOBODY}'::uuid ELSE ${owner} END`;
+// A deleted item keeps no title, name or cover in the directories either (libs/directory).
+const whileLive = (column, deleted, gone = "''") => `CASE WHEN ${deleted} THEN ${gone} ELSE ${column} END`;
+const recipeCover = `coalesce(r.cover_image_url, (SELECT i.url FROM content.recipe_images i WHERE i.recipe_id = r.id ORDER BY i.position LIMIT 1))`;
 const contentOwner = `
-  SELECT r.id, 'recipe' AS content_type, ${ownerWhileLive('r.author_id', 'r.deleted_at IS NOT NULL')} AS author_id, r.title,
-         coalesce(r.cover_image_url, (SELECT i.url FROM content.recipe_images i WHERE i.recipe_id = r.id ORDER BY i.position LIMIT 1)) AS cover_image_url,
+  SELECT r.id, 'recipe' AS content_type, ${ownerWhileLive('r.author_id', 'r.deleted_at IS NOT NULL')} AS author_id,
+         ${whileLive('r.title', 'r.deleted_at IS NOT NULL')} AS title,
+         ${whileLive(recipeCover, 'r.deleted_at IS NOT NULL', 'NULL')} AS cover_image_url,
          r.deleted_at IS NOT NULL AS deleted, r.revision, ${ms('r.created_at')}
     FROM content.recipes r
   UNION ALL
-  SELECT p.id, 'post', ${ownerWhileLive('p.author_id', 'p.deleted_at IS NOT NULL')}, p.title, p.cover_image_url,
+  SELECT p.id, 'post', ${ownerWhileLive('p.author_id', 'p.deleted_at IS NOT NULL')}, ${whileLive('p.title', 'p.deleted_at IS NOT NULL')},
+         ${whileLive('p.cover_image_url', 'p.deleted_at IS NOT NULL', 'NULL')},
          p.deleted_at IS NOT NULL, p.revision, ${ms('p.created_at')} FROM content.posts p`;
 const contentColumns = ['content_type', 'author_id', 'title', 'cover_image_url', 'deleted', 'revision', 'created_at'];
 const contentDirectory = (db) =>
@@ -407,7 +412,8 @@ const collectionDirectory = (db) =>
   readModel(
     db,
     'collections directory = collections.collections',
-    `SELECT id, ${ownerWhileLive('owner_id', 'deleted')} AS owner_id, name, deleted, revision, ${ms('created_at')} FROM collections.collections`,
+    `SELECT id, ${ownerWhileLive('owner_id', 'deleted')} AS owner_id, ${whileLive('name', 'deleted')} AS name, deleted, revision,
+            ${ms('created_at')} FROM collections.collections`,
     [
       [
         'comments',

@@ -5,11 +5,11 @@ import { z } from 'zod';
 import { InternalClient } from './internal-client.js';
 import { OwnerLookups, type OwnerLookupsSettings } from './owner-lookups.js';
 
-/** A deleted collection keeps no owner, as a deleted recipe keeps no author (content-directory.ts). */
+/** A deleted collection keeps no owner or name, as a deleted recipe keeps no author or title (content-directory.ts). */
 async function upsertCollection(db: Queryable, collection: CollectionSnapshot): Promise<void> {
   await db.query(
     `INSERT INTO known_collections (id, owner_id, name, deleted, revision, created_at)
-     VALUES ($1, CASE WHEN $4 THEN $7::uuid ELSE $2::uuid END, $3, $4, $5, $6)
+     VALUES ($1, CASE WHEN $4 THEN $7::uuid ELSE $2::uuid END, CASE WHEN $4 THEN '' ELSE $3 END, $4, $5, $6)
      ON CONFLICT (id) DO UPDATE
        SET owner_id = EXCLUDED.owner_id, name = EXCLUDED.name, deleted = EXCLUDED.deleted, revision = EXCLUDED.revision
        WHERE known_collections.revision < EXCLUDED.revision`,

@@ -9,11 +9,15 @@ export interface ContentItem extends ContentSnapshot {
   contentType: ContentType;
 }
 
-/** A deleted item keeps no author: its author may delete their account after, and nothing here should name them. */
+/**
+ * A deleted item keeps no author, title or cover: its author may delete their account after, and nothing
+ * here should name them (their own words may).
+ */
 async function upsertContent(db: Queryable, item: ContentItem): Promise<void> {
   await db.query(
     `INSERT INTO content_items (id, content_type, author_id, title, cover_image_url, deleted, revision, created_at)
-     VALUES ($1, $2, CASE WHEN $6 THEN $9::uuid ELSE $3::uuid END, $4, $5, $6, $7, $8)
+     VALUES ($1, $2, CASE WHEN $6 THEN $9::uuid ELSE $3::uuid END, CASE WHEN $6 THEN '' ELSE $4 END,
+             CASE WHEN $6 THEN NULL ELSE $5 END, $6, $7, $8)
      ON CONFLICT (id) DO UPDATE
        SET author_id = EXCLUDED.author_id, title = EXCLUDED.title, cover_image_url = EXCLUDED.cover_image_url,
            deleted = EXCLUDED.deleted, revision = EXCLUDED.revision

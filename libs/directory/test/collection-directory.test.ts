@@ -65,8 +65,14 @@ describe('CollectionDirectory', () => {
     await dispatch(deletion, log);
     await dispatch(createEvent(collectionCreated, collection, context), log);
     await dispatch(deletion, log);
-    // A deleted collection keeps no owner (docs/api.md §11.2: they may delete their account after).
-    expect(await directory.find(collection.id)).toEqual({ ...collection, ownerId: NOBODY, deleted: true, revision: 1 });
+    // A deleted collection keeps no owner or name (docs/api.md §11.2: they may delete their account after).
+    expect(await directory.find(collection.id)).toEqual({
+      ...collection,
+      ownerId: NOBODY,
+      name: '',
+      deleted: true,
+      revision: 1,
+    });
     expect(lookups()).toBe(0);
   });
 

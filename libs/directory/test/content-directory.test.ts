@@ -73,10 +73,12 @@ describe('ContentDirectory', () => {
     const dispatch = dispatcher(contentDirectoryHandlers(directory));
     await dispatch(createEvent(recipeDeleted, { ...recipe, deleted: true, revision: 1 }, context), log);
     await dispatch(createEvent(recipeCreated, recipe, context), log);
-    // A deleted item keeps no author (docs/api.md §11.2: they may delete their account after).
+    // A deleted item keeps no author, title or cover (docs/api.md §11.2: they may delete their account after).
     expect(await directory.find('recipe', recipe.id)).toEqual({
       ...recipe,
       authorId: NOBODY,
+      title: '',
+      coverImageUrl: null,
       deleted: true,
       revision: 1,
       contentType: 'recipe',

@@ -33,16 +33,23 @@ export function deleteRowsOf(pool: Pool, table: string, column: string): Erasure
   };
 }
 
+/** The directories' copies of others' things: the column naming the owner, and what else says whose they were. */
+const DIRECTORY_ITEMS = {
+  content_items: { owner: 'author_id', cleared: "title = '', cover_image_url = NULL" },
+  known_collections: { owner: 'owner_id', cleared: "name = ''" },
+} as const;
+
 /**
- * A step that marks the user's live items in a directory of others' things (`content_items`,
- * `known_collections`) deleted, with no owner, as their deletion event will when it comes: what hangs on
- * them here goes at once (their triggers), and nothing waits on the owner's service to name the user.
+ * A step that marks the user's items in a directory of others' things deleted, with no owner and no title,
+ * name or cover (their own words could name them), as their deletion event will when it comes: what hangs
+ * on them here goes at once (their triggers), and nothing waits on the owner's service to name the user.
  */
-export function retireItemsOf(pool: Pool, table: string, ownerColumn: string): ErasureStep {
+export function retireItemsOf(pool: Pool, table: keyof typeof DIRECTORY_ITEMS): ErasureStep {
+  const { owner, cleared } = DIRECTORY_ITEMS[table];
   return async (userId, limit) => {
     const { rowCount } = await pool.query(
-      `UPDATE ${table} SET deleted = true, ${ownerColumn} = $3
-        WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${ownerColumn} = $1 LIMIT $2))`,
+      `UPDATE ${table} SET deleted = true, ${owner} = $3, ${cleared}
+        WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${owner} = $1 LIMIT $2))`,
       [userId, limit, NOBODY],
     );
     return rowCount ?? 0;

@@ -40,7 +40,7 @@ export function erasureSteps(pool: Pool, collections: Collections, savedItems: S
         (id) => savedItems.unsave(id, userId),
       ),
     deleteRowsOf(pool, 'saved_item_totals', 'user_id'),
-    retireItemsOf(pool, 'content_items', 'author_id'),
+    retireItemsOf(pool, 'content_items'),
     deleteRowsOf(pool, 'users', 'id'),
   ];
 }
