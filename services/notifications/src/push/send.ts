@@ -40,8 +40,45 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
+/** How long a VAPID signature is valid (RFC 8292 §2: `exp` at most 24 h ahead), and how long one is reused. */
+const VAPID_VALID_SECONDS = 12 * 3600;
+const VAPID_REUSED_SECONDS = 11 * 3600;
+
 /**
- * Sends one push: encrypted as RFC 8291 `aes128gcm` and signed with VAPID by the `web-push` package,
+ * The `Authorization` header for pushes to `endpoint`'s push service: a VAPID JWT for its origin, signed
+ * once and reused for an hour less than it is valid, rather than signed for every push (an ECDSA signature
+ * was a tenth of a push's CPU).
+ */
+function vapidSigner(vapid: Vapid) {
+  const signed = new Map<string, { authorization: string; renewAt: number }>();
+  return (endpoint: string, now = Date.now() / 1000): string => {
+    const audience = new URL(endpoint).origin;
+    const cached = signed.get(audience);
+    if (cached && cached.renewAt > now) return cached.authorization;
+    const { Authorization: authorization } = webPush.getVapidHeaders(
+      audience,
+      vapid.subject,
+      vapid.publicKey,
+      vapid.privateKey,
+      'aes128gcm',
+      Math.floor(now) + VAPID_VALID_SECONDS,
+    );
+    signed.set(audience, { authorization, renewAt: now + VAPID_REUSED_SECONDS });
+    return authorization;
+  };
+}
+
+const signers = new WeakMap<Vapid, ReturnType<typeof vapidSigner>>();
+
+/** The signer of `vapid`'s pushes, one per key pair. */
+function signerOf(vapid: Vapid) {
+  let signer = signers.get(vapid);
+  if (!signer) signers.set(vapid, (signer = vapidSigner(vapid)));
+  return signer;
+}
+
+/**
+ * Sends one push: encrypted as RFC 8291 `aes128gcm` by the `web-push` package and signed with VAPID,
  * posted with this process's own `fetch`, so that the time-out covers the whole exchange and `http`
  * endpoints work where tests allow them.
  */
@@ -55,7 +92,7 @@ export async function sendPush(
     { endpoint: target.endpoint, keys: { p256dh: target.p256dh, auth: target.auth } },
     payload,
     {
-      vapidDetails: vapid,
+      headers: { Authorization: signerOf(vapid)(target.endpoint) },
       TTL: ttlSeconds,
       urgency: 'normal',
       topic,
