@@ -218,8 +218,8 @@ describe('from the content service', () => {
     },
   ] as const)('$definition.type: commentable is $commentable', async ({ definition, type, example, commentable }) => {
     await receive(pact, definition, example, async () => {
-      // A deleted item keeps no author: they may delete their account after (docs/api.md §11.2).
-      const kept = example.deleted ? { ...example, authorId: NOBODY } : example;
+      // A deleted item keeps no author, title or cover: they may delete their account after (docs/api.md §11.2).
+      const kept = example.deleted ? { ...example, authorId: NOBODY, title: '', coverImageUrl: null } : example;
       expect(await directories.content.find(type, example.id)).toEqual({ ...kept, contentType: type });
       expect(await ownerOf()({ type, id: example.id })).toBe(commentable ? example.authorId : undefined);
     });
@@ -248,7 +248,7 @@ describe('from the collections service', () => {
   ] as const)('$definition.type: commentable is $commentable', async ({ definition, example, commentable }) => {
     await receive(pact, definition, example, async () => {
       expect(await directories.collections.find(example.id)).toEqual(
-        example.deleted ? { ...example, ownerId: NOBODY } : example,
+        example.deleted ? { ...example, ownerId: NOBODY, name: '' } : example,
       );
       expect(await ownerOf()({ type: 'collection', id: example.id })).toBe(commentable ? example.ownerId : undefined);
     });
