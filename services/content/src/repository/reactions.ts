@@ -33,3 +33,29 @@ export async function setReaction(
   );
   return rows[0]?.count;
 }
+
+/**
+ * Takes back up to `limit` of a deleted account's favorites or reposts, on any recipe, deleted ones
+ * included, each off its recipe's count in the same statement, so that a count always equals its rows
+ * (docs/api.md §11.2). Returns how many went.
+ */
+export async function dropReactionsOf(
+  db: Queryable,
+  reaction: Reaction,
+  userId: string,
+  limit: number,
+): Promise<number> {
+  const { table, counter } = stores[reaction];
+  const { rows } = await db.query<{ dropped: number }>(
+    `WITH gone AS (
+       DELETE FROM ${table}
+        WHERE user_id = $1 AND recipe_id IN (SELECT recipe_id FROM ${table} WHERE user_id = $1 ORDER BY recipe_id LIMIT $2)
+       RETURNING recipe_id
+     ), counted AS (
+       UPDATE recipes SET ${counter} = ${counter} - 1 FROM gone WHERE recipes.id = gone.recipe_id RETURNING 1
+     )
+     SELECT (SELECT count(*)::int FROM gone) AS dropped, (SELECT count(*) FROM counted) AS recipes`,
+    [userId, limit],
+  );
+  return rows[0]!.dropped;
+}
