@@ -121,8 +121,9 @@ describe('generated parts', () => {
 
   it('finds every trigger of the migrations with its writes, its event and why it is a trigger', () => {
     const rows = triggerRows(root);
-    const mention = rows.find((row) => row.name === 'announce_mention')!;
-    expect(mention).toMatchObject({ owner: 'comments', writes: ['outbox'], events: ['comment.mention.created'] });
+    const mention = rows.find((row) => row.name === 'announce_mention_removal')!;
+    expect(mention).toMatchObject({ owner: 'comments', writes: ['outbox'], events: ['comment.mention.deleted'] });
+    expect(rows.map((row) => row.name)).not.toContain('announce_mention');
     expect(mention.tables).toEqual(['recipe_comment_mentions', 'collection_comment_mentions', 'post_comment_mentions']);
     expect(rows.filter((row) => row.why === undefined).map((row) => row.name)).toEqual([]);
     expect(triggerTable(rows)).not.toContain('no reason given');

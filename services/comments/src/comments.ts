@@ -17,6 +17,7 @@ import { type Pool, type Queryable, spendBudget, withStatement, withTransaction 
 import type { UserDirectory } from '@recipes/directory';
 import { enqueue } from '@recipes/outbox';
 import { blockedFromCommenting, type Blocks } from './blocks.js';
+import { insertMentions, mentionEvents, type MentioningComment } from './mention-events.js';
 import { mentionable, mentionedNames, type Named, type NotificationPayer, withinCap } from './mentions.js';
 import * as repository from './repository.js';
 import { mentionKindOf } from './repository.js';
@@ -94,22 +95,25 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
     return record;
   }
 
-  /** Brings the kind's mention store to `wanted`: its triggers announce each mention added and each taken out. */
-  async function setMentions(tx: Queryable, target: CommentTarget, commentId: string, wanted: string[]): Promise<void> {
-    const kind = mentionKindOf[target.type];
-    const current = await repository.mentionedUsers(tx, kind, commentId);
+  /**
+   * Brings the comment's mention store to `wanted`: each mention added is stored with its event
+   * (`mentionEvents`), each taken out is announced by the store's trigger.
+   */
+  async function setMentions(
+    tx: Queryable,
+    comment: MentioningComment,
+    wanted: string[],
+    correlationId: string,
+  ): Promise<void> {
+    const current = await repository.mentionedUsers(tx, comment.mentionKind, comment.id);
     await repository.deleteMentions(
       tx,
-      kind,
-      commentId,
+      comment.mentionKind,
+      comment.id,
       current.filter((id) => !wanted.includes(id)),
     );
-    await repository.insertMentions(
-      tx,
-      kind,
-      commentId,
-      wanted.filter((id) => !current.includes(id)),
-    );
+    const added = wanted.filter((id) => !current.includes(id));
+    await insertMentions(tx, comment.mentionKind, mentionEvents(comment, added, correlationId));
   }
 
   /**
@@ -231,20 +235,16 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
         repliedToAuthorId: known.parent?.authorId ?? null,
         mentionedUserIds: mentioned,
       };
-      const announcement = createEvent(commentCreated, data, { producer: PRODUCER, correlationId });
-      const comment = {
-        id,
-        target,
-        authorId,
-        content,
-        mentionKind: mentionKindOf[target.type],
-        mentionedUserIds: mentioned,
-        thread,
+      const mentionKind = mentionKindOf[target.type];
+      const events = {
+        created: createEvent(commentCreated, data, { producer: PRODUCER, correlationId }),
+        mentions: mentionEvents({ id, authorId, target, mentionKind }, mentioned, correlationId),
       };
+      const comment = { id, target, authorId, content, mentionKind, mentionedUserIds: mentioned, thread, events };
       const payment =
         mentioned.length === 0 ? undefined : { budget: payer.budget, key: authorId, amount: mentioned.length };
       const { record, targetLive, placed, spending } = await withStatement(pool, (db) =>
-        insertComment(db, comment, announcement, correlationId, payment),
+        insertComment(db, comment, payment),
       );
       // Deleted since the read (its deletion event came in between, or the thread was deleted).
       if (!targetLive) throw notFound(`${targetNames[target.type]} not found`);
@@ -283,7 +283,8 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
         await repository.rememberMentioned(tx, commentId, newcomers);
         await repository.setCorrelationId(tx, correlationId);
         const edited = await repository.updateContent(tx, commentId, content);
-        await setMentions(tx, target, commentId, mentioned);
+        const mentionKind = mentionKindOf[target.type];
+        await setMentions(tx, { id: commentId, authorId: callerId, target, mentionKind }, mentioned, correlationId);
         const data = {
           id: commentId,
           targetType: target.type,

@@ -2,7 +2,6 @@ import type { CommentTargetType, EventEnvelope, MentionKind, UserSnapshot } from
 import {
   type Budget,
   type BudgetSpending,
-  identifier,
   type Queryable,
   query,
   type Sql,
@@ -12,7 +11,8 @@ import {
 } from '@recipes/db';
 import { outboxRow } from '@recipes/outbox';
 import type { MentionedUser } from './mentions.js';
-import { columns, type CommentRecord, type CommentTarget, mentionStores, setCorrelation } from './repository.js';
+import { type mentionEvents, storingMentions } from './mention-events.js';
+import { columns, type CommentRecord, type CommentTarget } from './repository.js';
 
 /** What the read models know of a target: its owner, whether it is deleted, and whether its owner blocks the caller. */
 export interface KnownTarget {
@@ -91,7 +91,7 @@ export async function findPostingContext(
   };
 }
 
-/** A new comment, and the users it mentions: a row each in the store of `mentionKind`. */
+/** A new comment, and the users it mentions: a row each in the store of `mentionKind`, and their events. */
 export interface NewComment {
   id: string;
   target: CommentTarget;
@@ -99,6 +99,8 @@ export interface NewComment {
   content: string;
   mentionKind: MentionKind;
   mentionedUserIds: string[];
+  /** Its `comment.created`, and a `comment.mention.created` per user it mentions (`mentionEvents`). */
+  events: { created: EventEnvelope; mentions: ReturnType<typeof mentionEvents> };
   /**
    * For a reply: the comment replied to, and its top-level comment (the same one for a reply to a top-level comment).
    */
@@ -150,24 +152,17 @@ export interface StoredComment {
 }
 
 /**
- * Stores a new comment, its mentions (the store's trigger writes each `comment.mention.created`, and
- * `ever_mentioned` remembers each user), `announcement`, its `comment.created`, to the outbox, and pays
- * for the mentions (`payment`, from the author's budget; nothing is stored when refused), in one
- * statement: atomic without a transaction block, and one round trip where BEGIN, the spending, three
- * inserts and COMMIT took six. The announcement's `data.createdAt` becomes the row's. The statement first
- * names the request behind it (`setCorrelationId`), for the events the trigger writes at its end. Nothing
- * is stored, or spent, when the target is deleted (`liveTarget`), nor a reply when a comment it is
- * placed under is (`placedInThread`); a reply stored counts on its top-level comment in the same statement.
+ * Stores a new comment with its events, its mentions with theirs (`storingMentions`: what notifies each
+ * user), remembers each user mentioned (`ever_mentioned`), and pays for the mentions (`payment`, from the
+ * author's budget; nothing is stored when refused), in one statement: atomic without a transaction block,
+ * and one round trip where BEGIN, the spending, the inserts and COMMIT took six. The events' `createdAt`
+ * become the rows'. Nothing is stored, or spent, when the target is deleted (`liveTarget`), nor a reply when
+ * a comment it is placed under is (`placedInThread`); a reply stored counts on its top-level comment in the
+ * same statement.
  */
-export async function insertComment(
-  db: Queryable,
-  comment: NewComment,
-  announcement: EventEnvelope,
-  correlationId: string,
-  payment?: Payment,
-): Promise<StoredComment> {
-  const { id, target, authorId, content, mentionKind, mentionedUserIds, thread } = comment;
-  const [eventId, eventType, payload] = outboxRow(announcement);
+export async function insertComment(db: Queryable, comment: NewComment, payment?: Payment): Promise<StoredComment> {
+  const { id, target, authorId, content, mentionKind, mentionedUserIds, thread, events } = comment;
+  const [eventId, eventType, payload] = outboxRow(events.created);
   const paying =
     payment &&
     spendingCtes(
@@ -184,13 +179,12 @@ export async function insertComment(
        INSERT INTO comments (id, target_type, target_id, author_id, content, parent_id, replied_to_id)
        SELECT ${id}::uuid, ${target.type}, ${target.id}::uuid, ${authorId}::uuid, ${content}, ${thread?.topLevelId ?? null}::uuid,
               ${thread?.repliedToId ?? null}::uuid
-         FROM (SELECT ${setCorrelation(correlationId)}) AS correlated, live, placed${paying ? sql`, (SELECT 1 FROM spent) AS paid` : sql``}
+         FROM live, placed${paying ? sql`, (SELECT 1 FROM spent) AS paid` : sql``}
        RETURNING ${sql([columns])}
      ), counted AS (
        UPDATE comments SET reply_count = reply_count + 1 WHERE id = (SELECT "parentId" FROM comment)
-     ), mentioned AS (
-       INSERT INTO ${identifier(mentionStores[mentionKind])} (comment_id, mentioned_user_id) SELECT id, unnest(${mentionedUserIds}::uuid[]) FROM comment
-     ), remembered AS (
+     ), ${storingMentions(mentionKind, events.mentions, sql`EXISTS (SELECT 1 FROM comment)`)},
+     remembered AS (
        INSERT INTO ever_mentioned (comment_id, user_id) SELECT id, unnest(${mentionedUserIds}::uuid[]) FROM comment
      ), announced AS (
        INSERT INTO outbox (id, type, payload)

@@ -39,28 +39,15 @@ export const mentionStores: Record<MentionKind, string> = {
 };
 
 /**
- * The SQL that sets this transaction's correlation id, read by the mention triggers (`write_event`, migrations/007).
+ * The SQL that sets this transaction's correlation id, read by the mention removal trigger (`write_event`,
+ * migrations/007).
  */
-export const setCorrelation = (correlationId: string): Sql => sql`set_correlation_id(${correlationId})`;
+const setCorrelation = (correlationId: string): Sql => sql`set_correlation_id(${correlationId})`;
 
-/** Names the request behind this transaction's changes, for the events the mention trigger writes. */
+/** Names the request behind this transaction's changes, for the events the mention removal trigger writes. */
 export async function setCorrelationId(db: Queryable, correlationId: string): Promise<void> {
   const { text, values } = query(sql`SELECT ${setCorrelation(correlationId)}`);
   await db.query(text, values);
-}
-
-/** One row per user in the kind's own store; its trigger writes the event for each. */
-export async function insertMentions(
-  db: Queryable,
-  kind: MentionKind,
-  commentId: string,
-  userIds: string[],
-): Promise<void> {
-  if (userIds.length === 0) return;
-  await db.query(`INSERT INTO ${mentionStores[kind]} (comment_id, mentioned_user_id) SELECT $1, unnest($2::uuid[])`, [
-    commentId,
-    userIds,
-  ]);
 }
 
 /** A comment with its author as this service's users read model has them (null when it does not know them yet). */

@@ -55,7 +55,7 @@ export const commentMentionCreated = defineEvent({
   }),
   producer: 'comments',
   consumers: ['notifications'],
-  description: 'A user was @mentioned in a comment; written by a trigger on the mention store.',
+  description: 'A user was @mentioned in a comment; written with the mention, in the statement that stores it.',
 });
 
 export const commentUpdated = defineEvent({

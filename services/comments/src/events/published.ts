@@ -18,7 +18,7 @@ export const published: PublishedEvent[] = [
   },
   {
     event: commentMentionCreated,
-    from: 'trigger `announce_mention` on each mention store (migrations/002_mention_stores.sql), through `write_event` (migrations/007_event_envelope.sql)',
+    from: '`storingMentions` in src/mention-events.ts, for `add` and `edit` in src/comments.ts',
   },
   {
     event: commentMentionDeleted,

@@ -20,8 +20,8 @@ import { type CommentsHarness, commentsHarness, generousLimits } from '../suppor
 /**
  * Every consumer's pact for the events comments produces, verified against events made by the real
  * app: a comment is posted (and edited or deleted) through HTTP, and the envelope is read back from the
- * outbox, where `add` (comment.created, in its one statement), `enqueue` (comment.updated, .deleted) or
- * the mention stores' triggers (comment.mention.created, .deleted) wrote it.
+ * outbox, where `add` (comment.created, in its one statement), `enqueue` (comment.updated, .deleted),
+ * `storingMentions` (comment.mention.created) or the mention stores' trigger (.deleted) wrote it.
  */
 const provider = pactNames.events('comments');
 const pactFiles = pactsForProvider(provider);
