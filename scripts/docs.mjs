@@ -4,7 +4,8 @@
 //   node scripts/docs.mjs write   rewrites the generated parts: docs/configuration.md's settings (from the
 //                                 zod config schemas), docs/architecture.md's routes (from each service.ts
 //                                 and the imports of its route files), events (from the catalogue, the
-//                                 published.ts files and the handlers) and triggers (from the migrations)
+//                                 published.ts files and the handlers) and triggers (from the migrations),
+//                                 and the notifications migration of store_notification (from src/rules)
 //   node scripts/docs.mjs check   fails (exit 1, one line each) when a generated part differs from what
 //                                 write would make, or a section reference names no section
 import { dirname, resolve } from 'node:path';
@@ -14,6 +15,7 @@ import { updatePart } from './docs/generated-part.mjs';
 import { staleReferences } from './docs/section-references.mjs';
 import { eventTable } from './docs/event-map.mjs';
 import { routeTable } from './docs/route-map.mjs';
+import { ruleMigration } from './docs/rule-migration.mjs';
 import { unlistedTables } from './docs/table-list.mjs';
 import { triggerRows, triggerTable } from './docs/trigger-table.mjs';
 
@@ -26,6 +28,8 @@ if (mode !== 'write' && mode !== 'check') {
 const check = mode === 'check';
 
 const architecture = resolve(root, 'docs/architecture.md');
+// First, so that the tables below see a migration it writes.
+const ruleProblem = await ruleMigration(root, { check });
 const triggers = triggerRows(root);
 const problems = [
   updatePart(resolve(root, 'docs/configuration.md'), 'settings', configTable(await configSchemas()), { check }),
@@ -34,6 +38,7 @@ const problems = [
   updatePart(architecture, 'triggers', triggerTable(triggers), { check }),
   ...staleReferences(root),
   ...unlistedTables(root),
+  ruleProblem,
 ].filter((problem) => problem !== undefined);
 
 for (const problem of problems) console.error(problem);

@@ -11,7 +11,7 @@ import type { NewNotification } from './repository/rows.js';
  * the owner of what it is on (`comment_recipe`, `comment_post`, `comment_collection`). One comment gives
  * a user one notification at most, a mention before a reply before a comment on their content: the users
  * it mentions are told by their mentions (`fromMention`), so they are left out here, as is its author.
- * Mutes, blocks, preferences and deletions are `store_notification`'s to apply, as for every notification.
+ * Mutes, blocks, preferences and deletions are the rules of src/rules, as for every notification.
  */
 export function fromComment(comment: EventData<typeof commentCreated>): NewNotification[] {
   const told = new Set([comment.authorId, ...(comment.mentionedUserIds ?? [])]);

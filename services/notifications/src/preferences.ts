@@ -7,8 +7,8 @@ export type Preferences = Record<NotificationType, boolean>;
 
 /**
  * Notification preferences (docs/api.md §10): each type on unless its recipient turned it off. A type
- * turned off stores nothing from then on (`store_notification`, migrations/011_store_notification.sql); what
- * was stored stays.
+ * turned off stores nothing from then on (`typeTurnedOff`, src/rules/type-turned-off.ts); what was stored
+ * stays.
  */
 export function preferences(pool: Pool) {
   async function get(recipientId: string): Promise<Preferences> {

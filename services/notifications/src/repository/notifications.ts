@@ -39,24 +39,23 @@ export async function lockRecipient(db: Queryable, recipientId: string): Promise
  */
 export const contentLock = (type: string, id: string) => `lock_content(${type}::text, ${id}::uuid)`;
 
+/** A notification not stored: the rule that withheld it (src/rules). */
+export interface WithheldNotification {
+  withheldBy: string;
+}
+
 /**
  * Stores a notification once per source event, counts it for its recipient, and writes `announcement`
  * (its `notification.created`, with any sequence and unread count: the call writes in its own) to the
- * outbox when a stream of theirs is open. An event stored before (its inbox row, or the same source event
- * id), or a mention of a user the comment has notified already (retracted since, or not), changes
- * nothing, counts included, and gives undefined. Nothing is stored about content deleted before
- * (`deleted_content`, see `retractAboutContent`), nor what the recipient silenced (a mute, a block, a
- * type off).
+ * outbox when a stream of theirs is open. An event stored before (its inbox row) changes nothing and gives
+ * undefined; a notification a rule of src/rules withholds (`withholdingRules`: deleted content or comment,
+ * an actor the recipient silenced, a type turned off, a comment that notified them already) changes
+ * nothing but the inbox row, counts included, and gives the rule's name.
  *
- * One round trip: one call of `store_notification` (migrations/011_store_notification.sql), atomic by
- * itself, so it needs no transaction (in a caller's, its locks are held to that one's commit). Its first
- * statements write the inbox row and take the locks, held to the commit: the content's (a deletion's),
- * a mention's comment lock (`lockCommentNotifications`), the recipient's, then their counts row; so their
- * notifications take their sequence numbers in commit order (migrations/003_streams.sql), and a stream
- * opening meanwhile waits for this one. The function is volatile, so in READ COMMITTED each statement in
- * it takes a new snapshot: those that store, count and announce begin once the locks are held, and see
- * every stream opened before, however long the locks were waited for. So `streamOpen` is what
- * `hasOpenStream` would say under the lock, without a round trip of its own.
+ * One round trip: one call of `store_notification` (rendered from the rules by src/rules/store-function.ts,
+ * which says how its locks and snapshots make the rules hold at the commit), atomic by itself, so it needs
+ * no transaction (in a caller's, its locks are held to that one's commit). `streamOpen` is what
+ * `hasOpenStream` would say under the recipient's lock, without a round trip of its own.
  */
 export async function insertNotification(
   db: Queryable,
@@ -64,13 +63,19 @@ export async function insertNotification(
   source: Pick<EventEnvelope, 'id' | 'type'>,
   n: NewNotification,
   announcement?: EventEnvelope<EventData<typeof notificationCreated>>,
-): Promise<StoredNotification | undefined> {
+): Promise<StoredNotification | WithheldNotification | undefined> {
   const payload = announcement ? outboxRow(announcement)[2] : null;
   // Marked as writing: the pool's client carries the trace context, which the outbox row takes, only to
   // statements that write (`PreparingClient`, libs/db).
-  const { rows } = await db.query<{ sequence: string; unread: number; streamOpen: boolean }>(
+  const { rows } = await db.query<{
+    sequence: string | null;
+    unread: number | null;
+    streamOpen: boolean | null;
+    withheldBy: string | null;
+  }>(
     callWriting(
-      `SELECT sequence, unread, stream_open AS "streamOpen" FROM store_notification($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      `SELECT stored_sequence AS sequence, unread_count AS unread, stream_is_open AS "streamOpen", withheld_by AS "withheldBy"
+         FROM store_notification($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
     ),
     [
       id,
@@ -86,10 +91,10 @@ export async function insertNotification(
       payload,
     ],
   );
-  const stored = rows[0];
-  return stored
-    ? { sequence: Number(stored.sequence), unread: stored.unread, streamOpen: stored.streamOpen }
-    : undefined;
+  const answer = rows[0];
+  if (!answer) return undefined;
+  if (answer.withheldBy !== null) return { withheldBy: answer.withheldBy };
+  return { sequence: Number(answer.sequence), unread: answer.unread!, streamOpen: answer.streamOpen! };
 }
 
 /** What a listing keeps of the recipient's notifications (docs/api.md §10.2): all, the unread, some types. */

@@ -1,0 +1,95 @@
+import { withholdingRules } from './index.js';
+import type { WithholdingRule } from './rule.js';
+
+/**
+ * `store_notification`'s arguments: the notification, the event it comes from, and its announcement. Named so
+ * that none is a column of the tables it reads: the rules' SQL uses these names.
+ */
+const ARGUMENTS = [
+  ['notification_id', 'uuid'],
+  ['recipient', 'uuid'],
+  ['notification_type', 'text'],
+  ['actor', 'uuid'],
+  ['about_type', 'text'],
+  ['about_id', 'uuid'],
+  // The comment it comes from (a mention, a reply, a comment on the recipient's content); NULL for a tag.
+  ['in_comment', 'uuid'],
+  ['made_at', 'timestamptz'],
+  // The event it comes from: its inbox row.
+  ['source_id', 'uuid'],
+  ['source_type', 'text'],
+  // Its notification.created, or NULL for none.
+  ['announcement', 'jsonb'],
+] as const;
+
+const withheldBy = (rules: readonly WithholdingRule[]) =>
+  `CASE\n${rules.map((rule) => `    WHEN ${rule.sql.replace(/\n\s*/g, ' ')} THEN '${rule.name}'`).join('\n')}\n  END`;
+
+/**
+ * The `CREATE FUNCTION` of `store_notification`, with the rules' conditions written in: what the generated
+ * migration holds (`npm run docs` writes a new one when this changes; `npm run lint` fails until it has).
+ *
+ * One call, one round trip, its own transaction (or a part of the caller's). It writes the inbox row first (an
+ * event stored before takes no lock and stores nothing: no row), then takes the locks, each held to the commit:
+ * the content's (a deletion's), the comment's for this recipient, the recipient's (a stream opening, a block, a
+ * mark), then their counts row. So their notifications take their sequence numbers in commit order. The function
+ * is VOLATILE, so in READ COMMITTED each statement in it takes a new snapshot as it begins: the rules, evaluated
+ * once the locks are held, see every deletion, mute, block and preference committed before, however long the
+ * locks were waited for, and `stream_is_open` is what `hasOpenStream` would say under the lock. It answers the
+ * stored notification's sequence, the unread count with it and whether a stream of theirs is open; or the rule
+ * that withheld it (`withheld_by`). The INSERT has no ON CONFLICT: the rules keep duplicates out, so a unique
+ * violation is a bug, and fails.
+ */
+export function storeNotificationFunction(rules: readonly WithholdingRule[] = withholdingRules): {
+  /** What `DROP FUNCTION` names. */
+  signature: string;
+  create: string;
+} {
+  const signature = `store_notification(${ARGUMENTS.map(([, type]) => type).join(', ')})`;
+  const create = `CREATE FUNCTION store_notification(
+${ARGUMENTS.map(([name, type]) => `  ${name} ${type}`).join(',\n')}
+) RETURNS TABLE (stored_sequence bigint, unread_count integer, stream_is_open boolean, withheld_by text)
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+  INSERT INTO processed_events (event_id, event_type) VALUES (source_id, source_type) ON CONFLICT (event_id) DO NOTHING;
+  IF NOT FOUND THEN
+    RETURN;
+  END IF;
+  PERFORM lock_content(about_type, about_id);
+  IF in_comment IS NOT NULL THEN
+    PERFORM lock_comment_notifications(recipient, in_comment);
+  END IF;
+  PERFORM lock_recipient(recipient);
+
+  withheld_by := ${withheldBy(rules)};
+  IF withheld_by IS NOT NULL THEN
+    RETURN NEXT;
+    RETURN;
+  END IF;
+
+  INSERT INTO notification_counts AS c (recipient_id, total, unread) VALUES (recipient, 0, 0)
+  ON CONFLICT (recipient_id) DO UPDATE SET recipient_id = EXCLUDED.recipient_id
+  RETURNING c.last_sequence + 1 INTO stored_sequence;
+  INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, comment_id, created_at, source_event_id, sequence)
+  VALUES (notification_id, recipient, notification_type, actor, about_type, about_id, in_comment, made_at, source_id, stored_sequence);
+  UPDATE notification_counts c
+     SET total = c.total + 1, unread = c.unread + 1, last_sequence = stored_sequence, version = c.version + 1
+   WHERE c.recipient_id = recipient
+  RETURNING c.unread INTO unread_count;
+  stream_is_open := EXISTS (SELECT 1 FROM open_streams s WHERE s.recipient_id = recipient);
+
+  -- The service built and checked the announcement (outboxRow); it goes out as notification.created only.
+  IF stream_is_open AND announcement IS NOT NULL THEN
+    INSERT INTO outbox (id, type, payload)
+    SELECT (announcement->>'id')::uuid, 'notification.created',
+           jsonb_set(jsonb_set(announcement, '{data,sequence}', to_jsonb(stored_sequence)), '{data,unreadCount}', to_jsonb(unread_count))
+     WHERE announcement @> jsonb_build_object('type', 'notification.created', 'version', 1, 'producer', 'notifications');
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'store_notification announces notification.created v1 only, not % v%', announcement->>'type', announcement->>'version';
+    END IF;
+  END IF;
+  RETURN NEXT;
+END;
+$$`;
+  return { signature, create };
+}
