@@ -74,8 +74,11 @@ async function keepSessionEndsWithoutOwner(
   await db.query('DELETE FROM sessions_not_before WHERE user_id = $1', [userId]);
 }
 
-/** The SQL of the hash an erased user is remembered by (migrations `erased_users` of each erasing service). */
-const ID_HASH = (param: string) => `sha256(convert_to(${param}::text, 'UTF8'))`;
+/**
+ * The SQL of the hash an erased user is remembered by (migrations `erased_users` of each erasing service), of the
+ * SQL expression `id`.
+ */
+export const erasedIdHash = (id: string) => `sha256(convert_to(${id}::text, 'UTF8'))`;
 
 /**
  * Who an event that would store something about users names: an event of one of these types that names
@@ -104,20 +107,30 @@ const namedUsers: Record<string, (data: Named) => Array<string | undefined>> = {
 async function anyErased(db: Queryable, ids: string[]): Promise<boolean> {
   if (ids.length === 0) return false;
   const { rows } = await db.query(
-    `SELECT 1 FROM erased_users WHERE id_hash IN (SELECT ${ID_HASH('id')} FROM unnest($1::text[]) AS id) LIMIT 1`,
+    `SELECT 1 FROM erased_users WHERE id_hash IN (SELECT ${erasedIdHash('id')} FROM unnest($1::text[]) AS id) LIMIT 1`,
     [ids],
   );
   return rows.length > 0;
 }
 
+const CHECKS_ERASED = Symbol('checks erased users itself');
+
+/**
+ * Marks a handler that drops what an event says of an erased user itself, in the statement that would store it
+ * (e.g. a rule of the notifications service), so that `droppingErased` spends no round trip of its own on it.
+ */
+export const checkingErasedItself = (handler: EventHandler): EventHandler =>
+  Object.assign({ [CHECKS_ERASED]: true }, handler);
+
 /**
  * Wraps a service's handlers so that an event about an erased user, come late, stores nothing of them
- * (its erasure is over, and would not see it). Every other event passes as it is.
+ * (its erasure is over, and would not see it). Every other event passes as it is, as does one whose handler
+ * checks itself (`checkingErasedItself`).
  */
 export function droppingErased(pool: Pool, handlers: EventHandler[]): EventHandler[] {
   return handlers.map((handler) => {
     const named = namedUsers[handler.definition.type];
-    if (!named) return handler;
+    if (!named || CHECKS_ERASED in handler) return handler;
     return {
       definition: handler.definition,
       async handle(event, log) {
@@ -153,7 +166,7 @@ export async function eraseUser(
   log: Logger,
 ) {
   // From here on, what comes late about them is dropped (`droppingErased`); then what came before goes.
-  await pool.query(`INSERT INTO erased_users (id_hash) VALUES (${ID_HASH('$1')}) ON CONFLICT DO NOTHING`, [
+  await pool.query(`INSERT INTO erased_users (id_hash) VALUES (${erasedIdHash('$1')}) ON CONFLICT DO NOTHING`, [
     deleted.userId,
   ]);
   const everyService: ErasureStep[] = [deleteRowsOf(pool, 'idempotency_keys', 'caller_id')];

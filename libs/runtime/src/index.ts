@@ -10,7 +10,9 @@ export {
 } from './ended-sessions.js';
 export {
   deleteRowsOf,
+  checkingErasedItself,
   droppingErased,
+  erasedIdHash,
   eachIn,
   ERASURE_BATCH,
   type ErasureSettings,

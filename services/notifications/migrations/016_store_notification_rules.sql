@@ -30,6 +30,7 @@ BEGIN
 
   withheld_by := CASE
     WHEN EXISTS (SELECT 1 FROM notifications n WHERE n.source_event_id = source_id) THEN 'event_stored_before'
+    WHEN EXISTS (SELECT 1 FROM erased_users e WHERE e.id_hash IN (sha256(convert_to(recipient::text, 'UTF8')), sha256(convert_to(actor::text, 'UTF8')))) THEN 'erased_user'
     WHEN EXISTS (SELECT 1 FROM deleted_content d WHERE d.content_id = about_id AND d.content_type = about_type) THEN 'deleted_content'
     WHEN EXISTS (SELECT 1 FROM deleted_comments dc WHERE dc.comment_id = in_comment) THEN 'deleted_comment'
     WHEN EXISTS (SELECT 1 FROM user_relations r WHERE r.user_id = recipient AND r.target_id = actor AND (r.muted OR r.blocked OR made_at <= r.last_unblocked_at)) THEN 'silenced_actor'

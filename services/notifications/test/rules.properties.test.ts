@@ -1,4 +1,5 @@
 import { newId } from '@recipes/contracts';
+import { erasedIdHash } from '@recipes/runtime';
 import { migratedPool } from '@recipes/testing/service';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -22,6 +23,8 @@ const TYPES = [...COMMENT_TYPES, ...TAG_TYPES];
 const scenario = fc.record({
   deletedContent: fc.uniqueArray(fc.nat(1), { maxLength: 2 }),
   deletedComments: fc.uniqueArray(fc.nat(1), { maxLength: 2 }),
+  // Seldom, so that the other rules are reached.
+  erasedUsers: fc.oneof({ weight: 4, arbitrary: fc.constant([]) }, fc.uniqueArray(fc.nat(1), { maxLength: 1 })),
   relations: fc.uniqueArray(
     fc.record({
       user: fc.nat(1),
@@ -76,6 +79,7 @@ function realise(s: Scenario): { world: World; candidate: Candidate } {
   const world: World = {
     deletedContent: s.deletedContent.map((i) => ({ type: 'recipe' as const, id: contents[i]! })),
     deletedComments: s.deletedComments.map((i) => comments[i]!),
+    erasedUsers: s.erasedUsers.map((i) => users[i]!),
     relations: s.relations.map((r) => ({
       userId: users[r.user]!,
       targetId: users[r.target]!,
@@ -98,6 +102,8 @@ function realise(s: Scenario): { world: World; candidate: Candidate } {
 async function write(world: World): Promise<void> {
   for (const d of world.deletedContent)
     await pool.query('INSERT INTO deleted_content (content_type, content_id) VALUES ($1, $2)', [d.type, d.id]);
+  for (const id of world.erasedUsers)
+    await pool.query(`INSERT INTO erased_users (id_hash) VALUES (${erasedIdHash('$1')})`, [id]);
   for (const id of world.deletedComments)
     await pool.query('INSERT INTO deleted_comments (comment_id) VALUES ($1)', [id]);
   for (const r of world.relations)

@@ -4,7 +4,14 @@ import { type Candidate, whyWithheld, withholdingRules, type World } from '../sr
 import { storeNotificationFunction } from '../src/rules/store-function.js';
 
 /** The rules read without a database: what each withholds, and which one `store_notification` would name. */
-const nothing: World = { deletedContent: [], deletedComments: [], relations: [], preferences: [], notifications: [] };
+const nothing: World = {
+  deletedContent: [],
+  deletedComments: [],
+  relations: [],
+  preferences: [],
+  erasedUsers: [],
+  notifications: [],
+};
 const [ada, bob] = [newId(), newId()];
 const mention: Candidate = {
   recipientId: ada,
@@ -28,6 +35,8 @@ describe('who gets notified', () => {
       'event_stored_before',
       { notifications: [{ recipientId: newId(), commentId: null, sourceEventId: mention.sourceEventId }] },
     ],
+    ['erased_user', { erasedUsers: [ada] }],
+    ['erased_user', { erasedUsers: [bob] }],
     ['deleted_content', { deletedContent: [{ type: 'recipe' as const, id: mention.contentId }] }],
     ['deleted_comment', { deletedComments: [mention.commentId!] }],
     ['silenced_actor', { relations: [{ ...relation, muted: true }] }],

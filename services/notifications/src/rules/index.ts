@@ -1,5 +1,6 @@
 import { deletedComment } from './deleted-comment.js';
 import { deletedContent } from './deleted-content.js';
+import { erasedUser } from './erased-user.js';
 import { oncePerComment } from './once-per-comment.js';
 import { oncePerEvent } from './once-per-event.js';
 import type { Candidate, World, WithholdingRule } from './rule.js';
@@ -17,6 +18,7 @@ export type { Candidate, World, WithholdingRule } from './rule.js';
  */
 export const withholdingRules: readonly WithholdingRule[] = [
   oncePerEvent,
+  erasedUser,
   deletedContent,
   deletedComment,
   silencedActor,

@@ -13,6 +13,8 @@ export interface World {
   relations: { userId: string; targetId: string; muted: boolean; blocked: boolean; lastUnblockedAt: string | null }[];
   /** `notification_preferences`: a type a recipient turned on or off (none: on). */
   preferences: { recipientId: string; type: string; enabled: boolean }[];
+  /** `erased_users`: deleted accounts erased from this schema (by the hash of their id). */
+  erasedUsers: string[];
   /** `notifications`: those stored already (retracted since or not), by recipient, comment and source event. */
   notifications: { recipientId: string; commentId: string | null; sourceEventId: string }[];
 }

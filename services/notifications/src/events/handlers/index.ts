@@ -1,5 +1,5 @@
 import type { EventHandler } from '@recipes/messaging';
-import { droppingErased } from '@recipes/runtime';
+import { checkingErasedItself, droppingErased } from '@recipes/runtime';
 import type { NotificationsParts } from '../../parts.js';
 import { commentCreatedHandler } from './comment-created.js';
 import { commentDeletedHandler } from './comment-deleted.js';
@@ -15,9 +15,9 @@ import { userUpdatedHandler } from './user-updated.js';
 
 /**
  * Every event this service consumes: mentions, tags, replies and comments on a user's content make and
- * retract notifications, deleted content
- * retracts those about it, user events keep its directories current, and blocks also retract what the
- * blocked user caused.
+ * retract notifications, deleted content retracts those about it, user events keep its directories current,
+ * and blocks also retract what the blocked user caused. What a late event says of an erased user is dropped
+ * (`droppingErased`); those that store notifications drop it as they store (the rule `erasedUser`).
  */
 export function handlers({
   directories: { users, relations },
@@ -33,11 +33,11 @@ export function handlers({
     userUnmutedHandler(relations),
     userBlockedHandler(blocks),
     userUnblockedHandler(blocks),
-    commentMentionCreatedHandler(notifications),
+    checkingErasedItself(commentMentionCreatedHandler(notifications)),
     commentMentionDeletedHandler(notifications),
-    commentCreatedHandler(notifications),
+    checkingErasedItself(commentCreatedHandler(notifications)),
     commentDeletedHandler(deletedComments),
-    userTaggedHandler(notifications),
+    checkingErasedItself(userTaggedHandler(notifications)),
     recipeDeletedHandler(notifications),
     postDeletedHandler(notifications),
     collectionDeletedHandler(notifications),

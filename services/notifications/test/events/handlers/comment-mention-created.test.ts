@@ -1,4 +1,5 @@
 import { newId } from '@recipes/contracts';
+import { erasedIdHash } from '@recipes/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mentionEvent, type NotificationsHarness, notificationsHarnessWith, type TestUser } from '../../support.js';
 
@@ -36,6 +37,19 @@ describe('comment.mention.created', () => {
     ]);
     expect(await harness.countsOf(bob.id)).toEqual({ total: 1, unread: 1 });
   });
+
+  it.each(['mentioned user', 'author'] as const)(
+    'stores nothing when the %s was erased before the mention came (its handler checks as it stores)',
+    async (who) => {
+      const bob = await harness.knownUser(`bob_erased_${who.length}`);
+      const author = await harness.knownUser(`author_erased_${who.length}`);
+      const erased = who === 'author' ? author : bob;
+      await harness.pool.query(`INSERT INTO erased_users (id_hash) VALUES (${erasedIdHash('$1')})`, [erased.id]);
+      await harness.deliver(mentionEvent(author, bob, 'recipe_comment'));
+      expect(await harness.rowsOf(bob.id)).toEqual([]);
+      expect(await harness.countsOf(bob.id)).toBeUndefined();
+    },
+  );
 
   it('creates nothing more when the same event comes again, one after the other or at once', async () => {
     const bob = await harness.knownUser('bob_redelivered');
