@@ -7,6 +7,7 @@ export { logWhenClosedByClient } from './request-line.js';
 export * from './server.js';
 export * from './schemas.js';
 export * from './internal-app.js';
+export { NOT_TAKEN_HEADER, stopTaking } from './not-taken.js';
 export { isDependencyUnavailable } from './unavailable.js';
 export { answeredNotModified, callerTag } from './conditional.js';
 export * from './rate-limits.js';

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import closeWithGrace from 'close-with-grace';
 import type { App } from './app.js';
 import type { DualProtocolServer } from './cleartext-http2.js';
+import { stopTaking } from './not-taken.js';
 
 export interface ListenSettings {
   host: string;
@@ -16,6 +17,12 @@ export interface ListenSettings {
   shutdownTimeoutMs: number;
   /** After the signal, how long at most to keep answering with `connection: close` before the listener stops. */
   drainMs?: number;
+  /**
+   * After the signal and before the listener stops, how long to keep listening while answering every new request
+   * with a 503 marked not taken (`stopTaking`), so that a proxy learns the instance is going and sends elsewhere;
+   * none by default (the gateway, which no proxy of ours stands in front of, keeps serving to the end).
+   */
+  stopNoticeMs?: number;
 }
 
 /**
@@ -70,7 +77,15 @@ export async function drainConnections(server: Server, drainMs: number): Promise
  */
 export async function listen(
   app: App,
-  { host, port, metricsPort, internalPort, shutdownTimeoutMs, drainMs = DEFAULT_DRAIN_MS }: ListenSettings,
+  {
+    host,
+    port,
+    metricsPort,
+    internalPort,
+    shutdownTimeoutMs,
+    drainMs = DEFAULT_DRAIN_MS,
+    stopNoticeMs = 0,
+  }: ListenSettings,
 ): Promise<void> {
   const internal = internalPort === undefined ? undefined : app.internalServer;
   closeWithGrace({ delay: shutdownTimeoutMs }, async ({ signal, err }) => {
@@ -80,6 +95,10 @@ export async function listen(
       for (const hook of shutdownHooks.get(app.server) ?? []) hook();
       // Its HTTP/2 sessions take no new stream from now on (GOAWAY), so that their clients open the next elsewhere.
       (app.server as Partial<DualProtocolServer>).closeHttp2Sessions?.();
+      if (stopNoticeMs > 0) {
+        for (const taker of [app, internal]) if (taker) stopTaking(taker);
+        await sleep(stopNoticeMs);
+      }
       await Promise.all([
         drainConnections(app.server, drainMs),
         internal && drainConnections(internal.server, drainMs),

@@ -1,6 +1,6 @@
 import { createLogger } from '@recipes/logging';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../src/index.js';
+import { createApp, NOT_TAKEN_HEADER, stopTaking } from '../src/index.js';
 
 describe('graceful close', () => {
   it('lets an in-flight request finish, refuses new ones, then runs close hooks', async () => {
@@ -31,5 +31,40 @@ describe('graceful close', () => {
     expect(await response.json()).toEqual({ ok: true });
     await closing;
     expect(events).toEqual(['request started', 'request finished', 'resources closed']);
+  });
+});
+
+describe('an instance that stops taking requests', () => {
+  it('answers each new one 503 marked not taken, without running it, while the one it took finishes', async () => {
+    const app = await createApp({ title: 'stopping', logger: createLogger({ service: 'test', level: 'silent' }) });
+    const started: string[] = [];
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let tookOne!: () => void;
+    const took = new Promise<void>((resolve) => (tookOne = resolve));
+    app.post('/api/things', async (request) => {
+      started.push(String(request.headers['x-name']));
+      tookOne();
+      if (request.headers['x-name'] === 'taken') await released;
+      return { ok: true };
+    });
+    const address = await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const taken = fetch(`${address}/api/things`, { method: 'POST', headers: { 'x-name': 'taken' } });
+      await took;
+      stopTaking(app);
+      const refused = await fetch(`${address}/api/things`, { method: 'POST', headers: { 'x-name': 'late' } });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get(NOT_TAKEN_HEADER)).toBe('stopping');
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(refused.headers.get('connection')).toBe('close');
+      expect(await refused.json()).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+      release();
+      expect((await taken).status).toBe(200);
+      expect(started).toEqual(['taken']);
+    } finally {
+      release();
+      await app.close();
+    }
   });
 });

@@ -157,6 +157,13 @@ export async function startBackendService<C extends BackendConfig, P>(
 }
 
 /**
+ * How long a stopping instance keeps listening while it answers new requests "not taken": long enough for the
+ * gateway, sending to it under any load, to learn it is going and send elsewhere, so that no request of the
+ * gateway's is left in the listener's queue as it closes (a cut the gateway could not tell from a taken one).
+ */
+const STOP_NOTICE_MS = 1_000;
+
+/**
  * A service's entry point: settings from the environment, keys from their files; start, listen, and shut down
  * gracefully on SIGTERM.
  */
@@ -176,5 +183,6 @@ export async function runService<C extends BackendConfig, P>(definition: Service
     metricsPort: METRICS_PORT,
     internalPort: INTERNAL_PORT,
     shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS,
+    stopNoticeMs: STOP_NOTICE_MS,
   });
 }

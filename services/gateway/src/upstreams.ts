@@ -9,6 +9,9 @@ export interface UpstreamSettings {
   connections?: number;
 }
 
+/** How long an instance that said it is stopping is tried last: past its notice and drain (libs/http). */
+const STOPPING_MS = 5_000;
+
 /**
  * The addresses of every service and one keep-alive connection pool per address (an undici Agent),
  * shared by the proxy, the health check and the docs: no client is created per request.
@@ -18,6 +21,8 @@ export class Upstreams {
   /** For event streams, which stay open as long as their client wants: a deadline for the head, none on the body. */
   readonly streams: StreamSessions;
   readonly #cursor = new Map<Service, number>();
+  /** Instances that said they are stopping, until when they are tried last. */
+  readonly #stoppingUntil = new Map<string, number>();
 
   constructor(
     readonly urls: Readonly<Record<Service, readonly string[]>>,
@@ -51,7 +56,21 @@ export class Upstreams {
   inTurn(service: Service): string[] {
     const urls = this.urls[service];
     const first = urls.indexOf(this.next(service));
-    return [...urls.slice(first), ...urls.slice(0, first)];
+    const turn = [...urls.slice(first), ...urls.slice(0, first)];
+    if (this.#stoppingUntil.size === 0) return turn;
+    const now = Date.now();
+    for (const [url, until] of this.#stoppingUntil) if (until <= now) this.#stoppingUntil.delete(url);
+    const going = (url: string) => this.#stoppingUntil.has(url);
+    return [...turn.filter((url) => !going(url)), ...turn.filter(going)];
+  }
+
+  /**
+   * The instance at `base` answered that it is stopping (`NOT_TAKEN_HEADER`): it is tried last for a while, so
+   * that no new request of ours waits in its listener's queue as it closes. It comes back in turn after that,
+   * restarted or not (a refused connection is passed over anyway).
+   */
+  stopping(base: string): void {
+    this.#stoppingUntil.set(base, Date.now() + STOPPING_MS);
   }
 
   /** GET `{base}{path}` with a short deadline; the response body is read (and so released) as text. */

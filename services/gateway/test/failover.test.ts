@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:net';
-import type { App } from '@recipes/http';
+import { type App, createApp, NOT_TAKEN_HEADER, stopTaking } from '@recipes/http';
+import { createLogger } from '@recipes/logging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Echoed, startGateway, startUpstream, type Upstream, unusedUrl } from './support/servers.js';
 
@@ -13,6 +14,24 @@ let comments: Upstream;
 let gateway: App;
 let resetter: Server;
 let resetterHits = 0;
+let collections: Upstream;
+let stopping: App;
+let stoppingSeen = { taken: 0, notTaken: 0 };
+
+/** An instance of a service (our own app) that has begun to stop: it answers every request "not taken". */
+async function startStopping(): Promise<string> {
+  stopping = await createApp({ title: 'stopping', logger: createLogger({ service: 'test', level: 'silent' }) });
+  stopping.all('/api/*', async () => {
+    stoppingSeen.taken += 1;
+    return {};
+  });
+  stopping.addHook('onResponse', async (_request, reply) => {
+    if (reply.getHeader(NOT_TAKEN_HEADER) !== undefined) stoppingSeen.notTaken += 1;
+  });
+  const url = await stopping.listen({ host: '127.0.0.1', port: 0 });
+  stopTaking(stopping);
+  return url;
+}
 
 /** Reads the request, then drops the connection without answering: the service may have acted on it. */
 async function startResetter(): Promise<string> {
@@ -27,13 +46,17 @@ async function startResetter(): Promise<string> {
 }
 
 beforeAll(async () => {
-  [content, comments] = await Promise.all([startUpstream('content'), startUpstream('comments')]);
+  [content, comments, collections] = await Promise.all([
+    startUpstream('content'),
+    startUpstream('comments'),
+    startUpstream('collections'),
+  ]);
   const [stoppedA, stoppedB, stoppedC] = [await unusedUrl(), await unusedUrl(), await unusedUrl()];
   gateway = await startGateway({
     USERS_URL: `${stoppedA},${stoppedB}`,
     CONTENT_URL: `${stoppedC},${content.url}`,
     COMMENTS_URL: `${await startResetter()},${comments.url}`,
-    COLLECTIONS_URL: await unusedUrl(),
+    COLLECTIONS_URL: `${await startStopping()},${collections.url}`,
     NOTIFICATIONS_URL: await unusedUrl(),
     RATE_LIMIT_ENABLED: 'false',
   });
@@ -41,7 +64,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await Promise.all([content, comments].map((upstream) => upstream?.close()));
+  await Promise.all([content, comments, collections].map((upstream) => upstream?.close()));
+  await stopping?.close();
   await new Promise((resolve) => resetter?.close(resolve));
 });
 
@@ -134,5 +158,26 @@ describe('an instance that took the request and then failed', () => {
         expect(resetterHits - resetterBefore).toBeLessThanOrEqual(1);
       }
     }
+  });
+});
+
+describe('an instance that is stopping', () => {
+  it('has any request it did not take, a POST without a key too, sent to the next, and is then tried last', async () => {
+    stoppingSeen = { taken: 0, notTaken: 0 };
+    const before = collections.hits;
+    for (let i = 0; i < 4; i += 1) {
+      const response = await gateway.inject({
+        method: 'POST',
+        url: '/api/collections',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"name":"Stopping"}',
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers[NOT_TAKEN_HEADER]).toBeUndefined();
+      expect(response.json<Echoed>()).toMatchObject({ server: 'collections', method: 'POST' });
+    }
+    expect(collections.hits - before).toBe(4);
+    // Round-robin would begin half of them at the stopping instance; once it said so, it is tried last.
+    expect(stoppingSeen).toEqual({ taken: 0, notTaken: 1 });
   });
 });

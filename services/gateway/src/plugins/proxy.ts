@@ -4,6 +4,7 @@ import {
   type App,
   bodySent,
   type LimitHook,
+  NOT_TAKEN_HEADER,
   pathOf,
   REQUEST_ID_HEADER,
   sendProblem,
@@ -146,22 +147,31 @@ export default async function proxyPlugin(app: App, { upstreams, limit, admissio
       // The raw bytes go as `body` with their own content type: left as request.body, reply-from would
       // JSON-encode a Buffer sent as application/json. Without a content type, bytes are octet-stream (RFC 9110 §8.3).
       const body = request.body;
-      const rewriteHeaders = (headers: IncomingHttpHeaders) => forwardedResponseHeaders(headers, reply);
       const options = Buffer.isBuffer(body)
-        ? {
-            ...fromOptions,
-            rewriteHeaders,
-            body,
-            contentType: request.headers['content-type'] ?? 'application/octet-stream',
-          }
-        : { ...fromOptions, rewriteHeaders };
+        ? { ...fromOptions, body, contentType: request.headers['content-type'] ?? 'application/octet-stream' }
+        : fromOptions;
       const idempotent = isIdempotent(request);
-      // Each instance in turn, moving on while they refuse the connection, or cut it off a request that
-      // acts once however often it is sent.
+      // Each instance in turn, moving on while they refuse the connection or answer that they are stopping
+      // and did not take the request, or cut it off a request that acts once however often it is sent.
       const forward = ([base, ...others]: string[]): void => {
+        let notTaken = false;
         reply.from(`${base}${target.path}`, {
           ...options,
           queryString: () => target.query,
+          rewriteHeaders(headers) {
+            notTaken = others.length > 0 && headers[NOT_TAKEN_HEADER] !== undefined;
+            return notTaken ? {} : forwardedResponseHeaders(headers, reply);
+          },
+          onResponse(_request, _reply, response) {
+            if (!notTaken) return void reply.send(response.stream);
+            response.stream.resume();
+            upstreams.stopping(base!);
+            request.log.warn(
+              { upstream: base },
+              'upstream stopping did not take the request: trying the next instance',
+            );
+            forward(others);
+          },
           onError: (_sameReply, failure) => {
             const passOn = others.length > 0 && (wasRefused(failure.error) || (idempotent && wasCutOff(failure.error)));
             if (!passOn) return onUpstreamError(reply, failure);
