@@ -116,8 +116,9 @@ async function anyErased(db: Queryable, ids: string[]): Promise<boolean> {
 const CHECKS_ERASED = Symbol('checks erased users itself');
 
 /**
- * Marks a handler that drops what an event says of an erased user itself, in the statement that would store it
- * (e.g. a rule of the notifications service), so that `droppingErased` spends no round trip of its own on it.
+ * Marks a handler that needs no check before it, so that `droppingErased` spends no round trip of its own on it:
+ * one that drops what an event says of an erased user itself, in the statement that would store it (e.g. a rule
+ * of the notifications service), or one that stores nothing of the user (e.g. a count by comment id).
  */
 export const checkingErasedItself = (handler: EventHandler): EventHandler =>
   Object.assign({ [CHECKS_ERASED]: true }, handler);

@@ -1,5 +1,5 @@
 import type { EventHandler } from '@recipes/messaging';
-import { droppingErased } from '@recipes/runtime';
+import { checkingErasedItself, droppingErased } from '@recipes/runtime';
 import type { ContentParts } from '../../parts.js';
 import { commentCreatedHandler } from './comment-created.js';
 import { commentDeletedHandler } from './comment-deleted.js';
@@ -15,7 +15,9 @@ export function handlers({ users, relations, commentCounts, erasure }: ContentPa
     userUpdatedHandler(users),
     userBlockedHandler(relations),
     userUnblockedHandler(relations),
-    commentCreatedHandler(commentCounts),
+    // Counted by comment id, nothing of the author: an erased author's comment, deleted by the erasure, is
+    // taken off (or never counted) by its comment.deleted, in whichever order the two come.
+    checkingErasedItself(commentCreatedHandler(commentCounts)),
     commentDeletedHandler(commentCounts),
     userDeletedHandler(erasure),
   ]);
