@@ -30,6 +30,7 @@ import { supervisorPart } from './parts/supervisor.mjs';
 import { tracingPart } from './parts/tracing.mjs';
 import { cursorPart } from './parts/cursor.mjs';
 import { writePathPart } from './parts/writepath.mjs';
+import { printWritePath } from './write-path-tables.mjs';
 import { pushPart } from './parts/push.mjs';
 import { exportPart } from './parts/export.mjs';
 import { vapidPair } from '../scripts/keys.mjs';
@@ -69,7 +70,7 @@ const config = {
   cursorRows: setting('BENCH_CURSOR_ROWS', 1_000_000),
   cursorSeconds: setting('BENCH_CURSOR_SECONDS', 5),
   writePathStart: setting('BENCH_WRITEPATH_START', 20),
-  // 0: half the lower of the two capacities, so that neither is saturated.
+  // 0: half the lowest capacity (the system’s and its floors’), so that none is saturated.
   writePathRate: setting('BENCH_WRITEPATH_RATE', 0),
   writePathSeconds: setting('BENCH_WRITEPATH_SECONDS', 10),
   writePathCountSeconds: setting('BENCH_WRITEPATH_COUNT_SECONDS', 5),
@@ -291,56 +292,7 @@ if (reference) {
     console.table(byVia);
   }
 }
-if (writePath) {
-  const { rate, runs: measured, roundTrips, capacity } = writePath;
-  /** One row per part of either side, a column per side, the total last. */
-  const sideBySide = (system, reference, extra = () => ({})) =>
-    Object.fromEntries(
-      [...new Set([...Object.keys(system), ...Object.keys(reference)])].map((part) => [
-        part,
-        { system: system[part] ?? null, 'plain Node': reference[part] ?? null, ...extra(part) },
-      ]),
-    );
-  console.log(
-    `\nWrite path: CPU ms per mentioned comment at ${rate}/s, by process (PostgreSQL: the bench database's backends and the server's own processes);` +
-      ' beside, the CPU ms a second each spent idle just before',
-  );
-  const idleCpu = (part) => ({
-    'system idle, ms/s': measured.system.idleCpu[part] ?? null,
-    'plain Node idle, ms/s': measured.reference.idleCpu[part] ?? null,
-  });
-  console.table(sideBySide(measured.system.cpu, measured.reference.cpu, idleCpu));
-  console.log(
-    `Write path: round trips to PostgreSQL per mentioned comment at ${rate}/s, by process, less what each sends idle (idle per second beside)`,
-  );
-  const idlePerSecond = (part) => ({
-    'idle/s': roundTrips.system.idlePerSecond[part] ?? roundTrips.reference.idlePerSecond[part] ?? null,
-  });
-  console.table(
-    sideBySide(
-      { ...roundTrips.system.byPart, total: roundTrips.system.total },
-      { ...roundTrips.reference.byPart, total: roundTrips.reference.total },
-      idlePerSecond,
-    ),
-  );
-  console.log('Write path: round trips per mentioned comment, by statement');
-  console.table([...roundTrips.system.statements, ...roundTrips.reference.statements]);
-  console.log(
-    `Write path: capacity steps, system ${capacity.system.capacity}/s, plain Node ${capacity.reference.capacity}/s (p50, p99: POST → event: notification)`,
-  );
-  console.table(['system', 'reference'].flatMap((name) => capacity[name].steps.map((step) => ({ of: name, ...step }))));
-  console.log(
-    `Write path: the system's CPU ms per notification at ${rate}/s, by process, with one notification a comment and with two (total per comment last)`,
-  );
-  console.table(
-    Object.fromEntries(
-      writePath.notificationCases.map((run) => [
-        run.case,
-        { ...run.perNotification, 'total per comment': run.cpu.total },
-      ]),
-    ),
-  );
-}
+if (writePath) printWritePath(writePath);
 if (saved.push) {
   console.log(
     `\nPush: CPU ms per mentioned comment at ${saved.push.rate}/s, by process, without push ` +
