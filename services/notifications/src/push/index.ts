@@ -48,7 +48,7 @@ export function webPush({
       const counted = pushMetrics(registry, () => countPendingPushes(pool));
       metrics = counted;
       if (!vapid) return async () => undefined;
-      const sender: PushSender = new PushSender({
+      const sender = new PushSender({
         pool,
         schema: 'notifications',
         databaseUrl: config.DATABASE_URL,
@@ -61,7 +61,6 @@ export function webPush({
           metrics: counted,
           logger,
           sessionEnded: (token) => sessionEnds.refuses(token),
-          wakeAfter: (ms) => sender.wakeAfter(ms),
         }),
       });
       sender.start();

@@ -2,7 +2,8 @@ import type { Pool } from '@recipes/db';
 import type { Logger } from '@recipes/logging';
 import { backoffMs, OutboxListener, WakeUps } from '@recipes/outbox';
 import { claimDuePushes, type DuePush } from '../repository/push-deliveries.js';
-import { PUSH_TIMEOUT_MS } from './deliver.js';
+import { type Handled, PUSH_TIMEOUT_MS } from './deliver.js';
+import { PushSettlements } from './settlements.js';
 
 /** How long a claimed subscription stays this sender's: past one push's time-out, so it never sends twice at once. */
 const LEASE_MS = PUSH_TIMEOUT_MS * 3;
@@ -14,9 +15,10 @@ export interface PushSenderSettings {
   databaseUrl?: string;
   logger: Logger;
   /**
-   * Handles one push; `stopping` aborts when the sender stops, so that a hanging endpoint does not hold up a shutdown.
+   * Handles one push and says what became of it, leaving its row to the sender; `stopping` aborts when the sender
+   * stops, so that a hanging endpoint does not hold up a shutdown.
    */
-  deliver(push: DuePush, stopping: AbortSignal): Promise<void>;
+  deliver(push: DuePush, stopping: AbortSignal): Promise<Handled>;
   /** Pushes in flight at once, over every endpoint. */
   maxInFlight?: number;
   /** How often to look at the table when nothing wakes the sender. */
@@ -25,25 +27,33 @@ export interface PushSenderSettings {
 
 /**
  * Sends the pushes of the push outbox (push_deliveries, migrations/013_push.sql), the way the outbox relay
- * publishes events (libs/outbox): woken by the trigger's NOTIFY, by a push finishing or coming due, and by
- * polling as the fallback. Each claim leases whole subscriptions, one push each, so an endpoint gets one
- * push at a time; up to `maxInFlight` go at once, so an endpoint that hangs holds one slot for its
- * time-out and delays no other.
+ * publishes events (libs/outbox): woken by the trigger's NOTIFY, by a push coming due, and by polling as
+ * the fallback. Each claim leases whole subscriptions, one push each, so an endpoint gets one push at a
+ * time; up to `maxInFlight` go at once, so an endpoint that hangs holds one slot for its time-out and
+ * delays no other. A push's row is settled in one statement with others handled meanwhile
+ * (settlements.ts), which claims its subscription's next due push in its place: two round trips a push
+ * at most, the claim (or the settlement before) and its settlement, and no claim after each push.
  */
 export class PushSender {
   private readonly wakeUps = new WakeUps(() => this.running);
   private readonly inFlight = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
   private readonly listener: OutboxListener;
+  private readonly settlements: PushSettlements;
   private readonly maxInFlight: number;
   private readonly pollIntervalMs: number;
   private running = false;
   private loop: Promise<void> | undefined;
+  /** Claims sent so far: one sent while a settlement was under way may have passed a push over (see `settle`). */
+  private claimsSent = 0;
+  /** Whether the last claim had no room for all that may be due: a slot coming free calls for another. */
+  private full = false;
 
   constructor(private readonly settings: PushSenderSettings) {
     const { pool, schema, databaseUrl, logger, maxInFlight = 50, pollIntervalMs = 1_000 } = settings;
     this.maxInFlight = maxInFlight;
     this.pollIntervalMs = pollIntervalMs;
+    this.settlements = new PushSettlements(pool, LEASE_MS);
     this.listener = new OutboxListener({
       pool,
       ...(databaseUrl === undefined ? {} : { databaseUrl }),
@@ -70,9 +80,9 @@ export class PushSender {
   }
 
   /** A push put back is due in `ms`: look again then. */
-  readonly wakeAfter = (ms: number): void => {
+  private wakeAfter(ms: number): void {
     setTimeout(this.wakeUps.notify, ms + 20).unref();
-  };
+  }
 
   private async run(): Promise<void> {
     const { pool, logger } = this.settings;
@@ -80,13 +90,16 @@ export class PushSender {
     while (this.running) {
       this.wakeUps.batchBegins();
       const room = this.maxInFlight - this.inFlight.size;
-      if (room > 0) {
+      if (room <= 0) this.full = true;
+      else {
         try {
+          this.claimsSent += 1;
           const claimed = await claimDuePushes(pool, room, LEASE_MS);
           failures = 0;
-          for (const push of claimed) this.send(push);
           // A full claim means more may be due.
-          if (claimed.length === room && this.inFlight.size < this.maxInFlight) continue;
+          this.full = claimed.length === room;
+          for (const push of claimed) this.send(push);
+          if (this.full && this.inFlight.size < this.maxInFlight) continue;
         } catch (err) {
           failures += 1;
           logger.error({ err }, 'push sender could not claim pushes; retrying');
@@ -98,20 +111,43 @@ export class PushSender {
     }
   }
 
-  private send(push: DuePush): void {
-    const sending: Promise<void> = this.settings
-      .deliver(push, this.stopping.signal)
+  private send(first: DuePush): void {
+    const sending: Promise<void> = this.sendInTurn(first)
       // Its lease runs out and another claim tries it again.
       .catch((err: unknown) =>
         this.settings.logger.warn(
-          { err, subscriptionId: push.subscription.id },
+          { err, subscriptionId: first.subscription.id },
           'push could not be handled; retried when its lease ends',
         ),
       )
       .finally(() => {
         this.inFlight.delete(sending);
-        this.wakeUps.notify();
+        if (this.full) this.wakeUps.notify();
       });
     this.inFlight.add(sending);
+  }
+
+  /** Sends `first`, then the next push of its subscription that settling it claimed, and so on. */
+  private async sendInTurn(first: DuePush): Promise<void> {
+    for (let push: DuePush | undefined = first; push;) {
+      push = await this.settle(push, await this.settings.deliver(push, this.stopping.signal));
+    }
+  }
+
+  /** Settles a handled push; gives its subscription's next, claimed with it, if one is due. */
+  private async settle(push: DuePush, handled: Handled): Promise<DuePush | undefined> {
+    if (handled.kind === 'subscription_removed') return undefined;
+    const claimsBefore = this.claimsSent;
+    const next = await this.settlements.settle({
+      push,
+      ...(handled.kind === 'retry' ? { retryInMs: handled.delayMs, failed: handled.failed } : {}),
+      claimNext: this.running,
+    });
+    if (handled.kind === 'retry' && handled.failed) this.wakeAfter(handled.delayMs);
+    // A claim sent meanwhile may have found the subscription still leased, or locked by this statement, and
+    // passed over a push queued for it too late for this statement to see (whose NOTIFY woke that claim):
+    // look again, now that the subscription is free.
+    if (!next && this.claimsSent !== claimsBefore) this.wakeUps.notify();
+    return next;
   }
 }

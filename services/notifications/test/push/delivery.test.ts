@@ -108,6 +108,37 @@ describe('a notification stored', () => {
       .toBe(0);
     expect(pushService.received(browser.id).map((push) => payloadOf(push).notification.type)).toEqual(['tag_recipe']);
   });
+
+  it('costs two statements on the push outbox: its claim and its settlement, and no claim after it', async () => {
+    const { user, browser, subscriptionId } = await subscribed('Jo_Counted');
+    const pushes = 6;
+    const statements: string[] = [];
+    const { pool } = harness;
+    const query = pool.query.bind(pool);
+    pool.query = ((...args: Parameters<typeof query>) => {
+      if (typeof args[0] === 'string' && args[0].includes('push_deliveries')) statements.push(args[0]);
+      return query(...args);
+    }) as typeof pool.query;
+    const started = Date.now();
+    try {
+      for (let sent = 1; sent <= pushes; sent += 1) {
+        await harness.deliver(tagEvent(actor, user, 'post'));
+        await pushService.waitFor(browser.id, sent, 2_000);
+        // Settled: the subscription is free again.
+        await expect
+          .poll(
+            async () => (await query('SELECT busy_until FROM push_subscriptions WHERE id = $1', [subscriptionId])).rows,
+          )
+          .toEqual([{ busy_until: null }]);
+      }
+    } finally {
+      pool.query = query as typeof pool.query;
+    }
+    // The sender also claims once a second when nothing wakes it.
+    const polls = Math.ceil((Date.now() - started) / 1_000) + 1;
+    expect(statements.length).toBeGreaterThanOrEqual(2 * pushes);
+    expect(statements.length).toBeLessThanOrEqual(2 * pushes + polls);
+  });
 });
 
 describe('the push service’s answers', () => {
