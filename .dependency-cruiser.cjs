@@ -26,7 +26,19 @@ const allowedLibraryImports = {
   outbox: ['contracts', 'db', 'logging', 'messaging', 'tracing'],
   idempotency: ['auth', 'db', 'http'],
   directory: ['contracts', 'db', 'logging', 'messaging', 'outbox'],
-  runtime: ['auth', 'config', 'contracts', 'db', 'http', 'idempotency', 'logging', 'messaging', 'metrics', 'outbox'],
+  runtime: [
+    'auth',
+    'config',
+    'contracts',
+    'db',
+    'http',
+    'idempotency',
+    'logging',
+    'messaging',
+    'metrics',
+    'outbox',
+    'tracing',
+  ],
   testing: ['auth', 'config', 'contracts', 'db', 'http', 'logging', 'messaging', 'runtime'],
 };
 

@@ -16,7 +16,7 @@ import { generateSigningKeyPair } from '@recipes/auth';
 import { parseConfig } from '@recipes/config';
 import { createPool } from '@recipes/db';
 import { createLogger } from '@recipes/logging';
-import { composeService } from '@recipes/runtime';
+import { composeService, promptsUnsent } from '@recipes/runtime';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DEFAULT_DOCUMENT = resolve(root, 'generated/openapi.json');
@@ -45,7 +45,13 @@ export async function serviceDocument(service) {
     applicationName: 'openapi',
     logger,
   });
-  const { app } = await composeService(definition, { config, keys: generateSigningKeyPair(), pool, logger });
+  const { app } = await composeService(definition, {
+    config,
+    keys: generateSigningKeyPair(),
+    pool,
+    logger,
+    prompts: promptsUnsent,
+  });
   try {
     await app.ready();
     return app.swagger();

@@ -28,6 +28,13 @@ function latestDefinition(root) {
   return { files, latest };
 }
 
+/** `store_notification(uuid, …)`: the signature of a `CREATE FUNCTION store_notification` statement. */
+function signatureOf(statement) {
+  const args = /store_notification\s*\(([\s\S]*?)\)\s*RETURNS/i.exec(statement)[1];
+  const types = args.split(',').map((arg) => arg.trim().split(/\s+/).at(-1));
+  return `store_notification(${types.join(', ')})`;
+}
+
 /** Undefined when the migrations hold what the rules render; else the problem, after writing a migration in `write`. */
 export async function ruleMigration(root, { check }) {
   const { storeNotificationFunction } = await import(join(root, 'services/notifications/dist/rules/store-function.js'));
@@ -43,7 +50,7 @@ export async function ruleMigration(root, { check }) {
 
 -- store_notification as the rules of src/rules render it (src/rules/store-function.ts): written by
 -- \`npm run docs\`, checked by \`npm run lint\`. Each rule that withholds a notification is a file of src/rules.
-DROP FUNCTION ${signature};
+DROP FUNCTION ${signatureOf(latest)};
 ${rendered};
 
 -- Down Migration

@@ -1,5 +1,4 @@
 export * from './pool.js';
-export { callWriting } from './prepared.js';
 export { identifier, join, query, type Sql, sql } from './sql.js';
 export * from './migrate.js';
 export * from './page.js';

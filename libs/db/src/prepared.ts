@@ -58,23 +58,14 @@ const SET_TRACEPARENT = "SELECT set_config('outbox.traceparent', $1, false)";
 
 const writing = new Map<string, boolean>();
 
-/** What `callWriting` adds to a statement that writes through a function it calls. */
-const WRITES_THROUGH_CALL = '/* writes */';
-
-/**
- * `text`, a statement that writes through a function it calls (a `SELECT f(…)` whose function inserts),
- * marked so that the client carries the trace context to it as to an INSERT, UPDATE or DELETE.
- */
-export const callWriting = (text: string): string => `${text} ${WRITES_THROUGH_CALL}`;
-
 /**
  * Whether a statement may write a row (an outbox row, or one whose trigger writes one): it says INSERT,
- * UPDATE or DELETE, or `callWriting` marked it.
+ * UPDATE or DELETE. (No function a statement calls writes an outbox row.)
  */
 function writes(text: string): boolean {
   let found = writing.get(text);
   if (found === undefined) {
-    found = /\b(INSERT|UPDATE|DELETE)\b/i.test(text) || text.endsWith(WRITES_THROUGH_CALL);
+    found = /\b(INSERT|UPDATE|DELETE)\b/i.test(text);
     writing.set(text, found);
   }
   return found;

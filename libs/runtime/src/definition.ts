@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { authPlugin, EndedSessions } from '@recipes/auth';
-import type { EventDefinition } from '@recipes/contracts';
+import type { EventDefinition, EventEnvelope } from '@recipes/contracts';
 import type { MigrationSet, Pool } from '@recipes/db';
 import { type App, createApp, internalApp, type ReadinessChecks } from '@recipes/http';
 import { idempotencyMigrations } from '@recipes/idempotency';
@@ -23,6 +23,20 @@ export interface PublishedEvent {
   from: string;
 }
 
+/**
+ * Events that only prompt every instance to read what changed from the database (e.g. a stream's wake-up), so
+ * that one lost costs a delay, never a fact: sent straight to the broker with a confirm, with no outbox row and no
+ * relay. A handler that sends one before its event is acked sends it again when the event comes again.
+ */
+export interface Prompts {
+  send(event: EventEnvelope): Promise<void>;
+}
+
+/** For what composes a service without running it (its OpenAPI document, the catalogue check): nothing to send. */
+export const promptsUnsent: Prompts = {
+  send: () => Promise.reject(new Error('prompts are not sent here: no broker')),
+};
+
 /** What a service's parts are made from, at run time and in its tests alike. */
 export interface PartsContext<C> {
   config: C;
@@ -31,6 +45,7 @@ export interface PartsContext<C> {
   keys: ServiceKeys;
   /** The ended sessions this process knows of (docs/api.md §11.1): the auth plugin refuses their tokens. */
   endedSessions: EndedSessions;
+  prompts: Prompts;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { loadConfig, readSettingFile } from '@recipes/config';
+import { assertDeclared } from '@recipes/contracts';
 import { createPool, isDatabaseReachable, migrate, type Pool } from '@recipes/db';
 import { type App, isDependencyUnavailable, listen } from '@recipes/http';
 import { KeyPurger } from '@recipes/idempotency';
@@ -14,8 +15,15 @@ import {
   Registry,
 } from '@recipes/metrics';
 import { OutboxRelay, WRITER_WAKE_SETTINGS } from '@recipes/outbox';
+import { currentTraceparent } from '@recipes/tracing';
 import type { BackendConfig } from './config.js';
-import { composeService, migrationSetsOf, type ServiceDefinition, type ServiceKeys } from './definition.js';
+import {
+  composeService,
+  migrationSetsOf,
+  type Prompts,
+  type ServiceDefinition,
+  type ServiceKeys,
+} from './definition.js';
 import { consumerQueuesOf, queueOf } from './queues.js';
 
 /** 0.5 s, 1 s … up to 5 s: the wait between tries to reach the database at start. */
@@ -104,11 +112,19 @@ export async function startBackendService<C extends BackendConfig, P>(
   const keyPurger = new KeyPurger({ pool, logger });
   keyPurger.start();
 
+  // Checked against the catalogue as an outbox row is, and sent in the trace of the handler that sends it.
+  const prompts: Prompts = {
+    send: (event) => {
+      assertDeclared(event);
+      return publisher.publish(event, { traceparent: currentTraceparent() ?? null });
+    },
+  };
   const { app, handlers, instanceSubscription, loadEndedSessions } = await composeService(definition, {
     config,
     keys,
     pool,
     logger,
+    prompts,
     readiness: { database: () => isDatabaseReachable(pool), broker: () => broker.isConnected() },
   });
   await whileUnavailable(loadEndedSessions, logger);

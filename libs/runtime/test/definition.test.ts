@@ -5,7 +5,7 @@ import { createPool } from '@recipes/db';
 import { createLogger } from '@recipes/logging';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { composeService, defineService } from '../src/index.js';
+import { composeService, defineService, promptsUnsent } from '../src/index.js';
 
 /**
  * Only a service that serves event streams also speaks HTTP/2 (h2c) on its public port, for the gateway's
@@ -36,6 +36,7 @@ async function listening(servesStreams: boolean) {
     pool,
     logger,
     keys: { publicKey: generateSigningKeyPair().publicKey },
+    prompts: promptsUnsent,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };

@@ -8,6 +8,7 @@ import {
   type BackendConfig,
   EndedSessions,
   migrationSetsOf,
+  promptsUnsent,
   type ServiceDefinition,
   sessionEnds,
 } from '@recipes/runtime';
@@ -146,7 +147,14 @@ export function serviceEventsOf<C extends BackendConfig, P>(definition: ServiceD
     logger,
   });
   const endedSessions = new EndedSessions();
-  const parts = definition.parts({ config, pool, logger, keys: generateSigningKeyPair(), endedSessions });
+  const parts = definition.parts({
+    config,
+    pool,
+    logger,
+    keys: generateSigningKeyPair(),
+    endedSessions,
+    prompts: promptsUnsent,
+  });
   return {
     service: definition.name,
     // The runtime adds to every service's own handlers the one that keeps ended sessions, where it consumes them.

@@ -83,8 +83,11 @@ export interface ServiceHarness<C, P> {
   tokenFor(user: TokenSubject): string;
   /** Hands an event to the service's handlers, as its queue would. */
   deliver(event: EventEnvelope): Promise<void>;
-  /** Takes what the service wrote to its outbox since the last call, oldest first, as its relay would. */
-  outbox(): Promise<EventEnvelope[]>;
+  /**
+   * Takes what the service published since the last call, as the broker would get it: what it wrote to its
+   * outbox, oldest first, as its relay would send it, then the prompts it sent straight (`Prompts`).
+   */
+  published(): Promise<EventEnvelope[]>;
   /** Hands an event to what this instance hears on its own queue (its `instanceSubscription`). */
   hear(event: EventEnvelope): Promise<void>;
   /** Another app on the same database, parts and neighbours, with more settings (e.g. other limits). */
@@ -108,6 +111,8 @@ export async function serviceHarness<C extends BackendConfig, P>(
   { env = {}, neighbours = [] }: HarnessOptions = {},
 ): Promise<ServiceHarness<C, P>> {
   const { database, pool, close: closeDatabase } = await migratedDatabase(definition);
+  // What the service sent as prompts (`Prompts`), kept for the test to take with its outbox rows (`published`).
+  const sentPrompts: EventEnvelope[] = [];
   const keys = generateSigningKeyPair();
   const settings = (extra: Record<string, string>) =>
     parseConfig(definition.configSchema, {
@@ -118,7 +123,13 @@ export async function serviceHarness<C extends BackendConfig, P>(
     }) as C;
   const config = settings({});
   const compose = async (appConfig: C) => {
-    const composed = await composeService(definition, { config: appConfig, keys, pool, logger: silent });
+    const composed = await composeService(definition, {
+      config: appConfig,
+      keys,
+      pool,
+      logger: silent,
+      prompts: { send: async (event) => void sentPrompts.push(event) },
+    });
     await composed.loadEndedSessions();
     await composed.app.ready();
     return composed;
@@ -149,11 +160,11 @@ export async function serviceHarness<C extends BackendConfig, P>(
         ...(issuedAt === undefined ? {} : { issuedAt }),
       }),
     deliver: (event) => handle(event, silent),
-    async outbox() {
+    async published() {
       const { rows } = await pool.query<{ payload: EventEnvelope }>(
         'WITH taken AS (DELETE FROM outbox RETURNING payload, created_at, id) SELECT payload FROM taken ORDER BY created_at, id',
       );
-      return rows.map((row) => row.payload);
+      return [...rows.map((row) => row.payload), ...sentPrompts.splice(0)];
     },
     hear: (event) => hear(event, silent),
     async anotherApp(extra) {

@@ -13,8 +13,7 @@ CREATE FUNCTION store_notification(
   in_comment uuid,
   made_at timestamptz,
   source_id uuid,
-  source_type text,
-  announcement jsonb
+  source_type text
 ) RETURNS TABLE (stored_sequence bigint, unread_count integer, stream_is_open boolean, withheld_by text)
 LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
@@ -52,23 +51,12 @@ BEGIN
    WHERE c.recipient_id = recipient
   RETURNING c.unread INTO unread_count;
   stream_is_open := EXISTS (SELECT 1 FROM open_streams s WHERE s.recipient_id = recipient);
-
-  -- The service built and checked the announcement (outboxRow); it goes out as notification.created only.
-  IF stream_is_open AND announcement IS NOT NULL THEN
-    INSERT INTO outbox (id, type, payload)
-    SELECT (announcement->>'id')::uuid, 'notification.created',
-           jsonb_set(jsonb_set(announcement, '{data,sequence}', to_jsonb(stored_sequence)), '{data,unreadCount}', to_jsonb(unread_count))
-     WHERE announcement @> jsonb_build_object('type', 'notification.created', 'version', 1, 'producer', 'notifications');
-    IF NOT FOUND THEN
-      RAISE EXCEPTION 'store_notification announces notification.created v1 only, not % v%', announcement->>'type', announcement->>'version';
-    END IF;
-  END IF;
   RETURN NEXT;
 END;
 $$;
 
 -- Down Migration
-DROP FUNCTION store_notification(uuid, uuid, text, uuid, text, uuid, uuid, timestamptz, uuid, text, jsonb);
+DROP FUNCTION store_notification(uuid, uuid, text, uuid, text, uuid, uuid, timestamptz, uuid, text);
 CREATE OR REPLACE FUNCTION store_notification(
   notification_id uuid,
   recipient uuid,

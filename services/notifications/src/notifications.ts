@@ -16,6 +16,7 @@ import {
 import { type Pool, type Queryable, withStatement, withTransaction } from '@recipes/db';
 import type { UserDirectory } from '@recipes/directory';
 import type { Logger } from '@recipes/logging';
+import type { Prompts } from '@recipes/runtime';
 import { enqueue, handleOnce } from '@recipes/outbox';
 import * as repository from './repository/notifications.js';
 import * as reads from './repository/reads.js';
@@ -133,24 +134,31 @@ export async function announceRetracted(
 }
 
 /** The notifications domain: rows made once per event, read and marked only by their recipient. */
-export function notifications(pool: Pool, directory: UserDirectory) {
+export function notifications(pool: Pool, directory: UserDirectory, prompts: Prompts) {
+  const prompt = (data: EventData<typeof notificationCreated>, correlationId: string) =>
+    prompts.send(createEvent(notificationCreated, data, { producer: PRODUCER, correlationId }));
+
+  /** `event` came again: what it stored, if still there, is prompted again while a stream of its recipient is open. */
+  async function promptAgain(event: EventEnvelope): Promise<void> {
+    const stored = await repository.findStoredFrom(pool, event.id);
+    if (stored?.streamOpen) await prompt(stored.data, event.correlationId);
+  }
+
   return {
     /**
-     * Stores `notification` once however often `event` is delivered, and announces it to the recipient's
-     * open streams, if any, in one round trip: one statement, atomic by itself, on the pool (see
-     * `insertNotification`). Its inner statements that announce begin once it holds the recipient's lock,
-     * so they see a stream opened before; one opening meanwhile waits, then reads the notification from the table.
+     * Stores `notification` once however often `event` is delivered, in one round trip (one statement, atomic by
+     * itself: see `insertNotification`), then prompts every instance's streams of the recipient, if one is open
+     * (`notification.created`, straight to the broker: see `Prompts`). The event is acked only after the prompt
+     * went, so one that comes again prompts again what it stored, in case the prompt had not gone.
      */
     async record(event: EventEnvelope, notification: NewNotification | undefined): Promise<void> {
       if (!notification) return;
       const id = newId();
-      // The statement writes in the sequence it takes and the unread count it makes.
-      const announcement = createEvent(
-        notificationCreated,
-        { id, ...notification, sequence: 1, unreadCount: 0 },
-        { producer: PRODUCER, correlationId: event.correlationId },
-      );
-      await withStatement(pool, (db) => repository.insertNotification(db, id, event, notification, announcement));
+      const stored = await withStatement(pool, (db) => repository.insertNotification(db, id, event, notification));
+      if (stored === undefined) return promptAgain(event);
+      if ('withheldBy' in stored || !stored.streamOpen) return;
+      const { sequence, unread: unreadCount } = stored;
+      await prompt({ id, ...notification, sequence, unreadCount }, event.correlationId);
     },
 
     /**

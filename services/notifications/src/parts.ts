@@ -15,7 +15,7 @@ import { streams } from './stream/streams.js';
  * The notifications domain, the streams this instance holds, what it knows of users (the actors it shows)
  * and of who mutes or blocks whom (libs/directory), and its users' preferences.
  */
-export function parts({ config, pool, endedSessions, logger }: PartsContext<NotificationsConfig>) {
+export function parts({ config, pool, endedSessions, logger, prompts }: PartsContext<NotificationsConfig>) {
   const directories = {
     users: new UserDirectory({ pool, usersUrl: config.USERS_INTERNAL_URL }),
     relations: new RelationDirectory(pool),
@@ -27,7 +27,7 @@ export function parts({ config, pool, endedSessions, logger }: PartsContext<Noti
     preferences: ownPreferences,
     dataExport: dataExport(pool, directories.users, ownPreferences),
     erasure: { pool, service: 'notifications' as const, steps: erasureSteps(pool) },
-    notifications: notifications(pool, directories.users),
+    notifications: notifications(pool, directories.users, prompts),
     deletedComments: deletedComments(pool),
     groups: notificationGroups(pool, directories.users),
     streams: streams(

@@ -4,7 +4,7 @@ import { parseConfig } from '@recipes/config';
 import { eventCatalogue, eventsProducedBy } from '@recipes/contracts';
 import type { Pool } from '@recipes/db';
 import { createLogger } from '@recipes/logging';
-import { EndedSessions, type RunningService } from '@recipes/runtime';
+import { EndedSessions, promptsUnsent, type RunningService } from '@recipes/runtime';
 import { amqpUrl, createTcpProxy, eventually, type TcpProxy } from '@recipes/testing';
 import { catalogueDisagreements, serviceEventsOf, sqlOutboxWrites } from '@recipes/testing/catalogue';
 import { type ReceivedMessage, type ServiceOnBroker, serviceOnBroker } from '@recipes/testing/service';
@@ -52,6 +52,7 @@ describe('the users service definition', () => {
         ...context,
         keys: { publicKey: generateSigningKeyPair().publicKey },
         endedSessions: new EndedSessions(),
+        prompts: promptsUnsent,
       }),
     ).toThrow(/private key/);
   });

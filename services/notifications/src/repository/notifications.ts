@@ -1,6 +1,5 @@
 import type { EventData, EventEnvelope, notificationCreated } from '@recipes/contracts';
-import { callWriting, type ListingPage, type ListingRequest, type Queryable, readListing } from '@recipes/db';
-import { outboxRow } from '@recipes/outbox';
+import { type ListingPage, type ListingRequest, type Queryable, readListing } from '@recipes/db';
 import type { NewNotification, NotificationRecord, NotificationType } from './rows.js';
 
 export interface NotificationCounts {
@@ -45,12 +44,11 @@ export interface WithheldNotification {
 }
 
 /**
- * Stores a notification once per source event, counts it for its recipient, and writes `announcement`
- * (its `notification.created`, with any sequence and unread count: the call writes in its own) to the
- * outbox when a stream of theirs is open. An event stored before (its inbox row) changes nothing and gives
- * undefined; a notification a rule of src/rules withholds (`withholdingRules`: deleted content or comment,
- * an actor the recipient silenced, a type turned off, a comment that notified them already) changes
- * nothing but the inbox row, counts included, and gives the rule's name.
+ * Stores a notification once per source event and counts it for its recipient. An event stored before (its
+ * inbox row) changes nothing and gives undefined; a notification a rule of src/rules withholds
+ * (`withholdingRules`: deleted content or comment, an actor the recipient silenced, a type turned off, a
+ * comment that notified them already, an erased user) changes nothing but the inbox row, counts included, and
+ * gives the rule's name.
  *
  * One round trip: one call of `store_notification` (rendered from the rules by src/rules/store-function.ts,
  * which says how its locks and snapshots make the rules hold at the commit), atomic by itself, so it needs
@@ -62,21 +60,15 @@ export async function insertNotification(
   id: string,
   source: Pick<EventEnvelope, 'id' | 'type'>,
   n: NewNotification,
-  announcement?: EventEnvelope<EventData<typeof notificationCreated>>,
 ): Promise<StoredNotification | WithheldNotification | undefined> {
-  const payload = announcement ? outboxRow(announcement)[2] : null;
-  // Marked as writing: the pool's client carries the trace context, which the outbox row takes, only to
-  // statements that write (`PreparingClient`, libs/db).
   const { rows } = await db.query<{
     sequence: string | null;
     unread: number | null;
     streamOpen: boolean | null;
     withheldBy: string | null;
   }>(
-    callWriting(
-      `SELECT stored_sequence AS sequence, unread_count AS unread, stream_is_open AS "streamOpen", withheld_by AS "withheldBy"
-         FROM store_notification($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    ),
+    `SELECT stored_sequence AS sequence, unread_count AS unread, stream_is_open AS "streamOpen", withheld_by AS "withheldBy"
+       FROM store_notification($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [
       id,
       n.recipientId,
@@ -88,13 +80,35 @@ export async function insertNotification(
       n.createdAt,
       source.id,
       source.type,
-      payload,
     ],
   );
   const answer = rows[0];
   if (!answer) return undefined;
   if (answer.withheldBy !== null) return { withheldBy: answer.withheldBy };
   return { sequence: Number(answer.sequence), unread: answer.unread!, streamOpen: answer.streamOpen! };
+}
+
+/** A notification stored, as its `notification.created` tells it, and whether a stream of its recipient is open. */
+export interface StoredFrom {
+  data: EventData<typeof notificationCreated>;
+  streamOpen: boolean;
+}
+
+/**
+ * The live notification the event `sourceId` stored, if any, with the recipient's unread count now and whether a
+ * stream of theirs is open: what to prompt again when the event comes again (its prompt may not have gone).
+ */
+export async function findStoredFrom(db: Queryable, sourceId: string): Promise<StoredFrom | undefined> {
+  const { rows } = await db.query<StoredFrom>(
+    `SELECT json_build_object('id', n.id, 'recipientId', n.recipient_id, 'sequence', n.sequence, 'type', n.type,
+              'actorId', n.actor_id, 'contentType', n.content_type, 'contentId', n.content_id, 'commentId', n.comment_id,
+              'createdAt', to_char(n.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'unreadCount', c.unread) AS data,
+            EXISTS (SELECT 1 FROM open_streams s WHERE s.recipient_id = n.recipient_id) AS "streamOpen"
+       FROM notifications n JOIN notification_counts c ON c.recipient_id = n.recipient_id
+      WHERE n.source_event_id = $1 AND n.retracted_at IS NULL`,
+    [sourceId],
+  );
+  return rows[0];
 }
 
 /** What a listing keeps of the recipient's notifications (docs/api.md §10.2): all, the unread, some types. */

@@ -2,7 +2,7 @@ import { withholdingRules } from './index.js';
 import type { WithholdingRule } from './rule.js';
 
 /**
- * `store_notification`'s arguments: the notification, the event it comes from, and its announcement. Named so
+ * `store_notification`'s arguments: the notification and the event it comes from. Named so
  * that none is a column of the tables it reads: the rules' SQL uses these names.
  */
 const ARGUMENTS = [
@@ -18,8 +18,6 @@ const ARGUMENTS = [
   // The event it comes from: its inbox row.
   ['source_id', 'uuid'],
   ['source_type', 'text'],
-  // Its notification.created, or NULL for none.
-  ['announcement', 'jsonb'],
 ] as const;
 
 const withheldBy = (rules: readonly WithholdingRule[]) =>
@@ -35,9 +33,10 @@ const withheldBy = (rules: readonly WithholdingRule[]) =>
  * mark), then their counts row. So their notifications take their sequence numbers in commit order. The function
  * is VOLATILE, so in READ COMMITTED each statement in it takes a new snapshot as it begins: the rules, evaluated
  * once the locks are held, see every deletion, mute, block and preference committed before, however long the
- * locks were waited for, and `stream_is_open` is what `hasOpenStream` would say under the lock. It answers the
- * stored notification's sequence, the unread count with it and whether a stream of theirs is open; or the rule
- * that withheld it (`withheld_by`). The INSERT has no ON CONFLICT: the rules keep duplicates out, so a unique
+ * locks were waited for, and `stream_is_open` is what `hasOpenStream` would say under the lock: a stream opening
+ * meanwhile waits, then reads this notification from the table. It answers the stored notification's sequence,
+ * the unread count with it and whether a stream of theirs is open (the service then prompts the streams,
+ * `record` in src/notifications.ts); or the rule that withheld it (`withheld_by`). The INSERT has no ON CONFLICT: the rules keep duplicates out, so a unique
  * violation is a bug, and fails.
  */
 export function storeNotificationFunction(rules: readonly WithholdingRule[] = withholdingRules): {
@@ -77,17 +76,6 @@ BEGIN
    WHERE c.recipient_id = recipient
   RETURNING c.unread INTO unread_count;
   stream_is_open := EXISTS (SELECT 1 FROM open_streams s WHERE s.recipient_id = recipient);
-
-  -- The service built and checked the announcement (outboxRow); it goes out as notification.created only.
-  IF stream_is_open AND announcement IS NOT NULL THEN
-    INSERT INTO outbox (id, type, payload)
-    SELECT (announcement->>'id')::uuid, 'notification.created',
-           jsonb_set(jsonb_set(announcement, '{data,sequence}', to_jsonb(stored_sequence)), '{data,unreadCount}', to_jsonb(unread_count))
-     WHERE announcement @> jsonb_build_object('type', 'notification.created', 'version', 1, 'producer', 'notifications');
-    IF NOT FOUND THEN
-      RAISE EXCEPTION 'store_notification announces notification.created v1 only, not % v%', announcement->>'type', announcement->>'version';
-    END IF;
-  END IF;
   RETURN NEXT;
 END;
 $$`;

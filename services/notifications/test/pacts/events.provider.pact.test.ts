@@ -52,9 +52,9 @@ const user = (): TestUser => {
 
 /** The one event of `type` the service wrote to its outbox by `act`; whatever was there before is taken first. */
 async function written(type: string, act: () => Promise<void>): Promise<EventEnvelope> {
-  await harness.outbox();
+  await harness.published();
   await act();
-  const events = (await harness.outbox()).filter((event) => event.type === type);
+  const events = (await harness.published()).filter((event) => event.type === type);
   expect(events).toHaveLength(1);
   return events[0]!;
 }

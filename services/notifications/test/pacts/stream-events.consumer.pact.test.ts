@@ -63,7 +63,7 @@ async function stream(user: TestUser): Promise<EventStreamClient> {
 async function mentioned(user: TestUser): Promise<string> {
   await harness.deliver(mentionEvent(actor, user));
   // Whatever the service announced is taken and not relayed: only the pact's message prompts the streams here.
-  await harness.outbox();
+  await harness.published();
   const listing = await harness.app.inject({ method: 'GET', url: '/api/notifications', headers: bearer(user) });
   return (listing.json().data as { id: string }[])[0]!.id;
 }
@@ -126,7 +126,7 @@ describe('notifications.read', () => {
       payload: { notificationIds: [id] },
     });
     expect(response.json().updated).toBe(1);
-    await harness.outbox();
+    await harness.published();
     expect(client.received.some(isUnread(0))).toBe(false);
 
     const message = eventMessage(notificationsRead, {

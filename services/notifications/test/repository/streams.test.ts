@@ -1,4 +1,4 @@
-import { createEvent, newId, notificationCreated } from '@recipes/contracts';
+import { newId } from '@recipes/contracts';
 import type { PoolClient } from 'pg';
 import { eventually } from '@recipes/testing';
 import { migratedPool } from '@recipes/testing/service';
@@ -10,7 +10,7 @@ import { closeStream, findSince, hasOpenStream, openStream } from '../../src/rep
 import { notificationsService } from '../../src/service.js';
 
 /**
- * A notification is announced (`notification.created`) only if its transaction sees a stream of the
+ * A notification is prompted (`notification.created`, by `record`) only if its store sees a stream of the
  * recipient open. A stream opening at the same moment must then find the notification in the table: the
  * two transactions take the recipient's lock (`lockRecipient`), so one waits for the other's commit,
  * whichever comes first. Each order is forced here, with the waiting one seen waiting in pg_stat_activity.
@@ -61,25 +61,6 @@ const mentionOf = (recipientId: string): NewNotification => ({
   createdAt: '2026-11-25T10:00:00.000Z',
 });
 
-/** The notification.created of `n`, as `record` builds it: the store writes in its sequence and unread count. */
-const announcementOf = (id: string, n: NewNotification) =>
-  createEvent(
-    notificationCreated,
-    { id, ...n, sequence: 1, unreadCount: 0 },
-    { producer: 'notifications', correlationId: 'streams-test' },
-  );
-
-/** The payloads of the notification.created rows in the outbox about notification `id`. */
-async function announced(
-  id: string,
-): Promise<Array<{ id: string; data: { id: string; sequence: number; unreadCount: number } }>> {
-  const { rows } = await pool.query(
-    "SELECT payload FROM outbox WHERE type = 'notification.created' AND payload->'data'->>'id' = $1",
-    [id],
-  );
-  return rows.map((row) => row.payload);
-}
-
 describe('a stream opening while a notification is stored', () => {
   it('waits for the notification to commit, then its first read finds it (not announced: no stream was open)', async () => {
     const recipient = newId();
@@ -116,62 +97,28 @@ describe('a stream opening while a notification is stored', () => {
     await commit(storing);
   });
 
-  it(
-    'sees, once the recipient’s lock it waited for is granted, a stream opened ' +
-      'after the store began, and announces it with its sequence and unread count',
-    async () => {
-      const recipient = newId();
-      expect(await insertNotification(pool, newId(), sourceEvent(), mentionOf(recipient))).toMatchObject({
-        sequence: 1,
-        unread: 1,
-        streamOpen: false,
-      });
-
-      const locking = await transaction();
-      await lockRecipient(locking, recipient);
-      const id = newId();
-      const mention = mentionOf(recipient);
-      const announcement = announcementOf(id, mention);
-      // On the pool, as `record` stores: one statement, no transaction of its own.
-      const storing = await pool.connect();
-      const storingBackend = await backendOf(storing);
-      const stored = insertNotification(storing, id, sourceEvent(), mention, announcement).finally(() =>
-        storing.release(),
-      );
-      await waitingForLock(storingBackend);
-      // The stream opens after the call began, in the transaction that holds the lock it waits for.
-      await openStream(locking, newId(), recipient, 5);
-      await commit(locking);
-
-      expect(await stored).toEqual({ sequence: 2, unread: 2, streamOpen: true });
-      const [payload, ...more] = await announced(id);
-      expect(more).toEqual([]);
-      expect(payload).toMatchObject({ id: announcement.id, data: { id, sequence: 2, unreadCount: 2 } });
-      expect(notificationCreated.data.parse(payload!.data)).toEqual({
-        ...announcement.data,
-        sequence: 2,
-        unreadCount: 2,
-      });
-    },
-  );
-
-  it('announces nothing without a stream open, nor when told nothing to announce', async () => {
+  it('sees, once the recipient’s lock it waited for is granted, a stream opened after the store began', async () => {
     const recipient = newId();
-    const id = newId();
-    const mention = mentionOf(recipient);
-    expect(await insertNotification(pool, id, sourceEvent(), mention, announcementOf(id, mention))).toMatchObject({
+    expect(await insertNotification(pool, newId(), sourceEvent(), mentionOf(recipient))).toMatchObject({
       sequence: 1,
+      unread: 1,
       streamOpen: false,
     });
-    expect(await announced(id)).toEqual([]);
 
-    await openStream(pool, newId(), recipient, 5);
-    const quiet = newId();
-    expect(await insertNotification(pool, quiet, sourceEvent(), mentionOf(recipient))).toMatchObject({
-      sequence: 2,
-      streamOpen: true,
-    });
-    expect(await announced(quiet)).toEqual([]);
+    const locking = await transaction();
+    await lockRecipient(locking, recipient);
+    // On the pool, as `record` stores: one statement, no transaction of its own.
+    const storing = await pool.connect();
+    const storingBackend = await backendOf(storing);
+    const stored = insertNotification(storing, newId(), sourceEvent(), mentionOf(recipient)).finally(() =>
+      storing.release(),
+    );
+    await waitingForLock(storingBackend);
+    // The stream opens after the call began, in the transaction that holds the lock it waits for.
+    await openStream(locking, newId(), recipient, 5);
+    await commit(locking);
+
+    expect(await stored).toEqual({ sequence: 2, unread: 2, streamOpen: true });
   });
 
   it('leaves no row behind for a recipient without notifications, once the stream closed', async () => {
@@ -213,7 +160,7 @@ describe('storing a mention', () => {
 });
 
 describe('storing a notification about content', () => {
-  it('waits for the content’s deletion (its lock, the first one taken), then stores nothing, counts and announcement included', async () => {
+  it('waits for the content’s deletion (its lock, the first one taken), then stores nothing, counts included', async () => {
     const recipient = newId();
     await openStream(pool, newId(), recipient, 5);
     const id = newId();
@@ -227,14 +174,11 @@ describe('storing a notification about content', () => {
 
     const storing = await pool.connect();
     const storingBackend = await backendOf(storing);
-    const stored = insertNotification(storing, id, sourceEvent(), mention, announcementOf(id, mention)).finally(() =>
-      storing.release(),
-    );
+    const stored = insertNotification(storing, id, sourceEvent(), mention).finally(() => storing.release());
     await waitingForLock(storingBackend);
     await commit(deleting);
 
     expect(await stored).toEqual({ withheldBy: 'deleted_content' });
-    expect(await announced(id)).toEqual([]);
     const { rows } = await pool.query(
       'SELECT total, unread, last_sequence AS "lastSequence" FROM notification_counts WHERE recipient_id = $1',
       [recipient],
@@ -242,19 +186,14 @@ describe('storing a notification about content', () => {
     expect(rows).toEqual([]);
   });
 
-  it('stores an event delivered again once only, and counts and announces it once', async () => {
+  it('stores an event delivered again once only, and counts it once', async () => {
     const recipient = newId();
     await openStream(pool, newId(), recipient, 5);
     const id = newId();
     const mention = mentionOf(recipient);
     const source = sourceEvent();
-    expect(await insertNotification(pool, id, source, mention, announcementOf(id, mention))).toEqual({
-      sequence: 1,
-      unread: 1,
-      streamOpen: true,
-    });
-    expect(await insertNotification(pool, newId(), source, mention, announcementOf(newId(), mention))).toBeUndefined();
-    expect(await announced(id)).toHaveLength(1);
+    expect(await insertNotification(pool, id, source, mention)).toEqual({ sequence: 1, unread: 1, streamOpen: true });
+    expect(await insertNotification(pool, newId(), source, mention)).toBeUndefined();
     const { rows } = await pool.query('SELECT total, unread FROM notification_counts WHERE recipient_id = $1', [
       recipient,
     ]);

@@ -67,7 +67,7 @@ function deleted(type: keyof typeof deletions, id: string): EventEnvelope {
 
 /** Relays what the service wrote to its outbox to this instance's own queue, as the broker would; what it relayed. */
 async function relay(): Promise<EventEnvelope[]> {
-  const events = await harness.outbox();
+  const events = await harness.published();
   for (const event of events) await harness.hear(event);
   return events;
 }
@@ -130,7 +130,7 @@ describe('a retraction on the stream', () => {
     const unseen = mentionEvent(ada, bob);
     await delivered(unseen, bob);
     await harness.deliver(mentionRemoved(unseen));
-    expect(await harness.outbox()).toEqual([]);
+    expect(await harness.published()).toEqual([]);
   });
 
   it('is sent once the stream resumes: after the notification retracted, or after one before it', async () => {
@@ -205,7 +205,7 @@ describe('content deleted', () => {
       // What comes about it afterwards (a late tag, a mention in a comment that lost the race) is never stored.
       await harness.deliver(tagEvent(ada, eve, type, { contentId }));
       await harness.deliver(mentionEvent(ada, eve, `${type}_comment`, { targetId: contentId }));
-      expect(await harness.outbox()).toEqual([]);
+      expect(await harness.published()).toEqual([]);
       expect(await listed(eve)).toEqual({ ids: [other], total: 1, unread: 1 });
     },
   );

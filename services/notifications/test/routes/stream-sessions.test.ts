@@ -55,7 +55,7 @@ const ticketOf = async (token: string) =>
  */
 async function notify(user: TestUser) {
   await harness.deliver(mentionEvent(bob, user));
-  for (const event of await harness.outbox()) await harness.hear(event);
+  for (const event of await harness.published()) await harness.hear(event);
 }
 
 describe('an ended session’s tokens', () => {

@@ -13,7 +13,7 @@ import {
 
 /**
  * The stream of docs/api.md §9 on one instance, listening for real: prompts reach it as its own queue
- * would bring them (`hear`), taken from what the service wrote to its outbox.
+ * would bring them (`hear`), taken from what the service published.
  */
 let harness: NotificationsHarness, ada: TestUser;
 beforeAll(
@@ -25,16 +25,16 @@ beforeAll(
 );
 afterAll(() => harness.close());
 
-/** Relays what the service wrote to its outbox to this instance's own queue, as the broker would. */
+/** Relays what the service published to this instance's own queue, as the broker would. */
 async function relay(): Promise<void> {
-  for (const event of await harness.outbox()) await harness.hear(event);
+  for (const event of await harness.published()) await harness.hear(event);
 }
 
 /** The last `notification.created` relayed. */
 let lastPrompt: EventEnvelope;
 
-/** The `notification.created` the service wrote since the last call. */
-const announced = async () => (await harness.outbox()).filter((event) => event.type === notificationCreated.type);
+/** The `notification.created` the service sent since the last call. */
+const announced = async () => (await harness.published()).filter((event) => event.type === notificationCreated.type);
 
 /**
  * Mentions `user` once, as an event from the comments service, and relays the prompt it makes (one while
@@ -86,6 +86,23 @@ describe('GET /api/notifications/stream', () => {
     await harness.deliver(mentionEvent(ada, bob));
     expect(await announced()).toEqual([]);
     expect(await listed(bob)).toHaveLength(3);
+  });
+
+  it('is prompted again when the event that stored a notification comes again (its prompt may not have gone)', async () => {
+    const bob = await harness.knownUser('Bob_Again');
+    const client = await harness.stream(bob);
+    await client.next(isUnread(0));
+    const event = mentionEvent(ada, bob);
+    await harness.deliver(event);
+    const [first, ...more] = await announced();
+    expect(more).toEqual([]);
+    await harness.deliver(event);
+    const [again, ...moreAgain] = await announced();
+    expect(moreAgain).toEqual([]);
+    expect(again!.data).toEqual(first!.data);
+    expect(again!.id).not.toBe(first!.id);
+    expect(await listed(bob)).toHaveLength(1);
+    client.close();
   });
 
   it('starts with retry and the unread count, then sends each new notification once, as the listing shows it', async () => {
@@ -196,7 +213,7 @@ describe('GET /api/notifications/stream', () => {
       clients.push(await harness.stream(hal));
       await clients.at(-1)!.next(isUnread(0));
     }
-    const replaced = (await harness.outbox()).filter((event) => event.type === notificationsStreamsReplaced.type);
+    const replaced = (await harness.published()).filter((event) => event.type === notificationsStreamsReplaced.type);
     expect(replaced).toHaveLength(1);
     await harness.hear(replaced[0]!);
     await clients[0]!.next((event) => event.event === 'replaced');

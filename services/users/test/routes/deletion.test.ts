@@ -73,7 +73,7 @@ describe('DELETE /api/users/me', () => {
       409,
     );
 
-    const events = await harness.outbox();
+    const events = await harness.published();
     const ended = events.find(
       (event) => event.type === 'user.session.ended' && (event.data as { userId: string }).userId === cat.user.id,
     );

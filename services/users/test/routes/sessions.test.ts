@@ -45,7 +45,7 @@ const age = (sessionId: string, seconds: number) =>
   );
 
 async function endedEvents() {
-  const events = await harness.outbox();
+  const events = await harness.published();
   return events
     .filter((event) => event.type === 'user.session.ended')
     .map((event) => event.data as Record<string, unknown>);
@@ -109,7 +109,7 @@ describe('POST /api/auth/refresh', () => {
   it('takes the predecessor presented after the grace for a replay: the session ends, its latest token too', async () => {
     const first = await login('sess_ada');
     const next = await refreshed(first.refreshToken);
-    await harness.outbox();
+    await harness.published();
     await age(sessionOf(first), 11);
     expect(expectProblem(await refresh(first.refreshToken), 401).code).toBe('UNAUTHORIZED');
     expectProblem(await refresh(next.refreshToken), 401);
@@ -216,7 +216,7 @@ describe('logout, logout-all, the list of sessions, ending one', () => {
     await post('/api/auth/register', { username: 'sess_bob', password: 'password123' });
     const phone = await login('sess_bob');
     const laptop = await login('sess_bob');
-    await harness.outbox();
+    await harness.published();
     const response = await post('/api/auth/logout', undefined, bearer(phone.token));
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ message: 'Logged out' });
@@ -260,7 +260,7 @@ describe('logout, logout-all, the list of sessions, ending one', () => {
     const one = await login('sess_cy');
     const two = await login('sess_cy');
     const someoneElse = await login('sess_bob');
-    await harness.outbox();
+    await harness.published();
     expect((await post('/api/auth/logout-all', undefined, bearer(one.token))).statusCode).toBe(200);
     expectProblem(await refresh(one.refreshToken), 401);
     expectProblem(await refresh(two.refreshToken), 401);
@@ -336,7 +336,7 @@ describe('PUT /api/users/me/password', () => {
     ).json() as Tokens;
     const caller = await login('sess_fay');
     const other = await login('sess_fay');
-    await harness.outbox();
+    await harness.published();
     const response = await change(caller.token, { currentPassword: 'password123', newPassword: 'a new passphrase' });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toEqual({ message: 'Password changed' });
@@ -486,7 +486,7 @@ describe('the limit on live sessions per user', () => {
         payload: { refreshToken: registration.refreshToken },
       })
     ).json() as Tokens;
-    await capped.outbox();
+    await capped.published();
     const third = await signIn();
     const status = async (tokens: Tokens) =>
       (
@@ -502,7 +502,7 @@ describe('the limit on live sessions per user', () => {
     ).toBe(401);
     expect(await status(refreshedRegistration)).toBe(200);
     expect(await status(third)).toBe(200);
-    const ends = (await capped.outbox())
+    const ends = (await capped.published())
       .filter((event) => event.type === 'user.session.ended')
       .map((event) => event.data);
     expect(ends).toEqual([

@@ -40,7 +40,7 @@ async function listed(user: TestUser) {
 
 /** Relays what the service wrote to its outbox to this instance's own queue, as the broker would; what it relayed. */
 async function relay(): Promise<EventEnvelope[]> {
-  const events = await harness.outbox();
+  const events = await harness.published();
   for (const event of events) await harness.hear(event);
   return events;
 }
