@@ -85,6 +85,27 @@ export function createPool({
 export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const joined = joinSharedTransaction(pool, work);
   if (joined) return joined;
+  return inTransaction(pool, 'BEGIN', work);
+}
+
+/**
+ * `withTransaction` whose first statement, `opening` (one without parameters), goes with its BEGIN in one
+ * round trip (PostgreSQL's simple protocol takes both at once): `work` gets its rows. For a hot loop whose
+ * every transaction starts the same way (the outbox relay's claim); never joins a `SharedTransaction`.
+ */
+export async function withTransactionOpenedBy<R extends pg.QueryResultRow, T>(
+  pool: pg.Pool,
+  opening: string,
+  work: (client: pg.PoolClient, rows: R[]) => Promise<T>,
+): Promise<T> {
+  return inTransaction(pool, `BEGIN; ${opening}`, (client, results) => work(client, (results[1]?.rows ?? []) as R[]));
+}
+
+async function inTransaction<T>(
+  pool: pg.Pool,
+  begin: string,
+  work: (client: pg.PoolClient, results: pg.QueryResult[]) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   let lost: Error | undefined;
   const onError = (error: Error) => {
@@ -92,8 +113,9 @@ export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolCl
   };
   client.on('error', onError);
   try {
-    await client.query('BEGIN');
-    const result = await work(client);
+    // One result for BEGIN alone, an array of them for BEGIN and a statement sent with it.
+    const begun: pg.QueryResult | pg.QueryResult[] = await client.query(begin);
+    const result = await work(client, Array.isArray(begun) ? begun : [begun]);
     await client.query('COMMIT');
     return result;
   } catch (error) {

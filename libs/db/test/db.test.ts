@@ -10,6 +10,7 @@ import {
   sqlState,
   UNIQUE_VIOLATION,
   withTransaction,
+  withTransactionOpenedBy,
   type Pool,
 } from '../src/index.js';
 
@@ -73,6 +74,26 @@ describe('db', () => {
     ).rejects.toSatisfy((error) => sqlState(error) === UNIQUE_VIOLATION);
     const { rows } = await pool.query('SELECT id FROM tx_test ORDER BY id');
     expect(rows).toEqual([{ id: 1 }]);
+  });
+
+  it('opens a transaction with a first statement sent with its BEGIN, whose rows the work gets, in it', async () => {
+    await pool.query('CREATE TABLE opened_test (id int PRIMARY KEY)');
+    await pool.query('INSERT INTO opened_test VALUES (1), (2)');
+    const claim = 'DELETE FROM opened_test WHERE id IN (SELECT id FROM opened_test ORDER BY id LIMIT 1) RETURNING id';
+    const seen = await withTransactionOpenedBy<{ id: number }, { id: number }[]>(pool, claim, async (client, rows) => {
+      // Inside the same transaction: what the claim deleted is gone for it, not yet for others.
+      expect((await client.query('SELECT id FROM opened_test')).rows).toEqual([{ id: 2 }]);
+      expect((await pool.query('SELECT id FROM opened_test ORDER BY id')).rows).toEqual([{ id: 1 }, { id: 2 }]);
+      return rows;
+    });
+    expect(seen).toEqual([{ id: 1 }]);
+    await expect(
+      withTransactionOpenedBy(pool, claim, async () => {
+        throw new Error('publish failed');
+      }),
+    ).rejects.toThrow('publish failed');
+    // Rolled back: the second claim's row is back.
+    expect((await pool.query('SELECT id FROM opened_test')).rows).toEqual([{ id: 2 }]);
   });
 
   it('reports reachability', async () => {

@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@recipes/contracts';
-import { type Pool, withTransaction } from '@recipes/db';
+import { type Pool, withTransactionOpenedBy } from '@recipes/db';
 import type { Logger } from '@recipes/logging';
 import type { Publisher } from '@recipes/messaging';
 import { withTraceparent } from '@recipes/tracing';
@@ -10,14 +10,15 @@ import { backoffMs } from './backoff.js';
 // LOCKED lets several relays work on the same table: each claims rows the others have not locked.
 // The commit does not wait for the WAL to reach the disk (synchronous_commit off, for this transaction
 // only): a commit lost in a crash of the server only brings published rows back, to be published again,
-// and consumers take an event once however often it comes. One disk flush fewer per batch.
-const CLAIM = `
+// and consumers take an event once however often it comes. One disk flush fewer per batch. The claim goes
+// with the transaction's BEGIN in one round trip, so its size is written into the text (an integer).
+const claimOf = (batchSize: number) => `
   WITH claimed AS (
     DELETE FROM outbox WHERE id IN (
       SELECT id FROM outbox
        WHERE available_at <= now()
        ORDER BY created_at, id
-       LIMIT $1
+       LIMIT ${Math.trunc(batchSize)}
        FOR UPDATE SKIP LOCKED)
     RETURNING id, type, payload, created_at, attempts, traceparent
   )
@@ -56,12 +57,12 @@ export interface BatchSettings {
 }
 
 /**
- * Claims, publishes and settles one batch in one transaction: a row the broker confirmed is gone, a row it
- * did not is put back with backoff. Returns how many rows it claimed.
+ * Claims, publishes and settles one batch in one transaction, in two round trips when all went out (BEGIN
+ * with the claim, then COMMIT): a row the broker confirmed is gone, a row it did not is put back with
+ * backoff. Returns how many rows it claimed.
  */
 export async function relayBatch({ pool, publisher, logger, batchSize, onPutBack }: BatchSettings): Promise<number> {
-  return withTransaction(pool, async (client) => {
-    const { rows } = await client.query<ClaimedRow>(CLAIM, [batchSize]);
+  return withTransactionOpenedBy<ClaimedRow, number>(pool, claimOf(batchSize), async (client, rows) => {
     if (rows.length === 0) return 0;
     // All at once: the confirms come back together instead of one round trip per event. Each is sent in
     // the trace its row was written in, which goes on in the consumers.
