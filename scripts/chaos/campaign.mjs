@@ -203,9 +203,11 @@ export async function runCampaign({
       world: workload.world,
       rng: rng.fork('deletions'),
     });
+    const registered = `${workload.world.users.length} users registered, ${push.subscriptions.length} push subscriptions`;
+    const lanes = `lanes ${laneNames.join(', ')}`;
     say(
-      `${workload.world.users.length} users registered, ${push.subscriptions.length} push subscriptions; ${clients} clients, a hostile user, users ` +
-        `logging in and out, users leaving and bursts above capacity at work; faults for ${minutes} min (lanes ${laneNames.join(', ')}), at least ${quota} of each kind`,
+      `${registered}; ${clients} clients, a hostile user, users logging in and out, users leaving and bursts above ` +
+        `capacity at work; faults for ${minutes} min (${lanes}), at least ${quota} of each kind`,
     );
 
     const faultsStarted = Date.now();
