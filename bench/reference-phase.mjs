@@ -141,6 +141,8 @@ export async function referenceComparison({
   const reference = await startProcess('bench/reference/server.mjs', ports.reference, {
     DATABASE_URL: system.databaseUrl,
     JWT_PUBLIC_KEY_FILE: publicKeyFile,
+    // GET /api/push/public-key answers the notifications service's key.
+    PUSH_VAPID_PUBLIC_KEY: system.process('notifications').env.PUSH_VAPID_PUBLIC_KEY,
   });
   const proxy = await startProcess('bench/reference/proxy.mjs', ports.proxy, { UPSTREAM: reference.url }).catch(
     (error) => {

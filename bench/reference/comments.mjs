@@ -1,4 +1,4 @@
-// The comments service's reads (services/comments/src/routes/comments.ts), on its pool.
+// The comments service's reads (services/comments/src/routes/comments.ts, routes/comments/index.ts), on its pool.
 import {
   author,
   integer,
@@ -32,26 +32,59 @@ const findCollection = statement(
               to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"
          FROM known_collections WHERE id = $1`,
 );
-const findCommentPage = listingStatement(
-  'find-comment-page',
-  {
-    count:
-      'SELECT count(*)::int AS total FROM comments WHERE target_type = $1 AND target_id = $2 AND deleted_at IS NULL',
-    columns: `c.id, c.author_id AS "authorId", c.content, iso_timestamp(c.created_at) AS "createdAt",
-              iso_timestamp(c.edited_at) AS "editedAt", u.username, u.avatar_url AS "avatarUrl"`,
-    from: `FROM comments c LEFT JOIN users u ON u.id = c.author_id
-          WHERE c.target_type = $1 AND c.target_id = $2 AND c.deleted_at IS NULL`,
-    order: { at: 'c.created_at', id: 'c.id', direction: 'asc' },
-  },
-  2,
+// repository.ts `findComment`, the check that the replies' comment is live.
+const findComment = statement(
+  'find-comment',
+  `SELECT id, author_id AS "authorId", content, iso_timestamp(created_at) AS "createdAt", iso_timestamp(edited_at) AS "editedAt",
+          parent_id AS "parentId", reply_count AS "replyCount" FROM comments WHERE id = $1 AND deleted_at IS NULL`,
 );
 
-const comment = object({ id: string, content: string, createdAt: string, editedAt: nullableString, author });
-const commentList = object({
-  comments: { type: 'array', items: comment },
-  total: integer,
-  pagination: listPaginationSchema,
+/** repository.ts `readComments`: a listing of the comments `where` keeps, with their authors joined. */
+const commentListing = (name, where, parameters) =>
+  listingStatement(
+    name,
+    {
+      count: `SELECT count(*)::int AS total FROM comments WHERE ${where('')}`,
+      columns: `c.id, c.author_id AS "authorId", c.content, iso_timestamp(c.created_at) AS "createdAt",
+                iso_timestamp(c.edited_at) AS "editedAt", c.parent_id AS "parentId", c.reply_count AS "replyCount",
+                u.username, u.avatar_url AS "avatarUrl"`,
+      from: `FROM comments c LEFT JOIN users u ON u.id = c.author_id WHERE ${where('c.')}`,
+      order: { at: 'c.created_at', id: 'c.id', direction: 'asc' },
+    },
+    parameters,
+  );
+// `findCommentPage`, of every comment or (`topLevel=true`) the top-level ones only, the filter written into the SQL.
+const onTarget = (topLevelOnly) => (c) =>
+  `${c}target_type = $1 AND ${c}target_id = $2 AND ${c}deleted_at IS NULL${topLevelOnly ? ` AND ${c}parent_id IS NULL` : ''}`;
+const findCommentPage = {
+  all: commentListing('find-comment-page', onTarget(false), 2),
+  topLevel: commentListing('find-comment-page-top-level', onTarget(true), 2),
+};
+// `findReplyPage`.
+const findReplyPage = commentListing('find-reply-page', (c) => `${c}parent_id = $1 AND ${c}deleted_at IS NULL`, 1);
+
+const comment = object({
+  id: string,
+  content: string,
+  createdAt: string,
+  editedAt: nullableString,
+  parentId: nullableString,
+  replyCount: integer,
+  author,
 });
+const comments = { type: 'array', items: comment };
+const commentList = object({ comments, total: integer, pagination: listPaginationSchema });
+const replyList = object({ comments, pagination: listPaginationSchema });
+
+/**
+ * comments.ts `withAuthors` of a page's rows. Every author is in the read model (the bench seeds them all): the
+ * service's look-up of the others is not reached.
+ */
+const withAuthors = (rows) =>
+  rows.map(({ authorId, username, avatarUrl, ...record }) => {
+    if (username === null) throw new Error(`author ${authorId} of comment ${record.id} is unknown`);
+    return { ...record, author: { id: authorId, username, avatarUrl } };
+  });
 
 export function registerComments(app, pool) {
   for (const [type, plural, name] of [
@@ -61,7 +94,8 @@ export function registerComments(app, pool) {
   ]) {
     // GET /api/{recipes,posts,collections}/:id/comments — comments.ts `list`: the target check (targets.ts;
     // one the read model lacks the service would ask its owner about, the seeded bench has them all), then
-    // the page with its authors joined and the count in one statement.
+    // the page (of the top-level comments alone with `topLevel=true`, any other value keeping all) with its
+    // authors joined and the count in one statement.
     app.get(
       `/api/${plural}/:id/comments`,
       { schema: { querystring: pageQuery, response: { 200: commentList, 404: problem } } },
@@ -71,28 +105,39 @@ export function registerComments(app, pool) {
         const find = type === 'collection' ? findCollection(id) : findTarget(id, type);
         const target = UUID.test(id) ? (await pool.query(find)).rows[0] : undefined;
         if (!target || target.deleted) return sendProblem(reply, 404, `${name} not found`);
+        const listing = findCommentPage[request.query.topLevel === 'true' ? 'topLevel' : 'all'];
         const { rows, total, next } = listingRows(
-          await pool.query(findCommentPage(type, id, page.limit + 1, page.offset)),
+          await pool.query(listing(type, id, page.limit + 1, page.offset)),
           page.limit,
         );
-        // Every author is in the read model (the bench seeds them all): the service's look-up of the others is not
-        // reached.
-        const comments = rows.map((r) => {
-          if (r.username === null) throw new Error(`author ${r.authorId} of comment ${r.id} is unknown`);
-          return {
-            id: r.id,
-            content: r.content,
-            createdAt: r.createdAt,
-            editedAt: r.editedAt,
-            author: { id: r.authorId, username: r.username, avatarUrl: r.avatarUrl },
-          };
-        });
         return withListLinks(request, reply, {
-          comments,
+          comments: withAuthors(rows),
           total,
           pagination: listPagination(page, total, next, 'comments'),
         });
       },
     );
   }
+
+  // GET /api/comments/:id/replies — comments.ts `replies`: the comment must be live (`findComment`), then the
+  // page of its replies with their authors joined and the count in one statement; no `total` beside the pagination.
+  app.get(
+    '/api/comments/:id/replies',
+    { schema: { querystring: pageQuery, response: { 200: replyList, 404: problem } } },
+    async (request, reply) => {
+      const { id } = request.params;
+      const page = pageOf(request.query, 20);
+      if (!UUID.test(id) || !(await pool.query(findComment(id))).rows[0]) {
+        return sendProblem(reply, 404, 'Comment not found');
+      }
+      const { rows, total, next } = listingRows(
+        await pool.query(findReplyPage(id, page.limit + 1, page.offset)),
+        page.limit,
+      );
+      return withListLinks(request, reply, {
+        comments: withAuthors(rows),
+        pagination: listPagination(page, total, next, 'replies'),
+      });
+    },
+  );
 }

@@ -1,7 +1,9 @@
 // The notifications service's reads (services/notifications/src/routes/notifications/index.ts), on its
 // pool: the caller's only, with an ETag bound to the caller (libs/http `callerTag`, `answeredNotModified`).
 // The bench sends no If-None-Match, so the 304 is left out; the tag is made and sent as the service does.
+// And its Web Push reads (routes/push/index.ts): the application server key, the caller's subscriptions.
 import { hash } from 'node:crypto';
+import { notificationTypeSchema } from '../../libs/contracts/dist/events/notifications.js';
 import {
   author,
   boolean,
@@ -63,19 +65,18 @@ const findGroupPage = (unreadOnly) =>
     1,
   );
 const findGroups = { all: findGroupPage(false), unread: findGroupPage(true) };
-// repository/preferences.ts `findPreferences`; the types of @recipes/contracts `notificationTypeSchema`, each on unless
-// set off.
+// repository/preferences.ts `findPreferences`; the types of @recipes/contracts `notificationTypeSchema` (taken from
+// it, so that a type added there is answered here too), each on unless set off.
 const findPreferences = statement(
   'find-preferences',
   'SELECT type, enabled FROM notification_preferences WHERE recipient_id = $1',
 );
-const NOTIFICATION_TYPES = [
-  'mention_recipe_comment',
-  'mention_collection_comment',
-  'mention_post_comment',
-  'tag_recipe',
-  'tag_post',
-];
+const NOTIFICATION_TYPES = notificationTypeSchema.options;
+// repository/push-subscriptions.ts `findSubscriptions`.
+const findSubscriptions = statement(
+  'find-subscriptions',
+  'SELECT id, endpoint, created_at AS "createdAt" FROM push_subscriptions WHERE user_id = $1 ORDER BY created_at DESC, id DESC',
+);
 const findCounts = statement('find-counts', 'SELECT total, unread FROM notification_counts WHERE recipient_id = $1');
 const countsOf = (result) => result.rows[0] ?? { total: 0, unread: 0 };
 
@@ -105,9 +106,11 @@ const group = object({
   latestNotificationId: string,
   latestAt: string,
 });
+const subscription = object({ id: string, endpoint: string, createdAt: string });
 const secured = (response) => ({ schema: { querystring: pageQuery, response: { 200: response, 401: problem } } });
 
-export function registerNotifications(app, pool) {
+/** `pushPublicKey`: the system's PUSH_VAPID_PUBLIC_KEY; without it, Web Push is off (503) as in the service. */
+export function registerNotifications(app, pool, { pushPublicKey }) {
   /** `callerTag` of what the body is made of, sent with `Cache-Control: private, no-cache`. */
   function sendTag(reply, callerId, representation) {
     const tag = `"${hash('sha256', `${callerId} ${representation}`, 'base64url').slice(0, 22)}"`;
@@ -224,6 +227,37 @@ export function registerNotifications(app, pool) {
         (await pool.query(findPreferences(request.caller.id))).rows.map((row) => [row.type, row.enabled]),
       );
       return { types: Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, set.get(type) ?? true])) };
+    },
+  );
+
+  // GET /api/push/public-key — the configured VAPID key, or 503 when Web Push is not configured.
+  app.get(
+    '/api/push/public-key',
+    { schema: { response: { 200: object({ publicKey: string }), 503: problem } } },
+    async (_request, reply) =>
+      pushPublicKey === undefined
+        ? sendProblem(reply, 503, 'Web Push is not configured')
+        : { publicKey: pushPublicKey },
+  );
+
+  // GET /api/push/subscriptions — push/subscriptions.ts `list`: the caller's, newest first, as `toSubscription`.
+  app.get(
+    '/api/push/subscriptions',
+    {
+      schema: {
+        response: { 200: object({ subscriptions: { type: 'array', items: subscription } }), 401: problem },
+      },
+    },
+    async (request, reply) => {
+      if (!request.caller) return sendProblem(reply, 401, 'A bearer token is required');
+      const { rows } = await pool.query(findSubscriptions(request.caller.id));
+      return {
+        subscriptions: rows.map(({ id, endpoint, createdAt }) => ({
+          id,
+          endpoint,
+          createdAt: createdAt.toISOString(),
+        })),
+      };
     },
   );
 }

@@ -1,9 +1,9 @@
 // The same work as each public read, in plain Fastify: the same SQL on the same seeded tables (named
 // statements, one pool of 10 per owning service with its schema as search path), the same token check,
 // responses serialised from a JSON schema (Fastify's compiled serializer), no per-request logging. Its own
-// process, spawned by bench/reference-phase.mjs beside the system: PORT, DATABASE_URL and
-// JWT_PUBLIC_KEY_FILE from the environment. Each read is in the module of the service that owns it, after
-// the handler it copies.
+// process, spawned by bench/reference-phase.mjs beside the system: PORT, DATABASE_URL, JWT_PUBLIC_KEY_FILE
+// and PUSH_VAPID_PUBLIC_KEY (the system's, if it has one) from the environment. Each read is in the module
+// of the service that owns it, after the handler it copies.
 import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 import pg from 'pg';
@@ -34,7 +34,7 @@ registerUsers(app, poolOf('users'));
 registerContent(app, poolOf('content'));
 registerComments(app, poolOf('comments'));
 registerCollections(app, poolOf('collections'));
-registerNotifications(app, poolOf('notifications'));
+registerNotifications(app, poolOf('notifications'), { pushPublicKey: process.env.PUSH_VAPID_PUBLIC_KEY });
 // A read without its copy here: bench/reference-phase.mjs stops on this status, naming the read.
 app.setNotFoundHandler((request, reply) =>
   reply.code(501).send({ detail: `no reference for ${request.method} ${request.url}` }),
