@@ -204,10 +204,10 @@ export async function runCampaign({
       rng: rng.fork('deletions'),
     });
     const registered = `${workload.world.users.length} users registered, ${push.subscriptions.length} push subscriptions`;
-    const lanes = `lanes ${laneNames.join(', ')}`;
+    const laneList = `lanes ${laneNames.join(', ')}`;
     say(
       `${registered}; ${clients} clients, a hostile user, users logging in and out, users leaving and bursts above ` +
-        `capacity at work; faults for ${minutes} min (${lanes}), at least ${quota} of each kind`,
+        `capacity at work; faults for ${minutes} min (${laneList}), at least ${quota} of each kind`,
     );
 
     const faultsStarted = Date.now();
