@@ -53,13 +53,26 @@ beforeAll(async () => {
   );
 }, 60_000);
 
+/** Whether the service's port refuses connections: its process has stopped listening. */
+const stopped = (service: string) =>
+  fetch(`${urlOf(service)}/health/live`).then(
+    () => false,
+    () => true,
+  );
+
 afterAll(async () => {
   if (supervisor?.exitCode === null) {
     supervisor.kill('SIGTERM');
     await exited;
   }
+  // A service still finishing its shutdown would declare its queues again on the broker once they are deleted.
+  await eventually(
+    async () => ((await Promise.all(services.map(({ name }) => stopped(name)))).every(Boolean) ? true : undefined),
+    20_000,
+    200,
+  );
   await removeTopology();
-});
+}, 30_000);
 
 describe('npm start', () => {
   it('runs every service and the gateway on the moved ports, each writing its own JSON lines', async () => {
