@@ -75,7 +75,7 @@ const config = {
   writePathSeconds: setting('BENCH_WRITEPATH_SECONDS', 10),
   writePathCountSeconds: setting('BENCH_WRITEPATH_COUNT_SECONDS', 5),
   pushRate: setting('BENCH_PUSH_RATE', 50),
-  pushSeconds: setting('BENCH_PUSH_SECONDS', 10),
+  pushSeconds: setting('BENCH_PUSH_SECONDS', 30),
   exportComments: setting('BENCH_EXPORT_COMMENTS', 10_000),
 };
 /**

@@ -2,7 +2,7 @@ export { outboxMigrations } from './migrations.js';
 export { enqueue, outboxRow } from './outbox.js';
 export { OutboxRelay, type OutboxBacklog, type OutboxRelaySettings } from './relay.js';
 export { handleOnce } from './inbox.js';
-export { WRITER_WAKE_SETTINGS } from './writer-wake.js';
+export { wakeOnNoticedCommits, WRITER_WAKE_SETTINGS } from './writer-wake.js';
 export { backoffMs } from './backoff.js';
 export { OutboxListener, type ListenerSettings } from './listener.js';
 export { WakeUps } from './wake-ups.js';

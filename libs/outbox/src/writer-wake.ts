@@ -6,12 +6,13 @@ const OUTBOX_WRITTEN = 'outbox written';
 /**
  * The session settings of a pool whose relay `wakeOnOutboxCommits` wakes (`createPool`'s `settings`): the
  * trigger tells the writing connection, and notices reach the client (PostgreSQL's default, which a
- * role's setting could lower).
+ * role's setting could lower). Other queues a table feeds (the notifications service's pushes) raise their
+ * own notice under the same setting.
  */
 export const WRITER_WAKE_SETTINGS = { 'outbox.wake': 'writer', client_min_messages: 'notice' } as const;
 
-/** What to call when a connection of the pool has committed outbox rows: one per relay running on it. */
-const wakersOf = new WeakMap<Pool, Set<() => void>>();
+/** What to call when a connection of the pool has committed a transaction that raised a notice, by notice. */
+const wakersOf = new WeakMap<Pool, Map<string, Set<() => void>>>();
 
 /**
  * Calls `wake` each time a connection of `pool` comes back to the pool after a transaction (or a statement
@@ -26,22 +27,37 @@ const wakersOf = new WeakMap<Pool, Set<() => void>>();
  * query (a connection made earlier wakes no one, and waits for the poll); every other writer still notifies.
  */
 export function wakeOnOutboxCommits(pool: Pool, wake: () => void): () => void {
-  const wakers = wakersOf.get(pool) ?? watchConnections(pool);
+  return wakeOnNoticedCommits(pool, OUTBOX_WRITTEN, wake);
+}
+
+/**
+ * `wakeOnOutboxCommits` for any trigger that raises `notice` on a connection with `WRITER_WAKE_SETTINGS`
+ * instead of notifying: `wake` is called when such a connection comes back to the pool.
+ */
+export function wakeOnNoticedCommits(pool: Pool, notice: string, wake: () => void): () => void {
+  const wakersByNotice = wakersOf.get(pool) ?? watchConnections(pool);
+  const wakers = wakersByNotice.get(notice) ?? new Set();
+  wakersByNotice.set(notice, wakers);
   wakers.add(wake);
   return () => wakers.delete(wake);
 }
 
-function watchConnections(pool: Pool): Set<() => void> {
-  const wakers = new Set<() => void>();
-  const written = new WeakSet<PoolClient>();
+function watchConnections(pool: Pool): Map<string, Set<() => void>> {
+  const wakersByNotice = new Map<string, Set<() => void>>();
+  const noticed = new WeakMap<PoolClient, Set<string>>();
   pool.on('connect', (client) => {
-    client.on('notice', (notice) => {
-      if (notice.message === OUTBOX_WRITTEN) written.add(client);
+    client.on('notice', ({ message }) => {
+      if (message === undefined || !wakersByNotice.has(message)) return;
+      const seen = noticed.get(client) ?? new Set();
+      noticed.set(client, seen.add(message));
     });
   });
   pool.on('release', (_error, client) => {
-    if (written.delete(client)) wakers.forEach((wake) => wake());
+    const seen = noticed.get(client);
+    if (seen === undefined) return;
+    noticed.delete(client);
+    for (const message of seen) wakersByNotice.get(message)?.forEach((wake) => wake());
   });
-  wakersOf.set(pool, wakers);
-  return wakers;
+  wakersOf.set(pool, wakersByNotice);
+  return wakersByNotice;
 }

@@ -1,9 +1,13 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Pool } from '@recipes/db';
 import type { Logger } from '@recipes/logging';
-import { backoffMs, OutboxListener, WakeUps } from '@recipes/outbox';
+import { backoffMs, OutboxListener, WakeUps, wakeOnNoticedCommits } from '@recipes/outbox';
 import { claimDuePushes, type DuePush } from '../repository/push-deliveries.js';
 import { type Handled, PUSH_TIMEOUT_MS } from './deliver.js';
 import { PushSettlements } from './settlements.js';
+
+/** What the push trigger raises, instead of notifying, on a connection with the writer's wake (migrations/017). */
+const PUSH_QUEUED = 'push queued';
 
 /** How long a claimed subscription stays this sender's: past one push's time-out, so it never sends twice at once. */
 const LEASE_MS = PUSH_TIMEOUT_MS * 3;
@@ -23,12 +27,14 @@ export interface PushSenderSettings {
   maxInFlight?: number;
   /** How often to look at the table when nothing wakes the sender. */
   pollIntervalMs?: number;
+  /** How long a wake-up waits before its claim, gathering the pushes queued meanwhile into it. */
+  gatherMs?: number;
 }
 
 /**
  * Sends the pushes of the push outbox (push_deliveries, migrations/013_push.sql), the way the outbox relay
- * publishes events (libs/outbox): woken by the trigger's NOTIFY, by a push coming due, and by polling as
- * the fallback. Each claim leases whole subscriptions, one push each, so an endpoint gets one push at a
+ * publishes events (libs/outbox): woken when its own process commits pushes on `pool` (the trigger's notice),
+ * by the trigger's NOTIFY for pushes anyone else queues, by a push coming due, and by polling as the fallback. Each claim leases whole subscriptions, one push each, so an endpoint gets one push at a
  * time; up to `maxInFlight` go at once, so an endpoint that hangs holds one slot for its time-out and
  * delays no other. A push's row is settled in one statement with others handled meanwhile
  * (settlements.ts), which claims its subscription's next due push in its place: two round trips a push
@@ -42,7 +48,9 @@ export class PushSender {
   private readonly settlements: PushSettlements;
   private readonly maxInFlight: number;
   private readonly pollIntervalMs: number;
+  private readonly gatherMs: number;
   private running = false;
+  private stopWaking: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   /** Claims sent so far: one sent while a settlement was under way may have passed a push over (see `settle`). */
   private claimsSent = 0;
@@ -50,9 +58,10 @@ export class PushSender {
   private full = false;
 
   constructor(private readonly settings: PushSenderSettings) {
-    const { pool, schema, databaseUrl, logger, maxInFlight = 50, pollIntervalMs = 1_000 } = settings;
+    const { pool, schema, databaseUrl, logger, maxInFlight = 50, pollIntervalMs = 1_000, gatherMs = 100 } = settings;
     this.maxInFlight = maxInFlight;
     this.pollIntervalMs = pollIntervalMs;
+    this.gatherMs = gatherMs;
     this.settlements = new PushSettlements(pool, LEASE_MS);
     this.listener = new OutboxListener({
       pool,
@@ -66,6 +75,7 @@ export class PushSender {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.stopWaking = wakeOnNoticedCommits(this.settings.pool, PUSH_QUEUED, this.wakeUps.notify);
     this.listener.start();
     this.loop = this.run();
   }
@@ -74,6 +84,7 @@ export class PushSender {
   async stop(): Promise<void> {
     if (!this.running) return this.loop;
     this.running = false;
+    this.stopWaking?.();
     this.stopping.abort();
     this.wakeUps.wakeAll();
     await Promise.all([this.loop, this.listener.stop(), ...this.inFlight]);
@@ -108,6 +119,9 @@ export class PushSender {
         }
       }
       await this.wakeUps.sleep(this.pollIntervalMs);
+      // A push is not urgent to the millisecond, and a claim, its wake-up and its settlements cost about as
+      // much for one push as for several: a moment's wait lets a trickle go in batches.
+      if (this.running && this.gatherMs > 0) await delay(this.gatherMs);
     }
   }
 
@@ -145,7 +159,7 @@ export class PushSender {
     });
     if (handled.kind === 'retry' && handled.failed) this.wakeAfter(handled.delayMs);
     // A claim sent meanwhile may have found the subscription still leased, or locked by this statement, and
-    // passed over a push queued for it too late for this statement to see (whose NOTIFY woke that claim):
+    // passed over a push queued for it too late for this statement to see (whose wake-up sent that claim):
     // look again, now that the subscription is free.
     if (!next && this.claimsSent !== claimsBefore) this.wakeUps.notify();
     return next;
