@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import pg from 'pg';
 
 /** A node of PostgreSQL's `EXPLAIN (ANALYZE, FORMAT JSON)` plan, with the fields the tests look at. */
 export interface PlanNode {
@@ -8,6 +8,8 @@ export interface PlanNode {
   /** The name the query gives the relation scanned, which tells apart two scans of one table. */
   Alias?: string;
   'Actual Rows': number;
+  /** With `BUFFERS`: the shared buffers the node (and those under it) found in memory. */
+  'Shared Hit Blocks'?: number;
   Plans?: PlanNode[];
 }
 
@@ -35,4 +37,34 @@ export async function explainQuery<Db>(
   await run(explaining as unknown as Db);
   if (plans.length !== 1) throw new Error(`expected one query, got ${plans.length}`);
   return planNodes(plans[0]!);
+}
+
+/**
+ * The plan PostgreSQL keeps for `text` once it is prepared, as libs/db prepares the statements it runs again:
+ * after five runs a generic plan, made without the values, may replace the custom ones for the connection's
+ * life. Planned here as that generic plan, then run with `values` in a transaction rolled back, so a statement
+ * that writes leaves nothing behind. Its nodes, with the buffers each touched.
+ */
+export async function explainGenericPlan(pool: pg.Pool, text: string, values: unknown[]): Promise<PlanNode[]> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
+    await client.query(`PREPARE explained AS ${text}`);
+    // EXECUTE takes no parameters of its own: its values go in as literals, written as pg would send them.
+    const literals = values.map((value) => {
+      const prepared = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } }).utils.prepareValue(
+        value,
+      );
+      return prepared === null ? 'NULL' : client.escapeLiteral(String(prepared));
+    });
+    const { rows } = await client.query(
+      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE explained${literals.length > 0 ? `(${literals.join(', ')})` : ''}`,
+    );
+    return planNodes(rows[0]['QUERY PLAN'][0].Plan);
+  } finally {
+    await client.query('ROLLBACK').catch(() => undefined);
+    await client.query('DEALLOCATE ALL').catch(() => undefined);
+    client.release();
+  }
 }

@@ -21,7 +21,7 @@ export {
   startLocalPushService,
 } from './push-service.js';
 export { type ClusterNode, type RabbitCluster, startRabbitCluster } from './rabbit-cluster.js';
-export { explainQuery, type PlanNode, planNodes } from './explain.js';
+export { explainGenericPlan, explainQuery, type PlanNode, planNodes } from './explain.js';
 export { type CursorPage, pagesAtOdds, readWhileWriting, walkFaults, walkWhileChanging } from './pages.js';
 export { type ContainerIds, LOCAL_AMQP_URL, LOCAL_DATABASE_URL, resolveTestInfrastructure } from './infrastructure.js';
 export { type SharedServer, type SharedServerName, sharedServer } from './servers.js';

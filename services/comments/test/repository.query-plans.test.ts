@@ -1,7 +1,10 @@
+import { commentCreated, createEvent, newId } from '@recipes/contracts';
 import type { Queryable } from '@recipes/db';
-import { explainQuery, type PlanNode, planNodes } from '@recipes/testing';
+import { explainGenericPlan, explainQuery, type PlanNode, planNodes } from '@recipes/testing';
 import { migratedPool } from '@recipes/testing/service';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { mentionEvents } from '../src/mention-events.js';
+import { insertComment, type NewComment } from '../src/posting.js';
 import { findCommentPage, findReplyPage } from '../src/repository.js';
 import { commentsService } from '../src/service.js';
 
@@ -45,6 +48,11 @@ beforeAll(async () => {
      SELECT gen_random_uuid(), 'post', $2, $3, 'Reply ' || n, date_trunc('milliseconds', now()) - n * interval '1 second', $1
        FROM generate_series(1, $4::int) AS n`,
     [threadTop, threaded, author, THREAD_REPLIES],
+  );
+  await pool.query(
+    `INSERT INTO content_items (id, content_type, author_id, title, deleted, revision, created_at)
+     VALUES ($1, 'recipe', $3, 'Heavy', false, 1, now()), ($2, 'post', $3, 'Threaded', false, 1, now())`,
+    [heavy, threaded, author],
   );
   await pool.query('VACUUM ANALYZE comments');
 }, 120_000);
@@ -140,5 +148,73 @@ describe('the top-level and replies listings’ query plans', () => {
     expect(others).toEqual([]);
     expect(scan).toMatchObject({ 'Index Name': 'comments_replies_idx' });
     expect(scan!['Actual Rows']).toBeLessThanOrEqual(21);
+  });
+});
+
+/** The statement `insertComment` sends for `comment`, mentioning one user and paying for it, as text and values. */
+async function postingStatement(
+  comment: Omit<NewComment, 'id' | 'authorId' | 'mentionKind' | 'mentionedUserIds' | 'events'>,
+) {
+  const id = newId();
+  const mentioned = [newId()];
+  const { target, thread } = comment;
+  const data = {
+    id,
+    targetType: target.type,
+    targetId: target.id,
+    authorId: author,
+    createdAt: new Date().toISOString(),
+    parentId: thread?.topLevelId ?? null,
+    targetOwnerId: author,
+    repliedToAuthorId: null,
+    mentionedUserIds: mentioned,
+  };
+  const events = {
+    created: createEvent(commentCreated, data, { producer: 'comments', correlationId: 'plans' }),
+    mentions: mentionEvents({ id, authorId: author, target, mentionKind: 'recipe_comment' }, mentioned, 'plans'),
+  };
+  let statement: { text: string; values: unknown[] } | undefined;
+  const recording = {
+    query: async (text: string, values: unknown[]) => {
+      statement = { text, values };
+      return { rows: [{ comment: null, targetLive: false, placed: false, spent: null, resetSeconds: 1 }] };
+    },
+  };
+  await insertComment(
+    recording as unknown as Queryable,
+    { ...comment, id, authorId: author, mentionKind: 'recipe_comment', mentionedUserIds: mentioned, events },
+    { budget: { name: 'mentions', max: 100, windowMs: 60_000 }, key: author, amount: 1 },
+  );
+  return statement!;
+}
+
+describe('storing a comment, as the plan the connection keeps (generic)', () => {
+  // Planned without the values, a scan of the target's comments filtered by id looks as cheap as the primary
+  // key: on a target with many comments it read every one of them for each comment stored.
+  const commentsScanned = (plan: PlanNode[]) =>
+    plan.flatMap((node) =>
+      node['Index Name']?.startsWith('comments_')
+        ? [node['Index Name']]
+        : node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'comments'
+          ? ['Seq Scan']
+          : [],
+    );
+
+  it('finds no comment of the target’s 50,000 for a top-level comment, and touches a few buffers', async () => {
+    const { text, values } = await postingStatement({ target: { type: 'recipe', id: heavy }, content: 'Top' });
+    const plan = await explainGenericPlan(pool, text, values);
+    expect(commentsScanned(plan)).toEqual(['comments_pkey', 'comments_pkey']);
+    expect(plan[0]!['Shared Hit Blocks']).toBeLessThan(200);
+  });
+
+  it('finds the comment replied to by its key on a target of 5,000 replies', async () => {
+    const { text, values } = await postingStatement({
+      target: { type: 'post', id: threaded },
+      content: 'Reply',
+      thread: { repliedToId: threadTop, topLevelId: threadTop },
+    });
+    const plan = await explainGenericPlan(pool, text, values);
+    expect(commentsScanned(plan)).toEqual(['comments_pkey', 'comments_pkey']);
+    expect(plan[0]!['Shared Hit Blocks']).toBeLessThan(200);
   });
 });

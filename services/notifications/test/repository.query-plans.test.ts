@@ -1,10 +1,12 @@
 import { newId } from '@recipes/contracts';
 import type { Queryable } from '@recipes/db';
+import { explainGenericPlan } from '@recipes/testing';
 import { migratedPool } from '@recipes/testing/service';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findGroupPage } from '../src/repository/groups.js';
 import * as repository from '../src/repository/notifications.js';
 import { markRead } from '../src/repository/reads.js';
+import { findSince } from '../src/repository/streams.js';
 import { notificationsService } from '../src/service.js';
 
 /**
@@ -201,5 +203,45 @@ describe('query plans', () => {
     const [counts] = rows;
     expect(counts.total).toBe(counts.rows);
     expect(counts.unread).toBe(counts.unread_rows);
+  });
+});
+
+describe('a stream’s catch-up, as the plan the connection keeps (generic)', () => {
+  // Planned without the values, a partial index of the recipient's notifications looked as cheap as the range of
+  // their sequence, and each catch-up read all the recipient's notifications.
+  const streamer = newId();
+  const STORED = 20_000;
+
+  beforeAll(async () => {
+    await pool.query(
+      `INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, comment_id, created_at, source_event_id, sequence)
+       SELECT gen_random_uuid(), $1, 'mention_recipe_comment', gen_random_uuid(), 'recipe', gen_random_uuid(), gen_random_uuid(),
+              timestamptz '2026-01-01' + g * interval '1 second', gen_random_uuid(), g
+         FROM generate_series(1, $2::int) AS g`,
+      [streamer, STORED],
+    );
+    await pool.query(
+      'INSERT INTO notification_counts (recipient_id, total, unread, last_sequence) VALUES ($1, $2::int, $2::int, $2::int)',
+      [streamer, STORED],
+    );
+    await pool.query('ANALYZE notifications, notification_counts');
+  }, 60_000);
+
+  it('reads what came after the stream’s place as a range of the sequence index, not the recipient’s 20,000', async () => {
+    let statement: { text: string; values: unknown[] } | undefined;
+    const recording = {
+      query: async (text: string, values: unknown[]) => {
+        statement = { text, values };
+        return { rows: [] };
+      },
+    } as unknown as Queryable;
+    await findSince(recording, streamer, STORED - 5, 100);
+    const plan = await explainGenericPlan(pool, statement!.text, statement!.values);
+    const notificationScans = plan.filter((node) => node['Relation Name'] === 'notifications');
+    expect(notificationScans.map((node) => node['Index Name'])).toEqual([
+      'notifications_sequence_idx',
+      'notifications_retraction_sequence_idx',
+    ]);
+    expect(plan[0]!['Shared Hit Blocks']).toBeLessThan(100);
   });
 });
