@@ -206,28 +206,31 @@ describe('query plans', () => {
   });
 });
 
-describe('a stream’s catch-up, as the plan the connection keeps (generic)', () => {
-  // Planned without the values, a partial index of the recipient's notifications looked as cheap as the range of
-  // their sequence, and each catch-up read all the recipient's notifications.
-  const streamer = newId();
-  const STORED = 20_000;
+describe('a stream’s catch-up, as the plan the connection keeps (generic), on a young table', () => {
+  // Planned without the values, on a table not yet analysed (as after a deployment, or while it grows), a partial
+  // index of the recipient's notifications looked as cheap as the range of their sequence, and each catch-up
+  // read all of the recipient's notifications.
+  const young = migratedPool(notificationsService);
+  const RECIPIENTS = 20;
+  const EACH = 3_000;
+  const streamer = '00000000-0000-4000-8000-000000000001';
 
   beforeAll(async () => {
-    await pool.query(
+    await young.query(
       `INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, comment_id, created_at, source_event_id, sequence)
-       SELECT gen_random_uuid(), $1, 'mention_recipe_comment', gen_random_uuid(), 'recipe', gen_random_uuid(), gen_random_uuid(),
+       SELECT gen_random_uuid(), ('00000000-0000-4000-8000-' || lpad(to_hex(r), 12, '0'))::uuid, 'mention_recipe_comment',
+              gen_random_uuid(), 'recipe', gen_random_uuid(), gen_random_uuid(),
               timestamptz '2026-01-01' + g * interval '1 second', gen_random_uuid(), g
-         FROM generate_series(1, $2::int) AS g`,
-      [streamer, STORED],
+         FROM generate_series(1, $1::int) AS r, generate_series(1, $2::int) AS g`,
+      [RECIPIENTS, EACH],
     );
-    await pool.query(
-      'INSERT INTO notification_counts (recipient_id, total, unread, last_sequence) VALUES ($1, $2::int, $2::int, $2::int)',
-      [streamer, STORED],
+    await young.query(
+      `INSERT INTO notification_counts (recipient_id, total, unread, last_sequence)
+       SELECT recipient_id, count(*), count(*), max(sequence) FROM notifications GROUP BY recipient_id`,
     );
-    await pool.query('ANALYZE notifications, notification_counts');
   }, 60_000);
 
-  it('reads what came after the stream’s place as a range of the sequence index, not the recipient’s 20,000', async () => {
+  it('reads what came after the stream’s place off the sequence index, not the recipient’s 3,000', async () => {
     let statement: { text: string; values: unknown[] } | undefined;
     const recording = {
       query: async (text: string, values: unknown[]) => {
@@ -235,13 +238,12 @@ describe('a stream’s catch-up, as the plan the connection keeps (generic)', ()
         return { rows: [] };
       },
     } as unknown as Queryable;
-    await findSince(recording, streamer, STORED - 5, 100);
-    const plan = await explainGenericPlan(pool, statement!.text, statement!.values);
-    const notificationScans = plan.filter((node) => node['Relation Name'] === 'notifications');
-    expect(notificationScans.map((node) => node['Index Name'])).toEqual([
-      'notifications_sequence_idx',
-      'notifications_retraction_sequence_idx',
-    ]);
+    await findSince(recording, streamer, EACH - 5, 100);
+    const plan = await explainGenericPlan(young, statement!.text, statement!.values);
+    const indexes = plan.flatMap((node) =>
+      node['Index Name']?.startsWith('notifications_') ? [node['Index Name']] : [],
+    );
+    expect(indexes).toEqual(['notifications_sequence_idx', 'notifications_retraction_sequence_idx']);
     expect(plan[0]!['Shared Hit Blocks']).toBeLessThan(100);
   });
 });

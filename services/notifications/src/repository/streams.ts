@@ -36,16 +36,19 @@ export async function findSince(
   sequence: number,
   limit: number,
 ): Promise<{ changes: StreamChange[]; position: StreamPosition }> {
-  // Two index range scans, merged in order (migrations/003 and 004).
+  // Two index range scans, merged in order (migrations/003 and 004). OFFSET 0 keeps `retracted_at IS NULL` out of the
+  // first scan, so that no partial index of the recipient's notifications can serve it: planned without the values
+  // and on young statistics, one looked as cheap as the sequence's range, and read all of the recipient's
+  // notifications for each catch-up (test/repository.query-plans.test.ts).
   const { rows } = await db.query(
     `SELECT c.last_sequence AS "lastSequence", c.unread, n.place, n.retracted, n.id, n.sequence, n.type, n.actor_id AS "actorId",
             n.content_type AS "contentType", n.content_id AS "contentId", n.comment_id AS "commentId", n.group_key AS "groupKey",
             n.is_read AS "isRead", n.created_at AS "createdAt", u.username, u.avatar_url AS "avatarUrl"
        FROM notification_counts c
        LEFT JOIN LATERAL (
-         (SELECT *, sequence AS place, false AS retracted FROM notifications
-           WHERE recipient_id = c.recipient_id AND sequence > $2 AND retracted_at IS NULL
-           ORDER BY sequence LIMIT $3)
+         (SELECT *, sequence AS place, false AS retracted
+            FROM (SELECT * FROM notifications WHERE recipient_id = c.recipient_id AND sequence > $2 ORDER BY sequence OFFSET 0) s
+           WHERE retracted_at IS NULL LIMIT $3)
          UNION ALL
          (SELECT *, retraction_sequence AS place, true AS retracted FROM notifications
            WHERE recipient_id = c.recipient_id AND retraction_sequence > $2 AND sequence <= $2
