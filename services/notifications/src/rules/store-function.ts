@@ -28,16 +28,17 @@ const withheldBy = (rules: readonly WithholdingRule[]) =>
  * migration holds (`npm run docs` writes a new one when this changes; `npm run lint` fails until it has).
  *
  * One call, one round trip, its own transaction (or a part of the caller's). It writes the inbox row first (an
- * event stored before takes no lock and stores nothing: no row), then takes the locks, each held to the commit:
- * the content's (a deletion's), the comment's for this recipient, the recipient's (a stream opening, a block, a
- * mark), then their counts row. So their notifications take their sequence numbers in commit order. The function
- * is VOLATILE, so in READ COMMITTED each statement in it takes a new snapshot as it begins: the rules, evaluated
- * once the locks are held, see every deletion, mute, block and preference committed before, however long the
- * locks were waited for, and `stream_is_open` is what `hasOpenStream` would say under the lock: a stream opening
- * meanwhile waits, then reads this notification from the table. It answers the stored notification's sequence,
- * the unread count with it and whether a stream of theirs is open (the service then prompts the streams,
- * `record` in src/notifications.ts); or the rule that withheld it (`withheld_by`). The INSERT has no ON CONFLICT: the rules keep duplicates out, so a unique
- * violation is a bug, and fails.
+ * event stored before takes no lock and stores nothing: no row), then takes the locks, each held to the commit: the
+ * content's, shared (a deletion takes it alone; stores about one content do not wait for each other), the comment's
+ * for this recipient, the recipient's (a stream opening, a block, a mark), then their counts row. So their
+ * notifications take their sequence numbers in commit order. The function is VOLATILE, so in READ COMMITTED each
+ * statement in it takes a new snapshot as it begins: the rules, evaluated once the locks are held, see every
+ * deletion, mute, block and preference committed before, however long the locks were waited for, and
+ * `stream_is_open` is what `hasOpenStream` would say under the lock: a stream opening meanwhile waits, then reads
+ * this notification from the table. It answers the stored notification's sequence, the unread count with it and
+ * whether a stream of theirs is open (the service then prompts the streams, `record` in src/notifications.ts); or
+ * the rule that withheld it (`withheld_by`). The INSERT has no ON CONFLICT: the rules keep duplicates out, so a
+ * unique violation is a bug, and fails.
  */
 export function storeNotificationFunction(rules: readonly WithholdingRule[] = withholdingRules): {
   /** What `DROP FUNCTION` names. */
@@ -54,7 +55,7 @@ BEGIN
   IF NOT FOUND THEN
     RETURN;
   END IF;
-  PERFORM lock_content(about_type, about_id);
+  PERFORM lock_content_shared(about_type, about_id);
   IF in_comment IS NOT NULL THEN
     PERFORM lock_comment_notifications(recipient, in_comment);
   END IF;
