@@ -43,6 +43,8 @@ beforeAll(async () => {
     databaseUrl: migrated.database.url,
     logger: silent,
     pollIntervalMs: 60_000,
+    // Long enough that the five pushes of the gathering test are queued within it on a loaded machine.
+    gatherMs: 1_000,
     deliver: async (push: DuePush): Promise<Handled> => {
       delivered.push(push.notification.id);
       return { kind: 'done' };
@@ -100,14 +102,14 @@ async function barrier(payload: string) {
 describe('the push sender', () => {
   it('is woken by its own process’s commit, with no NOTIFY sent', async () => {
     const id = await mention(writerPool, await subscribedRecipient());
-    await expect.poll(() => delivered.includes(id), { timeout: 2_000 }).toBe(true);
+    await expect.poll(() => delivered.includes(id), { timeout: 5_000 }).toBe(true);
     await barrier('after the writer');
     expect(heard).toEqual(['after the writer']);
   });
 
   it('is woken by the NOTIFY of a push any other writer queues', async () => {
     const id = await mention(migrated.pool, await subscribedRecipient());
-    await expect.poll(() => delivered.includes(id), { timeout: 2_000 }).toBe(true);
+    await expect.poll(() => delivered.includes(id), { timeout: 5_000 }).toBe(true);
     await barrier('after the other writer');
     expect(heard).toEqual(['after the writer', '', 'after the other writer']);
   });
@@ -122,7 +124,7 @@ describe('the push sender', () => {
     }) as typeof writerPool.query;
     try {
       const ids = await Promise.all(recipients.map((userId) => mention(writerPool, userId)));
-      await expect.poll(() => ids.filter((id) => delivered.includes(id)).length, { timeout: 2_000 }).toBe(5);
+      await expect.poll(() => ids.filter((id) => delivered.includes(id)).length, { timeout: 5_000 }).toBe(5);
     } finally {
       writerPool.query = query as typeof writerPool.query;
     }
