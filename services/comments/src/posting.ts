@@ -123,12 +123,12 @@ export interface Payment {
 }
 
 /**
- * The comments a reply is stored under, locked for the statement's transaction, top-level first (as a
- * deletion locks them, src/thread-repository.ts): live, on the target, the top-level one top-level. `placed`
- * has a row when all of them are there (always for a top-level comment, which names none). The target is compared
- * with IS NOT DISTINCT FROM, which no index serves, so that the comments are found by their key: the plan a
- * connection keeps is made without the values, and took the target's page index as cheap as the key, reading
- * every comment of a popular recipe for each comment stored (test/repository.query-plans.test.ts).
+ * The comments a reply is stored under, locked for the statement's transaction, top-level first (as a deletion
+ * locks them, src/thread-repository.ts): live, on the target, the top-level one top-level. `placed` has a row
+ * when all of them are there (always for a top-level comment, which names none). The target is compared with IS
+ * NOT DISTINCT FROM, which no index serves, so that the comments are found by their key: the plan a connection
+ * keeps is made without the values, and took the target's page index as cheap as the key, reading every comment
+ * of a popular recipe for each comment stored (test/repository.query-plans.test.ts).
  */
 function placedInThread({ type, id }: CommentTarget, thread: NewComment['thread']): Sql {
   const parentIds = thread ? [...new Set([thread.topLevelId, thread.repliedToId])] : [];

@@ -33,12 +33,13 @@ export interface PushSenderSettings {
 
 /**
  * Sends the pushes of the push outbox (push_deliveries, migrations/013_push.sql), the way the outbox relay
- * publishes events (libs/outbox): woken when its own process commits pushes on `pool` (the trigger's notice),
- * by the trigger's NOTIFY for pushes anyone else queues, by a push coming due, and by polling as the fallback. Each claim leases whole subscriptions, one push each, so an endpoint gets one push at a
- * time; up to `maxInFlight` go at once, so an endpoint that hangs holds one slot for its time-out and
- * delays no other. A push's row is settled in one statement with others handled meanwhile
- * (settlements.ts), which claims its subscription's next due push in its place: two round trips a push
- * at most, the claim (or the settlement before) and its settlement, and no claim after each push.
+ * publishes events (libs/outbox): woken when its own process commits pushes on `pool` (the trigger's notice), by
+ * the trigger's NOTIFY for pushes anyone else queues, by a push coming due, and by polling as the fallback. Each
+ * claim leases whole subscriptions, one push each, so an endpoint gets one push at a time; up to `maxInFlight`
+ * go at once, so an endpoint that hangs holds one slot for its time-out and delays no other. A push's row is
+ * settled in one statement with others handled meanwhile (settlements.ts), which claims its subscription's next
+ * due push in its place: two round trips a push at most, the claim (or the settlement before) and its
+ * settlement, and no claim after each push.
  */
 export class PushSender {
   private readonly wakeUps = new WakeUps(() => this.running);
