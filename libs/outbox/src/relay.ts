@@ -3,9 +3,9 @@ import type { Logger } from '@recipes/logging';
 import type { Publisher } from '@recipes/messaging';
 import { backoffMs } from './backoff.js';
 import { relayBatch } from './batch.js';
-import { OutboxListener } from './listener.js';
+import { CommitWakeUps } from './commit-wake-ups.js';
 import { WakeUps } from './wake-ups.js';
-import { wakeOnOutboxCommits } from './writer-wake.js';
+import { OUTBOX_WRITTEN } from './writer-wake.js';
 
 /** How long after a put-back row's time a loop looks for it. */
 const PUT_BACK_MARGIN_MS = 20;
@@ -44,12 +44,12 @@ export interface OutboxBacklog {
 /**
  * Publishes the rows of a service's outbox and deletes each one once the broker has confirmed it. A row
  * whose publish fails stays, and is retried with backoff, so no event is lost while the broker is down.
- * It wakes when its own process commits outbox rows on `pool`, if the pool has `WRITER_WAKE_SETTINGS`
- * (writer-wake.ts), on the outbox trigger's NOTIFY for rows anyone else writes, and polls as a fallback
- * for a wake-up missed.
+ * It wakes when its own process commits outbox rows on `pool`, if the pool has `WRITER_WAKE_SETTINGS`, on the
+ * outbox trigger's NOTIFY for rows anyone else writes (both `CommitWakeUps`, commit-wake-ups.ts), and polls as
+ * a fallback for a wake-up missed.
  *
- * This file runs the batch loops; one batch is `relayBatch` (batch.ts), the LISTEN connection is
- * `OutboxListener` (listener.ts), and what ends a loop's sleep is `WakeUps` (wake-ups.ts).
+ * This file runs the batch loops; one batch is `relayBatch` (batch.ts), and what ends a loop's sleep is
+ * `WakeUps` (wake-ups.ts).
  */
 export class OutboxRelay {
   private readonly pool: Pool;
@@ -58,11 +58,10 @@ export class OutboxRelay {
   private readonly batchSize: number;
   private readonly concurrency: number;
   private readonly pollIntervalMs: number;
-  private readonly listener: OutboxListener;
+  private readonly commits: CommitWakeUps;
   private readonly wakeUps = new WakeUps(() => this.running);
   private running = false;
   private loop: Promise<void> | undefined;
-  private stopWaking: (() => void) | undefined;
 
   constructor({
     pool,
@@ -80,10 +79,11 @@ export class OutboxRelay {
     this.batchSize = batchSize;
     this.concurrency = Math.max(1, concurrency);
     this.pollIntervalMs = pollIntervalMs;
-    this.listener = new OutboxListener({
+    this.commits = new CommitWakeUps({
       pool,
       ...(databaseUrl === undefined ? {} : { databaseUrl }),
       channel: `${schema}_outbox`,
+      notice: OUTBOX_WRITTEN,
       logger,
       onNotification: this.wakeUps.notify,
     });
@@ -92,8 +92,7 @@ export class OutboxRelay {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.stopWaking = wakeOnOutboxCommits(this.pool, this.wakeUps.notify);
-    this.listener.start();
+    this.commits.start();
     // One loop polls; a wake-up missed is found as well by one look a second as by three.
     this.loop = Promise.all(Array.from({ length: this.concurrency }, (_, index) => this.run(index === 0))).then(
       () => undefined,
@@ -104,9 +103,8 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     if (!this.running) return this.loop;
     this.running = false;
-    this.stopWaking?.();
     this.wakeUps.wakeAll();
-    await Promise.all([this.loop, this.listener.stop()]);
+    await Promise.all([this.loop, this.commits.stop()]);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Pool } from '@recipes/db';
 import type { Logger } from '@recipes/logging';
-import { backoffMs, OutboxListener, WakeUps, wakeOnNoticedCommits } from '@recipes/outbox';
+import { backoffMs, CommitWakeUps, WakeUps } from '@recipes/outbox';
 import { claimDuePushes, type DuePush } from '../repository/push-deliveries.js';
 import { type Handled, PUSH_TIMEOUT_MS } from './deliver.js';
 import { PushSettlements } from './settlements.js';
@@ -45,13 +45,12 @@ export class PushSender {
   private readonly wakeUps = new WakeUps(() => this.running);
   private readonly inFlight = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
-  private readonly listener: OutboxListener;
+  private readonly commits: CommitWakeUps;
   private readonly settlements: PushSettlements;
   private readonly maxInFlight: number;
   private readonly pollIntervalMs: number;
   private readonly gatherMs: number;
   private running = false;
-  private stopWaking: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   /** Claims sent so far: one sent while a settlement was under way may have passed a push over (see `settle`). */
   private claimsSent = 0;
@@ -64,10 +63,11 @@ export class PushSender {
     this.pollIntervalMs = pollIntervalMs;
     this.gatherMs = gatherMs;
     this.settlements = new PushSettlements(pool, LEASE_MS);
-    this.listener = new OutboxListener({
+    this.commits = new CommitWakeUps({
       pool,
       ...(databaseUrl === undefined ? {} : { databaseUrl }),
       channel: `${schema}_push`,
+      notice: PUSH_QUEUED,
       logger,
       onNotification: this.wakeUps.notify,
     });
@@ -76,8 +76,7 @@ export class PushSender {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.stopWaking = wakeOnNoticedCommits(this.settings.pool, PUSH_QUEUED, this.wakeUps.notify);
-    this.listener.start();
+    this.commits.start();
     this.loop = this.run();
   }
 
@@ -85,10 +84,9 @@ export class PushSender {
   async stop(): Promise<void> {
     if (!this.running) return this.loop;
     this.running = false;
-    this.stopWaking?.();
     this.stopping.abort();
     this.wakeUps.wakeAll();
-    await Promise.all([this.loop, this.listener.stop(), ...this.inFlight]);
+    await Promise.all([this.loop, this.commits.stop(), ...this.inFlight]);
   }
 
   /** A push put back is due in `ms`: look again then. */
