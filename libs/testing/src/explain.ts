@@ -17,35 +17,48 @@ export interface PlanNode {
 export const planNodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(planNodes)];
 
 /**
- * Runs `run` (a repository function making one query) against a connection that explains that query on
- * `pool` instead of answering it, and returns the plan's nodes. The repository gets `row` back: what it
- * makes of it is of no interest here.
+ * The one query `run` (a repository function) makes, as text and values, sent to a connection that records it
+ * instead of answering it. The repository gets `row` back: what it makes of it is of no interest here.
  */
+async function onlyQueryOf<Db>(
+  run: (db: Db) => Promise<unknown>,
+  row: object,
+): Promise<{ text: string; values: unknown[] }> {
+  const queries: { text: string; values: unknown[] }[] = [];
+  const recording = {
+    query: async (text: string, values: unknown[] = []) => {
+      queries.push({ text, values });
+      return { rows: [row], rowCount: 0 };
+    },
+  };
+  await run(recording as unknown as Db);
+  if (queries.length !== 1) throw new Error(`expected one query, got ${queries.length}`);
+  return queries[0]!;
+}
+
+/** The plan of the one query `run` makes, explained (and run) on `pool`: its nodes. */
 export async function explainQuery<Db>(
   pool: pg.Pool,
   run: (db: Db) => Promise<unknown>,
   row: object = {},
 ): Promise<PlanNode[]> {
-  const plans: PlanNode[] = [];
-  const explaining = {
-    query: async (text: string, values: unknown[]) => {
-      const { rows } = await pool.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
-      plans.push(rows[0]['QUERY PLAN'][0].Plan);
-      return { rows: [row], rowCount: 0 };
-    },
-  };
-  await run(explaining as unknown as Db);
-  if (plans.length !== 1) throw new Error(`expected one query, got ${plans.length}`);
-  return planNodes(plans[0]!);
+  const { text, values } = await onlyQueryOf(run, row);
+  const { rows } = await pool.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
+  return planNodes(rows[0]['QUERY PLAN'][0].Plan);
 }
 
 /**
- * The plan PostgreSQL keeps for `text` once it is prepared, as libs/db prepares the statements it runs again:
- * after five runs a generic plan, made without the values, may replace the custom ones for the connection's
- * life. Planned here as that generic plan, then run with `values` in a transaction rolled back, so a statement
- * that writes leaves nothing behind. Its nodes, with the buffers each touched.
+ * The plan PostgreSQL keeps for the one query `run` makes once it is prepared, as libs/db prepares the statements
+ * it runs again: after five runs a generic plan, made without the values, may replace the custom ones for the
+ * connection's life. Planned here as that generic plan, then run with the values in a transaction rolled back, so
+ * a statement that writes leaves nothing behind. Its nodes, with the buffers each touched.
  */
-export async function explainGenericPlan(pool: pg.Pool, text: string, values: unknown[]): Promise<PlanNode[]> {
+export async function explainGenericPlan<Db>(
+  pool: pg.Pool,
+  run: (db: Db) => Promise<unknown>,
+  row: object = {},
+): Promise<PlanNode[]> {
+  const { text, values } = await onlyQueryOf(run, row);
   const client = await pool.connect();
   try {
     await client.query('BEGIN');

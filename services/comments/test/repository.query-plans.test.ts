@@ -151,10 +151,8 @@ describe('the top-level and replies listings’ query plans', () => {
   });
 });
 
-/** The statement `insertComment` sends for `comment`, mentioning one user and paying for it, as text and values. */
-async function postingStatement(
-  comment: Omit<NewComment, 'id' | 'authorId' | 'mentionKind' | 'mentionedUserIds' | 'events'>,
-) {
+/** Explains the generic plan of `insertComment` storing `comment`, mentioning one user and paying for it. */
+function explainPosting(comment: Omit<NewComment, 'id' | 'authorId' | 'mentionKind' | 'mentionedUserIds' | 'events'>) {
   const id = newId();
   const mentioned = [newId()];
   const { target, thread } = comment;
@@ -173,19 +171,16 @@ async function postingStatement(
     created: createEvent(commentCreated, data, { producer: 'comments', correlationId: 'plans' }),
     mentions: mentionEvents({ id, authorId: author, target, mentionKind: 'recipe_comment' }, mentioned, 'plans'),
   };
-  let statement: { text: string; values: unknown[] } | undefined;
-  const recording = {
-    query: async (text: string, values: unknown[]) => {
-      statement = { text, values };
-      return { rows: [{ comment: null, targetLive: false, placed: false, spent: null, resetSeconds: 1 }] };
-    },
-  };
-  await insertComment(
-    recording as unknown as Queryable,
-    { ...comment, id, authorId: author, mentionKind: 'recipe_comment', mentionedUserIds: mentioned, events },
-    { budget: { name: 'mentions', max: 100, windowMs: 60_000 }, key: author, amount: 1 },
+  return explainGenericPlan(
+    pool,
+    (db: Queryable) =>
+      insertComment(
+        db,
+        { ...comment, id, authorId: author, mentionKind: 'recipe_comment', mentionedUserIds: mentioned, events },
+        { budget: { name: 'mentions', max: 100, windowMs: 60_000 }, key: author, amount: 1 },
+      ),
+    { comment: null, targetLive: false, placed: false, spent: null, resetSeconds: 1 },
   );
-  return statement!;
 }
 
 describe('storing a comment, as the plan the connection keeps (generic)', () => {
@@ -201,19 +196,17 @@ describe('storing a comment, as the plan the connection keeps (generic)', () => 
     );
 
   it('finds no comment of the target’s 50,000 for a top-level comment, and touches a few buffers', async () => {
-    const { text, values } = await postingStatement({ target: { type: 'recipe', id: heavy }, content: 'Top' });
-    const plan = await explainGenericPlan(pool, text, values);
+    const plan = await explainPosting({ target: { type: 'recipe', id: heavy }, content: 'Top' });
     expect(commentsScanned(plan)).toEqual(['comments_pkey', 'comments_pkey']);
     expect(plan[0]!['Shared Hit Blocks']).toBeLessThan(200);
   });
 
   it('finds the comment replied to by its key on a target of 5,000 replies', async () => {
-    const { text, values } = await postingStatement({
+    const plan = await explainPosting({
       target: { type: 'post', id: threaded },
       content: 'Reply',
       thread: { repliedToId: threadTop, topLevelId: threadTop },
     });
-    const plan = await explainGenericPlan(pool, text, values);
     expect(commentsScanned(plan)).toEqual(['comments_pkey', 'comments_pkey']);
     expect(plan[0]!['Shared Hit Blocks']).toBeLessThan(200);
   });

@@ -231,15 +231,11 @@ describe('a stream’s catch-up, as the plan the connection keeps (generic), on 
   }, 60_000);
 
   it('reads what came after the stream’s place off the sequence index, not the recipient’s 3,000', async () => {
-    let statement: { text: string; values: unknown[] } | undefined;
-    const recording = {
-      query: async (text: string, values: unknown[]) => {
-        statement = { text, values };
-        return { rows: [] };
-      },
-    } as unknown as Queryable;
-    await findSince(recording, streamer, EACH - 5, 100);
-    const plan = await explainGenericPlan(young, statement!.text, statement!.values);
+    const plan = await explainGenericPlan(young, (db: Queryable) => findSince(db, streamer, EACH - 5, 100), {
+      lastSequence: EACH,
+      unread: EACH,
+      id: null,
+    });
     const indexes = plan.flatMap((node) =>
       node['Index Name']?.startsWith('notifications_') ? [node['Index Name']] : [],
     );
