@@ -129,6 +129,12 @@ describe('admission control against a simulated service', () => {
         longestWait(run.refused.filter((refusal) => refusal.at > 5_000)),
         `${overload}x: longest wait refused, settled`,
       ).toBeLessThan(QUEUE.targetMs + 2);
+      // And mostly at once: a wait foreseen too long is refused when foreseen, not once it has been waited.
+      const settledRefusals = run.refused.filter((refusal) => refusal.at > 5_000);
+      const refusedAfterWaiting = settledRefusals.filter((refusal) => refusal.ms >= QUEUE.targetMs / 2);
+      expect(refusedAfterWaiting.length, `${overload}x: refused after half the target`).toBeLessThan(
+        0.02 * settledRefusals.length,
+      );
     }
   });
 

@@ -6,10 +6,11 @@ import type { Clock } from './clock.js';
  * What is cut is a standing queue, after CoDel (Nichols and Jacobson, 2012) and Facebook's "Fail at Scale"
  * (2015): a queue that has not emptied for an interval and did not get shorter over the last one is being
  * fed faster than it drains. While it stands, a request that would wait past `targetMs` (by the rate the
- * queue has been draining at) is refused as it arrives, and one that has waited that long is refused too:
- * those let in wait about the target at most, and a refusal mostly costs its client no wait. It stops
- * standing once it has emptied with nothing refused for an interval. Whatever the queue's state, no
- * request waits past `maxWaitMs`.
+ * queue has been draining at) is refused as it arrives, and one already waiting as soon as its wait is
+ * foreseen past twice the target (the backlog found when the queue turns standing, or a drain that
+ * slowed), at the latest once it has waited that long: those let in wait about the target, and a refusal
+ * costs its client little wait. It stops standing once it has emptied with nothing refused for an
+ * interval. Whatever the queue's state, no request waits past `maxWaitMs`.
  */
 export interface WaitingRoomSettings {
   /** Requests waiting at most; one more is refused at once. */
@@ -24,6 +25,11 @@ export interface WaitingRoomSettings {
 
 /** How many of the latest departures the drain rate is measured over. */
 const DRAIN_SAMPLES = 32;
+/**
+ * In a standing queue, a waiter is refused once its wait passes this many times the target, or is foreseen
+ * to: headroom over what an arrival may expect, so that the drain rate's jitter does not refuse those let in.
+ */
+const LATE_FACTOR = 2;
 
 export interface Waiter {
   /** Called once the request may go on to the service. */
@@ -76,9 +82,10 @@ export class WaitingRoom {
     const now = this.clock.now();
     this.cutExpired(now);
     this.assess(now);
+    this.cutForeseenLate(now);
     if (
       this.entries.length >= this.settings.maxWaiting ||
-      (this.#standing && this.expectedWaitMs() > this.settings.targetMs)
+      (this.#standing && (this.entries.length + 1) * this.drainIntervalMs() > this.settings.targetMs)
     ) {
       this.refuse(waiter, now);
       return () => undefined;
@@ -95,6 +102,7 @@ export class WaitingRoom {
     const now = this.clock.now();
     this.cutExpired(now);
     this.assess(now);
+    this.cutForeseenLate(now);
     const entry = this.entries.shift();
     if (!entry) return false;
     this.departures.push(now);
@@ -112,19 +120,19 @@ export class WaitingRoom {
   }
 
   /**
-   * How long a request arriving now would wait: the queue ahead of it at the rate the latest departures
-   * left. Unknown (0) until a few have left.
+   * How long apart requests leave the queue, by the latest departures: a request waits this for each one
+   * ahead of it and itself. Unknown (0) until a few have left.
    */
-  private expectedWaitMs(): number {
-    const [first, ...rest] = this.departures;
-    const last = rest.at(-1);
+  private drainIntervalMs(): number {
+    const first = this.departures[0];
+    const last = this.departures.at(-1);
     if (first === undefined || last === undefined || last <= first) return 0;
-    return ((this.entries.length + 1) * (last - first)) / rest.length;
+    return (last - first) / (this.departures.length - 1);
   }
 
-  /** How long a waiter may wait, as things stand: in a standing queue, about what arrivals may expect. */
+  /** How long a waiter may wait, as things stand: in a standing queue, twice what an arrival may expect. */
   private waitLimit(): number {
-    return this.#standing ? this.settings.targetMs : this.settings.maxWaitMs;
+    return this.#standing ? LATE_FACTOR * this.settings.targetMs : this.settings.maxWaitMs;
   }
 
   /**
@@ -149,6 +157,26 @@ export class WaitingRoom {
     while (cut < this.entries.length && now - this.entries[cut]!.arrivedAt >= this.waitLimit()) cut += 1;
     if (cut === 0) return;
     for (const { waiter } of this.entries.splice(0, cut)) this.refuse(waiter, now);
+    this.afterRemoval(now);
+  }
+
+  /**
+   * In a standing queue, refuses now, front to back, each waiter whose wait so far and still to come at the
+   * drain rate would pass its limit: a refusal after a long wait is the one that costs its client most, so it
+   * is made as soon as the miss is foreseen. Each one refused moves those behind it up.
+   */
+  private cutForeseenLate(now: number): void {
+    const interval = this.drainIntervalMs();
+    if (!this.#standing || interval === 0) return;
+    const kept: Entry[] = [];
+    const late: Entry[] = [];
+    for (const entry of this.entries) {
+      const fits = now - entry.arrivedAt + (kept.length + 1) * interval <= this.waitLimit();
+      (fits ? kept : late).push(entry);
+    }
+    if (late.length === 0) return;
+    this.entries = kept;
+    for (const { waiter } of late) this.refuse(waiter, now);
     this.afterRemoval(now);
   }
 
