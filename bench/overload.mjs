@@ -4,6 +4,7 @@
 // and keep serving the rest about as fast as unloaded; once the load drops, latency should come back
 // within seconds. For the mentioned-comment POST, every 201 must also have become one notification.
 import { Agent } from 'node:http';
+import { cpuPer, cpuSample } from './cpu.mjs';
 import { schedule, tally } from './open-loop.mjs';
 
 /** A capacity step passes with every answer 2xx and a p99 under this. */
@@ -17,6 +18,8 @@ const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * The two workloads: `next(i)` gives request i. `mentions` posts comments on the viewer's recipe, comment i
  * mentioning seeded person i % 20; `reads` takes every public GET in turn, as the open-loop part does.
+ * `nextVia(base)` gives the same requests to a front of the gateway at `base` (bench/reference/haproxy-front.mjs),
+ * `nextViaFloor(floorUrl)` to the admitting proxy, which routes by service itself.
  */
 export async function overloadWorkloads(system, pools, fixture, scenarios) {
   const { urlOf } = system;
@@ -25,17 +28,27 @@ export async function overloadWorkloads(system, pools, fixture, scenarios) {
     MENTIONED_USERS,
   ]);
   const path = `/api/recipes/${fixture.recipeId}/comments`;
-  const url = `${urlOf('gateway')}${path}`;
   const mention = (i) => JSON.stringify({ content: `Overload ${i} for @bench_user_${people[i % people.length].k}` });
   const headers = { authorization: `Bearer ${fixture.viewer.token}`, 'content-type': 'application/json' };
-  const reads = scenarios.map((s) => ({ url: `${urlOf('gateway')}${s.path}`, headers: s.headers }));
+  const mentionsVia = (base) => (i) => ({
+    method: 'POST',
+    url: `${base}${path}`,
+    headers,
+    keepBody: true,
+    body: mention(i),
+  });
+  const readsVia = (base) => {
+    const reads = scenarios.map((s) => ({ url: `${base}${s.path}`, headers: s.headers }));
+    return (i) => reads[i % reads.length];
+  };
   return [
     {
       name: `POST /api/recipes/{id}/comments, each mentioning one of ${people.length} users`,
       short: 'mentions',
       metricsUrl,
       start: 20,
-      next: (i) => ({ method: 'POST', url, headers, keepBody: true, body: mention(i) }),
+      next: mentionsVia(urlOf('gateway')),
+      nextVia: mentionsVia,
       // The same request through the admitting proxy (bench/reference/admitting-proxy.mjs).
       nextViaFloor: (floorUrl) => (i) => ({
         method: 'POST',
@@ -47,11 +60,12 @@ export async function overloadWorkloads(system, pools, fixture, scenarios) {
       recipients: people.map((p) => p.id),
     },
     {
-      name: `every GET in turn (${reads.length})`,
+      name: `every GET in turn (${scenarios.length})`,
       short: 'reads',
       metricsUrl,
       start: 100,
-      next: (i) => reads[i % reads.length],
+      next: readsVia(urlOf('gateway')),
+      nextVia: readsVia,
       nextViaFloor: (floorUrl) => (i) => {
         const s = scenarios[i % scenarios.length];
         return { url: `${floorUrl}/${s.service}${s.path}`, headers: s.headers };
@@ -128,16 +142,31 @@ function sampleAdmission(metricsUrl) {
   };
 }
 
+/** An answer with a status: neither timed out nor failed. */
+const answered = (answer) => typeof answer.status === 'number' && answer.status > 0;
+
+/** What cpuPer takes of the CPU so far: every process's (`cpu`: `{ system, extra }`) and the load generator's. */
+const cpuNow = (cpu) => ({ processes: cpuSample(cpu.system, { extra: cpu.extra }), own: process.cpuUsage() });
+
 /**
  * Runs `segments` of `workload` with an agent of its own (closed after: the gateway would hold its
- * sockets), its requests from `next` (the workload's own: through the gateway).
+ * sockets), its requests from `next` (the workload's own: through the gateway), sampling the gateway's
+ * admission unless `viaGateway` is false (a front that bypasses it). With `cpu` (`{ system, extra }`, as
+ * cpuSample takes them), the CPU ms each process spent from the first request until every answer was in, per
+ * request answered (bench/cpu.mjs), over every segment: past capacity the answers of one segment keep coming
+ * well into the next, so no instant between them divides the CPU between them.
  */
-async function run(workload, segments, next = workload.next) {
+async function run(workload, segments, { next = workload.next, viaGateway = true, cpu } = {}) {
   const agent = new Agent({ keepAlive: true });
-  const stopSampling = sampleAdmission(workload.metricsUrl);
+  const stopSampling = viaGateway ? sampleAdmission(workload.metricsUrl) : async () => undefined;
   try {
+    const before = cpu && cpuNow(cpu);
     const result = await schedule(next, segments, { agent });
-    return { ...result, admission: await stopSampling() };
+    if (!cpu) return { ...result, admission: await stopSampling() };
+    const after = cpuNow(cpu);
+    const own = { user: after.own.user - before.own.user, system: after.own.system - before.own.system };
+    const units = Math.max(result.answers.filter(answered).length, 1);
+    return { ...result, admission: await stopSampling(), cpu: cpuPer(units, before.processes, after.processes, own) };
   } finally {
     agent.destroy();
   }
@@ -234,18 +263,45 @@ async function phaseFigures(workload, pools, { level, rate, seconds, sentPerSeco
   };
 }
 
+/** `{ gateway#0: 0.41, … }`: the CPU ms per request of the processes that make a front, out of a phase's by part. */
+const frontCpu = (cpu, front) => Object.fromEntries(front.map((part) => [part, cpu[part] ?? 0]));
+
+/** A phase's CPU in the log, on a line of its own: the front's processes, and every process's total. */
+function logCpu({ cpu, cpuMsPerRequest, cpuWithRecovery }) {
+  if (!cpu) return;
+  const front = Object.entries(cpuMsPerRequest).map(([part, ms]) => `${part} ${ms}`);
+  const span = cpuWithRecovery ? ', with the recovery after it' : '';
+  console.log(`      CPU ms per request answered: ${front.join(', ')} (every process: ${cpu.total}${span})`);
+}
+
 /**
- * Open loop at each of `levels` × `capacity` for `seconds`, one after the other; the last level runs
- * straight into `recoverySeconds` at `recoveryLevel` × capacity, whose p99 counts from 5 s on.
+ * Open loop at each of `levels` × `capacity` for `seconds`, one after the other, through the gateway, or
+ * through another front `via` whose requests `next` builds (the same requests at the same rates: the
+ * admitting proxy, HAProxy → gateway). With `recovery` (`{ level, seconds }`), the last level runs straight
+ * into `recovery.seconds` at `recovery.level` × capacity, whose p99 counts from 5 s on. `viaGateway`: false for
+ * a front that bypasses the gateway, whose admission is not sampled then. With `cpu` (`{ system,
+ * extra, front }`), each phase's CPU ms per request answered by process (`cpu`, bench/cpu.mjs), and
+ * `cpuMsPerRequest` of the `front` processes, what the front costs (`['haproxy', 'gateway#0']`); the level
+ * that runs into the recovery has them over both (`cpuWithRecovery`), the recovery none of its own.
  */
-export async function overloadPhases(workload, pools, { capacity, levels, seconds, recoveryLevel, recoverySeconds }) {
+export async function overloadPhases(
+  workload,
+  pools,
+  { capacity, levels, seconds, recovery, next = workload.next, via = 'gateway', viaGateway = true, cpu },
+) {
   const phases = [];
+  const through = via === 'gateway' ? '' : ` via ${via}`;
+  const withCpu = (spent, recovers) =>
+    spent
+      ? { cpu: spent, cpuMsPerRequest: frontCpu(spent, cpu.front), ...(recovers ? { cpuWithRecovery: true } : {}) }
+      : {};
   for (const [index, level] of levels.entries()) {
     const rate = Math.round(level * capacity);
-    const last = index === levels.length - 1;
-    const recoveryRate = Math.round(recoveryLevel * capacity);
-    const segments = [{ rate, seconds }, ...(last ? [{ rate: recoveryRate, seconds: recoverySeconds }] : [])];
-    const { sentPerSecond, answers, admission } = await run(workload, segments);
+    const recovers = recovery && index === levels.length - 1;
+    const recoveryRate = recovers && Math.round(recovery.level * capacity);
+    const segments = [{ rate, seconds }, ...(recovers ? [{ rate: recoveryRate, seconds: recovery.seconds }] : [])];
+    const measured = await run(workload, segments, { next, viaGateway, cpu });
+    const { sentPerSecond, answers, admission } = measured;
     const inSegment = (segment) => answers.filter((a) => a.segment === segment);
     const figures = {
       ...(await phaseFigures(workload, pools, {
@@ -257,48 +313,23 @@ export async function overloadPhases(workload, pools, { capacity, levels, second
       })),
       admission,
     };
-    console.log(`    ${workload.short} at ${level}× (${rate}/s): ${JSON.stringify(figures)}`);
-    phases.push(figures);
-    if (last) {
-      const recovery = inSegment(1);
-      const late = tally(recovery.filter((a) => a.dueS >= RECOVERY_AFTER_SECONDS));
+    console.log(`    ${workload.short} at ${level}× (${rate}/s)${through}: ${JSON.stringify(figures)}`);
+    phases.push({ ...figures, ...withCpu(measured.cpu, recovers) });
+    logCpu(phases.at(-1));
+    if (recovers) {
+      const late = tally(inSegment(1).filter((a) => a.dueS >= RECOVERY_AFTER_SECONDS));
       const recoveryFigures = await phaseFigures(workload, pools, {
-        level: recoveryLevel,
+        level: recovery.level,
         rate: recoveryRate,
-        seconds: recoverySeconds,
+        seconds: recovery.seconds,
         sentPerSecond: sentPerSecond[1],
-        answers: recovery,
+        answers: inSegment(1),
       });
       phases.push({ ...recoveryFigures, recovery: true, fromSeconds: RECOVERY_AFTER_SECONDS, late });
       console.log(
-        `    ${workload.short} recovery at ${recoveryLevel}× (${recoveryRate}/s), from ${RECOVERY_AFTER_SECONDS} s on: ${JSON.stringify(late)}`,
+        `    ${workload.short} recovery at ${recovery.level}× (${recoveryRate}/s)${through}, from ${RECOVERY_AFTER_SECONDS} s on: ${JSON.stringify(late)}`,
       );
     }
-  }
-  return phases;
-}
-
-/**
- * The floor: open loop at each of `levels` × `capacity` for `seconds` through the admitting proxy at
- * `floorUrl` instead of the gateway, to the same services, the same requests. What refusing the excess
- * and proxying the rest costs at the least on this machine, under the same load as the gateway had.
- */
-export async function floorPhases(workload, pools, floorUrl, { capacity, levels, seconds }) {
-  const phases = [];
-  for (const level of levels) {
-    const rate = Math.round(level * capacity);
-    const { sentPerSecond, answers } = await run(workload, [{ rate, seconds }], workload.nextViaFloor(floorUrl));
-    const figures = await phaseFigures(workload, pools, {
-      level,
-      rate,
-      seconds,
-      sentPerSecond: sentPerSecond[0],
-      answers,
-    });
-    console.log(
-      `    ${workload.short} at ${level}× (${rate}/s) through the admitting proxy: ${JSON.stringify(figures)}`,
-    );
-    phases.push(figures);
   }
   return phases;
 }

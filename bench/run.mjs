@@ -11,7 +11,7 @@
 // plain Node (bench/write-path.mjs).
 // BENCH_ONLY runs some of these alone (see below). Prints one table, the targets with PASS or MISS, and
 // the time of each phase, and writes them as JSON.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dropDatabase, removeExchangeFamily } from '@recipes/testing/cleanup';
 import { EXPORT_PATH } from './export.mjs';
@@ -36,8 +36,11 @@ import { exportPart } from './parts/export.mjs';
 import { vapidPair } from '../scripts/keys.mjs';
 import { wholeBenchPart } from './parts/whole.mjs';
 import { streamsPart } from './parts/streams.mjs';
+import { HAPROXY, HAPROXY_DEFAULTS } from './reference/haproxy-front.mjs';
 
 const setting = (name, fallback) => Number(process.env[name] ?? fallback);
+/** BENCH_OVERLOAD_WORKLOADS: a comma-separated list of the overload part's workloads to run, of these. */
+const OVERLOAD_WORKLOADS = ['mentions', 'reads'];
 const config = {
   durationSeconds: setting('BENCH_DURATION_SECONDS', 5),
   connections: setting('BENCH_CONNECTIONS', 100),
@@ -67,6 +70,16 @@ const config = {
   capacityStepSeconds: setting('BENCH_CAPACITY_STEP_SECONDS', 5),
   capacityFactor: setting('BENCH_CAPACITY_FACTOR', 1.5),
   capacityRefineSteps: setting('BENCH_CAPACITY_REFINE_STEPS', 3),
+  // 1: the overload workloads through HAProxy in front of the gateway too (bench/reference/haproxy-front.mjs);
+  // 1 by default where it is installed, else 0.
+  overloadFront: setting('BENCH_OVERLOAD_FRONT', existsSync(HAPROXY) ? 1 : 0),
+  overloadWorkloads: process.env.BENCH_OVERLOAD_WORKLOADS?.split(',') ?? OVERLOAD_WORKLOADS,
+  // HAProxy's requests in flight to the gateway, how long the next may wait for one, and how many may wait.
+  haproxy: {
+    maxconn: setting('BENCH_HAPROXY_MAXCONN', HAPROXY_DEFAULTS.maxconn),
+    queueMs: setting('BENCH_HAPROXY_QUEUE_MS', HAPROXY_DEFAULTS.queueMs),
+    queueLimit: setting('BENCH_HAPROXY_QUEUE_LIMIT', HAPROXY_DEFAULTS.queueLimit),
+  },
   cursorRows: setting('BENCH_CURSOR_ROWS', 1_000_000),
   cursorSeconds: setting('BENCH_CURSOR_SECONDS', 5),
   writePathStart: setting('BENCH_WRITEPATH_START', 20),
@@ -113,6 +126,11 @@ const unknownParts = BENCH_ONLY?.filter((part) => !PARTS.includes(part)) ?? [];
 if (unknownParts.length > 0)
   throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY}: the parts that run alone are ${PARTS.join(', ')}`);
 const runs = (part) => BENCH_ONLY === undefined || BENCH_ONLY.includes(part);
+const unknownWorkloads = config.overloadWorkloads.filter((workload) => !OVERLOAD_WORKLOADS.includes(workload));
+if (unknownWorkloads.length > 0)
+  throw new Error(
+    `BENCH_OVERLOAD_WORKLOADS=${process.env.BENCH_OVERLOAD_WORKLOADS}: the workloads are ${OVERLOAD_WORKLOADS.join(', ')}`,
+  );
 /**
  * BENCH_READS: a comma-separated list of words; the `reference` part then measures only the reads whose name holds one
  * (`groups`, `comments`).

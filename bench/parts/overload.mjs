@@ -1,25 +1,39 @@
+import { existsSync } from 'node:fs';
+import { processName } from '../cpu.mjs';
 import { TIMEOUT_MS } from '../open-loop.mjs';
-import {
-  CAPACITY_P99_MS,
-  endedBy,
-  findCapacity,
-  floorPhases,
-  overloadPhases,
-  overloadWorkloads,
-} from '../overload.mjs';
+import { CAPACITY_P99_MS, endedBy, findCapacity, overloadPhases, overloadWorkloads } from '../overload.mjs';
 import { startProcess } from '../reference-phase.mjs';
+import { HAPROXY, startHaproxyFront } from '../reference/haproxy-front.mjs';
 import { PORT_OFFSET } from './context.mjs';
 
 const ADMITTING_PROXY_PORT = 3096 + PORT_OFFSET;
+const HAPROXY_PORT = 3088 + PORT_OFFSET;
+
+/** The ways in front of the services: `via` in the rows, `tag` after a row's scenario. */
+const GATEWAY = { via: 'gateway', tag: '' };
+const FLOOR = { via: 'admitting proxy', tag: ' (floor)' };
+const HAPROXY_FRONT = { via: 'haproxy → gateway', tag: ' (haproxy)' };
+/** HAProxy's levels: 1× as well, what the front adds where nothing needs refusing. */
+const HAPROXY_LEVELS = [1, 2, 4];
 
 /**
- * `overload`: each workload's capacity through the gateway, then open loop past it, beside its floor
- * (bench/overload.mjs).
+ * `overload`: each workload's capacity through the gateway, then open loop past it, beside its floor and
+ * HAProxy in front of the gateway (bench/overload.mjs), each with the CPU per request of its processes.
  */
 export async function overloadPart(ctx) {
   const { system, pools, fixture, scenarios, config, phase, target, saved } = ctx;
+  if (config.overloadFront && !existsSync(HAPROXY))
+    throw new Error(`BENCH_OVERLOAD_FRONT=1, but ${HAPROXY} is missing: node scripts/setup.mjs --haproxy installs it`);
+  if (!config.overloadFront) {
+    const why = existsSync(HAPROXY)
+      ? 'BENCH_OVERLOAD_FRONT=0'
+      : `${HAPROXY} is missing (node scripts/setup.mjs --haproxy)`;
+    console.log(`  overload: without HAProxy in front of the gateway: ${why}`);
+  }
+  const gateways = system.processes.filter((p) => p.service === 'gateway').map(processName);
+  const workloads = await overloadWorkloads(system, pools, fixture, scenarios);
   // Each workload's capacity on this machine, then open loop at multiples of it (bench/overload.mjs).
-  for (const workload of await overloadWorkloads(system, pools, fixture, scenarios)) {
+  for (const workload of workloads.filter((w) => config.overloadWorkloads.includes(w.short))) {
     const { capacity, steps } = await phase(
       `overload: capacity of ${workload.name} through the gateway, ${config.capacityStepSeconds} s a step`,
       () =>
@@ -56,21 +70,23 @@ export async function overloadPart(ctx) {
           capacity,
           levels,
           seconds: config.overloadSeconds,
-          recoveryLevel: 0.5,
-          recoverySeconds: config.overloadRecoverySeconds,
+          recovery: { level: 0.5, seconds: config.overloadRecoverySeconds },
+          cpu: { system, front: gateways },
         }),
     );
     saved.overload.at(-1).phases = phases;
     for (const p of phases) pastCapacity(ctx, workload, capacity, p);
     saved.overload.at(-1).floor = await overloadFloor(ctx, workload, capacity, phases);
+    if (config.overloadFront) saved.overload.at(-1).haproxy = await overloadHaproxy(ctx, workload, capacity, gateways);
   }
 }
 
-/** One phase of a workload at a multiple of its capacity: its row, and past capacity its targets. */
-function pastCapacity({ config, rows, target }, workload, capacity, p) {
-  rows.push({
-    scenario: `${workload.name}: ${p.recovery ? `${p.level}× right after 4× (recovery)` : `${p.level}×`} capacity, open loop at ${p.offeredPerSecond} req/s`,
-    via: 'gateway',
+/** A phase's row in the table, through `front` (GATEWAY, FLOOR, HAPROXY_FRONT). */
+function overloadRow(workload, p, front) {
+  const level = p.recovery ? `${p.level}× right after 4× (recovery)` : `${p.level}×`;
+  return {
+    scenario: `${workload.name}: ${level} capacity, open loop at ${p.offeredPerSecond} req/s${front.tag}`,
+    via: front.via,
     connections: null,
     requestsPerSecond: p.sentPerSecond,
     goodputPerSecond: p.goodputPerSecond,
@@ -87,10 +103,22 @@ function pastCapacity({ config, rows, target }, workload, capacity, p) {
     ...(p.notified ? { notifiedMissing: p.notified.missing, notifiedTwice: p.notified.doubled } : {}),
     ...(p.otherKinds ? { errorKinds: p.otherKinds } : {}),
     ...(p.admission ? { admission: p.admission } : {}),
-  });
+    ...(p.cpuMsPerRequest ? { cpuMsPerRequest: p.cpuMsPerRequest } : {}),
+    ...(p.cpuWithRecovery ? { cpuWithRecovery: true } : {}),
+  };
+}
+
+/**
+ * One phase of a workload at a multiple of its capacity through `front` (the gateway alone, or HAProxy in
+ * front of it): its row, and past capacity its targets, named `overload` through the gateway alone and
+ * `overload via <front>` otherwise (the recovery's through the gateway alone).
+ */
+function pastCapacity({ config, rows, target }, workload, capacity, p, front = GATEWAY) {
+  rows.push(overloadRow(workload, p, front));
   // The targets hold past capacity; a phase whose rate the load generator could not hold measured less than asked.
   const held = p.sentPerSecond >= 0.9 * p.offeredPerSecond;
   const short = held ? '' : `; the load generator sent only ${p.sentPerSecond} of ${p.offeredPerSecond} req/s`;
+  const name = front === GATEWAY ? 'overload' : `overload via ${front.via}`;
   const at = `${workload.short} at ${p.level}× capacity (${p.offeredPerSecond} req/s, ${config.overloadSeconds} s)`;
   if (p.recovery) {
     const late = p.late;
@@ -104,30 +132,30 @@ function pastCapacity({ config, rows, target }, workload, capacity, p) {
   }
   if (p.level < 2) return;
   target(
-    `overload: ${at}: goodput ≥ 80 % of capacity`,
+    `${name}: ${at}: goodput ≥ 80 % of capacity`,
     `${p.goodputPerSecond} 2xx/s = ${Math.round((100 * p.goodputPerSecond) / capacity)} % of ${capacity}${short}`,
     held && p.goodputPerSecond >= 0.8 * capacity,
   );
   target(
-    `overload: ${at}: p99 of admitted < 500 ms`,
+    `${name}: ${at}: p99 of admitted < 500 ms`,
     `p50 ${p.admitted.p50} ms, p99 ${p.admitted.p99} ms over ${p.ok}${short}`,
     held && p.admitted.p99 !== null && p.admitted.p99 < 500,
   );
   target(
-    `overload: ${at}: p99 of refused (503) < 100 ms`,
+    `${name}: ${at}: p99 of refused (503) < 100 ms`,
     p.refused > 0
       ? `p50 ${p.refusedMs.p50} ms, p99 ${p.refusedMs.p99} ms over ${p.refused}${short}`
       : `none refused${short}`,
     held && (p.refused === 0 || p.refusedMs.p99 < 100),
   );
   target(
-    `overload: ${at}: 0 timeouts (${TIMEOUT_MS / 1000} s), 0 answers but 2xx, 429, 503`,
+    `${name}: ${at}: 0 timeouts (${TIMEOUT_MS / 1000} s), 0 answers but 2xx, 429, 503`,
     `${p.timeouts} timeouts, ${p.other} others${p.otherKinds ? ` (${p.otherKinds})` : ''}; ${p.ok} 2xx, ${p.tooMany} 429, ${p.refused} 503${short}`,
     held && p.timeouts === 0 && p.other === 0,
   );
   if (p.notified) {
     target(
-      `overload: ${at}: every 201 mention notified once`,
+      `${name}: ${at}: every 201 mention notified once`,
       `${p.notified.created} created: ${p.notified.missing} missing, ${p.notified.doubled} twice (all in ${p.notified.drainSeconds} s after the phase)`,
       p.notified.missing === 0 && p.notified.doubled === 0,
     );
@@ -138,41 +166,53 @@ function pastCapacity({ config, rows, target }, workload, capacity, p) {
 const FLOOR_RATIO = 2;
 
 /**
+ * `levels` × `capacity` of `workload` through `front` (named `what` in the phase), its requests from `next`:
+ * the same requests at the same rates as the gateway's, right after its phases, each with the CPU per request
+ * of the processes that make the front (`cpu`: `extra`, its pids that are not the system's, and `front`).
+ */
+function frontPhases({ pools, config, phase }, workload, capacity, { front, what, levels, next, viaGateway, cpu }) {
+  return phase(
+    `overload ${front === FLOOR ? 'floor' : `via ${front.via}`}: ${workload.name} through ${what}, ` +
+      `at ${levels.join('×, ')}× ${capacity} req/s, ${config.overloadSeconds} s each`,
+    () =>
+      overloadPhases(workload, pools, {
+        capacity,
+        levels,
+        seconds: config.overloadSeconds,
+        next,
+        via: front.via,
+        viaGateway,
+        cpu,
+      }),
+  );
+}
+
+/**
  * The floor of a workload past capacity (bench/reference/admitting-proxy.mjs: plain Fastify with a fixed
  * limit, the same services, the same requests at the same rates, 2× and 4×, right after the gateway's
- * phases), printed beside the gateway's, with the targets that hold on a machine the load generator and
- * the system saturate between them: the gateway's refused and admitted p99 within FLOOR_RATIO × the floor's.
+ * phases): what refusing the excess and proxying the rest costs at the least on this machine. Printed beside
+ * the gateway's, with the targets that hold on a machine the load generator and the system saturate between
+ * them: the gateway's refused and admitted p99 within FLOOR_RATIO × the floor's.
  */
-async function overloadFloor({ system, pools, scenarios, config, phase, rows, target }, workload, capacity, phases) {
-  const { urlOf } = system;
+async function overloadFloor(ctx, workload, capacity, phases) {
+  const { system, scenarios, rows, target } = ctx;
   const services = [...new Set(['comments', ...scenarios.map((s) => s.service)])];
   const proxy = await startProcess('bench/reference/admitting-proxy.mjs', ADMITTING_PROXY_PORT, {
-    UPSTREAMS: JSON.stringify(Object.fromEntries(services.map((service) => [service, urlOf(service)]))),
+    UPSTREAMS: JSON.stringify(Object.fromEntries(services.map((service) => [service, system.urlOf(service)]))),
   });
   try {
-    const levels = [2, 4];
-    const floor = await phase(
-      `overload floor: ${workload.name} through a plain Fastify proxy with a fixed limit, ` +
-        `at ${levels.join('×, ')}× ${capacity} req/s, ${config.overloadSeconds} s each`,
-      () => floorPhases(workload, pools, proxy.url, { capacity, levels, seconds: config.overloadSeconds }),
-    );
+    const floor = await frontPhases(ctx, workload, capacity, {
+      front: FLOOR,
+      what: 'a plain Fastify proxy with a fixed limit',
+      levels: [2, 4],
+      next: workload.nextViaFloor(proxy.url),
+      viaGateway: false,
+      cpu: { system, extra: { [FLOOR.via]: proxy.pid }, front: [FLOOR.via] },
+    });
     for (const f of floor) {
       const gateway = phases.find((p) => !p.recovery && p.level === f.level);
       const at = `${workload.short} at ${f.level}× capacity (${f.offeredPerSecond} req/s)`;
-      rows.push({
-        scenario: `${workload.name}: ${f.level}× capacity, open loop at ${f.offeredPerSecond} req/s (floor)`,
-        via: 'admitting proxy',
-        connections: null,
-        requestsPerSecond: f.sentPerSecond,
-        goodputPerSecond: f.goodputPerSecond,
-        ok: f.ok,
-        refused: f.refused,
-        other: f.other,
-        timeouts: f.timeouts,
-        p50Ms: f.admitted.p50,
-        p99Ms: f.admitted.p99,
-        refusedP99Ms: f.refusedMs.p99,
-      });
+      rows.push(overloadRow(workload, f, FLOOR));
       const within = (ours, floorMs) => ours === null || (floorMs !== null && ours <= FLOOR_RATIO * floorMs);
       target(
         `overload vs floor: ${at}: p99 of refused ≤ ${FLOOR_RATIO} × the admitting proxy's`,
@@ -189,5 +229,33 @@ async function overloadFloor({ system, pools, scenarios, config, phase, rows, ta
     return floor;
   } finally {
     proxy.stop();
+  }
+}
+
+/**
+ * A native front that queues and sheds at the edge (bench/reference/haproxy-front.mjs: HAProxy in front of the
+ * gateway, a fixed number of requests in flight to it, the excess queued briefly, then refused at once),
+ * at HAPROXY_LEVELS × capacity with the gateway's requests, held to the gateway's own targets past capacity.
+ * Its CPU per request is HAProxy's and the gateway's: both serve every request admitted.
+ */
+async function overloadHaproxy(ctx, workload, capacity, gateways) {
+  const { system, config } = ctx;
+  const { maxconn, queueMs, queueLimit } = config.haproxy;
+  const haproxy = await startHaproxyFront(HAPROXY_PORT, system.urlOf('gateway'), config.haproxy);
+  try {
+    const phases = await frontPhases(ctx, workload, capacity, {
+      front: HAPROXY_FRONT,
+      what:
+        `HAProxy (at most ${maxconn} in flight to the gateway, the next waiting up to ${queueMs} ms, ` +
+        `503 at once past ${queueLimit} waiting)`,
+      levels: HAPROXY_LEVELS,
+      next: workload.nextVia(haproxy.url),
+      viaGateway: true,
+      cpu: { system, extra: { haproxy: haproxy.pid }, front: ['haproxy', ...gateways] },
+    });
+    for (const p of phases) pastCapacity(ctx, workload, capacity, p, HAPROXY_FRONT);
+    return phases;
+  } finally {
+    await haproxy.stop();
   }
 }
