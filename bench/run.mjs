@@ -36,7 +36,7 @@ import { exportPart } from './parts/export.mjs';
 import { vapidPair } from '../scripts/keys.mjs';
 import { wholeBenchPart } from './parts/whole.mjs';
 import { streamsPart } from './parts/streams.mjs';
-import { HAPROXY, HAPROXY_DEFAULTS } from './reference/haproxy-front.mjs';
+import { FRONT_DEFAULTS, HAPROXY } from '../scripts/front.mjs';
 
 const setting = (name, fallback) => Number(process.env[name] ?? fallback);
 /** BENCH_OVERLOAD_WORKLOADS: a comma-separated list of the overload part's workloads to run, of these. */
@@ -76,9 +76,9 @@ const config = {
   overloadWorkloads: process.env.BENCH_OVERLOAD_WORKLOADS?.split(',') ?? OVERLOAD_WORKLOADS,
   // HAProxy's requests in flight to the gateway, how long the next may wait for one, and how many may wait.
   haproxy: {
-    maxconn: setting('BENCH_HAPROXY_MAXCONN', HAPROXY_DEFAULTS.maxconn),
-    queueMs: setting('BENCH_HAPROXY_QUEUE_MS', HAPROXY_DEFAULTS.queueMs),
-    queueLimit: setting('BENCH_HAPROXY_QUEUE_LIMIT', HAPROXY_DEFAULTS.queueLimit),
+    maxconn: setting('BENCH_HAPROXY_MAXCONN', FRONT_DEFAULTS.maxconn),
+    queueMs: setting('BENCH_HAPROXY_QUEUE_MS', FRONT_DEFAULTS.queueMs),
+    queueLimit: setting('BENCH_HAPROXY_QUEUE_LIMIT', FRONT_DEFAULTS.queueLimit),
   },
   cursorRows: setting('BENCH_CURSOR_ROWS', 1_000_000),
   cursorSeconds: setting('BENCH_CURSOR_SECONDS', 5),

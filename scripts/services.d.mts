@@ -4,6 +4,8 @@ export interface ServicePorts {
   readonly port: number;
   /** Its routes for the other services, where it has some. */
   readonly internalPort?: number;
+  /** The gateway's, behind the front (scripts/front.mjs) that then takes its port. */
+  readonly backPort?: number;
   /** Its Prometheus metrics. */
   readonly metricsPort: number;
 }

@@ -1,13 +1,13 @@
 // The processes that make up the system, and the ports each listens on in development: its API, its
 // routes for the other services where it has some, and its Prometheus metrics (also each service's
-// config defaults).
+// config defaults). The gateway moves to `backPort` when the front (scripts/front.mjs) takes its port.
 export const services = [
   { name: 'users', port: 3001, internalPort: 3101, metricsPort: 9101 },
   { name: 'content', port: 3002, internalPort: 3102, metricsPort: 9102 },
   { name: 'comments', port: 3003, internalPort: 3103, metricsPort: 9103 },
   { name: 'collections', port: 3004, internalPort: 3104, metricsPort: 9104 },
   { name: 'notifications', port: 3005, internalPort: 3105, metricsPort: 9105 },
-  { name: 'gateway', port: 3000, metricsPort: 9100 },
+  { name: 'gateway', port: 3000, backPort: 3006, metricsPort: 9100 },
 ];
 
 /**

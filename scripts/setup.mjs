@@ -1,6 +1,6 @@
 // Makes a fresh clone runnable: installs dependencies when the lock file changed, then builds
-// incrementally (tsc -b skips what is up to date); for a test run, also the browser, Prometheus and Redis; for the
-// bench, HAProxy. Uses nothing but Node itself.
+// incrementally (tsc -b skips what is up to date); for a test run, also the browser, Prometheus, Redis and HAProxy;
+// for the bench, HAProxy. Uses nothing but Node itself.
 import { execSync } from 'node:child_process';
 import { existsSync, rmSync, statSync } from 'node:fs';
 
@@ -38,10 +38,10 @@ function installDebianPackage(installed, pkg, purpose) {
 if (process.argv.includes('--browser')) installDebianPackage('/usr/bin/chromium', 'chromium', 'the browser test');
 if (process.argv.includes('--prometheus'))
   installDebianPackage('/usr/bin/promtool', 'prometheus', 'the alert rule tests');
-// The bench's overload part measures HAProxy (Debian's haproxy) in front of the gateway, queueing and shedding at the
-// edge (bench/reference/haproxy-front.mjs); without it the bench leaves that front out.
+// HAProxy (Debian's haproxy), the front `npm start` puts before the gateway where it is installed (scripts/front.mjs):
+// for its test (test/start.test.ts) and the bench's overload part, which measures it beside the gateway alone.
 if (process.argv.includes('--haproxy'))
-  installDebianPackage('/usr/sbin/haproxy', 'haproxy', 'the bench’s native front in the overload part');
+  installDebianPackage('/usr/sbin/haproxy', 'haproxy', 'the front before the gateway');
 
 // The shared-limits tests (test/shared-limits.test.ts, the users service's login guard) count in a Redis:
 // REDIS_URL's, else one on 127.0.0.1:6379, started here (Debian's redis-server, installed where missing)

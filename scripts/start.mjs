@@ -1,11 +1,14 @@
 // `npm start`: checks PostgreSQL and RabbitMQ, prepares the database and a development key pair,
-// then runs the gateway and every service that exists as separate processes with prefixed logs.
+// then runs the gateway and every service that exists as separate processes with prefixed logs, and
+// HAProxy in front of the gateway where it is installed (scripts/front.mjs; FRONT=none leaves it out).
 // Each service migrates its own schema as it starts.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import concurrently from 'concurrently';
 import pg from 'pg';
+import { frontConfig, HAPROXY } from './front.mjs';
 import { ensureKeyPair, ensureVapidKeys } from './keys.mjs';
 import { allocatorSettings, services, upstreamVariables } from './services.mjs';
 
@@ -82,11 +85,12 @@ await ensureDatabase();
 const keys = ensureKeys();
 const pushKeys = ensurePushKeys();
 
-const placed = services.map(({ port, internalPort, metricsPort, ...service }) => ({
+const placed = services.map(({ port, internalPort, backPort, metricsPort, ...service }) => ({
   ...service,
   port: port + PORT_OFFSET,
   metricsPort: metricsPort + PORT_OFFSET,
   internalPort: internalPort && internalPort + PORT_OFFSET,
+  backPort: backPort && backPort + PORT_OFFSET,
 }));
 const present = placed.filter((service) => existsSync(`services/${service.name}/dist/server.js`));
 const upstreams = Object.fromEntries(
@@ -100,31 +104,49 @@ const upstreams = Object.fromEntries(
     ),
 );
 
+/**
+ * HAProxy on the gateway's port, the gateway behind it on its back port, where HAProxy is installed and the
+ * gateway is there to be fronted. Quiet (-q): each line the processes write is a JSON log line.
+ */
+function frontCommand(gateway) {
+  if (process.env.FRONT === 'none' || !existsSync(HAPROXY) || !present.includes(gateway)) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'recipes-front-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'haproxy.cfg');
+  writeFileSync(file, frontConfig({ port: gateway.port, gateway: `http://127.0.0.1:${gateway.backPort}` }));
+  return { name: 'front', command: `${HAPROXY} -q -db -f ${file}` };
+}
+const gateway = placed.find((s) => s.name === 'gateway');
+const front = frontCommand(gateway);
+
 const { result } = concurrently(
-  present.map(({ name, port, internalPort, metricsPort }) => ({
-    name,
-    // The same Node as this script: the project's own (node_modules/.bin/node, pinned in package.json) under npm.
-    command: `"${process.execPath}" services/${name}/dist/server.js`,
-    env: {
-      ...allocatorSettings,
-      ...upstreams,
-      DATABASE_URL,
-      AMQP_URL,
-      PORT: String(port),
-      METRICS_PORT: String(metricsPort),
-      ...(internalPort ? { INTERNAL_PORT: String(internalPort) } : {}),
-      // Only the users service ever sees the private key.
-      JWT_PUBLIC_KEY_FILE: keys.JWT_PUBLIC_KEY_FILE,
-      ...(name === 'users' ? { JWT_PRIVATE_KEY_FILE: keys.JWT_PRIVATE_KEY_FILE } : {}),
-      ...(name === 'notifications' ? pushKeys : {}),
-    },
-  })),
+  present
+    .map(({ name, port, backPort, internalPort, metricsPort }) => ({
+      name,
+      // The same Node as this script: the project's own (node_modules/.bin/node, pinned in package.json) under npm.
+      command: `"${process.execPath}" services/${name}/dist/server.js`,
+      env: {
+        ...allocatorSettings,
+        ...upstreams,
+        DATABASE_URL,
+        AMQP_URL,
+        PORT: String(front && name === 'gateway' ? backPort : port),
+        METRICS_PORT: String(metricsPort),
+        ...(internalPort ? { INTERNAL_PORT: String(internalPort) } : {}),
+        // Only the users service ever sees the private key.
+        JWT_PUBLIC_KEY_FILE: keys.JWT_PUBLIC_KEY_FILE,
+        ...(name === 'users' ? { JWT_PRIVATE_KEY_FILE: keys.JWT_PRIVATE_KEY_FILE } : {}),
+        ...(name === 'notifications' ? pushKeys : {}),
+      },
+    }))
+    .concat(front ?? []),
   // raw: each process writes its JSON lines (each names its `service`) straight to this terminal, rather
   // than through a pipe this process reads and re-writes, which cost CPU on every request.
   { raw: true, killOthersOn: ['failure'], handleInput: false },
 );
 console.log(
-  `start: ${present.map((s) => s.name).join(', ')}; the API is at http://127.0.0.1:${placed.find((s) => s.name === 'gateway').port}/api, ` +
+  `start: ${present.map((s) => s.name).join(', ')}; the API is at http://127.0.0.1:${gateway.port}/api` +
+    `${front ? ` (HAProxy in front of the gateway, which listens on ${gateway.backPort})` : ''}, ` +
     `docs at /docs; Prometheus metrics at /metrics on ports ${present.map((s) => s.metricsPort).join(', ')}`,
 );
 result.catch(() => process.exit(1));

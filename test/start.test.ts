@@ -7,15 +7,16 @@ import { allocatorSettings, services } from '../scripts/services.mjs';
 
 /**
  * `npm start` itself (scripts/start.mjs), moved by PORT_OFFSET onto ports of its own, with a database and
- * an exchange of its own: every process on its port, each writing its own log lines, and all of them
- * stopped by one signal to the supervisor.
+ * an exchange of its own: every process on its port, each writing its own log lines, HAProxy in front of the
+ * gateway (`npm test` installs it), and all of them stopped by one signal to the supervisor.
  */
 const NAME = 'recipes_start';
 const PORT_OFFSET = 5100;
 const exchange = `recipes.${NAME}`;
 const urlOf = (service: string) => `http://127.0.0.1:${services.find((s) => s.name === service)!.port + PORT_OFFSET}`;
-const ready = (service: string) =>
-  fetch(`${urlOf(service)}/health/ready`).then(
+const gatewayBackPort = services.find((s) => s.name === 'gateway')!.backPort! + PORT_OFFSET;
+const ready = (service: string, url = urlOf(service)) =>
+  fetch(`${url}/health/ready`).then(
     (r) => r.ok,
     () => false,
   );
@@ -60,6 +61,23 @@ const stopped = (service: string) =>
     () => true,
   );
 
+/** Each process this test may read: its command line and the environment it started with. */
+function runningProcesses() {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((pid) => {
+      try {
+        const environment = readFileSync(`/proc/${pid}/environ`, 'utf8')
+          .split('\0')
+          .map((entry) => entry.split(/=(.*)/s, 2) as [string, string]);
+        const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+        return [{ command, environment: new Map(environment) }];
+      } catch {
+        return []; // gone, or not ours to read
+      }
+    });
+}
+
 afterAll(async () => {
   if (supervisor?.exitCode === null) {
     supervisor.kill('SIGTERM');
@@ -100,28 +118,42 @@ describe('npm start', () => {
   });
 
   it('runs every process with glibc’s allocator settings', () => {
-    // The environment each service process started with, found by its script and the port it was given.
-    const processes = readdirSync('/proc')
-      .filter((entry) => /^\d+$/.test(entry))
-      .flatMap((pid) => {
-        try {
-          const environment = readFileSync(`/proc/${pid}/environ`, 'utf8')
-            .split('\0')
-            .map((entry) => entry.split(/=(.*)/s, 2) as [string, string]);
-          return [{ command: readFileSync(`/proc/${pid}/cmdline`, 'utf8'), environment: new Map(environment) }];
-        } catch {
-          return []; // gone, or not ours to read
-        }
-      });
     // glibc, parsing the tunables as the process starts, ends the string /proc shows after the first one.
     const [first] = allocatorSettings.GLIBC_TUNABLES.split(':');
-    for (const { name, port } of services) {
-      const started = processes.find(
+    for (const { name, port, backPort } of services) {
+      const started = runningProcesses().find(
         ({ command, environment }) =>
-          command.includes(`services/${name}/dist/server.js`) && environment.get('PORT') === String(port + PORT_OFFSET),
+          command.includes(`services/${name}/dist/server.js`) &&
+          environment.get('PORT') === String((backPort ?? port) + PORT_OFFSET),
       );
       expect(started?.environment.get('GLIBC_TUNABLES'), name).toBe(first);
     }
+  });
+
+  it('puts HAProxy on the gateway’s port, the gateway behind it, and passes the notification stream through', async () => {
+    const front = runningProcesses().find(
+      ({ command }) => command.startsWith('/usr/sbin/haproxy') && command.includes('recipes-front-'),
+    );
+    expect(front, 'an HAProxy of npm start').toBeDefined();
+    // The gateway answers on its back port; the public one answers through HAProxy.
+    expect(await ready('gateway', `http://127.0.0.1:${gatewayBackPort}`)).toBe(true);
+    const registered = await fetch(`${urlOf('gateway')}/api/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'fronted_bob', password: 'correct horse' }),
+    });
+    expect(registered.status).toBe(201);
+    const { token } = (await registered.json()) as { token: string };
+    // A stream is held past the reads' queue timeout (100 ms) and its first bytes come through.
+    const stream = await fetch(`${urlOf('gateway')}/api/notifications/stream`, {
+      headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+    });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = stream.body!.getReader();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await reader.read()).done).toBe(false);
+    await reader.cancel();
   });
 
   it('stops every process on one SIGTERM to the supervisor', async () => {

@@ -3,7 +3,8 @@ import { processName } from '../cpu.mjs';
 import { TIMEOUT_MS } from '../open-loop.mjs';
 import { CAPACITY_P99_MS, endedBy, findCapacity, overloadPhases, overloadWorkloads } from '../overload.mjs';
 import { startProcess } from '../reference-phase.mjs';
-import { HAPROXY, startHaproxyFront } from '../reference/haproxy-front.mjs';
+import { HAPROXY } from '../../scripts/front.mjs';
+import { startHaproxyFront } from '../reference/haproxy-front.mjs';
 import { PORT_OFFSET } from './context.mjs';
 
 const ADMITTING_PROXY_PORT = 3096 + PORT_OFFSET;
@@ -13,8 +14,6 @@ const HAPROXY_PORT = 3088 + PORT_OFFSET;
 const GATEWAY = { via: 'gateway', tag: '' };
 const FLOOR = { via: 'admitting proxy', tag: ' (floor)' };
 const HAPROXY_FRONT = { via: 'haproxy → gateway', tag: ' (haproxy)' };
-/** HAProxy's levels: 1× as well, what the front adds where nothing needs refusing. */
-const HAPROXY_LEVELS = [1, 2, 4];
 
 /**
  * `overload`: each workload's capacity through the gateway, then open loop past it, beside its floor and
@@ -61,23 +60,53 @@ export async function overloadPart(ctx) {
       ended.byLatency,
     );
     if (capacity === 0) continue;
-    const levels = [0.5, 1, 2, 4];
-    const phases = await phase(
-      `overload: ${workload.name} at ${levels.join('×, ')}× ${capacity} req/s, ` +
-        `${config.overloadSeconds} s each, then 0.5× for ${config.overloadRecoverySeconds} s`,
-      () =>
-        overloadPhases(workload, pools, {
-          capacity,
-          levels,
-          seconds: config.overloadSeconds,
-          recovery: { level: 0.5, seconds: config.overloadRecoverySeconds },
-          cpu: { system, front: gateways },
-        }),
-    );
-    saved.overload.at(-1).phases = phases;
+    const [phases, floor, haproxy] = await pastCapacityThroughEachFront(ctx, workload, capacity, gateways);
+    Object.assign(saved.overload.at(-1), { phases, floor, ...(haproxy ? { haproxy } : {}) });
     for (const p of phases) pastCapacity(ctx, workload, capacity, p);
-    saved.overload.at(-1).floor = await overloadFloor(ctx, workload, capacity, phases);
-    if (config.overloadFront) saved.overload.at(-1).haproxy = await overloadHaproxy(ctx, workload, capacity, gateways);
+    againstFloor(ctx, workload, phases, floor);
+    for (const p of haproxy ?? []) pastCapacity(ctx, workload, capacity, p, HAPROXY_FRONT);
+  }
+}
+
+/** The levels past capacity, × capacity; after the last, the gateway's recovery at 0.5×. */
+const LEVELS = [0.5, 1, 2, 4];
+
+/**
+ * Open loop at each of LEVELS × `capacity` through each front that measures it, level by level: the gateway
+ * alone (every level, the last running into its recovery), the floor (2× and 4×) and HAProxy in front of the
+ * gateway (1×, 2× and 4×, where installed). Level by level, so that the fronts compared at a level ran within
+ * a minute or two of each other: the mentions' answers were seen to slow as a run went on, and fronts measured
+ * one after the other would carry that as their own difference.
+ * Resolves with each front's phases, in that order (HAProxy's undefined when it is not measured).
+ */
+async function pastCapacityThroughEachFront(ctx, workload, capacity, gateways) {
+  const { system, config } = ctx;
+  const fronts = [
+    {
+      front: GATEWAY,
+      what: 'the gateway',
+      levels: LEVELS,
+      next: workload.next,
+      viaGateway: true,
+      cpu: { system, front: gateways },
+    },
+  ];
+  try {
+    fronts.push(await startFloor(ctx, workload));
+    if (config.overloadFront) fronts.push(await startHaproxy(ctx, workload, gateways));
+    const phases = fronts.map(() => []);
+    for (const level of LEVELS)
+      for (const [index, front] of fronts.entries()) {
+        if (!front.levels.includes(level)) continue;
+        const recovery =
+          front.front === GATEWAY && level === LEVELS.at(-1)
+            ? { level: 0.5, seconds: config.overloadRecoverySeconds }
+            : undefined;
+        phases[index].push(...(await frontPhases(ctx, workload, capacity, { ...front, levels: [level], recovery })));
+      }
+    return phases;
+  } finally {
+    for (const front of fronts) await front.stop?.();
   }
 }
 
@@ -166,14 +195,20 @@ function pastCapacity({ config, rows, target }, workload, capacity, p, front = G
 const FLOOR_RATIO = 2;
 
 /**
- * `levels` × `capacity` of `workload` through `front` (named `what` in the phase), its requests from `next`:
- * the same requests at the same rates as the gateway's, right after its phases, each with the CPU per request
- * of the processes that make the front (`cpu`: `extra`, its pids that are not the system's, and `front`).
+ * `levels` × `capacity` of `workload` through `front` (named `what` in the phase), its requests from `next`,
+ * the last level running into `recovery` when given, each with the CPU per request of the processes that make
+ * the front (`cpu`: `extra`, its pids that are not the system's, and `front`).
  */
-function frontPhases({ pools, config, phase }, workload, capacity, { front, what, levels, next, viaGateway, cpu }) {
+function frontPhases(
+  { pools, config, phase },
+  workload,
+  capacity,
+  { front, what, levels, next, viaGateway, cpu, recovery },
+) {
+  const then = recovery ? `, then ${recovery.level}× for ${recovery.seconds} s` : '';
   return phase(
-    `overload ${front === FLOOR ? 'floor' : `via ${front.via}`}: ${workload.name} through ${what}, ` +
-      `at ${levels.join('×, ')}× ${capacity} req/s, ${config.overloadSeconds} s each`,
+    `overload${front === GATEWAY ? '' : ` via ${front.via}`}: ${workload.name} through ${what}, ` +
+      `at ${levels.join('×, ')}× ${capacity} req/s, ${config.overloadSeconds} s each${then}`,
     () =>
       overloadPhases(workload, pools, {
         capacity,
@@ -183,79 +218,75 @@ function frontPhases({ pools, config, phase }, workload, capacity, { front, what
         via: front.via,
         viaGateway,
         cpu,
+        recovery,
       }),
   );
 }
 
 /**
  * The floor of a workload past capacity (bench/reference/admitting-proxy.mjs: plain Fastify with a fixed
- * limit, the same services, the same requests at the same rates, 2× and 4×, right after the gateway's
- * phases): what refusing the excess and proxying the rest costs at the least on this machine. Printed beside
- * the gateway's, with the targets that hold on a machine the load generator and the system saturate between
- * them: the gateway's refused and admitted p99 within FLOOR_RATIO × the floor's.
+ * limit, the same services, the same requests at the same rates, 2× and 4×): what refusing the excess and
+ * proxying the rest costs at the least on this machine.
  */
-async function overloadFloor(ctx, workload, capacity, phases) {
-  const { system, scenarios, rows, target } = ctx;
+async function startFloor({ system, scenarios }, workload) {
   const services = [...new Set(['comments', ...scenarios.map((s) => s.service)])];
   const proxy = await startProcess('bench/reference/admitting-proxy.mjs', ADMITTING_PROXY_PORT, {
     UPSTREAMS: JSON.stringify(Object.fromEntries(services.map((service) => [service, system.urlOf(service)]))),
   });
-  try {
-    const floor = await frontPhases(ctx, workload, capacity, {
-      front: FLOOR,
-      what: 'a plain Fastify proxy with a fixed limit',
-      levels: [2, 4],
-      next: workload.nextViaFloor(proxy.url),
-      viaGateway: false,
-      cpu: { system, extra: { [FLOOR.via]: proxy.pid }, front: [FLOOR.via] },
-    });
-    for (const f of floor) {
-      const gateway = phases.find((p) => !p.recovery && p.level === f.level);
-      const at = `${workload.short} at ${f.level}× capacity (${f.offeredPerSecond} req/s)`;
-      rows.push(overloadRow(workload, f, FLOOR));
-      const within = (ours, floorMs) => ours === null || (floorMs !== null && ours <= FLOOR_RATIO * floorMs);
-      target(
-        `overload vs floor: ${at}: p99 of refused ≤ ${FLOOR_RATIO} × the admitting proxy's`,
-        `gateway ${gateway.refusedMs.p99 ?? 'none refused'} ms, floor ` +
-          `${f.refusedMs.p99 ?? 'none refused'} ms (${f.refused} refused, ${f.goodputPerSecond} 2xx/s)`,
-        within(gateway.refusedMs.p99, f.refusedMs.p99 ?? f.admitted.p99),
-      );
-      target(
-        `overload vs floor: ${at}: p99 of admitted ≤ ${FLOOR_RATIO} × the admitting proxy's`,
-        `gateway ${gateway.admitted.p99} ms, floor ${f.admitted.p99} ms (${f.timeouts} timeouts at the floor, ${gateway.timeouts} at the gateway)`,
-        within(gateway.admitted.p99, f.admitted.p99),
-      );
-    }
-    return floor;
-  } finally {
-    proxy.stop();
+  return {
+    front: FLOOR,
+    what: 'a plain Fastify proxy with a fixed limit',
+    levels: [2, 4],
+    next: workload.nextViaFloor(proxy.url),
+    viaGateway: false,
+    cpu: { system, extra: { [FLOOR.via]: proxy.pid }, front: [FLOOR.via] },
+    stop: () => proxy.stop(),
+  };
+}
+
+/**
+ * The floor's phases printed beside the gateway's, with the targets that hold on a machine the load generator and
+ * the system saturate between them: the gateway's refused and admitted p99 within FLOOR_RATIO × the floor's.
+ */
+function againstFloor({ rows, target }, workload, phases, floor) {
+  for (const f of floor) {
+    const gateway = phases.find((p) => !p.recovery && p.level === f.level);
+    const at = `${workload.short} at ${f.level}× capacity (${f.offeredPerSecond} req/s)`;
+    rows.push(overloadRow(workload, f, FLOOR));
+    const within = (ours, floorMs) => ours === null || (floorMs !== null && ours <= FLOOR_RATIO * floorMs);
+    target(
+      `overload vs floor: ${at}: p99 of refused ≤ ${FLOOR_RATIO} × the admitting proxy's`,
+      `gateway ${gateway.refusedMs.p99 ?? 'none refused'} ms, floor ` +
+        `${f.refusedMs.p99 ?? 'none refused'} ms (${f.refused} refused, ${f.goodputPerSecond} 2xx/s)`,
+      within(gateway.refusedMs.p99, f.refusedMs.p99 ?? f.admitted.p99),
+    );
+    target(
+      `overload vs floor: ${at}: p99 of admitted ≤ ${FLOOR_RATIO} × the admitting proxy's`,
+      `gateway ${gateway.admitted.p99} ms, floor ${f.admitted.p99} ms (${f.timeouts} timeouts at the floor, ${gateway.timeouts} at the gateway)`,
+      within(gateway.admitted.p99, f.admitted.p99),
+    );
   }
 }
 
 /**
- * A native front that queues and sheds at the edge (bench/reference/haproxy-front.mjs: HAProxy in front of the
- * gateway, a fixed number of requests in flight to it, the excess queued briefly, then refused at once),
- * at HAPROXY_LEVELS × capacity with the gateway's requests, held to the gateway's own targets past capacity.
- * Its CPU per request is HAProxy's and the gateway's: both serve every request admitted.
+ * The front that queues and sheds reads at the edge (scripts/front.mjs: HAProxy in front of the gateway, a fixed
+ * number of reads in flight to it, the excess queued briefly, then refused at once; writes straight on), at
+ * 1×, 2× and 4× capacity with the gateway's requests (1×: what the front adds where nothing needs refusing),
+ * held to the gateway's own targets past capacity. Its CPU per request is HAProxy's and the gateway's: both
+ * serve every request admitted.
  */
-async function overloadHaproxy(ctx, workload, capacity, gateways) {
-  const { system, config } = ctx;
+async function startHaproxy({ system, config }, workload, gateways) {
   const { maxconn, queueMs, queueLimit } = config.haproxy;
   const haproxy = await startHaproxyFront(HAPROXY_PORT, system.urlOf('gateway'), config.haproxy);
-  try {
-    const phases = await frontPhases(ctx, workload, capacity, {
-      front: HAPROXY_FRONT,
-      what:
-        `HAProxy (at most ${maxconn} in flight to the gateway, the next waiting up to ${queueMs} ms, ` +
-        `503 at once past ${queueLimit} waiting)`,
-      levels: HAPROXY_LEVELS,
-      next: workload.nextVia(haproxy.url),
-      viaGateway: true,
-      cpu: { system, extra: { haproxy: haproxy.pid }, front: ['haproxy', ...gateways] },
-    });
-    for (const p of phases) pastCapacity(ctx, workload, capacity, p, HAPROXY_FRONT);
-    return phases;
-  } finally {
-    await haproxy.stop();
-  }
+  return {
+    front: HAPROXY_FRONT,
+    what:
+      `HAProxy (at most ${maxconn} reads in flight to the gateway, the next waiting up to ${queueMs} ms, ` +
+      `503 at once past ${queueLimit} waiting; writes straight on)`,
+    levels: [1, 2, 4],
+    next: workload.nextVia(haproxy.url),
+    viaGateway: true,
+    cpu: { system, extra: { haproxy: haproxy.pid }, front: ['haproxy', ...gateways] },
+    stop: () => haproxy.stop(),
+  };
 }

@@ -1,0 +1,84 @@
+// The front (docs/architecture.md §10, "The front"): Debian's HAProxy before the gateway, where it is
+// installed. A Node process whose event loop the load saturates cannot refuse quickly, and a client that
+// opens a connection for every request in flight floods it with connections. Reads, cheap for the services,
+// are what can come faster than the gateway's loop takes them: HAProxy, one thread in C, takes those
+// connections, keeps at most `maxconn` reads in flight to the gateway over connections it reuses, lets the
+// next wait up to `queueMs`, and answers 503 at once, as the gateway does (Retry-After: 1, a problem body),
+// to a read that finds more than `queueLimit` already waiting. Writes cost the services far more than the
+// gateway, so their rate stays within what its loop takes, and they go straight on to its own admission
+// control, which follows each service's latency: held here as well, they lost a fifth of their goodput past
+// capacity. The notification stream goes apart, unlimited: held for hours, it would take a request's place.
+// Measured beside the gateway alone in the bench's overload part (bench/README.md, section "Overload").
+
+/** Where Debian's package puts it (`node scripts/setup.mjs --haproxy` installs it). */
+export const HAPROXY = '/usr/sbin/haproxy';
+
+/**
+ * At most 64 reads in flight to the gateway: reads at four times capacity held with 64 and not with 256
+ * (bench/README.md); a read waits up to 100 ms for one, and is refused at once when 32 already wait.
+ */
+export const FRONT_DEFAULTS = { maxconn: 64, queueMs: 100, queueLimit: 32 };
+
+/**
+ * What HAProxy answers itself, in the gateway's problem+json (libs/http's problem.ts: the code of docs/api.md §1
+ * for the status), with Retry-After on a 503 as the gateway's refusals have.
+ */
+const answer = (status, title, code, detail) =>
+  `status ${status} content-type application/problem+json string ` +
+  `'{"type":"about:blank","title":"${title}","status":${status},"code":"${code}","detail":"${detail}"}'` +
+  (status === 503 ? ' hdr Retry-After 1' : '');
+const AT_CAPACITY = answer(
+  503,
+  'Service Unavailable',
+  'SERVICE_UNAVAILABLE',
+  'The service is at capacity, try again shortly',
+);
+
+/**
+ * HAProxy's configuration: listening on 127.0.0.1:`port`, everything to the gateway at `gateway` (its base
+ * URL): reads, writes and the notification stream each by a way of its own. The client's address goes on in X-Forwarded-For, which the
+ * gateway believes from loopback (TRUST_PROXY), so its per-address rate limits still see each client.
+ * A request must arrive within 10 s (a slow client holds no slot); a stream's keep-alive (15 s) keeps its
+ * connection inside the 60 s idle timeouts.
+ */
+export function frontConfig({ port, gateway, settings = FRONT_DEFAULTS }) {
+  const { hostname, port: gatewayPort } = new URL(gateway);
+  return `global
+  nbthread 1
+
+defaults
+  mode http
+  option forwardfor
+  timeout connect 5s
+  timeout http-request 10s
+  timeout client 60s
+  timeout server 60s
+  timeout http-keep-alive 30s
+  timeout queue ${settings.queueMs}ms
+  # HAProxy's own answers in the gateway's form: a request that waited too long or found the gateway
+  # down, a gateway that answered wrongly or not in time.
+  http-error ${AT_CAPACITY}
+  http-error ${answer(502, 'Bad Gateway', 'INTERNAL_ERROR', 'The gateway did not answer properly')}
+  http-error ${answer(504, 'Gateway Timeout', 'UPSTREAM_TIMEOUT', 'The gateway did not answer in time')}
+
+frontend front
+  bind 127.0.0.1:${port}
+  acl stream path /api/notifications/stream
+  acl read method GET HEAD
+  http-request return ${AT_CAPACITY} if read !stream { queue(reads) gt ${settings.queueLimit} }
+  use_backend streams if stream
+  use_backend reads if read
+  default_backend writes
+
+backend reads
+  http-reuse always
+  server gateway ${hostname}:${gatewayPort} maxconn ${settings.maxconn}
+
+backend writes
+  http-reuse always
+  server gateway ${hostname}:${gatewayPort}
+
+backend streams
+  server gateway ${hostname}:${gatewayPort}
+`;
+}
