@@ -156,6 +156,21 @@ describe('npm start', () => {
     await reader.cancel();
   });
 
+  it('passes a burst of 200 reads at once on to the gateway, refusing none at the front', async () => {
+    // The gateway's waiting room serves such a burst whole (test/overload.test.ts): the front must let it reach it.
+    // Whatever answers, the gateway's carry its request id, HAProxy's own none.
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, () =>
+        fetch(`${urlOf('gateway')}/api/users/started_ada/recipes`).then(async (response) => {
+          await response.arrayBuffer();
+          return { status: response.status, fromGateway: response.headers.has('x-request-id') };
+        }),
+      ),
+    );
+    expect(answers.filter((answer) => !answer.fromGateway)).toEqual([]);
+    expect(answers.filter((answer) => answer.status === 200).length).toBeGreaterThan(0);
+  });
+
   it('stops every process on one SIGTERM to the supervisor', async () => {
     supervisor.kill('SIGTERM');
     await exited;
