@@ -75,8 +75,8 @@ const LEVELS = [0.5, 1, 2, 4];
  * Open loop at each of LEVELS × `capacity` through each front that measures it, level by level: the gateway
  * alone (every level, the last running into its recovery), the floor (2× and 4×) and HAProxy in front of the
  * gateway (1×, 2× and 4×, where installed). Level by level, so that the fronts compared at a level ran within
- * a minute or two of each other: the mentions' answers were seen to slow as a run went on, and fronts measured
- * one after the other would carry that as their own difference.
+ * a minute or two of each other, and in turn first and last (`inTurn`): the mentions' answers were seen to
+ * slow as a run went on, and a front measured after the others would carry that as its own difference.
  * Resolves with each front's phases, in that order (HAProxy's undefined when it is not measured).
  */
 async function pastCapacityThroughEachFront(ctx, workload, capacity, gateways) {
@@ -95,8 +95,8 @@ async function pastCapacityThroughEachFront(ctx, workload, capacity, gateways) {
     fronts.push(await startFloor(ctx, workload));
     if (config.overloadFront) fronts.push(await startHaproxy(ctx, workload, gateways));
     const phases = fronts.map(() => []);
-    for (const level of LEVELS)
-      for (const [index, front] of fronts.entries()) {
+    for (const [step, level] of LEVELS.entries())
+      for (const [index, front] of inTurn(fronts.entries(), step)) {
         if (!front.levels.includes(level)) continue;
         const recovery =
           front.front === GATEWAY && level === LEVELS.at(-1)
@@ -109,6 +109,9 @@ async function pastCapacityThroughEachFront(ctx, workload, capacity, gateways) {
     for (const front of fronts) await front.stop?.();
   }
 }
+
+/** The fronts in order at even steps and in reverse at odd ones, so that none is always measured last. */
+const inTurn = (entries, step) => (step % 2 === 0 ? [...entries] : [...entries].reverse());
 
 /** A phase's row in the table, through `front` (GATEWAY, FLOOR, HAPROXY_FRONT). */
 function overloadRow(workload, p, front) {
