@@ -18,7 +18,7 @@ const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * The two workloads: `next(i)` gives request i. `mentions` posts comments on the viewer's recipe, comment i
  * mentioning seeded person i % 20; `reads` takes every public GET in turn, as the open-loop part does.
- * `nextVia(base)` gives the same requests to a front of the gateway at `base` (bench/reference/haproxy-front.mjs),
+ * `nextVia(base)` gives the same requests to a front of the gateway at `base` (scripts/front.mjs),
  * `nextViaFloor(floorUrl)` to the admitting proxy, which routes by service itself.
  */
 export async function overloadWorkloads(system, pools, fixture, scenarios) {

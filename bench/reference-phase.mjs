@@ -27,15 +27,15 @@ const GATEWAY_THROUGHPUT_RATIO = 0.95;
 const pause = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 const ratio = (a, b) => +(a / b).toFixed(3);
 
-/** Spawns `script` with `env` (and the services' allocator settings) and resolves once it answers on `port`. */
-export async function startProcess(script, port, env) {
-  const child = spawn(process.execPath, [script], {
-    env: { ...process.env, ...allocatorSettings, PORT: String(port), ...env },
-    stdio: 'inherit',
-  });
+/**
+ * Spawns `command` with `args` and `env` (and the services' allocator settings) and resolves once it answers on
+ * `port`.
+ */
+export async function startCommand(command, args, port, env = {}) {
+  const child = spawn(command, args, { env: { ...process.env, ...allocatorSettings, ...env }, stdio: 'inherit' });
   const url = `http://127.0.0.1:${port}`;
   for (let answered = false; !answered;) {
-    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited with ${child.exitCode}`);
     answered = await fetch(`${url}/`).then(
       (response) => response.arrayBuffer().then(() => true),
       () => pause(0.05).then(() => false),
@@ -43,6 +43,10 @@ export async function startProcess(script, port, env) {
   }
   return { url, pid: child.pid, stop: () => child.kill('SIGTERM') };
 }
+
+/** The Node `script` on `port`, by `startCommand`. */
+export const startProcess = (script, port, env) =>
+  startCommand(process.execPath, [script], port, { PORT: String(port), ...env });
 
 /** The body, and the caching headers (the notification reads' ETag), which must be the same too. */
 async function answer(url, headers) {

@@ -70,7 +70,7 @@ const config = {
   capacityStepSeconds: setting('BENCH_CAPACITY_STEP_SECONDS', 5),
   capacityFactor: setting('BENCH_CAPACITY_FACTOR', 1.5),
   capacityRefineSteps: setting('BENCH_CAPACITY_REFINE_STEPS', 3),
-  // 1: the overload workloads through HAProxy in front of the gateway too (bench/reference/haproxy-front.mjs);
+  // 1: the overload workloads through HAProxy in front of the gateway too (scripts/front.mjs);
   // 1 by default where it is installed, else 0.
   overloadFront: setting('BENCH_OVERLOAD_FRONT', existsSync(HAPROXY) ? 1 : 0),
   overloadWorkloads: process.env.BENCH_OVERLOAD_WORKLOADS?.split(',') ?? OVERLOAD_WORKLOADS,

@@ -10,6 +10,10 @@
 // capacity. The notification stream goes apart, unlimited: held for hours, it would take a request's place.
 // Measured beside the gateway alone in the bench's overload part (bench/README.md, section "Overload").
 
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 /** Where Debian's package puts it (`node scripts/setup.mjs --haproxy` installs it). */
 export const HAPROXY = '/usr/sbin/haproxy';
 
@@ -84,4 +88,20 @@ backend writes
 backend streams
   server gateway ${hostname}:${gatewayPort}
 `;
+}
+
+/**
+ * How to run HAProxy with `frontConfig(options)`, written to a file of its own: in the foreground (-db) and quiet
+ * (-q: each line the system's processes write is a JSON log line). `remove` deletes the file, once HAProxy has read
+ * it or exited.
+ */
+export function frontCommand(options) {
+  const dir = mkdtempSync(join(tmpdir(), 'recipes-front-'));
+  const file = join(dir, 'haproxy.cfg');
+  writeFileSync(file, frontConfig(options));
+  return {
+    command: HAPROXY,
+    args: ['-q', '-db', '-f', file],
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }

@@ -2,13 +2,12 @@
 // then runs the gateway and every service that exists as separate processes with prefixed logs, and
 // HAProxy in front of the gateway where it is installed (scripts/front.mjs; FRONT=none leaves it out).
 // Each service migrates its own schema as it starts.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import concurrently from 'concurrently';
 import pg from 'pg';
-import { frontConfig, HAPROXY } from './front.mjs';
+import { frontCommand, HAPROXY } from './front.mjs';
 import { ensureKeyPair, ensureVapidKeys } from './keys.mjs';
 import { allocatorSettings, services, upstreamVariables } from './services.mjs';
 
@@ -106,18 +105,19 @@ const upstreams = Object.fromEntries(
 
 /**
  * HAProxy on the gateway's port, the gateway behind it on its back port, where HAProxy is installed and the
- * gateway is there to be fronted. Quiet (-q): each line the processes write is a JSON log line.
+ * gateway is there to be fronted.
  */
-function frontCommand(gateway) {
+function frontProcess(gateway) {
   if (process.env.FRONT === 'none' || !existsSync(HAPROXY) || !present.includes(gateway)) return undefined;
-  const dir = mkdtempSync(join(tmpdir(), 'recipes-front-'));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'haproxy.cfg');
-  writeFileSync(file, frontConfig({ port: gateway.port, gateway: `http://127.0.0.1:${gateway.backPort}` }));
-  return { name: 'front', command: `${HAPROXY} -q -db -f ${file}` };
+  const { command, args, remove } = frontCommand({
+    port: gateway.port,
+    gateway: `http://127.0.0.1:${gateway.backPort}`,
+  });
+  process.once('exit', remove);
+  return { name: 'front', command: [command, ...args].join(' ') };
 }
 const gateway = placed.find((s) => s.name === 'gateway');
-const front = frontCommand(gateway);
+const front = frontProcess(gateway);
 
 const { result } = concurrently(
   present

@@ -2,9 +2,8 @@ import { existsSync } from 'node:fs';
 import { processName } from '../cpu.mjs';
 import { TIMEOUT_MS } from '../open-loop.mjs';
 import { CAPACITY_P99_MS, endedBy, findCapacity, overloadPhases, overloadWorkloads } from '../overload.mjs';
-import { startProcess } from '../reference-phase.mjs';
-import { HAPROXY } from '../../scripts/front.mjs';
-import { startHaproxyFront } from '../reference/haproxy-front.mjs';
+import { startCommand, startProcess } from '../reference-phase.mjs';
+import { frontCommand, HAPROXY } from '../../scripts/front.mjs';
 import { PORT_OFFSET } from './context.mjs';
 
 const ADMITTING_PROXY_PORT = 3096 + PORT_OFFSET;
@@ -280,7 +279,13 @@ function againstFloor({ rows, target }, workload, phases, floor) {
  */
 async function startHaproxy({ system, config }, workload, gateways) {
   const { maxconn, queueMs, queueLimit } = config.haproxy;
-  const haproxy = await startHaproxyFront(HAPROXY_PORT, system.urlOf('gateway'), config.haproxy);
+  // The same configuration as `npm start`'s (scripts/front.mjs), with the bench's limits.
+  const { command, args, remove } = frontCommand({
+    port: HAPROXY_PORT,
+    gateway: system.urlOf('gateway'),
+    settings: config.haproxy,
+  });
+  const haproxy = await startCommand(command, args, HAPROXY_PORT).finally(remove);
   return {
     front: HAPROXY_FRONT,
     what:
