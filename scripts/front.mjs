@@ -11,8 +11,10 @@
 // Measured beside the gateway alone in the bench's overload part (bench/README.md, section "Overload").
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { codeFor, PROBLEM_CONTENT_TYPE } from '../libs/http/dist/problem.js';
 
 /** Where Debian's package puts it (`node scripts/setup.mjs --haproxy` installs it). */
 export const HAPROXY = '/usr/sbin/haproxy';
@@ -27,26 +29,30 @@ export const HAPROXY = '/usr/sbin/haproxy';
 export const FRONT_DEFAULTS = { maxconn: 256, queueMs: 100, queueLimit: 64 };
 
 /**
- * What HAProxy answers itself, in the gateway's problem+json (libs/http's problem.ts: the code of docs/api.md §1
- * for the status), with Retry-After on a 503 as the gateway's refusals have.
+ * What HAProxy answers itself, in the gateway's problem+json (libs/http's problem.ts), with Retry-After on a 503 as
+ * the gateway's refusals have.
  */
-const answer = (status, title, code, detail) =>
-  `status ${status} content-type application/problem+json string ` +
-  `'{"type":"about:blank","title":"${title}","status":${status},"code":"${code}","detail":"${detail}"}'` +
-  (status === 503 ? ' hdr Retry-After 1' : '');
-const AT_CAPACITY = answer(
-  503,
-  'Service Unavailable',
-  'SERVICE_UNAVAILABLE',
-  'The service is at capacity, try again shortly',
-);
+function answer(status, detail) {
+  const body = JSON.stringify({
+    type: 'about:blank',
+    title: STATUS_CODES[status],
+    status,
+    code: codeFor(status),
+    detail,
+  });
+  return (
+    `status ${status} content-type ${PROBLEM_CONTENT_TYPE} string '${body}'` +
+    (status === 503 ? ' hdr Retry-After 1' : '')
+  );
+}
+const AT_CAPACITY = answer(503, 'The service is at capacity, try again shortly');
 
 /**
- * HAProxy's configuration: listening on 127.0.0.1:`port`, everything to the gateway at `gateway` (its base
- * URL): reads, writes and the notification stream each by a way of its own. The client's address goes on in X-Forwarded-For, which the
- * gateway believes from loopback (TRUST_PROXY), so its per-address rate limits still see each client.
- * A request must arrive within 10 s (a slow client holds no slot); a stream's keep-alive (15 s) keeps its
- * connection inside the 60 s idle timeouts.
+ * HAProxy's configuration: listening on 127.0.0.1:`port`, everything to the gateway at `gateway` (its base URL):
+ * reads, writes and the notification stream each by a way of its own. The client's address goes on in
+ * X-Forwarded-For, which the gateway believes from loopback (TRUST_PROXY), so its per-address rate limits still see
+ * each client. A request must arrive within 10 s (a slow client holds no slot); a stream's keep-alive (15 s) keeps
+ * its connection inside the 60 s idle timeouts.
  */
 export function frontConfig({ port, gateway, settings = FRONT_DEFAULTS }) {
   const { hostname, port: gatewayPort } = new URL(gateway);
@@ -65,8 +71,8 @@ defaults
   # HAProxy's own answers in the gateway's form: a request that waited too long or found the gateway
   # down, a gateway that answered wrongly or not in time.
   http-error ${AT_CAPACITY}
-  http-error ${answer(502, 'Bad Gateway', 'INTERNAL_ERROR', 'The gateway did not answer properly')}
-  http-error ${answer(504, 'Gateway Timeout', 'UPSTREAM_TIMEOUT', 'The gateway did not answer in time')}
+  http-error ${answer(502, 'The gateway did not answer properly')}
+  http-error ${answer(504, 'The gateway did not answer in time')}
 
 frontend front
   bind 127.0.0.1:${port}
