@@ -1,10 +1,11 @@
 import { newId } from '@recipes/contracts';
 import type { PoolClient } from '@recipes/db';
 import { migratedPool } from '@recipes/testing/service';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { insertNotification } from '../../src/repository/notifications.js';
 import { retractAboutContent } from '../../src/repository/retractions.js';
 import { notificationsService } from '../../src/service.js';
+import { heldTransactions, mention, sourceEvent } from './held-transactions.js';
 
 /**
  * The content's lock (migrations/011 and 018): storing a notification about a recipe takes it shared, deleting
@@ -12,40 +13,12 @@ import { notificationsService } from '../../src/service.js';
  * `lock_timeout`, which PostgreSQL reports as 55P03.
  */
 const pool = migratedPool(notificationsService);
-const open: PoolClient[] = [];
-afterEach(async () => {
-  for (const client of open.splice(0)) {
-    await client.query('ROLLBACK');
-    client.release();
-  }
-});
+const { begin: transaction } = heldTransactions(pool, { lockTimeoutMs: 300 });
 
 const recipe = () => ({ type: 'recipe' as const, id: newId() });
 
-/** A transaction of its own, left open, that waits for a lock at most 300 ms. */
-async function transaction() {
-  const client = await pool.connect();
-  open.push(client);
-  await client.query('BEGIN');
-  await client.query("SET LOCAL lock_timeout = '300ms'");
-  return client;
-}
-
 const store = (db: PoolClient, content: { type: 'recipe'; id: string }) =>
-  insertNotification(
-    db,
-    newId(),
-    { id: newId(), type: 'comment.mention.created' },
-    {
-      recipientId: newId(),
-      type: 'mention_recipe_comment',
-      actorId: newId(),
-      contentType: content.type,
-      contentId: content.id,
-      commentId: newId(),
-      createdAt: new Date().toISOString(),
-    },
-  );
+  insertNotification(db, newId(), sourceEvent(), mention({ contentType: content.type, contentId: content.id }));
 
 describe('the content’s lock', () => {
   it('lets two stores about one recipe go at once', async () => {

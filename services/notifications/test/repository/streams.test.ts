@@ -2,12 +2,12 @@ import { newId } from '@recipes/contracts';
 import type { PoolClient } from 'pg';
 import { eventually } from '@recipes/testing';
 import { migratedPool } from '@recipes/testing/service';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { insertNotification, lockCommentNotifications, lockRecipient } from '../../src/repository/notifications.js';
 import { retractAboutContent } from '../../src/repository/retractions.js';
-import type { NewNotification } from '../../src/repository/rows.js';
 import { closeStream, findSince, hasOpenStream, openStream } from '../../src/repository/streams.js';
 import { notificationsService } from '../../src/service.js';
+import { heldTransactions, mention, sourceEvent } from './held-transactions.js';
 
 /**
  * A notification is prompted (`notification.created`, by `record`) only if its store sees a stream of the
@@ -16,26 +16,7 @@ import { notificationsService } from '../../src/service.js';
  * whichever comes first. Each order is forced here, with the waiting one seen waiting in pg_stat_activity.
  */
 const pool = migratedPool(notificationsService);
-const held: PoolClient[] = [];
-afterEach(async () => {
-  for (const client of held.splice(0)) {
-    await client.query('ROLLBACK');
-    client.release();
-  }
-});
-
-async function transaction(): Promise<PoolClient> {
-  const client = await pool.connect();
-  held.push(client);
-  await client.query('BEGIN');
-  return client;
-}
-
-async function commit(client: PoolClient): Promise<void> {
-  await client.query('COMMIT');
-  held.splice(held.indexOf(client), 1);
-  client.release();
-}
+const { begin: transaction, commit } = heldTransactions(pool);
 
 /** Asked before the client's blocking statement: a client runs one statement at a time. */
 const backendOf = async (client: PoolClient) =>
@@ -48,18 +29,7 @@ const waitingForLock = (pid: number) =>
       : undefined,
   );
 
-/** The event a notification comes from, delivered for the first time. */
-const sourceEvent = () => ({ id: newId(), type: 'comment.mention.created' });
-
-const mentionOf = (recipientId: string): NewNotification => ({
-  recipientId,
-  type: 'mention_recipe_comment',
-  actorId: newId(),
-  contentType: 'recipe',
-  contentId: newId(),
-  commentId: newId(),
-  createdAt: '2026-11-25T10:00:00.000Z',
-});
+const mentionOf = (recipientId: string) => mention({ recipientId });
 
 describe('a stream opening while a notification is stored', () => {
   it('waits for the notification to commit, then its first read finds it (not announced: no stream was open)', async () => {
