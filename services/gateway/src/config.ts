@@ -91,7 +91,7 @@ export const gatewayConfigSchema = z
     ADMISSION_QUEUE_INTERVAL_MS: env
       .positiveInt(100)
       .describe(
-        "a queue that has not emptied for this long and is no shorter than this long ago stands, and is cut (CoDel's interval)",
+        "a queue looked at twice in a row, this long apart, and found no shorter each time stands, and is cut (CoDel's interval)",
       ),
     ADMISSION_QUEUE_TARGET_MS: env
       .positiveInt(100)
