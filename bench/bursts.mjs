@@ -12,9 +12,11 @@ const IDLE_MS = 3_000;
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The three kinds of request the bursts are made of: `next(i, round)` gives request i of a round. */
-export async function burstWorkloads(system, pools, fixture) {
-  const gateway = system.urlOf('gateway');
+/**
+ * The three kinds of request the bursts are made of, sent to `front` (the gateway's URL, or a front's before it):
+ * `next(i, round)` gives request i of a round.
+ */
+export async function burstWorkloads(front, pools, fixture) {
   const { rows: people } = await pools.public.query('SELECT k FROM bench_people ORDER BY k LIMIT 20');
   const json = { 'content-type': 'application/json' };
   const commentsPath = `/api/recipes/${fixture.recipeId}/comments`;
@@ -26,18 +28,18 @@ export async function burstWorkloads(system, pools, fixture) {
       name: 'POST /api/recipes/{id}/comments, each mentioning one user',
       next: (i, round) => ({
         method: 'POST',
-        url: `${gateway}${commentsPath}`,
+        url: `${front}${commentsPath}`,
         headers: { ...json, authorization: `Bearer ${fixture.viewer.token}` },
         body: JSON.stringify({ content: `Burst ${round} ${i} for @bench_user_${people[i % people.length].k}` }),
       }),
     },
-    { short: 'list', name: 'GET /api/recipes/{id}/comments', next: () => ({ url: `${gateway}${commentsPath}` }) },
+    { short: 'list', name: 'GET /api/recipes/{id}/comments', next: () => ({ url: `${front}${commentsPath}` }) },
     {
       short: 'registrations',
       name: 'POST /api/auth/register',
       next: (i, round) => ({
         method: 'POST',
-        url: `${gateway}/api/auth/register`,
+        url: `${front}/api/auth/register`,
         headers: json,
         body: JSON.stringify({ username: `b_${stamp}_${round}_${i}`, password: 'bench password' }),
       }),
@@ -59,7 +61,7 @@ async function burst(workload, size, round) {
 }
 
 /** Every workload at every size, `ROUNDS` times, after an idle pause each: figures per workload and size. */
-export async function burstRounds(workloads) {
+export async function burstRounds(workloads, via = 'gateway') {
   const results = [];
   for (const workload of workloads) {
     for (const size of BURST_SIZES) {
@@ -67,7 +69,7 @@ export async function burstRounds(workloads) {
       for (let round = 0; round < ROUNDS; round++) {
         await pause(IDLE_MS);
         const figures = await burst(workload, size, `${size}x${round}`);
-        console.log(`    ${workload.short} × ${size}, round ${round + 1}: ${JSON.stringify(figures)}`);
+        console.log(`    ${workload.short} × ${size} via ${via}, round ${round + 1}: ${JSON.stringify(figures)}`);
         rounds.push(figures);
       }
       results.push({ workload: workload.name, short: workload.short, size, rounds });

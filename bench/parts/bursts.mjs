@@ -1,24 +1,51 @@
+import { existsSync } from 'node:fs';
 import { BURST_SIZES, burstRounds, burstWorkloads } from '../bursts.mjs';
+import { startCommand } from '../reference-phase.mjs';
+import { frontCommand, HAPROXY } from '../../scripts/front.mjs';
+import { PORT_OFFSET } from './context.mjs';
 
-/** `bursts`: 50, 100 and 200 requests at once on an idle system (bench/bursts.mjs). */
+const FRONT_PORT = 3087 + PORT_OFFSET;
+
+/** HAProxy before the gateway as `npm start` runs it (scripts/front.mjs, its default limits). */
+async function startFront(system) {
+  const { command, args, remove } = frontCommand({ port: FRONT_PORT, gateway: system.urlOf('gateway') });
+  return startCommand(command, args, FRONT_PORT).finally(remove);
+}
+
+/**
+ * `bursts`: 50, 100 and 200 requests at once on an idle system (bench/bursts.mjs), through the gateway, then
+ * through HAProxy before it as `npm start` runs it, where HAProxy is installed.
+ */
 export async function burstsPart({ system, pools, fixture, phase, rows, target, saved }) {
   saved.bursts = await phase(
     `bursts: ${BURST_SIZES.join(', ')} requests at once through the gateway, idle before each`,
-    async () => burstRounds(await burstWorkloads(system, pools, fixture)),
+    async () => burstRounds(await burstWorkloads(system.urlOf('gateway'), pools, fixture)),
   );
-  const { bursts } = saved;
-  for (const { workload, short, size, rounds } of bursts) {
+  const results = saved.bursts.map((result) => ({ ...result, via: 'gateway' }));
+  if (existsSync(HAPROXY)) {
+    const front = await startFront(system);
+    try {
+      saved.burstsViaFront = await phase(
+        `bursts: the same through HAProxy before the gateway, as npm start runs it`,
+        async () => burstRounds(await burstWorkloads(front.url, pools, fixture), 'haproxy'),
+      );
+    } finally {
+      front.stop();
+    }
+    results.push(...saved.burstsViaFront.map((result) => ({ ...result, via: 'haproxy → gateway' })));
+  } else console.log(`  bursts: not through HAProxy: ${HAPROXY} is missing (node scripts/setup.mjs --haproxy)`);
+  for (const { workload, short, size, rounds, via } of results) {
     const listed = (figure) => rounds.map(figure).join(' / ');
     rows.push({
       scenario: `${workload}: ${size} at once on an idle system (${rounds.length} rounds)`,
-      via: 'gateway',
+      via,
       connections: size,
       ok: listed((r) => r.ok),
       refused: listed((r) => r.refused),
       p99Ms: listed((r) => r.admitted.p99),
     });
     target(
-      `bursts: ${short} × ${size} at once on an idle system: 0 refused, every answer 2xx`,
+      `bursts: ${short} × ${size} at once on an idle system via ${via}: 0 refused, every answer 2xx`,
       `refused ${listed((r) => r.refused)}; 2xx ${listed((r) => r.ok)}; p50 ${listed((r) => r.admitted.p50)} ms; p99 ${listed((r) => r.admitted.p99)} ms`,
       rounds.every((r) => r.refused === 0 && r.ok === size),
     );
