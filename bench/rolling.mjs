@@ -48,6 +48,10 @@ export async function rollingRestart() {
       COMMENT_LIMIT_PER_MINUTE: '100000000',
       NOTIFICATION_BUDGET_PER_HOUR: '100000000',
       REGISTER_LIMIT_PER_ADDRESS: '1000000',
+      // Ten instances, and an eleventh while one starts again, each with its pool and a LISTEN connection, beside
+      // the bench's own system (up to 61 connections), within PostgreSQL's 100 (docs/configuration.md): at 10 a
+      // pool, comments were refused a connection ("too many clients") and answered 503.
+      DATABASE_POOL_MAX: '3',
     },
   });
   const db = new pg.Pool({ connectionString: system.databaseUrl, max: 2 });
@@ -65,12 +69,17 @@ export async function rollingRestart() {
 
     const failures = [];
     let requests = 0;
+    let restarting = 'no restart';
     const call = async (what, path, init) => {
       requests += 1;
       try {
         const response = await fetch(`${api}${path}`, init);
         const body = await response.text();
-        if (response.status >= 300) failures.push(`${what}: ${response.status} ${body.slice(0, 200)}`);
+        // With the request's id and the instance restarting, for the logs (BENCH_LOGS=inherit).
+        if (response.status >= 300)
+          failures.push(
+            `${what}: ${response.status} during ${restarting} (request ${response.headers.get('x-request-id')}) ${body.slice(0, 200)}`,
+          );
         return response.status === 201 ? JSON.parse(body) : undefined;
       } catch (error) {
         failures.push(`${what}: ${error.message}`);
@@ -107,7 +116,9 @@ export async function rollingRestart() {
     await pause(1_000);
     for (const service of SERVICES) {
       for (const instance of [0, 1]) {
+        restarting = `${service}#${instance}`;
         await system.process(service, instance).restart();
+        restarting = `after ${service}#${instance}`;
         await pause(500);
       }
     }

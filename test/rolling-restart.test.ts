@@ -25,7 +25,9 @@ beforeAll(async () => {
     portOffset: 6200,
     replicas: 2,
     readyWithinMs: 90_000,
-    env: unlimited,
+    // Ten instances, and an eleventh while one starts again, each with its pool and a LISTEN connection, within
+    // PostgreSQL's 100 connections (DATABASE_POOL_MAX, docs/configuration.md): at 10 a pool they ran out of them.
+    env: { ...unlimited, DATABASE_POOL_MAX: '6' },
   });
   db = databaseOf(system);
   api = apiOf(system);
