@@ -1,5 +1,6 @@
 import {
   createEvent,
+  DomainError,
   type ErasingService,
   NOBODY,
   type EventEnvelope,
@@ -197,10 +198,23 @@ export async function eraseUser(
 export const userDeletedHandler = (settings: ErasureSettings): EventHandler =>
   on(userDeleted, (deleted, event, log) => eraseUser(settings, deleted, event, log));
 
-/** Runs `work` in a transaction for each of `ids` (an existing deletion path), giving how many there were. */
+/**
+ * Runs `work` in a transaction for each of `ids` (an existing deletion path), giving how many it took away.
+ * One that its path finds gone (`not_found`) was taken away meanwhile, by a redelivery of the same deletion or
+ * by another user's (a saved item of content they erased): what the erasure wanted, so it goes on. Counted as
+ * not taken, so that ids a path keeps finding gone cannot keep the step looping.
+ */
 export async function eachIn(ids: readonly string[], work: (id: string) => Promise<unknown>): Promise<number> {
-  for (const id of ids) await work(id);
-  return ids.length;
+  let taken = 0;
+  for (const id of ids) {
+    try {
+      await work(id);
+      taken += 1;
+    } catch (error) {
+      if (!(error instanceof DomainError && error.kind === 'not_found')) throw error;
+    }
+  }
+  return taken;
 }
 
 /** The ids `sql` selects for the user (`$1`) up to the limit (`$2`). */

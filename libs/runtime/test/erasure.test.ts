@@ -1,4 +1,4 @@
-import { createEvent, newId, NOBODY, userCreated, userDeleted } from '@recipes/contracts';
+import { createEvent, newId, NOBODY, notFound, userCreated, userDeleted } from '@recipes/contracts';
 import { createPool, migrate, type Pool } from '@recipes/db';
 import { idempotencyMigrations } from '@recipes/idempotency';
 import { createLogger } from '@recipes/logging';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   deleteRowsOf,
   droppingErased,
+  eachIn,
   endedSessionsMigrations,
   type ErasureStep,
   userDeletedHandler,
@@ -88,6 +89,43 @@ describe('eraseUser', () => {
     expect(Math.max(...batches)).toBe(200);
     expect(await count(`outbox WHERE type = 'content.user.erased' AND payload->'data'->>'userId' = $1`, [userId])).toBe(
       1,
+    );
+  });
+
+  it('goes on past a thing another deletion took meanwhile, and confirms', async () => {
+    const userId = newId();
+    const { rows } = await pool.query<{ id: number }>(
+      'INSERT INTO things (owner_id) SELECT $1 FROM generate_series(1, 5) RETURNING id',
+      [userId],
+    );
+    const ids = rows.map((row) => String(row.id));
+    // The deletion path of one thing, as a service's: not found once it is gone.
+    const remove = async (id: string) => {
+      const { rowCount } = await pool.query('DELETE FROM things WHERE id = $1', [id]);
+      if (rowCount === 0) throw notFound('Thing not found');
+    };
+    // Another deletion takes the third between the step's look-up and its turn.
+    const step: ErasureStep = async (id, limit) => {
+      const { rows: found } = await pool.query<{ id: number }>('SELECT id FROM things WHERE owner_id = $1 LIMIT $2', [
+        id,
+        limit,
+      ]);
+      await pool.query('DELETE FROM things WHERE id = $1', [ids[2]]);
+      return eachIn(
+        found.map((row) => String(row.id)),
+        remove,
+      );
+    };
+    const handle = dispatcher([userDeletedHandler({ pool, service: 'content', steps: [step], batch: 200 })]);
+
+    await handle(deletion(userId), log);
+    expect(await count('things WHERE owner_id = $1', [userId])).toBe(0);
+    expect(await count(`outbox WHERE type = 'content.user.erased' AND payload->'data'->>'userId' = $1`, [userId])).toBe(
+      1,
+    );
+    // Any other failure still fails the delivery, to be tried again.
+    await expect(eachIn(['1'], () => Promise.reject(new Error('the database went away')))).rejects.toThrow(
+      'the database went away',
     );
   });
 
