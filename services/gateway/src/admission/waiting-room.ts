@@ -4,7 +4,7 @@ import type { Clock } from './clock.js';
  * Where requests wait for a slot in a lane (docs/architecture.md §10), first come first served. A burst is
  * not overload: requests that arrive together wait here and are all let in as the service drains them.
  * What is cut is a standing queue, after CoDel (Nichols and Jacobson, 2012) and Facebook's "Fail at Scale"
- * (2015): a queue that has not emptied for an interval and did not get shorter over the last one is being
+ * (2015): a queue that has not emptied and did not get shorter over each of the last two intervals is being
  * fed faster than it drains. While it stands, a request that would wait past `targetMs` (by the rate the
  * queue has been draining at) is refused as it arrives, and one already waiting as soon as its wait is
  * foreseen past twice the target (the backlog found when the queue turns standing, or a drain that
