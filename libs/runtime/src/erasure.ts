@@ -199,10 +199,10 @@ export const userDeletedHandler = (settings: ErasureSettings): EventHandler =>
   on(userDeleted, (deleted, event, log) => eraseUser(settings, deleted, event, log));
 
 /**
- * Runs `work` in a transaction for each of `ids` (an existing deletion path), giving how many it took away.
- * One that its path finds gone (`not_found`) was taken away meanwhile, by a redelivery of the same deletion or
- * by another user's (a saved item of content they erased): what the erasure wanted, so it goes on. Counted as
- * not taken, so that ids a path keeps finding gone cannot keep the step looping.
+ * Runs `work` in a transaction for each of `ids` (an existing deletion path), giving how many there were. One
+ * that its path finds gone (`not_found`) was taken away meanwhile, by a redelivery of the same deletion or by
+ * another user's (a saved item of content they erased): what the erasure wanted, so it goes on. When its path
+ * found every one gone, it gives 0, so that ids a path keeps finding gone cannot keep the step looping.
  */
 export async function eachIn(ids: readonly string[], work: (id: string) => Promise<unknown>): Promise<number> {
   let taken = 0;
@@ -214,7 +214,7 @@ export async function eachIn(ids: readonly string[], work: (id: string) => Promi
       if (!(error instanceof DomainError && error.kind === 'not_found')) throw error;
     }
   }
-  return taken;
+  return taken === 0 ? 0 : ids.length;
 }
 
 /** The ids `sql` selects for the user (`$1`) up to the limit (`$2`). */

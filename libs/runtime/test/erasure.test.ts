@@ -123,6 +123,10 @@ describe('eraseUser', () => {
     expect(await count(`outbox WHERE type = 'content.user.erased' AND payload->'data'->>'userId' = $1`, [userId])).toBe(
       1,
     );
+    // Every one found gone gives none done, so that a step cannot loop on ids its path keeps finding gone.
+    const gone = () => Promise.reject(notFound('Thing not found'));
+    await expect(eachIn(['1', '2'], gone)).resolves.toBe(0);
+    await expect(eachIn(['1', '2'], (id) => (id === '1' ? gone() : Promise.resolve()))).resolves.toBe(2);
     // Any other failure still fails the delivery, to be tried again.
     await expect(eachIn(['1'], () => Promise.reject(new Error('the database went away')))).rejects.toThrow(
       'the database went away',
