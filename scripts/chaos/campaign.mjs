@@ -252,7 +252,7 @@ export async function runCampaign({
       ...(await hostile.checks(db)),
       ...(await overload.checks(db)),
       ...sessions.checks(timeline),
-      ...(await deletions.checks({ db })),
+      ...(await deletions.checks({ db, system })),
     ];
     return {
       seed,

@@ -212,6 +212,7 @@ export function startDeletions({ apiUrl, world, rng, loops = 2, actions = [4, 10
       return stopped;
     },
     /** The checks of the deletions, as rows of the campaign's table, once the system has settled. */
-    checks: ({ db, apiUrl: url = apiUrl }) => erasureChecks({ db, apiUrl: url, world, leavers, wrong, requests }),
+    checks: ({ db, system, apiUrl: url = apiUrl }) =>
+      erasureChecks({ db, apiUrl: url, world, leavers, wrong, requests, system }),
   };
 }

@@ -3,6 +3,7 @@
 // shown through the gateway (their profile, their things, their comments in others' lists, their
 // notifications in others' inboxes, others' saved items of their things) nor kept in any table of any
 // schema but the tombstone (the search of test/support/leftovers.ts: every column read from the catalogue).
+import { ERASING_SERVICES } from '@recipes/contracts';
 import { apiClient, outcomeOf } from './client.mjs';
 
 const PASSWORD = 'correct horse battery';
@@ -150,11 +151,31 @@ async function shownThroughGateway({ apiUrl, world, gone }) {
   );
 }
 
+/** The services that have not confirmed every one of `tombstones`. */
+const unconfirmedServices = (tombstones) =>
+  ERASING_SERVICES.filter((service) => tombstones.some((t) => !t.erasedBy.includes(service)));
+
+/**
+ * Why a service may not have confirmed an erasure, from the lines its processes logged (`system` started with
+ * `logs: 'pipe'`): its failures of `user.deleted`, the last few, or none found.
+ */
+function erasureFailuresLogged(system, service) {
+  const failures = (system?.processes ?? [])
+    .filter((p) => p.service === service)
+    .flatMap((p) => p.lines.filter((line) => line.includes('"user.deleted"') && line.includes('"level":"error"')))
+    .map((line) => {
+      const { msg, err, attempt } = JSON.parse(line);
+      return `${msg} (attempt ${attempt}): ${err?.message ?? 'no error'}`;
+    });
+  return failures.length === 0 ? `${service} logged no failure of user.deleted` : failures.slice(-3).join(' | ');
+}
+
 /**
  * The rows of the deletions: the client's answers, every deletion begun complete, and of the complete ones
- * nothing shown or kept. `leavers`, `wrong`, `requests`: deletions.mjs's.
+ * nothing shown or kept. `leavers`, `wrong`, `requests`: deletions.mjs's; `system`, for the logs of a service
+ * that did not confirm.
  */
-export async function erasureChecks({ db, apiUrl, world, leavers, wrong, requests }) {
+export async function erasureChecks({ db, apiUrl, world, leavers, wrong, requests, system }) {
   const found = await completedOrNot(
     db,
     leavers.map((l) => l.id),
@@ -178,7 +199,12 @@ export async function erasureChecks({ db, apiUrl, world, leavers, wrong, request
       `${found.size} begun (${answered.length} answered 202, ${uncertain.length} unavailable then 401), ` +
         `${gone.length} complete, slowest ${(slowest / 1_000).toFixed(1)} s; ${notBegun.length} answered 202 without a tombstone, ` +
         `${incomplete.length} incomplete after ${COMPLETES_WITHIN_MS / 1_000} s` +
-        sample(incomplete.map((t) => `${t.id} confirmed by ${t.erasedBy.join('+') || 'none'}`)),
+        sample(incomplete.map((t) => `${t.id} confirmed by ${t.erasedBy.join('+') || 'none'}`)) +
+        (incomplete.length === 0
+          ? ''
+          : `; ${unconfirmedServices(incomplete)
+              .map((service) => erasureFailuresLogged(system, service))
+              .join('; ')}`),
     ),
   ];
   if (gone.length === 0) return [...rows, row('deleted users: nothing shown or kept', 1, 'no deletion completed')];
