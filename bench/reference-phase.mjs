@@ -13,6 +13,7 @@
 import { spawn } from 'node:child_process';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
+import { frontCommand } from '../scripts/front.mjs';
 import { allocatorSettings } from '../scripts/services.mjs';
 import { cpuPer, cpuSample } from './cpu.mjs';
 
@@ -31,7 +32,7 @@ const ratio = (a, b) => +(a / b).toFixed(3);
  * Spawns `command` with `args` and `env` (and the services' allocator settings) and resolves once it answers on
  * `port`.
  */
-export async function startCommand(command, args, port, env = {}) {
+async function startCommand(command, args, port, env = {}) {
   const child = spawn(command, args, { env: { ...process.env, ...allocatorSettings, ...env }, stdio: 'inherit' });
   const url = `http://127.0.0.1:${port}`;
   for (let answered = false; !answered;) {
@@ -47,6 +48,15 @@ export async function startCommand(command, args, port, env = {}) {
 /** The Node `script` on `port`, by `startCommand`. */
 export const startProcess = (script, port, env) =>
   startCommand(process.execPath, [script], port, { PORT: String(port), ...env });
+
+/**
+ * HAProxy on `port` before the gateway at `gateway`, configured as `npm start` configures it (scripts/front.mjs),
+ * with `settings` for its limits where given, by `startCommand`.
+ */
+export async function startFront(port, gateway, settings) {
+  const { command, args, remove } = frontCommand({ port, gateway, settings });
+  return startCommand(command, args, port).finally(remove);
+}
 
 /** The body, and the caching headers (the notification reads' ETag), which must be the same too. */
 async function answer(url, headers) {

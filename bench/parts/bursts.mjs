@@ -1,16 +1,10 @@
 import { existsSync } from 'node:fs';
 import { BURST_SIZES, burstRounds, burstWorkloads } from '../bursts.mjs';
-import { startCommand } from '../reference-phase.mjs';
-import { frontCommand, HAPROXY } from '../../scripts/front.mjs';
+import { startFront } from '../reference-phase.mjs';
+import { HAPROXY } from '../../scripts/front.mjs';
 import { PORT_OFFSET } from './context.mjs';
 
 const FRONT_PORT = 3087 + PORT_OFFSET;
-
-/** HAProxy before the gateway as `npm start` runs it (scripts/front.mjs, its default limits). */
-async function startFront(system) {
-  const { command, args, remove } = frontCommand({ port: FRONT_PORT, gateway: system.urlOf('gateway') });
-  return startCommand(command, args, FRONT_PORT).finally(remove);
-}
 
 /**
  * `bursts`: 50, 100 and 200 requests at once on an idle system (bench/bursts.mjs), through the gateway, then
@@ -23,7 +17,8 @@ export async function burstsPart({ system, pools, fixture, phase, rows, target, 
   );
   const results = saved.bursts.map((result) => ({ ...result, via: 'gateway' }));
   if (existsSync(HAPROXY)) {
-    const front = await startFront(system);
+    // With npm start's limits.
+    const front = await startFront(FRONT_PORT, system.urlOf('gateway'));
     try {
       saved.burstsViaFront = await phase(
         `bursts: the same through HAProxy before the gateway, as npm start runs it`,

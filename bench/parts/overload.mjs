@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { processName } from '../cpu.mjs';
 import { TIMEOUT_MS } from '../open-loop.mjs';
 import { CAPACITY_P99_MS, endedBy, findCapacity, overloadPhases, overloadWorkloads } from '../overload.mjs';
-import { startCommand, startProcess } from '../reference-phase.mjs';
-import { frontCommand, HAPROXY } from '../../scripts/front.mjs';
+import { startFront, startProcess } from '../reference-phase.mjs';
+import { HAPROXY } from '../../scripts/front.mjs';
 import { PORT_OFFSET } from './context.mjs';
 
 const ADMITTING_PROXY_PORT = 3096 + PORT_OFFSET;
@@ -279,13 +279,8 @@ function againstFloor({ rows, target }, workload, phases, floor) {
  */
 async function startHaproxy({ system, config }, workload, gateways) {
   const { maxconn, queueMs, queueLimit } = config.haproxy;
-  // The same configuration as `npm start`'s (scripts/front.mjs), with the bench's limits.
-  const { command, args, remove } = frontCommand({
-    port: HAPROXY_PORT,
-    gateway: system.urlOf('gateway'),
-    settings: config.haproxy,
-  });
-  const haproxy = await startCommand(command, args, HAPROXY_PORT).finally(remove);
+  // The same configuration as `npm start`'s, with the bench's limits.
+  const haproxy = await startFront(HAPROXY_PORT, system.urlOf('gateway'), config.haproxy);
   return {
     front: HAPROXY_FRONT,
     what:
