@@ -1,7 +1,7 @@
 // The architecture's floor's third process (bench/reference/write-path.mjs): what the content service does
 // with a `comment.created`, and nothing more: the recipe's comment count, kept in a table of its own, each
-// comment counted once (keyed by its id, as services/content/src/repository/comments.ts `countComment`,
-// so a redelivery changes nothing without an inbox row), one statement an event.
+// comment counted once (keyed by its id, as services/content/src/repository/comments.ts `countComments`,
+// so a redelivery changes nothing without an inbox row), one statement an event (the service batches them).
 import { declareConsumerQueue } from '../../libs/messaging/dist/topology.js';
 import { statement } from './common.mjs';
 import { consumeEvents } from './write-path-broker.mjs';

@@ -4,3 +4,4 @@ export * from './migrate.js';
 export * from './page.js';
 export { SharedTransaction } from './ambient.js';
 export * from './budgets.js';
+export { writeInBatches } from './write-batches.js';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { commentCreated, commentDeleted, createEvent, newId } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commentCounts } from '../src/comment-counts.js';
 import { type ContentHarness, contentHarnessWith, type TestUser } from './support.js';
 
 let harness: ContentHarness, ada: TestUser;
@@ -106,5 +107,18 @@ describe('comment counts from comment events', () => {
       }),
       { numRuns: 25, seed: 20261123 },
     );
+  });
+
+  it('counts comments that come at once on several recipes, in batches, as two instances would', async () => {
+    // Each instance counts what comes while it writes in one statement; the two take the recipes in opposite
+    // orders, and every comment comes to both, so their batches cross on the same rows.
+    const instances = [commentCounts(harness.pool), commentCounts(harness.pool)];
+    const recipeIds = await Promise.all([newRecipe(), newRecipe(), newRecipe()]);
+    const comments = recipeIds.flatMap((recipeId, n) => Array.from({ length: 10 * (n + 1) }, () => comment(recipeId)));
+    await Promise.all([
+      ...comments.map((one) => instances[0]!.added(one)),
+      ...comments.toReversed().map((one) => instances[1]!.added(one)),
+    ]);
+    expect(await Promise.all(recipeIds.map(commentCount))).toEqual([10, 20, 30]);
   });
 });
