@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { writeInBatches } from '../src/write-batches.js';
@@ -65,6 +66,11 @@ describe('writeInBatches', () => {
     );
   });
 
+  it("answers each caller with its own item's result", async () => {
+    const write = writeInBatches(async (items: readonly number[]) => items.map((item) => item * 10));
+    expect(await Promise.all([1, 2, 3, 4].map(write))).toEqual([10, 20, 30, 40]);
+  });
+
   it('takes the items that waited together, under load', async () => {
     const batches: number[][] = [];
     let release = () => {};
@@ -77,5 +83,20 @@ describe('writeInBatches', () => {
     release();
     await Promise.all(all);
     expect(batches).toEqual([[0], [1, 2, 3]]);
+  });
+
+  it("writes each batch in its first item's caller's context (its trace)", async () => {
+    const caller = new AsyncLocalStorage<number>();
+    const contexts: (number | undefined)[] = [];
+    let release = () => {};
+    const write = writeInBatches(async () => {
+      contexts.push(caller.getStore());
+      if (contexts.length === 1) await new Promise<void>((resolve) => (release = resolve));
+    });
+    const all = [0, 1, 2, 3].map((item) => caller.run(item, () => write(item)));
+    await tick();
+    release();
+    await Promise.all(all);
+    expect(contexts).toEqual([0, 1]);
   });
 });

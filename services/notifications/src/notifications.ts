@@ -13,7 +13,7 @@ import {
   type ListRequest,
   type userTagged,
 } from '@recipes/contracts';
-import { type Pool, type Queryable, withStatement, withTransaction } from '@recipes/db';
+import { type Pool, type Queryable, withTransaction, writeInBatches } from '@recipes/db';
 import type { UserDirectory } from '@recipes/directory';
 import type { Logger } from '@recipes/logging';
 import type { Prompts } from '@recipes/runtime';
@@ -138,6 +138,14 @@ export function notifications(pool: Pool, directory: UserDirectory, prompts: Pro
   const prompt = (data: EventData<typeof notificationCreated>, correlationId: string) =>
     prompts.send(createEvent(notificationCreated, data, { producer: PRODUCER, correlationId }));
 
+  /**
+   * Stores notifications (`insertNotifications`), those that come while others are being stored together: under
+   * load, one round trip and one commit store many.
+   */
+  const store = writeInBatches((batch: readonly repository.NotificationToStore[]) =>
+    repository.insertNotifications(pool, batch),
+  );
+
   /** `event` came again: what it stored, if still there, is prompted again while a stream of its recipient is open. */
   async function promptAgain(event: EventEnvelope): Promise<void> {
     const stored = await repository.findStoredFrom(pool, event.id);
@@ -146,15 +154,15 @@ export function notifications(pool: Pool, directory: UserDirectory, prompts: Pro
 
   return {
     /**
-     * Stores `notification` once however often `event` is delivered, in one round trip (one statement, atomic by
-     * itself: see `insertNotification`), then prompts every instance's streams of the recipient, if one is open
+     * Stores `notification` once however often `event` is delivered, in one statement, atomic by itself, with the
+     * others that came meanwhile (`store`; see `insertNotification`), then prompts every instance's streams of the recipient, if one is open
      * (`notification.created`, straight to the broker: see `Prompts`). The event is acked only after the prompt
      * went, so one that comes again prompts again what it stored, in case the prompt had not gone.
      */
     async record(event: EventEnvelope, notification: NewNotification | undefined): Promise<void> {
       if (!notification) return;
       const id = newId();
-      const stored = await withStatement(pool, (db) => repository.insertNotification(db, id, event, notification));
+      const stored = await store({ id, source: event, notification });
       if (stored === undefined) return promptAgain(event);
       if ('withheldBy' in stored || !stored.streamOpen) return;
       const { sequence, unread: unreadCount } = stored;

@@ -43,6 +43,22 @@ export interface WithheldNotification {
   withheldBy: string;
 }
 
+/** What `store_notification` answers for one notification: no row when its event was stored before. */
+interface StoreAnswer {
+  sequence: string | null;
+  unread: number | null;
+  streamOpen: boolean | null;
+  withheldBy: string | null;
+}
+
+const ANSWER_COLUMNS = `stored_sequence AS sequence, unread_count AS unread, stream_is_open AS "streamOpen", withheld_by AS "withheldBy"`;
+
+function stored(answer: StoreAnswer | undefined): StoredNotification | WithheldNotification | undefined {
+  if (!answer) return undefined;
+  if (answer.withheldBy !== null) return { withheldBy: answer.withheldBy };
+  return { sequence: Number(answer.sequence), unread: answer.unread!, streamOpen: answer.streamOpen! };
+}
+
 /**
  * Stores a notification once per source event and counts it for its recipient. An event stored before (its
  * inbox row) changes nothing and gives undefined; a notification a rule of src/rules withholds
@@ -61,14 +77,8 @@ export async function insertNotification(
   source: Pick<EventEnvelope, 'id' | 'type'>,
   n: NewNotification,
 ): Promise<StoredNotification | WithheldNotification | undefined> {
-  const { rows } = await db.query<{
-    sequence: string | null;
-    unread: number | null;
-    streamOpen: boolean | null;
-    withheldBy: string | null;
-  }>(
-    `SELECT stored_sequence AS sequence, unread_count AS unread, stream_is_open AS "streamOpen", withheld_by AS "withheldBy"
-       FROM store_notification($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+  const { rows } = await db.query<StoreAnswer>(
+    `SELECT ${ANSWER_COLUMNS} FROM store_notification($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [
       id,
       n.recipientId,
@@ -82,10 +92,53 @@ export async function insertNotification(
       source.type,
     ],
   );
-  const answer = rows[0];
-  if (!answer) return undefined;
-  if (answer.withheldBy !== null) return { withheldBy: answer.withheldBy };
-  return { sequence: Number(answer.sequence), unread: answer.unread!, streamOpen: answer.streamOpen! };
+  return stored(rows[0]);
+}
+
+/** A notification to store: its id, what it says, and the event it comes from. */
+export interface NotificationToStore {
+  id: string;
+  source: Pick<EventEnvelope, 'id' | 'type'>;
+  notification: NewNotification;
+}
+
+/**
+ * Stores several notifications, each as `insertNotification` stores it, in one round trip and one transaction
+ * (`store_notifications`, migrations/020_store_notifications.sql): the events that came together under load. The
+ * recipients' locks are taken in order of their ids, so this sorts the batch by recipient (each recipient's in the
+ * order given, which their sequence follows; the migration says why). Answers in the order given.
+ */
+export async function insertNotifications(
+  db: Queryable,
+  batch: readonly NotificationToStore[],
+): Promise<(StoredNotification | WithheldNotification | undefined)[]> {
+  // PostgreSQL's order of uuids is their bytes', which is that of their lower-case text.
+  const recipientOf = (index: number) => batch[index]!.notification.recipientId.toLowerCase();
+  const byRecipient = (a: number, b: number) =>
+    recipientOf(a) < recipientOf(b) ? -1 : recipientOf(a) > recipientOf(b) ? 1 : 0;
+  const order = batch.map((_, index) => index).sort(byRecipient);
+  const sorted = order.map((index) => batch[index]!);
+  const column = (of: (one: NotificationToStore) => unknown) => sorted.map(of);
+  const { rows } = await db.query<StoreAnswer & { place: number }>(
+    `SELECT place, ${ANSWER_COLUMNS}
+       FROM store_notifications($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::uuid[], $7::uuid[],
+                                $8::timestamptz[], $9::uuid[], $10::text[])`,
+    [
+      column(({ id }) => id),
+      column(({ notification }) => notification.recipientId),
+      column(({ notification }) => notification.type),
+      column(({ notification }) => notification.actorId),
+      column(({ notification }) => notification.contentType),
+      column(({ notification }) => notification.contentId),
+      column(({ notification }) => notification.commentId),
+      column(({ notification }) => notification.createdAt),
+      column(({ source }) => source.id),
+      column(({ source }) => source.type),
+    ],
+  );
+  const answers = new Array<StoredNotification | WithheldNotification | undefined>(batch.length);
+  for (const row of rows) answers[order[row.place - 1]!] = stored(row);
+  return answers;
 }
 
 /** A notification stored, as its `notification.created` tells it, and whether a stream of its recipient is open. */
