@@ -155,9 +155,10 @@ export function notifications(pool: Pool, directory: UserDirectory, prompts: Pro
   return {
     /**
      * Stores `notification` once however often `event` is delivered, in one statement, atomic by itself, with the
-     * others that came meanwhile (`store`; see `insertNotification`), then prompts every instance's streams of the recipient, if one is open
-     * (`notification.created`, straight to the broker: see `Prompts`). The event is acked only after the prompt
-     * went, so one that comes again prompts again what it stored, in case the prompt had not gone.
+     * others that came meanwhile (`store`; see `insertNotifications`), then prompts every instance's streams of the
+     * recipient, if one is open (`notification.created`, straight to the broker: see `Prompts`). The event is acked
+     * only after the prompt went, so one that comes again prompts again what it stored, in case the prompt had not
+     * gone.
      */
     async record(event: EventEnvelope, notification: NewNotification | undefined): Promise<void> {
       if (!notification) return;

@@ -43,7 +43,7 @@ export interface WithheldNotification {
   withheldBy: string;
 }
 
-/** What `store_notification` answers for one notification: no row when its event was stored before. */
+/** What `store_notification` answers for a notification (it gives no row when its event was stored before). */
 interface StoreAnswer {
   sequence: string | null;
   unread: number | null;
@@ -51,48 +51,9 @@ interface StoreAnswer {
   withheldBy: string | null;
 }
 
-const ANSWER_COLUMNS = `stored_sequence AS sequence, unread_count AS unread, stream_is_open AS "streamOpen", withheld_by AS "withheldBy"`;
-
-function stored(answer: StoreAnswer | undefined): StoredNotification | WithheldNotification | undefined {
-  if (!answer) return undefined;
+function stored(answer: StoreAnswer): StoredNotification | WithheldNotification {
   if (answer.withheldBy !== null) return { withheldBy: answer.withheldBy };
   return { sequence: Number(answer.sequence), unread: answer.unread!, streamOpen: answer.streamOpen! };
-}
-
-/**
- * Stores a notification once per source event and counts it for its recipient. An event stored before (its
- * inbox row) changes nothing and gives undefined; a notification a rule of src/rules withholds
- * (`withholdingRules`: deleted content or comment, an actor the recipient silenced, a type turned off, a
- * comment that notified them already, an erased user) changes nothing but the inbox row, counts included, and
- * gives the rule's name.
- *
- * One round trip: one call of `store_notification` (rendered from the rules by src/rules/store-function.ts,
- * which says how its locks and snapshots make the rules hold at the commit), atomic by itself, so it needs
- * no transaction (in a caller's, its locks are held to that one's commit). `streamOpen` is what
- * `hasOpenStream` would say under the recipient's lock, without a round trip of its own.
- */
-export async function insertNotification(
-  db: Queryable,
-  id: string,
-  source: Pick<EventEnvelope, 'id' | 'type'>,
-  n: NewNotification,
-): Promise<StoredNotification | WithheldNotification | undefined> {
-  const { rows } = await db.query<StoreAnswer>(
-    `SELECT ${ANSWER_COLUMNS} FROM store_notification($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [
-      id,
-      n.recipientId,
-      n.type,
-      n.actorId,
-      n.contentType,
-      n.contentId,
-      n.commentId,
-      n.createdAt,
-      source.id,
-      source.type,
-    ],
-  );
-  return stored(rows[0]);
 }
 
 /** A notification to store: its id, what it says, and the event it comes from. */
@@ -103,42 +64,53 @@ export interface NotificationToStore {
 }
 
 /**
- * Stores several notifications, each as `insertNotification` stores it, in one round trip and one transaction
- * (`store_notifications`, migrations/020_store_notifications.sql): the events that came together under load. The
- * recipients' locks are taken in order of their ids, so this sorts the batch by recipient (each recipient's in the
- * order given, which their sequence follows; the migration says why). Answers in the order given.
+ * Stores notifications, each once per source event, and counts them for their recipients. An event stored before
+ * (its inbox row) changes nothing and gives undefined; a notification a rule of src/rules withholds
+ * (`withholdingRules`: deleted content or comment, an actor the recipient silenced, a type turned off, a
+ * comment that notified them already, an erased user) changes nothing but the inbox row, counts included, and
+ * gives the rule's name. Answers in the order given.
+ *
+ * One round trip: one call of `store_notifications` (migrations/020_store_notifications.sql), which takes the
+ * batch's locks in order and calls `store_notification` for each (rendered from the rules by
+ * src/rules/store-function.ts, which says how its locks and snapshots make the rules hold at the commit); atomic by
+ * itself, so it needs no transaction (in a caller's, its locks are held to that one's commit). `streamOpen` is what
+ * `hasOpenStream` would say under the recipient's lock, without a round trip of its own.
  */
 export async function insertNotifications(
   db: Queryable,
   batch: readonly NotificationToStore[],
 ): Promise<(StoredNotification | WithheldNotification | undefined)[]> {
-  // PostgreSQL's order of uuids is their bytes', which is that of their lower-case text.
-  const recipientOf = (index: number) => batch[index]!.notification.recipientId.toLowerCase();
-  const byRecipient = (a: number, b: number) =>
-    recipientOf(a) < recipientOf(b) ? -1 : recipientOf(a) > recipientOf(b) ? 1 : 0;
-  const order = batch.map((_, index) => index).sort(byRecipient);
-  const sorted = order.map((index) => batch[index]!);
-  const column = (of: (one: NotificationToStore) => unknown) => sorted.map(of);
   const { rows } = await db.query<StoreAnswer & { place: number }>(
-    `SELECT place, ${ANSWER_COLUMNS}
+    `SELECT place, stored_sequence AS sequence, unread_count AS unread, stream_is_open AS "streamOpen", withheld_by AS "withheldBy"
        FROM store_notifications($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::uuid[], $7::uuid[],
                                 $8::timestamptz[], $9::uuid[], $10::text[])`,
     [
-      column(({ id }) => id),
-      column(({ notification }) => notification.recipientId),
-      column(({ notification }) => notification.type),
-      column(({ notification }) => notification.actorId),
-      column(({ notification }) => notification.contentType),
-      column(({ notification }) => notification.contentId),
-      column(({ notification }) => notification.commentId),
-      column(({ notification }) => notification.createdAt),
-      column(({ source }) => source.id),
-      column(({ source }) => source.type),
+      batch.map(({ id }) => id),
+      batch.map(({ notification }) => notification.recipientId),
+      batch.map(({ notification }) => notification.type),
+      batch.map(({ notification }) => notification.actorId),
+      batch.map(({ notification }) => notification.contentType),
+      batch.map(({ notification }) => notification.contentId),
+      batch.map(({ notification }) => notification.commentId),
+      batch.map(({ notification }) => notification.createdAt),
+      batch.map(({ source }) => source.id),
+      batch.map(({ source }) => source.type),
     ],
   );
   const answers = new Array<StoredNotification | WithheldNotification | undefined>(batch.length);
-  for (const row of rows) answers[order[row.place - 1]!] = stored(row);
+  for (const row of rows) answers[row.place - 1] = stored(row);
   return answers;
+}
+
+/** One notification, as `insertNotifications` stores a batch. */
+export async function insertNotification(
+  db: Queryable,
+  id: string,
+  source: Pick<EventEnvelope, 'id' | 'type'>,
+  notification: NewNotification,
+): Promise<StoredNotification | WithheldNotification | undefined> {
+  const [answer] = await insertNotifications(db, [{ id, source, notification }]);
+  return answer;
 }
 
 /** A notification stored, as its `notification.created` tells it, and whether a stream of its recipient is open. */

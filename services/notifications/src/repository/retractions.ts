@@ -94,7 +94,7 @@ export interface CommentRef {
 }
 
 /**
- * Records the comment as deleted, so that nothing from it is stored from now on (see `insertNotification`),
+ * Records the comment as deleted, so that nothing from it is stored from now on (see `insertNotifications`),
  * and retracts every notification it caused, each recipient's in turn, in id order. The lock of what it is
  * on comes first, as `store_notification` takes it, so that a notification being stored is either seen
  * here or sees the deletion. Run in a transaction.
@@ -126,7 +126,7 @@ export interface ContentRef {
 }
 
 /**
- * Records `content` as deleted, so that nothing about it is stored from now on (see `insertNotification`),
+ * Records `content` as deleted, so that nothing about it is stored from now on (see `insertNotifications`),
  * and retracts every notification about it (tags, and mentions in its comments), each recipient's in
  * turn, in id order so that two deletions never wait for each other's recipients. Run in a transaction.
  */

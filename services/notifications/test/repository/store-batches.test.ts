@@ -119,6 +119,22 @@ describe('a batch of notifications', () => {
     await expect(storing).rejects.toMatchObject({ code: '55P03' });
   });
 
+  it('takes the recipients’ locks in order of their ids, whatever the order given', async () => {
+    // Another transaction holds the first recipient's lock: the batch, given the other first, waits for it holding
+    // neither, so the other's lock is free.
+    const [first, second] = [newId(), newId()].sort();
+    await lockRecipient(await transaction(), first!);
+    const batch = [second!, first!].map((recipientId) => ({
+      id: newId(),
+      source: sourceEvent(),
+      notification: mention({ recipientId }),
+    }));
+    const storing = insertNotifications(await patientTransaction(), batch);
+    await waitingForALock('store_notifications');
+    await expect(lockRecipient(await transaction(), second!)).resolves.toBeUndefined();
+    await expect(storing).rejects.toMatchObject({ code: '55P03' });
+  });
+
   it('never deadlocks with other batches, deletions and retracted mentions at once', async () => {
     // Two batches take six recipients the other way round, each about two comments, one of them on a recipe being
     // deleted; the mention of one of the comments to the fourth recipient is retracted meanwhile.
