@@ -10,21 +10,10 @@ import { backoffMs } from './backoff.js';
 // LOCKED lets several relays work on the same table: each claims rows the others have not locked.
 // The commit does not wait for the WAL to reach the disk (synchronous_commit off, for this transaction
 // only): a commit lost in a crash of the server only brings published rows back, to be published again,
-// and consumers take an event once however often it comes. One disk flush fewer per batch. The claim goes
+// and consumers take an event once however often it comes. One disk flush fewer per batch. The claim
+// (`claim_outbox`, migrations/006_outbox_claim.sql, which plans its statement once per connection) goes
 // with the transaction's BEGIN in one round trip, so its size is written into the text (an integer).
-const claimOf = (batchSize: number) => `
-  WITH claimed AS (
-    DELETE FROM outbox WHERE id IN (
-      SELECT id FROM outbox
-       WHERE available_at <= now()
-       ORDER BY created_at, id
-       LIMIT ${Math.trunc(batchSize)}
-       FOR UPDATE SKIP LOCKED)
-    RETURNING id, type, payload, created_at, attempts, traceparent
-  )
-  SELECT id, type, payload, created_at::text AS "createdAt", attempts, traceparent
-    FROM claimed, (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed
-   ORDER BY created_at, id`;
+const claimOf = (batchSize: number) => `SELECT * FROM claim_outbox(${Math.trunc(batchSize)})`;
 
 // A row that failed is put back, to be tried again after its delay ($7, backoffMs of its failures).
 const RESCHEDULE = `
