@@ -30,7 +30,7 @@ const withheldBy = (rules: readonly WithholdingRule[]) =>
  * One call, one round trip, its own transaction (or a part of the caller's). It writes the inbox row first (an
  * event stored before takes no lock and stores nothing: no row), then takes the locks, each held to the commit: the
  * content's, shared (a deletion takes it alone; stores about one content do not wait for each other), the comment's
- * for this recipient, the recipient's (a stream opening, a block, a mark), then their counts row. So their
+ * for this recipient, the recipient's (a stream opening, a block, a mark), then their counts row, counted on in one statement. So their
  * notifications take their sequence numbers in commit order. The function is VOLATILE, so in READ COMMITTED each
  * statement in it takes a new snapshot as it begins: the rules, evaluated once the locks are held, see every
  * deletion, mute, block and preference committed before, however long the locks were waited for, and
@@ -67,15 +67,12 @@ BEGIN
     RETURN;
   END IF;
 
-  INSERT INTO notification_counts AS c (recipient_id, total, unread) VALUES (recipient, 0, 0)
-  ON CONFLICT (recipient_id) DO UPDATE SET recipient_id = EXCLUDED.recipient_id
-  RETURNING c.last_sequence + 1 INTO stored_sequence;
+  INSERT INTO notification_counts AS c (recipient_id, total, unread, last_sequence, version) VALUES (recipient, 1, 1, 1, 1)
+  ON CONFLICT (recipient_id) DO UPDATE
+     SET total = c.total + 1, unread = c.unread + 1, last_sequence = c.last_sequence + 1, version = c.version + 1
+  RETURNING c.last_sequence, c.unread INTO stored_sequence, unread_count;
   INSERT INTO notifications (id, recipient_id, type, actor_id, content_type, content_id, comment_id, created_at, source_event_id, sequence)
   VALUES (notification_id, recipient, notification_type, actor, about_type, about_id, in_comment, made_at, source_id, stored_sequence);
-  UPDATE notification_counts c
-     SET total = c.total + 1, unread = c.unread + 1, last_sequence = stored_sequence, version = c.version + 1
-   WHERE c.recipient_id = recipient
-  RETURNING c.unread INTO unread_count;
   stream_is_open := EXISTS (SELECT 1 FROM open_streams s WHERE s.recipient_id = recipient);
   RETURN NEXT;
 END;
