@@ -38,24 +38,18 @@ export interface ParentComment {
   parentId: string | null;
 }
 
-/** Where the read models keep a target of the type, and which column names its owner. */
-const targetRow: Record<CommentTargetType, { from: (id: string | null) => Sql; owner: Sql }> = {
-  recipe: {
-    from: (id) => sql`content_items WHERE id = ${id}::uuid AND content_type = 'recipe'`,
-    owner: sql`author_id`,
-  },
-  post: { from: (id) => sql`content_items WHERE id = ${id}::uuid AND content_type = 'post'`, owner: sql`author_id` },
-  collection: { from: (id) => sql`known_collections WHERE id = ${id}::uuid`, owner: sql`owner_id` },
+/** Where the read models keep a target of the type (as `posting_context` reads it). */
+const targetRow: Record<CommentTargetType, (id: string | null) => Sql> = {
+  recipe: (id) => sql`content_items WHERE id = ${id}::uuid AND content_type = 'recipe'`,
+  post: (id) => sql`content_items WHERE id = ${id}::uuid AND content_type = 'post'`,
+  collection: (id) => sql`known_collections WHERE id = ${id}::uuid`,
 };
-
-/** Whether the user `blocker` (a column) blocks the user `callerId` (the relation read model, docs/api.md §10.4). */
-const blocks = (blocker: Sql, callerId: string) =>
-  sql`EXISTS (SELECT 1 FROM user_relations WHERE user_id = ${blocker} AND target_id = ${callerId}::uuid AND blocked)`;
 
 /**
  * The author, the target, its owner's block, the users `names` name with theirs, and the comment
- * replied to (`parentId`, if any), from the read models and the comments in one statement, where reading
- * each took a round trip of its own.
+ * replied to (`parentId`, if any), from the read models and the comments in one call of `posting_context`
+ * (migrations/011_posting_context.sql, which keeps one plan for it), where reading each took a round trip of
+ * its own.
  */
 export async function findPostingContext(
   db: Queryable,
@@ -65,23 +59,18 @@ export async function findPostingContext(
   names: string[],
   parentId: string | null = null,
 ): Promise<PostingContext> {
-  const target = targetRow[targetType];
-  const { text, values } = query(sql`
-    SELECT (SELECT json_build_object('id', id, 'username', username, 'avatarUrl', avatar_url, 'revision', revision)
-              FROM users WHERE id = ${authorId}::uuid) AS author,
-           (SELECT json_build_object('ownerId', owner_id, 'deleted', deleted, 'ownerBlocksCaller', ${blocks(sql`owner_id`, authorId)})
-              FROM (SELECT ${target.owner} AS owner_id, deleted FROM ${target.from(targetId)}) AS known) AS target,
-           (SELECT coalesce(json_agg(json_build_object('name', lower(username), 'id', id, 'blocksAuthor', ${blocks(sql`id`, authorId)})), '[]')
-              FROM users WHERE lower(username) = ANY(${names}::text[])) AS named,
-           (SELECT json_build_object('id', id, 'authorId', author_id, 'parentId', parent_id)
-              FROM comments WHERE id = ${parentId}::uuid AND target_type = ${targetType} AND target_id = ${targetId}::uuid
-                              AND deleted_at IS NULL) AS parent`);
   const { rows } = await db.query<{
     author: UserSnapshot | null;
     target: KnownTarget | null;
     named: ({ name: string } & MentionedUser)[];
     parent: ParentComment | null;
-  }>(text, values);
+  }>('SELECT author, target, named, parent FROM posting_context($1, $2::uuid, $3::uuid, $4::text[], $5::uuid)', [
+    targetType,
+    targetId,
+    authorId,
+    names,
+    parentId,
+  ]);
   const { author, target: known, named, parent } = rows[0]!;
   return {
     author: author ?? undefined,
@@ -112,8 +101,7 @@ export interface NewComment {
  * (`removeCommentsOn` in src/deleted-targets.ts): a deletion that commits first leaves the comment
  * unstored; a comment that commits first is found by the deletion, and removed.
  */
-const liveTarget = ({ type, id }: CommentTarget) =>
-  sql`SELECT 1 FROM ${targetRow[type].from(id)} AND NOT deleted FOR SHARE`;
+const liveTarget = ({ type, id }: CommentTarget) => sql`SELECT 1 FROM ${targetRow[type](id)} AND NOT deleted FOR SHARE`;
 
 /** What a comment's mentions cost: `amount` of `budget`, from the author's (`key`) spending. */
 export interface Payment {

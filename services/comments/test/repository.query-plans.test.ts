@@ -4,7 +4,7 @@ import { explainGenericPlan, explainQuery, type PlanNode, planNodes } from '@rec
 import { migratedPool } from '@recipes/testing/service';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mentionEvents } from '../src/mention-events.js';
-import { insertComment, type NewComment } from '../src/posting.js';
+import { findPostingContext, insertComment, type NewComment } from '../src/posting.js';
 import { findCommentPage, findReplyPage } from '../src/repository.js';
 import { commentsService } from '../src/service.js';
 
@@ -209,5 +209,35 @@ describe('storing a comment, as the plan the connection keeps (generic)', () => 
     });
     expect(commentsScanned(plan)).toEqual(['comments_pkey', 'comments_pkey']);
     expect(plan[0]!['Shared Hit Blocks']).toBeLessThan(200);
+  });
+});
+
+describe('what posting a comment reads first, as the plan `posting_context` keeps (generic)', () => {
+  // The function plans its statement without the values. So planned, the comment replied to could be looked for
+  // among every comment of its target (the page index holds the target and the id); it is found by its key.
+  it('finds the comment replied to among the target’s 50,000 by its key, touching a few buffers', async () => {
+    const client = await pool.connect();
+    try {
+      const { rows } = await client.query<{ id: string }>(
+        `SELECT id FROM comments WHERE target_type = 'recipe' AND target_id = $1 ORDER BY created_at LIMIT 1`,
+        [heavy],
+      );
+      const parentId = rows[0]!.id;
+      // Compiled and planned on this connection first, as it is after a service's first comments.
+      for (let run = 0; run < 3; run += 1)
+        await findPostingContext(client, 'recipe', heavy, author, ['someone'], parentId);
+      const explained = await client.query(
+        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)
+         SELECT * FROM posting_context('recipe', $1::uuid, $2::uuid, ARRAY['someone'], $3::uuid)`,
+        [heavy, author, parentId],
+      );
+      const plan = explained.rows[0]['QUERY PLAN'][0].Plan as PlanNode;
+      expect(plan['Shared Hit Blocks']! + (plan['Shared Read Blocks'] ?? 0)).toBeLessThan(60);
+      const context = await findPostingContext(client, 'recipe', heavy, author, [], parentId);
+      expect(context.parent).toEqual({ id: parentId, authorId: author, parentId: null });
+      expect(context.target).toEqual({ ownerId: author, deleted: false, ownerBlocksCaller: false });
+    } finally {
+      client.release();
+    }
   });
 });
