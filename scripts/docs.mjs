@@ -5,7 +5,7 @@
 //                                 zod config schemas), docs/architecture.md's routes (from each service.ts
 //                                 and the imports of its route files), events (from the catalogue, the
 //                                 published.ts files and the handlers) and triggers (from the migrations),
-//                                 and the notifications migration of store_notification (from src/rules)
+//                                 and the notifications migration of store_notifications (from src/rules)
 //   node scripts/docs.mjs check   fails (exit 1, one line each) when a generated part differs from what
 //                                 write would make, or a section reference names no section
 import { dirname, resolve } from 'node:path';

@@ -1,4 +1,4 @@
-// The notifications service's `store_notification` is rendered from its rules (services/notifications/src/rules):
+// The notifications service's `store_notifications` is rendered from its rules (services/notifications/src/rules):
 // the latest migration that creates it must hold what they render. `write` adds a migration when it does not;
 // `check` names the difference. Build first (`tsc -b`).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { upStatements } from './trigger-table.mjs';
 
 const DIR = 'services/notifications/migrations';
-const CREATES = /^CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+store_notification\s*\(/i;
+const CREATES = /^CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+store_notifications\s*\(/i;
 
 /** The text without comments, `OR REPLACE` or differences of white space. */
 const normalized = (statement) =>
@@ -16,7 +16,7 @@ const normalized = (statement) =>
     .replace(/\s+/g, ' ')
     .trim();
 
-/** The migration files in order, and the last `CREATE FUNCTION store_notification` among them. */
+/** The migration files in order, and the last `CREATE FUNCTION store_notifications` among them. */
 function latestDefinition(root) {
   const files = readdirSync(join(root, DIR))
     .filter((name) => name.endsWith('.sql'))
@@ -28,27 +28,29 @@ function latestDefinition(root) {
   return { files, latest };
 }
 
-/** `store_notification(uuid, …)`: the signature of a `CREATE FUNCTION store_notification` statement. */
+/** `store_notifications(uuid[], …)`: the signature of a `CREATE FUNCTION store_notifications` statement. */
 function signatureOf(statement) {
-  const args = /store_notification\s*\(([\s\S]*?)\)\s*RETURNS/i.exec(statement)[1];
+  const args = /store_notifications\s*\(([\s\S]*?)\)\s*RETURNS/i.exec(statement)[1];
   const types = args.split(',').map((arg) => arg.trim().split(/\s+/).at(-1));
-  return `store_notification(${types.join(', ')})`;
+  return `store_notifications(${types.join(', ')})`;
 }
 
 /** Undefined when the migrations hold what the rules render; else the problem, after writing a migration in `write`. */
 export async function ruleMigration(root, { check }) {
-  const { storeNotificationFunction } = await import(join(root, 'services/notifications/dist/rules/store-function.js'));
-  const { signature, create: rendered } = storeNotificationFunction();
+  const { storeNotificationsFunction } = await import(
+    join(root, 'services/notifications/dist/rules/store-function.js')
+  );
+  const { signature, create: rendered } = storeNotificationsFunction();
   const { files, latest } = latestDefinition(root);
   if (latest !== undefined && normalized(latest) === normalized(rendered)) return undefined;
-  if (check) return `${DIR}: store_notification differs from src/rules (run \`npm run docs\` to write its migration)`;
+  if (check) return `${DIR}: store_notifications differs from src/rules (run \`npm run docs\` to write its migration)`;
   const number = String(Number(files.at(-1).slice(0, 3)) + 1).padStart(3, '0');
   const file = `${number}_store_notification_rules.sql`;
   writeFileSync(
     join(root, DIR, file),
     `-- Up Migration
 
--- store_notification as the rules of src/rules render it (src/rules/store-function.ts): written by
+-- store_notifications as the rules of src/rules render it (src/rules/store-function.ts): written by
 -- \`npm run docs\`, checked by \`npm run lint\`. Each rule that withholds a notification is a file of src/rules.
 DROP FUNCTION ${signatureOf(latest)};
 ${rendered};

@@ -1,7 +1,7 @@
 import { newId } from '@recipes/contracts';
 import { describe, expect, it } from 'vitest';
 import { type Candidate, whyWithheld, withholdingRules, type World } from '../src/rules/index.js';
-import { storeNotificationFunction } from '../src/rules/store-function.js';
+import { storeNotificationsFunction } from '../src/rules/store-function.js';
 
 /** The rules read without a database: what each withholds, and which one `store_notification` would name. */
 const nothing: World = {
@@ -68,10 +68,10 @@ describe('who gets notified', () => {
     expect(whyWithheld({ ...nothing, ...part }, mention)).toBeUndefined();
   });
 
-  it('names the first rule that holds, in the order store_notification checks them', () => {
+  it('names the first rule that holds, in the order store_notifications checks them', () => {
     const world = { ...nothing, deletedComments: [mention.commentId!], relations: [{ ...relation, muted: true }] };
     expect(whyWithheld(world, mention)).toBe('deleted_comment');
-    const sql = storeNotificationFunction().create;
+    const sql = storeNotificationsFunction().create;
     const order = withholdingRules.map((rule) => sql.indexOf(`THEN '${rule.name}'`));
     expect(order.every((at) => at > 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);

@@ -18,7 +18,7 @@ export interface StoredNotification {
 }
 
 /*
- * The advisory locks are SQL functions (migrations/011_store_notification.sql), so that `store_notification`
+ * The advisory locks are SQL functions (migrations/011_store_notification.sql), so that `store_notifications`
  * and the statements below take the same ones.
  */
 
@@ -43,7 +43,7 @@ export interface WithheldNotification {
   withheldBy: string;
 }
 
-/** What `store_notification` answers for a notification (it gives no row when its event was stored before). */
+/** What `store_notifications` answers for a notification (it gives no row when its event was stored before). */
 interface StoreAnswer {
   sequence: string | null;
   unread: number | null;
@@ -70,11 +70,10 @@ export interface NotificationToStore {
  * comment that notified them already, an erased user) changes nothing but the inbox row, counts included, and
  * gives the rule's name. Answers in the order given.
  *
- * One round trip: one call of `store_notifications` (migrations/020_store_notifications.sql), which takes the
- * batch's locks in order and calls `store_notification` for each (rendered from the rules by
- * src/rules/store-function.ts, which says how its locks and snapshots make the rules hold at the commit); atomic by
- * itself, so it needs no transaction (in a caller's, its locks are held to that one's commit). `streamOpen` is what
- * `hasOpenStream` would say under the recipient's lock, without a round trip of its own.
+ * One round trip: one call of `store_notifications` (rendered from the rules by src/rules/store-function.ts, which
+ * says how it takes the batch's locks in order, and how its locks and snapshots make the rules hold at the
+ * commit); atomic by itself, so it needs no transaction (in a caller's, its locks are held to that one's commit).
+ * `streamOpen` is what `hasOpenStream` would say under the recipient's lock, without a round trip of its own.
  */
 export async function insertNotifications(
   db: Queryable,

@@ -96,7 +96,7 @@ export interface CommentRef {
 /**
  * Records the comment as deleted, so that nothing from it is stored from now on (see `insertNotifications`),
  * and retracts every notification it caused, each recipient's in turn, in id order. The lock of what it is
- * on comes first, as `store_notification` takes it, so that a notification being stored is either seen
+ * on comes first, as `store_notifications` takes it, so that a notification being stored is either seen
  * here or sees the deletion. Run in a transaction.
  */
 export async function retractAboutComment(

@@ -24,12 +24,12 @@ export type Candidate = NewNotification & { sourceEventId: string };
 
 /**
  * One reason a notification is not stored. `sql` and `withholds` say the same thing twice: `sql` is what the
- * database runs (a condition over the arguments of `store_notification`, rendered by src/rules/store-function.ts,
- * under the locks that make it true at the commit), `withholds` is the same condition in TypeScript, for tests
- * and for reading; test/rules.properties.test.ts checks that they agree over random worlds.
+ * database runs (a condition over what `store_notifications` knows of a notification, rendered by
+ * src/rules/store-function.ts, under the locks that make it true at the commit), `withholds` is the same condition
+ * in TypeScript, for tests and for reading; test/rules.properties.test.ts checks that they agree over random worlds.
  */
 export interface WithholdingRule {
-  /** What `store_notification` answers as `withheld_by` when this rule withholds a notification. */
+  /** What `store_notifications` answers as `withheld_by` when this rule withholds a notification. */
   name: string;
   sql: string;
   withholds(world: World, notification: Candidate): boolean;
