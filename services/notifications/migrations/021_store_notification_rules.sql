@@ -52,10 +52,6 @@ BEGIN
     stream_is_open := NULL;
     INSERT INTO processed_events (event_id, event_type) VALUES (source_id, source_type) ON CONFLICT (event_id) DO NOTHING;
     CONTINUE WHEN NOT FOUND;
-    PERFORM lock_content_shared(about_type, about_id);
-    IF in_comment IS NOT NULL THEN
-      PERFORM lock_comment_notifications(recipient, in_comment);
-    END IF;
     PERFORM lock_recipient(recipient);
 
     withheld_by := CASE

@@ -44,10 +44,11 @@ const withheldBy = (rules: readonly WithholdingRule[]) =>
  * then its recipient's: a batch that held a recipient's lock while it waited for a content's or a comment's could
  * wait for one that waits for it. So their notifications take their sequence numbers in commit order.
  *
- * Each notification writes its inbox row first (an event stored before takes no lock and stores nothing: no row),
- * then takes its locks (its content's and comment's again, held already). The function is VOLATILE, so in READ
- * COMMITTED each statement in it takes a new snapshot as it begins: the rules, evaluated once the locks are held,
- * see every deletion, mute, block and preference committed before, however long the locks were waited for, and
+ * Each notification writes its inbox row first (an event stored before takes no recipient's lock and stores
+ * nothing: no row), then takes its recipient's lock (its content's and comment's are held since the phases). The
+ * function is VOLATILE, so in READ COMMITTED each statement in it takes a new snapshot as it begins: the rules,
+ * evaluated once the locks are held, see every deletion, mute, block and preference committed before, however long
+ * the locks were waited for, and
  * `stream_is_open` is what `hasOpenStream` would say under the lock: a stream opening meanwhile waits, then reads
  * this notification from the table. It answers the stored notification's sequence, the unread count with it and
  * whether a stream of theirs is open (the service then prompts the streams, `record` in src/notifications.ts); or
@@ -81,10 +82,6 @@ ${NOTIFICATION.map(([name]) => `    ${name} := ${arrayOf(name)}[place];`).join('
     stream_is_open := NULL;
     INSERT INTO processed_events (event_id, event_type) VALUES (source_id, source_type) ON CONFLICT (event_id) DO NOTHING;
     CONTINUE WHEN NOT FOUND;
-    PERFORM lock_content_shared(about_type, about_id);
-    IF in_comment IS NOT NULL THEN
-      PERFORM lock_comment_notifications(recipient, in_comment);
-    END IF;
     PERFORM lock_recipient(recipient);
 
     withheld_by := ${withheldBy(rules)};
