@@ -51,12 +51,15 @@ export async function explainQuery<Db>(
  * The plan PostgreSQL keeps for the one query `run` makes once it is prepared, as libs/db prepares the statements
  * it runs again: after five runs a generic plan, made without the values, may replace the custom ones for the
  * connection's life. Planned here as that generic plan, then run with the values in a transaction rolled back, so
- * a statement that writes leaves nothing behind. Its nodes, with the buffers each touched.
+ * a statement that writes leaves nothing behind. Its nodes, with the buffers each touched. With `meanwhile`, the
+ * plan is made first (run once, undone), then `meanwhile` changes the tables (on another connection), and the
+ * plan kept from before is the one explained: as a connection keeps its plans while a young table grows.
  */
 export async function explainGenericPlan<Db>(
   pool: pg.Pool,
   run: (db: Db) => Promise<unknown>,
   row: object = {},
+  meanwhile?: () => Promise<void>,
 ): Promise<PlanNode[]> {
   const { text, values } = await onlyQueryOf(run, row);
   const client = await pool.connect();
@@ -71,9 +74,14 @@ export async function explainGenericPlan<Db>(
       );
       return prepared === null ? 'NULL' : client.escapeLiteral(String(prepared));
     });
-    const { rows } = await client.query(
-      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE explained${literals.length > 0 ? `(${literals.join(', ')})` : ''}`,
-    );
+    const execute = `EXECUTE explained${literals.length > 0 ? `(${literals.join(', ')})` : ''}`;
+    if (meanwhile) {
+      await client.query('SAVEPOINT planned');
+      await client.query(execute);
+      await client.query('ROLLBACK TO SAVEPOINT planned');
+      await meanwhile();
+    }
+    const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${execute}`);
     return planNodes(rows[0]['QUERY PLAN'][0].Plan);
   } finally {
     await client.query('ROLLBACK').catch(() => undefined);

@@ -113,21 +113,27 @@ export interface Payment {
 /**
  * The comments a reply is stored under, locked for the statement's transaction, top-level first (as a deletion
  * locks them, src/thread-repository.ts): live, on the target, the top-level one top-level. `placed` has a row
- * when all of them are there (always for a top-level comment, which names none). The target is compared with IS
- * NOT DISTINCT FROM, which no index serves, so that the comments are found by their key: the plan a connection
- * keeps is made without the values, and took the target's page index as cheap as the key, reading every comment
- * of a popular recipe for each comment stored (test/repository.query-plans.test.ts).
+ * when all of them are there (always for a top-level comment, which names none). Each is found by its key alone,
+ * and whether it is live or top-level is told once it is found (and locked): no partial index serves such a
+ * condition. The plan a connection keeps is made without the values, and when it was made while the comments were
+ * few (before autovacuum's first analysis), it took a scan of the live comments' page index for the key, reading
+ * every live comment for each comment stored as the table grew (test/young-table.query-plans.test.ts). The target
+ * is compared with IS NOT DISTINCT FROM, which no index serves either, so that neither is looked for among the
+ * target's comments (test/repository.query-plans.test.ts). `replied` waits on `top_level` (its condition), so the
+ * locks come in that order; a top-level comment reads neither.
  */
 function placedInThread({ type, id }: CommentTarget, thread: NewComment['thread']): Sql {
-  const parentIds = thread ? [...new Set([thread.topLevelId, thread.repliedToId])] : [];
-  return sql`parents AS (
-       SELECT id FROM comments
-        WHERE id = ANY(${parentIds}::uuid[]) AND (target_type, target_id) IS NOT DISTINCT FROM (${type}, ${id}::uuid)
-          AND deleted_at IS NULL
-          AND (id <> ${thread?.topLevelId ?? null}::uuid OR parent_id IS NULL)
-        ORDER BY parent_id NULLS FIRST FOR UPDATE
+  const onTarget = sql`(target_type, target_id) IS NOT DISTINCT FROM (${type}, ${id}::uuid)`;
+  return sql`top_level AS (
+       SELECT deleted_at, parent_id FROM comments WHERE id = ${thread?.topLevelId ?? null}::uuid AND ${onTarget} FOR UPDATE
+     ), replied AS (
+       SELECT deleted_at FROM comments WHERE id = ${thread?.repliedToId ?? null}::uuid AND ${onTarget}
+          AND EXISTS (SELECT 1 FROM top_level)
+          FOR UPDATE
      ), placed AS (
-       SELECT 1 WHERE (SELECT count(*) FROM parents) = cardinality(${parentIds}::uuid[])
+       SELECT 1 WHERE ${thread === undefined}::boolean
+          OR (EXISTS (SELECT 1 FROM top_level WHERE deleted_at IS NULL AND parent_id IS NULL)
+              AND EXISTS (SELECT 1 FROM replied WHERE deleted_at IS NULL))
      )`;
 }
 
