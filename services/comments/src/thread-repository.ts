@@ -10,7 +10,8 @@ import { columns, type CommentRecord, type CommentTarget, markDeleted, mentionSt
 /**
  * The live comment `id` on `target` and, for a reply, its top-level comment, both locked until the
  * transaction ends, the top-level one first, as a new reply locks them (src/posting.ts): so a reply's
- * deletion and its thread's never wait for each other in turn. Undefined when the comment is not there.
+ * deletion and its thread's never wait for each other in turn. Undefined when the comment is not there. Both are
+ * found by their keys alone and told live after, as `lockComment` finds one.
  */
 export async function lockInThread(
   db: Queryable,
@@ -18,10 +19,13 @@ export async function lockInThread(
   id: string,
 ): Promise<CommentRecord | undefined> {
   const { rows } = await db.query<CommentRecord>(
-    `SELECT ${columns} FROM comments
-      WHERE id IN (SELECT parent_id FROM comments WHERE id = $1 AND parent_id IS NOT NULL UNION ALL SELECT $1::uuid)
-        AND target_type = $2 AND target_id = $3 AND deleted_at IS NULL
-      ORDER BY parent_id NULLS FIRST FOR UPDATE`,
+    `WITH thread AS MATERIALIZED (
+       SELECT * FROM comments
+        WHERE id = ANY (ARRAY(SELECT parent_id FROM comments WHERE id = $1 AND parent_id IS NOT NULL UNION ALL SELECT $1::uuid))
+          AND (target_type, target_id) IS NOT DISTINCT FROM ($2, $3::uuid)
+        ORDER BY parent_id NULLS FIRST FOR UPDATE
+     )
+     SELECT ${columns} FROM thread WHERE deleted_at IS NULL`,
     [id, target.type, target.id],
   );
   return rows.find((row) => row.id === id);

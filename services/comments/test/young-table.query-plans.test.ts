@@ -1,15 +1,18 @@
-import type { PlanNode } from '@recipes/testing';
+import type { Queryable } from '@recipes/db';
+import { explainGenericPlan, type PlanNode } from '@recipes/testing';
 import { migratedPool } from '@recipes/testing/service';
 import type pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findPostingContext } from '../src/posting.js';
+import { lockComment } from '../src/repository.js';
 import { commentsService } from '../src/service.js';
+import { lockInThread } from '../src/thread-repository.js';
 import { commentsScanned, explainPosting } from './posting-plans.js';
 
 /**
  * A connection keeps the plan it made for a statement while the comments were few (a deployment's first minutes,
- * before any analysis), and the table grows under it: storing a comment still finds the comments it names by their
- * keys, never among every live comment. The table is not analysed meanwhile, as it is not between autovacuum's
+ * before any analysis), and the table grows under it: storing, editing or deleting a comment still finds the
+ * comments it names by their keys, never among every live comment. The table is not analysed meanwhile, as it is not between autovacuum's
  * rounds; a new analysis would make the plan anew.
  */
 const target = '0190f5a4-1c2d-7e3f-8a9b-000000000101';
@@ -87,6 +90,26 @@ describe('storing a comment, as planned on a young table and run once it has gro
       );
       expect(commentsScanned(plan).every((index) => index === 'comments_pkey')).toBe(true);
       expect(plan[0]!['Shared Hit Blocks']).toBeLessThan(200);
+    },
+  );
+});
+
+describe('locking a comment to edit or delete it, as planned on a young table and run once it has grown (generic)', () => {
+  const cases = [
+    { case: 'to edit it (lockComment)', lock: lockComment, pool: youngDatabase() },
+    { case: 'to delete it with its thread (lockInThread)', lock: lockInThread, pool: youngDatabase() },
+  ];
+  it.each(cases)(
+    `finds the comment $case among ${GROWN_TO.toLocaleString('en')} by its key`,
+    async ({ lock, pool }) => {
+      const plan = await explainGenericPlan(
+        pool,
+        (db: Queryable) => lock(db, { type: 'recipe', id: target }, threadTop),
+        {},
+        () => grow(pool),
+      );
+      expect(commentsScanned(plan).every((index) => index === 'comments_pkey')).toBe(true);
+      expect(plan[0]!['Shared Hit Blocks']).toBeLessThan(60);
     },
   );
 });
