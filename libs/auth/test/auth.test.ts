@@ -1,6 +1,7 @@
 import { createHmac, createPrivateKey, createSign, generateKeyPairSync, sign as signWith } from 'node:crypto';
 import { createApp, type App } from '@recipes/http';
 import { createLogger } from '@recipes/logging';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authPlugin, callerOf, generateSigningKeyPair, tokenIssuer } from '../src/index.js';
 
@@ -79,6 +80,28 @@ describe('auth plugin', () => {
     const flipped = `${signature.slice(0, 10)}${signature[10] === 'A' ? 'B' : 'A'}${signature.slice(11)}`;
     expect((await call('/api/required', `Bearer ${header}.${payload}.${flipped}`)).statusCode).toBe(401);
     expect((await call('/api/required', `Bearer ${token}`)).statusCode).toBe(200);
+  });
+
+  it('answers each request as its own token says, whatever other tokens were checked and remembered before', async () => {
+    // Remembered checks and the callers read from them are per token: interleaved, none answers for another.
+    const subjects = Array.from({ length: 6 }, (_, n) => ({
+      sub: `0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a${n}0`,
+      username: `user${n}`,
+    }));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.nat({ max: subjects.length - 1 }), { minLength: 1, maxLength: 20 }),
+        async (picks) => {
+          for (const pick of picks) {
+            const { sub, username } = subjects[pick]!;
+            const token = ed25519Token({ alg: 'EdDSA', typ: 'JWT' }, claims({ sub, username, iat: now() - pick }));
+            const response = await call('/api/required', `Bearer ${token}`);
+            expect(response.json()).toEqual({ caller: { id: sub, username } });
+          }
+        },
+      ),
+      { numRuns: 30 },
+    );
   });
 
   it('requires a token where required, and not where optional', async () => {
