@@ -12,7 +12,7 @@ import {
 import { outboxRow } from '@recipes/outbox';
 import type { MentionedUser } from './mentions.js';
 import { type mentionEvents, storingMentions } from './mention-events.js';
-import { columns, type CommentRecord, type CommentTarget } from './repository.js';
+import { columns, type CommentRecord, type CommentTarget, onTargetByKey } from './repository.js';
 
 /** What the read models know of a target: its owner, whether it is deleted, and whether its owner blocks the caller. */
 export interface KnownTarget {
@@ -48,8 +48,8 @@ const targetRow: Record<CommentTargetType, (id: string | null) => Sql> = {
 /**
  * The author, the target, its owner's block, the users `names` name with theirs, and the comment
  * replied to (`parentId`, if any), from the read models and the comments in one call of `posting_context`
- * (migrations/011_posting_context.sql, which keeps one plan for it), where reading each took a round trip of
- * its own.
+ * (migrations/011_posting_context.sql, which keeps one plan for it; 012 finds the comment replied to by its key),
+ * where reading each took a round trip of its own.
  */
 export async function findPostingContext(
   db: Queryable,
@@ -113,17 +113,12 @@ export interface Payment {
 /**
  * The comments a reply is stored under, locked for the statement's transaction, top-level first (as a deletion
  * locks them, src/thread-repository.ts): live, on the target, the top-level one top-level. `placed` has a row
- * when all of them are there (always for a top-level comment, which names none). Each is found by its key alone,
- * and whether it is live or top-level is told once it is found (and locked): no partial index serves such a
- * condition. The plan a connection keeps is made without the values, and when it was made while the comments were
- * few (before autovacuum's first analysis), it took a scan of the live comments' page index for the key, reading
- * every live comment for each comment stored as the table grew (test/young-table.query-plans.test.ts). The target
- * is compared with IS NOT DISTINCT FROM, which no index serves either, so that neither is looked for among the
- * target's comments (test/repository.query-plans.test.ts). `replied` waits on `top_level` (its condition), so the
- * locks come in that order; a top-level comment reads neither.
+ * when all of them are there (always for a top-level comment, which names none). Each is found by its key alone
+ * (`onTargetByKey`), and whether it is live or top-level is told once it is found and locked. `replied` waits on
+ * `top_level` (its condition), so the locks come in that order; a top-level comment reads neither.
  */
-function placedInThread({ type, id }: CommentTarget, thread: NewComment['thread']): Sql {
-  const onTarget = sql`(target_type, target_id) IS NOT DISTINCT FROM (${type}, ${id}::uuid)`;
+function placedInThread(target: CommentTarget, thread: NewComment['thread']): Sql {
+  const onTarget = onTargetByKey(target);
   return sql`top_level AS (
        SELECT deleted_at, parent_id FROM comments WHERE id = ${thread?.topLevelId ?? null}::uuid AND ${onTarget} FOR UPDATE
      ), replied AS (

@@ -131,22 +131,29 @@ export async function findComment(db: Queryable, id: string): Promise<CommentRec
 }
 
 /**
- * The live comment `id` on `target`, locked until the transaction ends; undefined when there is none. Found by its
- * key alone and told live after: a plan kept from when the table was young took the live comments' page index for
- * a condition on deleted_at, and read all of the target's (test/young-table.query-plans.test.ts).
+ * Comments on `target` found by their keys alone, whatever plan a connection keeps for the statement (libs/db
+ * prepares every one, and a connection keeps the plan it makes without the values): the target is compared with IS
+ * NOT DISTINCT FROM and nothing is said of deleted_at, since no index serves either. Otherwise the page indexes of
+ * live comments could serve the look-up, and did: made while the table was young (before autovacuum's first
+ * analysis), or for a popular target, the kept plan read every one of its comments for each look-up
+ * (test/young-table.query-plans.test.ts, test/repository.query-plans.test.ts). Whether one is live is told once
+ * it is found.
  */
+export const onTargetByKey = ({ type, id }: CommentTarget): Sql =>
+  sql`(target_type, target_id) IS NOT DISTINCT FROM (${type}, ${id}::uuid)`;
+
+/** The live comment `id` on `target`, locked until the transaction ends (`onTargetByKey`); undefined when there is none. */
 export async function lockComment(
   db: Queryable,
   target: CommentTarget,
   id: string,
 ): Promise<CommentRecord | undefined> {
-  const { rows } = await db.query<CommentRecord>(
-    `WITH found AS MATERIALIZED (
-       SELECT * FROM comments WHERE id = $1 AND (target_type, target_id) IS NOT DISTINCT FROM ($2, $3::uuid) FOR UPDATE
-     )
-     SELECT ${columns} FROM found WHERE deleted_at IS NULL`,
-    [id, target.type, target.id],
-  );
+  const { text, values } = query(sql`
+    WITH found AS MATERIALIZED (
+      SELECT * FROM comments WHERE id = ${id}::uuid AND ${onTargetByKey(target)} FOR UPDATE
+    )
+    SELECT ${sql([columns])} FROM found WHERE deleted_at IS NULL`);
+  const { rows } = await db.query<CommentRecord>(text, values);
   return rows[0];
 }
 

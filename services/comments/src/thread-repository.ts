@@ -1,6 +1,13 @@
 import type { MentionKind } from '@recipes/contracts';
-import type { Queryable } from '@recipes/db';
-import { columns, type CommentRecord, type CommentTarget, markDeleted, mentionStores } from './repository.js';
+import { query, type Queryable, sql } from '@recipes/db';
+import {
+  columns,
+  type CommentRecord,
+  type CommentTarget,
+  markDeleted,
+  mentionStores,
+  onTargetByKey,
+} from './repository.js';
 
 /*
  * Threads (docs/api.md §11.4): a top-level comment and its replies, one level deep. The SQL that keeps a
@@ -10,24 +17,24 @@ import { columns, type CommentRecord, type CommentTarget, markDeleted, mentionSt
 /**
  * The live comment `id` on `target` and, for a reply, its top-level comment, both locked until the
  * transaction ends, the top-level one first, as a new reply locks them (src/posting.ts): so a reply's
- * deletion and its thread's never wait for each other in turn. Undefined when the comment is not there. Both are
- * found by their keys alone and told live after, as `lockComment` finds one.
+ * deletion and its thread's never wait for each other in turn (`onTargetByKey`). Undefined when the comment is
+ * not there.
  */
 export async function lockInThread(
   db: Queryable,
   target: CommentTarget,
   id: string,
 ): Promise<CommentRecord | undefined> {
-  const { rows } = await db.query<CommentRecord>(
-    `WITH thread AS MATERIALIZED (
-       SELECT * FROM comments
-        WHERE id = ANY (ARRAY(SELECT parent_id FROM comments WHERE id = $1 AND parent_id IS NOT NULL UNION ALL SELECT $1::uuid))
-          AND (target_type, target_id) IS NOT DISTINCT FROM ($2, $3::uuid)
-        ORDER BY parent_id NULLS FIRST FOR UPDATE
-     )
-     SELECT ${columns} FROM thread WHERE deleted_at IS NULL`,
-    [id, target.type, target.id],
-  );
+  const { text, values } = query(sql`
+    WITH thread AS MATERIALIZED (
+      SELECT * FROM comments
+       WHERE id = ANY (ARRAY(SELECT parent_id FROM comments WHERE id = ${id}::uuid AND parent_id IS NOT NULL
+                             UNION ALL SELECT ${id}::uuid))
+         AND ${onTargetByKey(target)}
+       ORDER BY parent_id NULLS FIRST FOR UPDATE
+    )
+    SELECT ${sql([columns])} FROM thread WHERE deleted_at IS NULL`);
+  const { rows } = await db.query<CommentRecord>(text, values);
   return rows.find((row) => row.id === id);
 }
 
