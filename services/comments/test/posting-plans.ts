@@ -3,7 +3,7 @@ import type { Queryable } from '@recipes/db';
 import { explainGenericPlan, type PlanNode } from '@recipes/testing';
 import type pg from 'pg';
 import { mentionEvents } from '../src/mention-events.js';
-import { insertComment, type NewComment } from '../src/posting.js';
+import { findPostingContext, insertComment, type NewComment } from '../src/posting.js';
 
 /**
  * Explains the generic plan of `insertComment` storing `comment` by `author` (who owns its target too), mentioning
@@ -55,3 +55,24 @@ export const commentsScanned = (plan: PlanNode[]) =>
         ? ['Seq Scan']
         : [],
   );
+
+/**
+ * The shared buffers one call of `posting_context` reads on `client`, for a reply by `author` to `parentId` on the
+ * recipe `recipeId` naming `names`: after the connection has called it three times (and so compiled and planned
+ * it, as after a service's first comments), then `meanwhile`, if given.
+ */
+export async function postingContextBuffers(
+  client: pg.PoolClient,
+  { recipeId, author, names, parentId }: { recipeId: string; author: string; names: string[]; parentId: string },
+  meanwhile?: () => Promise<void>,
+): Promise<number> {
+  for (let run = 0; run < 3; run += 1) await findPostingContext(client, 'recipe', recipeId, author, names, parentId);
+  await meanwhile?.();
+  const explained = await client.query(
+    `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)
+     SELECT * FROM posting_context('recipe', $1::uuid, $2::uuid, $3::text[], $4::uuid)`,
+    [recipeId, author, names, parentId],
+  );
+  const plan = explained.rows[0]['QUERY PLAN'][0].Plan as PlanNode;
+  return plan['Shared Hit Blocks']! + (plan['Shared Read Blocks'] ?? 0);
+}

@@ -1,5 +1,5 @@
 import type { Queryable } from '@recipes/db';
-import { explainGenericPlan, type PlanNode } from '@recipes/testing';
+import { explainGenericPlan } from '@recipes/testing';
 import { migratedPool } from '@recipes/testing/service';
 import type pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { findPostingContext } from '../src/posting.js';
 import { lockComment } from '../src/repository.js';
 import { commentsService } from '../src/service.js';
 import { lockInThread } from '../src/thread-repository.js';
-import { commentsScanned, explainPosting } from './posting-plans.js';
+import { commentsScanned, explainPosting, postingContextBuffers } from './posting-plans.js';
 
 /**
  * A connection keeps the plan it made for a statement while the comments were few (a deployment's first minutes,
@@ -56,16 +56,12 @@ describe('what posting a reply reads first, as `posting_context` planned on a yo
   it(`finds the comment replied to among ${GROWN_TO.toLocaleString('en')} by its key, touching a few buffers`, async () => {
     const client = await pool.connect();
     try {
-      // Compiled and planned on this connection first, as after a service's first comments.
-      for (let run = 0; run < 3; run += 1) await findPostingContext(client, 'recipe', target, author, [], threadTop);
-      await grow(pool);
-      const explained = await client.query(
-        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)
-         SELECT * FROM posting_context('recipe', $1::uuid, $2::uuid, ARRAY[]::text[], $3::uuid)`,
-        [target, author, threadTop],
+      const buffers = await postingContextBuffers(
+        client,
+        { recipeId: target, author, names: [], parentId: threadTop },
+        () => grow(pool),
       );
-      const plan = explained.rows[0]['QUERY PLAN'][0].Plan as PlanNode;
-      expect(plan['Shared Hit Blocks']! + (plan['Shared Read Blocks'] ?? 0)).toBeLessThan(60);
+      expect(buffers).toBeLessThan(60);
       const context = await findPostingContext(client, 'recipe', target, author, [], threadTop);
       expect(context.parent).toEqual({ id: threadTop, authorId: author, parentId: null });
     } finally {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { type Candidate, whyWithheld, withholdingRules, type World } from '../src/rules/index.js';
 import { storeNotificationsFunction } from '../src/rules/store-function.js';
 
-/** The rules read without a database: what each withholds, and which one `store_notification` would name. */
+/** The rules read without a database: what each withholds, and which one `store_notifications` would name. */
 const nothing: World = {
   deletedContent: [],
   deletedComments: [],
