@@ -3,7 +3,7 @@ import { createLogger } from '@recipes/logging';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createApp } from '../src/index.js';
-import { responseSerializerCompiler } from '../src/serializer.js';
+import { nullablesAsTypeLists, responseSerializerCompiler } from '../src/serializer.js';
 
 const author = z.object({ id: z.uuid(), username: z.string(), avatarUrl: z.string().nullable() });
 const item = z.object({
@@ -15,6 +15,9 @@ const item = z.object({
   isRead: z.boolean(),
   kind: z.enum(['recipe', 'post']),
   commentId: z.uuid().optional(),
+  parentId: z.uuid().nullable(),
+  editedAt: z.iso.datetime().nullable(),
+  place: z.object({ name: z.string(), at: z.iso.datetime() }).nullable(),
   author,
 });
 const page = z.object({
@@ -34,6 +37,14 @@ const anItem = fc.record(
     isRead: fc.boolean(),
     kind: fc.constantFrom('recipe', 'post'),
     commentId: fc.uuid(),
+    parentId: fc.option(fc.uuid(), { nil: null }),
+    editedAt: fc.option(
+      fc.date({ noInvalidDate: true, min: new Date(0), max: new Date(Date.UTC(9999, 0)) }).map((d) => d.toISOString()),
+      { nil: null },
+    ),
+    place: fc.option(fc.record({ name: fc.string(), at: fc.constant('2026-11-22T10:00:00.000Z'), ...extra }), {
+      nil: null,
+    }),
     author: fc.record({
       id: fc.uuid(),
       username: fc.string(),
@@ -42,7 +53,22 @@ const anItem = fc.record(
     }),
     ...extra,
   },
-  { requiredKeys: ['id', 'title', 'note', 'tags', 'count', 'isRead', 'kind', 'author', 'secret'] },
+  {
+    requiredKeys: [
+      'id',
+      'title',
+      'note',
+      'tags',
+      'count',
+      'isRead',
+      'kind',
+      'parentId',
+      'editedAt',
+      'place',
+      'author',
+      'secret',
+    ],
+  },
 );
 const aPage = fc.record({
   data: fc.array(anItem, { maxLength: 4 }),
@@ -59,6 +85,24 @@ describe('the response serializer', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('writes a nullable id, time or object as a type list, which needs no check of each value to choose', () => {
+    const anyOfs: unknown[] = [];
+    const collect = (node: unknown): void => {
+      if (typeof node !== 'object' || node === null) return;
+      if ('anyOf' in node) anyOfs.push(node.anyOf);
+      Object.values(node).forEach(collect);
+    };
+    const jsonSchema = z.toJSONSchema(page, { target: 'draft-7', io: 'output' });
+    collect(jsonSchema);
+    expect(anyOfs, 'zod writes the nullables with a format as anyOf').toHaveLength(3);
+    anyOfs.length = 0;
+    collect(nullablesAsTypeLists(jsonSchema));
+    expect(anyOfs).toEqual([]);
+    // A union of two types other than null is left as it is.
+    const union = { anyOf: [{ type: 'string', format: 'uuid' }, { type: 'integer' }] };
+    expect(nullablesAsTypeLists(union)).toEqual(union);
   });
 
   it('checks formats only when responses are validated (the tests); a value of the wrong type is refused either way', async () => {
