@@ -12,6 +12,7 @@ export interface PageStatement {
  * The count and the page as one statement: the page is joined to the count rather than the count to each
  * row (`count(*) OVER ()` would read the whole listing, LIMIT or not), so both keep their own plan, and a
  * page past the end still has its total: one row with the page's columns null, told apart by `present`.
+ * The rows keep `listingTotal`: each caller copies them once, without it and its own helper columns.
  */
 async function readJoined<Row>(
   db: Queryable,
@@ -19,7 +20,7 @@ async function readJoined<Row>(
   page: string,
   values: unknown[],
   present: string,
-): Promise<{ rows: Row[]; total: number }> {
+): Promise<{ rows: (Row & { listingTotal: number })[]; total: number }> {
   const { rows } = await db.query<Row & { listingTotal: number }>(
     `SELECT listed.total AS "listingTotal", paged.* FROM (${count}) AS listed LEFT JOIN LATERAL (${page}) AS paged ON true`,
     values,
@@ -29,7 +30,7 @@ async function readJoined<Row>(
     (row) =>
       (row as Record<string, unknown>)[present] !== null && (row as Record<string, unknown>)[present] !== undefined,
   );
-  return { rows: onPage.map(({ listingTotal: _, ...row }) => row as unknown as Row), total };
+  return { rows: onPage, total };
 }
 
 /**
@@ -42,7 +43,8 @@ export async function readPage<Row extends { id: unknown }>(
   { count, page }: PageStatement,
   values: unknown[],
 ): Promise<{ rows: Row[]; total: number }> {
-  return readJoined<Row>(db, count, page, values, 'id');
+  const { rows, total } = await readJoined<Row>(db, count, page, values, 'id');
+  return { rows: rows.map(({ listingTotal: _, ...row }) => row as unknown as Row), total };
 }
 
 /** A place in a listing: its sort key (a timestamptz, to the microsecond, as text) and its tie-break. */
@@ -121,5 +123,10 @@ export async function readListing<Row>(
   const shown = rows.slice(0, request.limit);
   const last = shown.at(-1);
   const next = rows.length > request.limit && last ? { at: last.positionAt, id: last.positionId } : null;
-  return { rows: shown.map(({ positionAt: _, positionId: __, ...row }) => row as unknown as Row), total, next };
+  // Each row copied once, without the helper columns of both steps.
+  return {
+    rows: shown.map(({ listingTotal: _, positionAt: __, positionId: ___, ...row }) => row as unknown as Row),
+    total,
+    next,
+  };
 }

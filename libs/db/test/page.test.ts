@@ -115,6 +115,8 @@ describe('readListing', () => {
               offset: walked.length,
             });
             expect(page.rows.map((row) => row.id)).toEqual(byOffset.rows.map((row) => row.id));
+            // The statement's columns and nothing of the listing's own (its total, each row's position).
+            for (const row of [...page.rows, ...byOffset.rows]) expect(Object.keys(row)).toEqual(['id', 'madeAt']);
             expect(page.total).toBe(unique.length);
             walked.push(...page.rows.map((row) => row.id));
             expect(page.next === null).toBe(walked.length === unique.length);
