@@ -15,6 +15,9 @@ export const services: readonly ServicePorts[];
 /** Environment for every service process: glibc's allocator settings (GLIBC_TUNABLES). */
 export const allocatorSettings: { readonly GLIBC_TUNABLES: string };
 
+/** V8's settings for every service process, given on its command line before the script. */
+export const nodeFlags: readonly string[];
+
 export function upstreamVariables(
   service: string,
   urls: { url: string; internalUrl?: string | undefined },

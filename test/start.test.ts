@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { dropDatabase, eventually, removeExchangeFamily } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { allocatorSettings, services } from '../scripts/services.mjs';
+import { allocatorSettings, nodeFlags, services } from '../scripts/services.mjs';
 
 /**
  * `npm start` itself (scripts/start.mjs), moved by PORT_OFFSET onto ports of its own, with a database and
@@ -117,16 +117,29 @@ describe('npm start', () => {
     expect(new Set(entries().map((e) => e.service))).toEqual(new Set(services.map((s) => s.name)));
   });
 
-  it('runs every process with glibc’s allocator settings', () => {
-    // glibc, parsing the tunables as the process starts, ends the string /proc shows after the first one.
-    const [first] = allocatorSettings.GLIBC_TUNABLES.split(':');
-    for (const { name, port, backPort } of services) {
-      const started = runningProcesses().find(
+  /** The process `npm start` runs for each service, as /proc shows it. */
+  const startedServices = () =>
+    services.map(({ name, port, backPort }) => ({
+      name,
+      started: runningProcesses().find(
         ({ command, environment }) =>
           command.includes(`services/${name}/dist/server.js`) &&
           environment.get('PORT') === String((backPort ?? port) + PORT_OFFSET),
-      );
+      ),
+    }));
+
+  it('runs every process with glibc’s allocator settings', () => {
+    // glibc, parsing the tunables as the process starts, ends the string /proc shows after the first one.
+    const [first] = allocatorSettings.GLIBC_TUNABLES.split(':');
+    for (const { name, started } of startedServices()) {
       expect(started?.environment.get('GLIBC_TUNABLES'), name).toBe(first);
+    }
+  });
+
+  it('runs every process with V8’s settings, before its script', () => {
+    expect(nodeFlags.length).toBeGreaterThan(0);
+    for (const { name, started } of startedServices()) {
+      expect(started?.command, name).toContain(` ${nodeFlags.join(' ')} services/${name}/dist/server.js`);
     }
   });
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTcpProxy, dropDatabase, removeExchangeFamily, type TcpProxy } from '@recipes/testing';
 import pg from 'pg';
-import { allocatorSettings, services, upstreamVariables } from '../../scripts/services.mjs';
+import { allocatorSettings, nodeFlags, services, upstreamVariables } from '../../scripts/services.mjs';
 
 const run = promisify(execFile);
 
@@ -211,7 +211,7 @@ export async function startHosts({
       for (const service of services) {
         const child = spawn(
           'ip',
-          ['netns', 'exec', host.namespace, process.execPath, `services/${service.name}/dist/server.js`],
+          ['netns', 'exec', host.namespace, process.execPath, ...nodeFlags, `services/${service.name}/dist/server.js`],
           {
             stdio: ['ignore', 'ignore', 'inherit'],
             env: {
