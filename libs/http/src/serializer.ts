@@ -6,6 +6,8 @@ type SerializerCompiler = typeof validatingSerializerCompiler;
 
 /** Keywords whose values are data, not schemas: never rewritten. */
 const DATA_KEYWORDS = new Set(['const', 'default', 'enum', 'examples']);
+/** Keywords whose values map names to schemas: a property named like a data keyword is a schema all the same. */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs']);
 
 const isNullType = (schema: unknown) =>
   typeof schema === 'object' &&
@@ -32,7 +34,10 @@ export function nullablesAsTypeLists(schema: unknown): unknown {
   if (typeof schema !== 'object' || schema === null) return schema;
   const node: Record<string, unknown> = {};
   for (const [keyword, value] of Object.entries(schema)) {
-    node[keyword] = DATA_KEYWORDS.has(keyword) ? value : nullablesAsTypeLists(value);
+    if (DATA_KEYWORDS.has(keyword)) node[keyword] = value;
+    else if (SCHEMA_MAPS.has(keyword) && typeof value === 'object' && value !== null)
+      node[keyword] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, nullablesAsTypeLists(s)]));
+    else node[keyword] = nullablesAsTypeLists(value);
   }
   const { anyOf, ...siblings } = node;
   if (!Array.isArray(anyOf) || anyOf.length !== 2) return node;

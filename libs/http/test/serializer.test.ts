@@ -100,6 +100,10 @@ describe('the response serializer', () => {
     anyOfs.length = 0;
     collect(nullablesAsTypeLists(jsonSchema));
     expect(anyOfs).toEqual([]);
+    // A property named like a keyword whose value is data is a schema all the same.
+    anyOfs.length = 0;
+    collect(nullablesAsTypeLists(z.toJSONSchema(z.object({ default: z.uuid().nullable() }), { target: 'draft-7' })));
+    expect(anyOfs).toEqual([]);
     // A union of two types other than null is left as it is.
     const union = { anyOf: [{ type: 'string', format: 'uuid' }, { type: 'integer' }] };
     expect(nullablesAsTypeLists(union)).toEqual(union);
