@@ -18,6 +18,9 @@ export const allocatorSettings: { readonly GLIBC_TUNABLES: string };
 /** V8's settings for every service process, given on its command line before the script. */
 export const nodeFlags: readonly string[];
 
+/** What Node runs for the service `name`, after its own path: V8's settings, then the service's entry. */
+export function serviceArgs(name: string): string[];
+
 export function upstreamVariables(
   service: string,
   urls: { url: string; internalUrl?: string | undefined },

@@ -33,6 +33,9 @@ export const allocatorSettings = {
  */
 export const nodeFlags = ['--no-allocation-site-pretenuring'];
 
+/** What Node runs for the service `name`, after its own path: V8's settings, then the service's entry. */
+export const serviceArgs = (name) => [...nodeFlags, `services/${name}/dist/server.js`];
+
 /**
  * How a process finds a service: the gateway its public port (USERS_URL), services its internal one
  * (USERS_INTERNAL_URL).

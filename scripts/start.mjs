@@ -9,7 +9,7 @@ import concurrently from 'concurrently';
 import pg from 'pg';
 import { frontCommand, HAPROXY } from './front.mjs';
 import { ensureKeyPair, ensureVapidKeys } from './keys.mjs';
-import { allocatorSettings, nodeFlags, services, upstreamVariables } from './services.mjs';
+import { allocatorSettings, serviceArgs, services, upstreamVariables } from './services.mjs';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/recipes';
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -124,7 +124,7 @@ const { result } = concurrently(
     .map(({ name, port, backPort, internalPort, metricsPort }) => ({
       name,
       // The same Node as this script: the project's own (node_modules/.bin/node, pinned in package.json) under npm.
-      command: `"${process.execPath}" ${nodeFlags.join(' ')} services/${name}/dist/server.js`,
+      command: [`"${process.execPath}"`, ...serviceArgs(name)].join(' '),
       env: {
         ...allocatorSettings,
         ...upstreams,

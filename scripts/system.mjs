@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { ensureKeyPair, ensureVapidKeys } from './keys.mjs';
-import { allocatorSettings, nodeFlags, services, upstreamVariables } from './services.mjs';
+import { allocatorSettings, serviceArgs, services, upstreamVariables } from './services.mjs';
 
 /**
  * Instance n of a service listens 10 ports above instance n - 1; its internal routes 25 above its own
@@ -91,7 +91,7 @@ class ServiceProcess {
 
   /** Spawns the process and resolves once it reports ready. */
   async start() {
-    this.#child = spawn(process.execPath, [...nodeFlags, `services/${this.service}/dist/server.js`], {
+    this.#child = spawn(process.execPath, serviceArgs(this.service), {
       stdio: ['ignore', this.logs, this.logs === 'pipe' ? 'pipe' : 'inherit'],
       env: this.env,
     });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTcpProxy, dropDatabase, removeExchangeFamily, type TcpProxy } from '@recipes/testing';
 import pg from 'pg';
-import { allocatorSettings, nodeFlags, services, upstreamVariables } from '../../scripts/services.mjs';
+import { allocatorSettings, serviceArgs, services, upstreamVariables } from '../../scripts/services.mjs';
 
 const run = promisify(execFile);
 
@@ -209,33 +209,29 @@ export async function startHosts({
       );
       const processes: ChildProcess[] = [];
       for (const service of services) {
-        const child = spawn(
-          'ip',
-          ['netns', 'exec', host.namespace, process.execPath, ...nodeFlags, `services/${service.name}/dist/server.js`],
-          {
-            stdio: ['ignore', 'ignore', 'inherit'],
-            env: {
-              ...process.env,
-              ...allocatorSettings,
-              ...upstreams,
-              HOST: '0.0.0.0',
-              PORT: String(service.port),
-              METRICS_PORT: String(service.metricsPort),
-              ...(service.internalPort ? { INTERNAL_PORT: String(service.internalPort) } : {}),
-              // The gateways of every host are the services' peers: the 10.77/16 network.
-              TRUST_PROXY: service.name === 'gateway' ? 'none' : 'loopback,10.77.0.0/16',
-              DATABASE_URL: database.url,
-              AMQP_URL: broker.url,
-              EVENTS_EXCHANGE: `recipes.${name}`,
-              LOG_LEVEL: 'warn',
-              RATE_LIMIT_ENABLED: 'false',
-              COMMENT_LIMIT_PER_MINUTE: '100000',
-              NOTIFICATION_BUDGET_PER_HOUR: '100000',
-              JWT_PUBLIC_KEY_FILE: join(dir, 'jwt-public.pem'),
-              ...(service.name === 'users' ? { JWT_PRIVATE_KEY_FILE: join(dir, 'jwt-private.pem') } : {}),
-            },
+        const child = spawn('ip', ['netns', 'exec', host.namespace, process.execPath, ...serviceArgs(service.name)], {
+          stdio: ['ignore', 'ignore', 'inherit'],
+          env: {
+            ...process.env,
+            ...allocatorSettings,
+            ...upstreams,
+            HOST: '0.0.0.0',
+            PORT: String(service.port),
+            METRICS_PORT: String(service.metricsPort),
+            ...(service.internalPort ? { INTERNAL_PORT: String(service.internalPort) } : {}),
+            // The gateways of every host are the services' peers: the 10.77/16 network.
+            TRUST_PROXY: service.name === 'gateway' ? 'none' : 'loopback,10.77.0.0/16',
+            DATABASE_URL: database.url,
+            AMQP_URL: broker.url,
+            EVENTS_EXCHANGE: `recipes.${name}`,
+            LOG_LEVEL: 'warn',
+            RATE_LIMIT_ENABLED: 'false',
+            COMMENT_LIMIT_PER_MINUTE: '100000',
+            NOTIFICATION_BUDGET_PER_HOUR: '100000',
+            JWT_PUBLIC_KEY_FILE: join(dir, 'jwt-public.pem'),
+            ...(service.name === 'users' ? { JWT_PRIVATE_KEY_FILE: join(dir, 'jwt-private.pem') } : {}),
           },
-        );
+        });
         processes.push(child);
         made.processes.push(child);
       }
