@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
+import { problemResponse } from './schemas.js';
 import { sharedAnswer } from './shared-answer.js';
 
 /** A named dependency the service cannot serve without, e.g. the database or the broker. */
@@ -10,6 +11,14 @@ const readinessSchema = z.object({
   status: z.enum(['ready', 'not ready']),
   checks: z.record(z.string(), z.enum(['up', 'down'])),
 });
+
+/**
+ * A health route's answers: the state, with 200 or 503 as it is ready or not. A 503 may also be the problem an
+ * instance answers as it stops, before any route runs (`answerNotTaken`).
+ */
+export function healthResponses<S extends z.ZodType>(state: S) {
+  return { 200: state, 503: { content: { 'application/json': { schema: state }, ...problemResponse(503).content } } };
+}
 
 /**
  * `/health/live`: the process answers. `/health/ready`: every dependency answers, so traffic may come.
@@ -35,7 +44,7 @@ async function healthPlugin(app: FastifyInstance, { checks, cacheMs }: { checks:
 
   app.get(
     '/health/ready',
-    { schema: { hide: true, response: { 200: readinessSchema, 503: readinessSchema } }, logLevel: 'warn' },
+    { schema: { hide: true, response: healthResponses(readinessSchema) }, logLevel: 'warn' },
     async (_request, reply) => {
       const answer = await readiness();
       return reply.code(answer.status === 'ready' ? 200 : 503).send(answer);

@@ -1,6 +1,6 @@
 export * from './app.js';
 export { sendProblem } from './errors-plugin.js';
-export type { ReadinessChecks } from './health.js';
+export { healthResponses, type ReadinessChecks } from './health.js';
 export * from './problem.js';
 export { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
 export { logWhenClosedByClient } from './request-line.js';

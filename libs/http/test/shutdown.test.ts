@@ -67,4 +67,19 @@ describe('an instance that stops taking requests', () => {
       await app.close();
     }
   });
+
+  it('answers a readiness probe 503 not taken, so a balancer stops sending it traffic', async () => {
+    const app = await createApp({ title: 'stopping', logger: createLogger({ service: 'test', level: 'silent' }) });
+    try {
+      expect((await app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200);
+      stopTaking(app);
+      const probe = await app.inject({ method: 'GET', url: '/health/ready' });
+      expect(probe.statusCode).toBe(503);
+      expect(probe.headers[NOT_TAKEN_HEADER]).toBe('stopping');
+      expect(probe.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(probe.json()).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    } finally {
+      await app.close();
+    }
+  });
 });

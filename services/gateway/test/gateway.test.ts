@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { Readable } from 'node:stream';
-import type { App } from '@recipes/http';
+import { type App, NOT_TAKEN_HEADER, stopTaking } from '@recipes/http';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem } from './support/problems.js';
@@ -15,6 +15,7 @@ let comments: Upstream;
 let collections: Upstream;
 let notifications: Upstream;
 let all: Upstream[];
+let env: Record<string, string>;
 let gateway: App;
 let base: string;
 
@@ -28,17 +29,15 @@ beforeAll(async () => {
     startUpstream('notifications', { paths: ['/api/notifications'] }),
   ]);
   all = [users1, users2, content, comments, collections, notifications];
-  gateway = await startGateway(
-    {
-      USERS_URL: `${users1.url},${users2.url}`,
-      CONTENT_URL: content.url,
-      COMMENTS_URL: comments.url,
-      COLLECTIONS_URL: collections.url,
-      NOTIFICATIONS_URL: notifications.url,
-      RATE_LIMIT_ENABLED: 'false',
-    },
-    { listen: true },
-  );
+  env = {
+    USERS_URL: `${users1.url},${users2.url}`,
+    CONTENT_URL: content.url,
+    COMMENTS_URL: comments.url,
+    COLLECTIONS_URL: collections.url,
+    NOTIFICATIONS_URL: notifications.url,
+    RATE_LIMIT_ENABLED: 'false',
+  };
+  gateway = await startGateway(env, { listen: true });
   base = addressOf(gateway);
 });
 
@@ -354,6 +353,20 @@ describe('/health', () => {
   it('keeps the gateway’s own probes', async () => {
     expect((await gateway.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
     expect((await gateway.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200);
+  });
+
+  it('is 503 not taken, for every probe, once the gateway stops taking requests', async () => {
+    const stopping = await startGateway(env);
+    try {
+      stopTaking(stopping);
+      for (const url of ['/health', '/health/ready', '/health/live']) {
+        const response = await stopping.inject({ method: 'GET', url });
+        expectProblem(response, 503, 'SERVICE_UNAVAILABLE');
+        expect(response.headers[NOT_TAKEN_HEADER]).toBe('stopping');
+      }
+    } finally {
+      await stopping.close();
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { type App, sharedAnswer } from '@recipes/http';
+import { type App, healthResponses, sharedAnswer } from '@recipes/http';
 import { z } from 'zod';
 import { type Service, services } from '../route-table.js';
 import type { Upstreams } from '../upstreams.js';
@@ -47,7 +47,7 @@ export default async function systemHealthPlugin(app: App, { upstreams, timeoutM
 
   app.get(
     '/health',
-    { schema: { hide: true, response: { 200: systemHealthSchema, 503: systemHealthSchema } }, logLevel: 'warn' },
+    { schema: { hide: true, response: healthResponses(systemHealthSchema) }, logLevel: 'warn' },
     async (_request, reply) => {
       const body = await systemHealth();
       return reply.code(body.status === 'ready' ? 200 : 503).send(body);
