@@ -45,6 +45,14 @@ function allowed(segment: string | undefined): segment is string {
 }
 
 /**
+ * A path of segments spelled only in what encodeURIComponent leaves bare (letters, digits, `-_.!~*'()`)
+ * and none of them a dot segment: decoding and re-encoding would give it back as it is. Every path the API's
+ * clients send is one.
+ */
+const PLAIN_PATH = /^(?:\/[\w\-.~!'()*]*)+$/;
+const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
+
+/**
  * The path of a raw request URL (Node's `request.url`) as the gateway reads it, or undefined when the path
  * names no endpoint. The query string plays no part: it is passed on untouched.
  */
@@ -52,20 +60,20 @@ export function readRequestPath(url: string): RequestPath | undefined {
   const mark = url.indexOf('?');
   const rawPath = mark === -1 ? url : url.slice(0, mark);
   const query = mark === -1 ? '' : url.slice(mark + 1);
+  // On every request: the plain spelling skips a decode, a check and an encode per segment (3.5 → 0.6 µs).
+  if (PLAIN_PATH.test(rawPath) && !DOT_SEGMENT.test(rawPath)) {
+    return { segments: rawPath.slice(1).split('/'), path: rawPath, query };
+  }
+  const read = readSegmentBySegment(rawPath);
+  return read && { ...read, query };
+}
+
+/** `readRequestPath`'s reading of any path without its query: each segment decoded, checked and re-encoded. */
+export function readSegmentBySegment(rawPath: string): Omit<RequestPath, 'query'> | undefined {
   if (!PATH_SPELLING.test(rawPath)) return undefined;
   const segments = rawPath.slice(1).split('/').map(decode);
   if (!segments.every(allowed)) return undefined;
   // encodeURIComponent leaves only letters, digits and `-_.!~*'()` bare: nothing a parser could take for
   // a separator (`/`, `?`, `#`, `;`), an escape (`%`) or a backslash, and a `.` only inside a longer segment.
-  return { segments, path: `/${segments.map(encodeURIComponent).join('/')}`, query };
-}
-
-const readPaths = new WeakMap<{ url: string }, RequestPath | undefined>();
-
-/**
- * `readRequestPath` of a request's URL, read once per request however many of its steps ask (metrics' labels, routing).
- */
-export function requestPathOf(request: { url: string }): RequestPath | undefined {
-  if (!readPaths.has(request)) readPaths.set(request, readRequestPath(request.url));
-  return readPaths.get(request);
+  return { segments, path: `/${segments.map(encodeURIComponent).join('/')}` };
 }

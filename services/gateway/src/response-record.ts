@@ -2,7 +2,6 @@ import { appendFileSync } from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { App } from '@recipes/http';
-import { requestPathOf } from './request-path.js';
 
 /**
  * Where the gateway appends every response to `/api/...` it sends, when set: a test setting, read by the
@@ -59,12 +58,12 @@ const MAX_BODY_BYTES = 1024 * 1024;
 export function recordResponses(app: App, file: string): void {
   app.addHook('onSend', async (request, reply, payload) => {
     const contentType = reply.getHeader('content-type');
-    const routed = requestPathOf(request);
+    const { routed } = request;
     const record = (body: string, complete: boolean) => {
       const line: RecordedResponse = {
         method: request.method,
         url: request.url,
-        ...(routed ? { path: routed.path } : {}),
+        ...(routed ? { path: routed.target.path } : {}),
         status: reply.statusCode,
         ...(contentType === undefined ? {} : { contentType: String(contentType) }),
         requestId: request.id,

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readRequestPath } from '../src/request-path.js';
+import { readRequestPath, readSegmentBySegment } from '../src/request-path.js';
 import { serviceFor } from '../src/route-table.js';
 
 const id = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
@@ -98,6 +99,28 @@ describe('readRequestPath', () => {
   ])('refuses %j', (raw) => {
     expect(readRequestPath(raw)).toBeUndefined();
     expect(readRequestPath(`${raw}?usernames=alice`)).toBeUndefined();
+  });
+});
+
+describe('the plain spelling read at once', () => {
+  // Pieces of paths: the plain characters, every kind of escape, dot segments and what RFC 3986 refuses.
+  const piece = fc.constantFrom(
+    ...['/', '/', 'a', 'Z', '0', '-', '_', '.', '..', '~', '!', "'", '(', ')', '*', 'api', 'users', id],
+    ...['%', '%2e', '%2E', '%2f', '%5c', '%41', '%00', '%c3%a9', '%zz', '%25', ';', '=', ':', '@', '$', '&', '+', ','],
+    ...['\\', ' ', '#', '"', '{', 'é', '?', '%ed%a0%80'],
+  );
+  const rawUrl = fc.array(piece, { maxLength: 12 }).map((pieces) => `/${pieces.join('')}`);
+
+  it('reads every path as decoding, checking and re-encoding each segment would', () => {
+    fc.assert(
+      fc.property(rawUrl, (url) => {
+        const mark = url.indexOf('?');
+        const [rawPath, query] = mark === -1 ? [url, ''] : [url.slice(0, mark), url.slice(mark + 1)];
+        const full = readSegmentBySegment(rawPath);
+        expect(readRequestPath(url)).toEqual(full && { ...full, query });
+      }),
+      { numRuns: 5_000 },
+    );
   });
 });
 

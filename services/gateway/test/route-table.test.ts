@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { pathOf } from '@recipes/http';
-import { routeTable, serviceFor } from '../src/route-table.js';
+import { routeFor, routeTable, serviceFor } from '../src/route-table.js';
 
 const id = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
 
@@ -73,6 +74,55 @@ describe('serviceFor', () => {
       const example = pattern.replaceAll(':id', id).replace('*', 'x/y');
       expect(serviceFor(example), pattern).toBe(service);
     }
+  });
+});
+
+describe('routeFor, over any path', () => {
+  // The table's meaning as regular expressions: `:name` is one segment, `*` one or more; first match wins.
+  const asRegExp = (pattern: string) =>
+    new RegExp(
+      `^${pattern
+        .split('/')
+        .map((part) => (part.startsWith(':') ? '[^/]+' : part === '*' ? '[^/]+(?:/[^/]+)*' : part))
+        .join('/')}$`,
+    );
+  const model = routeTable.map(([pattern, service]) => [asRegExp(pattern), pattern, service] as const);
+  const modelRoute = (path: string) => {
+    const entry = model.find(([regex]) => regex.test(path));
+    return entry && { pattern: entry[1], service: entry[2] };
+  };
+  // Paths made of the table's own words, ids, empty segments and words of no route, with or without `/`s.
+  const word = fc.constantFrom(
+    ...new Set(routeTable.flatMap(([pattern]) => pattern.split('/')).filter((part) => /^[\w-]+$/.test(part))),
+    id,
+    'x',
+    '',
+    'a.b',
+  );
+  // And a table's pattern spelled out, then one or two of its segments changed or added, so paths come close.
+  const nearPattern = fc
+    .tuple(
+      fc.constantFrom(...routeTable.map(([pattern]) => pattern)),
+      fc.array(fc.tuple(fc.nat(8), word), { maxLength: 2 }),
+    )
+    .map(([pattern, edits]) => {
+      const segments = pattern.split('/').map((part) => (part.startsWith(':') ? id : part === '*' ? 'x/y' : part));
+      for (const [at, replacement] of edits) segments[at % (segments.length + 1)] = replacement;
+      return segments.join('/');
+    });
+  const path = fc.oneof(
+    nearPattern,
+    fc.array(word, { maxLength: 7 }).map((words) => `/${words.join('/')}`),
+    fc.array(word, { maxLength: 7 }).map((words) => words.join('/')),
+  );
+
+  it('routes every path as the patterns read as regular expressions would', () => {
+    fc.assert(
+      fc.property(path, (candidate) => {
+        expect(routeFor(candidate)).toEqual(modelRoute(candidate));
+      }),
+      { numRuns: 20_000 },
+    );
   });
 });
 

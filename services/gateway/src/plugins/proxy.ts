@@ -12,9 +12,8 @@ import {
 } from '@recipes/http';
 import type { FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { type Admission, requestClassOf } from '../admission/admission.js';
-import { requestPathOf } from '../request-path.js';
 import { recordResponses } from '../response-record.js';
-import { routeFor, serviceFor } from '../route-table.js';
+import { routeEachRequest } from '../routed-request.js';
 import { codesOf, isIdempotent, wasCutOff, wasRefused } from '../upstream-failures.js';
 import type { Upstreams } from '../upstreams.js';
 
@@ -81,17 +80,6 @@ function onUpstreamError(reply: FastifyReply, { error }: { error: Error }): void
   else sendProblem(reply.request, reply, 503, 'The service is unavailable, try again later');
 }
 
-/**
- * Labels the request's metrics with the service the route table gives its path and the pattern that
- * matched (`/api/recipes/:id/comments`), instead of the one catch-all route: the operator asks which
- * upstream is slow or failing. A path the table does not route keeps the catch-all and no upstream.
- */
-export function labelByUpstream(request: FastifyRequest): void {
-  const target = requestPathOf(request);
-  const owner = target && routeFor(target.path);
-  if (owner) request.upstreamRoute = { upstream: owner.service, route: owner.pattern };
-}
-
 /** Never forwarded: worded as the services' own 404 for an unknown route. */
 function notFound(request: FastifyRequest, reply: FastifyReply): void {
   sendProblem(request, reply, 404, `No route for ${request.method} ${pathOf(request.url)}`);
@@ -118,11 +106,7 @@ export default async function proxyPlugin(app: App, { upstreams, limit, admissio
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   await app.register(replyFrom, { undici: upstreams.agent, disableRequestLogging: true });
-  // First of the hooks, so a request the rate limit refuses is labelled too.
-  app.addHook('onRequest', (request, _reply, done) => {
-    labelByUpstream(request);
-    done();
-  });
+  routeEachRequest(app);
 
   app.route({
     method: METHODS,
@@ -132,12 +116,12 @@ export default async function proxyPlugin(app: App, { upstreams, limit, admissio
     handler(request, reply) {
       // Routed on the decoded segments, and exactly those are forwarded: never request.url itself, which
       // the HTTP client would normalise (`\` to `/`, dot segments resolved) into some other path.
-      const target = requestPathOf(request);
-      const service = target && serviceFor(target.path);
-      if (target === undefined || service === undefined) {
+      const routed = request.routed;
+      if (routed === null) {
         notFound(request, reply);
         return;
       }
+      const { target, service } = routed;
       // No read of the API takes a body, and the services never see one sent with it (the HTTP client
       // drops it): refused here, as each service refuses one where its operation declares none.
       if ((request.method === 'GET' || request.method === 'HEAD') && bodySent(request)) {

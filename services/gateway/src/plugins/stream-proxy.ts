@@ -3,12 +3,12 @@ import { type ClientHttp2Stream, constants } from 'node:http2';
 import type { FastifyBaseLogger } from 'fastify';
 import { type App, type LimitHook, logWhenClosedByClient, onShutdown, sendProblem } from '@recipes/http';
 import { openStreamsMetric } from '@recipes/metrics';
-import { requestPathOf } from '../request-path.js';
-import { type Service, serviceFor, streamRoutes } from '../route-table.js';
+import { type Service, streamRoutes } from '../route-table.js';
 import type { UpstreamStream } from '../stream-sessions.js';
 import type { Upstreams } from '../upstreams.js';
 import { wasRefused } from '../upstream-failures.js';
-import { forwardedRequestHeaders, forwardedResponseHeaders, labelByUpstream } from './proxy.js';
+import { routeEachRequest } from '../routed-request.js';
+import { forwardedRequestHeaders, forwardedResponseHeaders } from './proxy.js';
 
 /**
  * Streams (Server-Sent Events, docs/api.md §9) go through here rather than reply-from, multiplexed over
@@ -30,16 +30,12 @@ export default async function streamProxyPlugin(app: App, { upstreams, limit, st
   onShutdown(app, () => {
     for (const stream of open) stream.close(constants.NGHTTP2_CANCEL);
   });
-  app.addHook('onRequest', (request, _reply, done) => {
-    labelByUpstream(request);
-    done();
-  });
+  routeEachRequest(app);
 
   for (const path of streamRoutes) {
     app.get(path, { schema: { hide: true }, ...(limit ? { onRequest: limit } : {}) }, async (request, reply) => {
-      const target = requestPathOf(request);
-      const service = target && serviceFor(target.path);
-      if (!target || !service) return sendProblem(request, reply, 404, `No route for GET ${path}`);
+      if (request.routed === null) return sendProblem(request, reply, 404, `No route for GET ${path}`);
+      const { target, service } = request.routed;
 
       const targetPath = `${target.path}${target.query ? `?${target.query}` : ''}`;
       const requestHeaders = forwardedRequestHeaders(request, { ...request.headers }) as OutgoingHttpHeaders;
