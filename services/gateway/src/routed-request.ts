@@ -1,12 +1,15 @@
+import type { UpstreamRoute } from '@recipes/metrics';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type RequestPath, readRequestPath } from './request-path.js';
 import { routeFor, type Service } from './route-table.js';
 
-/** Where the route table sends a request: the path it reads (request-path.ts), the service and the pattern. */
-export interface Routed {
+/**
+ * Where the route table sends a request: the path it reads (request-path.ts), the service (`upstream`) and the
+ * pattern that matched (`route`). The same object labels the request's metrics.
+ */
+export interface Routed extends UpstreamRoute {
   target: RequestPath;
-  service: Service;
-  pattern: string;
+  upstream: Service;
 }
 
 declare module 'fastify' {
@@ -35,6 +38,6 @@ function routeRequest(request: FastifyRequest): void {
   const target = readRequestPath(request.url);
   const owner = target && routeFor(target.path);
   if (!target || !owner) return;
-  request.routed = { target, ...owner };
-  request.upstreamRoute = { upstream: owner.service, route: owner.pattern };
+  request.routed = { target, upstream: owner.service, route: owner.pattern };
+  request.upstreamRoute = request.routed;
 }

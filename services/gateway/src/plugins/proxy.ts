@@ -121,7 +121,7 @@ export default async function proxyPlugin(app: App, { upstreams, limit, admissio
         notFound(request, reply);
         return;
       }
-      const { target, service } = routed;
+      const { target, upstream: service } = routed;
       // No read of the API takes a body, and the services never see one sent with it (the HTTP client
       // drops it): refused here, as each service refuses one where its operation declares none.
       if ((request.method === 'GET' || request.method === 'HEAD') && bodySent(request)) {

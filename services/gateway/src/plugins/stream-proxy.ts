@@ -35,7 +35,7 @@ export default async function streamProxyPlugin(app: App, { upstreams, limit, st
   for (const path of streamRoutes) {
     app.get(path, { schema: { hide: true }, ...(limit ? { onRequest: limit } : {}) }, async (request, reply) => {
       if (request.routed === null) return sendProblem(request, reply, 404, `No route for GET ${path}`);
-      const { target, service } = request.routed;
+      const { target, upstream: service } = request.routed;
 
       const targetPath = `${target.path}${target.query ? `?${target.query}` : ''}`;
       const requestHeaders = forwardedRequestHeaders(request, { ...request.headers }) as OutgoingHttpHeaders;
