@@ -160,7 +160,7 @@ async function startBareProxies(system, services, port) {
 
 /**
  * For each of `scenarios`: the body check, then reference, bare proxy, direct and gateway, in rounds.
- * `ports`: `{ reference, proxy }`, where the reference listens and the first bare proxy (the others on the ports
+ * `ports`: `{ reference, proxies }`, where the reference listens and the first bare proxy (the others on the ports
  * below it). `publicKeyFile`: the key the system's services check tokens with. Returns rows for the main table,
  * targets, and a CPU table per read.
  */
@@ -178,7 +178,7 @@ export async function referenceComparison({
     // GET /api/push/public-key answers the notifications service's key.
     PUSH_VAPID_PUBLIC_KEY: system.process('notifications').env.PUSH_VAPID_PUBLIC_KEY,
   });
-  const proxies = await startBareProxies(system, [...new Set(scenarios.map((s) => s.service))], ports.proxy).catch(
+  const proxies = await startBareProxies(system, [...new Set(scenarios.map((s) => s.service))], ports.proxies).catch(
     (error) => {
       reference.stop();
       throw error;

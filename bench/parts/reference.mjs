@@ -1,7 +1,9 @@
 import { referenceComparison } from '../reference-phase.mjs';
 import { PORT_OFFSET } from './context.mjs';
 
-const REFERENCE_PORTS = { reference: 3098 + PORT_OFFSET, proxy: 3097 + PORT_OFFSET };
+// The reference, and a bare proxy in front of each of the five services from 3086 down: 3082 – 3086 are
+// no other part's (the system's inspectors end at 3080, the bursts' front is 3087).
+const REFERENCE_PORTS = { reference: 3098 + PORT_OFFSET, proxies: 3086 + PORT_OFFSET };
 
 /** `reference`: every public read against the same work in plain Fastify (bench/reference-phase.mjs). */
 export async function referencePart({ system, scenarios, config, phase, rows, target, targets, saved, chosenReads }) {
