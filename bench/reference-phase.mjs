@@ -6,10 +6,14 @@
 // added). A read without its copy in the reference, or whose copy answers another body than the service,
 // stops the bench.
 //
-// On two cores the same measurement varies by a tenth or more from one run to the next, and code keeps
-// getting faster for tens of seconds as V8 optimises it, a service's many modules for longer than the
-// reference's one. So every way of serving every read is first run through a whole round as warm-up,
-// then measured in ROUNDS rounds, one after another in each, and each figure is the median round's.
+// On two cores the same measurement varies by a tenth or more from one round to the next, and by as much
+// from one start of the processes to the next: a start's rounds agree with each other more than with
+// another start's. So the comparison is made over STARTS starts of every process it measures (the
+// reference, the bare proxies, the owning services and the gateway, each started afresh), and each target
+// decides on the median of the starts' ratios. Code keeps getting faster for tens of seconds as V8
+// optimises it, a service's many modules for longer than the reference's one, so in each start every way
+// of serving every read is first run through a whole round as warm-up, then measured in ROUNDS rounds,
+// one after another in each; a start's figure is its median round's.
 import { spawn } from 'node:child_process';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
@@ -17,7 +21,8 @@ import { frontCommand } from '../scripts/front.mjs';
 import { allocatorSettings } from '../scripts/services.mjs';
 import { cpuPer, cpuSample } from './cpu.mjs';
 
-const ROUNDS = Number(process.env.BENCH_REFERENCE_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_REFERENCE_ROUNDS ?? 2);
+const STARTS = Number(process.env.BENCH_REFERENCE_STARTS ?? 3);
 const VIAS = ['reference', 'bare proxy', 'direct', 'gateway'];
 /**
  * The gateway against the bare proxy, both in front of the same service, same reads, same run: at most this much more
@@ -27,6 +32,8 @@ const GATEWAY_CPU_MARGIN_MS = 0.05;
 const GATEWAY_THROUGHPUT_RATIO = 0.95;
 const pause = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 const ratio = (a, b) => +(a / b).toFixed(3);
+/** The middle of `values` (of an even number, the lower middle one). */
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
 
 /**
  * Spawns `command` with `args` and `env` (and the services' allocator settings) and resolves once it answers on
@@ -34,6 +41,7 @@ const ratio = (a, b) => +(a / b).toFixed(3);
  */
 async function startCommand(command, args, port, env = {}) {
   const child = spawn(command, args, { env: { ...process.env, ...allocatorSettings, ...env }, stdio: 'inherit' });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
   const url = `http://127.0.0.1:${port}`;
   for (let answered = false; !answered;) {
     if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited with ${child.exitCode}`);
@@ -42,7 +50,8 @@ async function startCommand(command, args, port, env = {}) {
       () => pause(0.05).then(() => false),
     );
   }
-  return { url, pid: child.pid, stop: () => child.kill('SIGTERM') };
+  // Resolves once it has exited, and so has let go of its port.
+  return { url, pid: child.pid, stop: () => (child.kill('SIGTERM'), exited) };
 }
 
 /** The Node `script` on `port`, by `startCommand`. */
@@ -125,17 +134,12 @@ async function measureWithCpu({ url, headers, connections, durationSeconds, syst
 }
 
 /**
- * The round with the median req/s (of an even number, the lower middle one), with every round's req/s and any round's
- * errors.
+ * Of `figures` (rounds, or starts' median rounds), the one with the median req/s (of an even number, the lower middle
+ * one), with the errors of all.
  */
-function medianRound(rounds) {
-  const sorted = [...rounds].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
-  const median = sorted[Math.floor((sorted.length - 1) / 2)];
-  return {
-    ...median,
-    rounds: rounds.map((r) => r.requestsPerSecond).join(' '),
-    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
-  };
+function medianFigures(figures) {
+  const sorted = [...figures].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  return { ...sorted[Math.floor((sorted.length - 1) / 2)], errors: figures.reduce((sum, f) => sum + f.errors, 0) };
 }
 
 /**
@@ -152,17 +156,75 @@ async function startBareProxies(system, services, port) {
       });
     }
   } catch (error) {
-    for (const proxy of Object.values(proxies)) proxy.stop();
+    await Promise.all(Object.values(proxies).map((proxy) => proxy.stop()));
     throw error;
   }
   return proxies;
 }
 
+/** The reference and a bare proxy in front of each of `services`, with their pids as cpuSample's `extra`. */
+async function startComparators({ system, services, ports, publicKeyFile }) {
+  const reference = await startProcess('bench/reference/server.mjs', ports.reference, {
+    DATABASE_URL: system.databaseUrl,
+    JWT_PUBLIC_KEY_FILE: publicKeyFile,
+    // GET /api/push/public-key answers the notifications service's key.
+    PUSH_VAPID_PUBLIC_KEY: system.process('notifications').env.PUSH_VAPID_PUBLIC_KEY,
+  });
+  const proxies = await startBareProxies(system, services, ports.proxies).catch(async (error) => {
+    await reference.stop();
+    throw error;
+  });
+  return {
+    reference,
+    proxies,
+    extra: { reference: reference.pid, 'bare proxy': Object.values(proxies).map((proxy) => proxy.pid) },
+    stop: () => Promise.all([reference, ...Object.values(proxies)].map((process) => process.stop())),
+  };
+}
+
+/** The system's processes the comparison measures, started afresh: `services`, then the gateways in front of them. */
+async function restartMeasured(system, services) {
+  const restart = (chosen) => Promise.all(system.processes.filter(chosen).map((process) => process.restart()));
+  await restart((process) => services.includes(process.service));
+  await restart((process) => process.service === 'gateway');
+}
+
 /**
- * For each of `scenarios`: the body check, then reference, bare proxy, direct and gateway, in rounds.
- * `ports`: `{ reference, proxies }`, where the reference listens and the first bare proxy (the others on the ports
- * below it). `publicKeyFile`: the key the system's services check tokens with. Returns rows for the main table,
- * targets, and a CPU table per read.
+ * One start's measurements: a warm-up round (JIT, pools, prepared statements), then ROUNDS rounds of every read by
+ * every via. For each read, each via's median round, with every round's req/s.
+ */
+async function measureStart(reads, { system, extra, connections, durationSeconds }) {
+  const measured = new Map(reads.map(({ name }) => [name, Object.fromEntries(VIAS.map((via) => [via, []]))]));
+  for (let round = 0; round <= ROUNDS; round++) {
+    for (const { name, scenario, urls } of reads) {
+      for (const via of VIAS) {
+        const figures = await measureWithCpu({
+          url: `${urls[via]}${scenario.path}`,
+          headers: scenario.headers,
+          connections,
+          durationSeconds,
+          system,
+          extra,
+        });
+        if (round > 0) measured.get(name)[via].push(figures);
+      }
+    }
+  }
+  const byVia = (rounds) =>
+    Object.fromEntries(
+      VIAS.map((via) => [
+        via,
+        { ...medianFigures(rounds[via]), rounds: rounds[via].map((r) => r.requestsPerSecond).join(' ') },
+      ]),
+    );
+  return new Map([...measured].map(([name, rounds]) => [name, byVia(rounds)]));
+}
+
+/**
+ * For each of `scenarios`: the body check, then, in each of STARTS starts, reference, bare proxy, direct and gateway,
+ * in rounds. `ports`: `{ reference, proxies }`, where the reference listens and the first bare proxy (the others on the
+ * ports below it). `publicKeyFile`: the key the system's services check tokens with. Returns rows for the main table
+ * (each via's median start), targets (each on the median of the starts' ratios), and a CPU table per read.
  */
 export async function referenceComparison({
   system,
@@ -172,114 +234,107 @@ export async function referenceComparison({
   durationSeconds,
   publicKeyFile = system.process('users').env.JWT_PUBLIC_KEY_FILE,
 }) {
-  const reference = await startProcess('bench/reference/server.mjs', ports.reference, {
-    DATABASE_URL: system.databaseUrl,
-    JWT_PUBLIC_KEY_FILE: publicKeyFile,
-    // GET /api/push/public-key answers the notifications service's key.
-    PUSH_VAPID_PUBLIC_KEY: system.process('notifications').env.PUSH_VAPID_PUBLIC_KEY,
-  });
-  const proxies = await startBareProxies(system, [...new Set(scenarios.map((s) => s.service))], ports.proxies).catch(
-    (error) => {
-      reference.stop();
-      throw error;
-    },
-  );
-  const extra = { reference: reference.pid, 'bare proxy': Object.values(proxies).map((proxy) => proxy.pid) };
+  const services = [...new Set(scenarios.map((s) => s.service))];
+  const starts = [];
+  for (let start = 1; start <= STARTS; start++) {
+    if (start > 1) await restartMeasured(system, services);
+    const comparators = await startComparators({ system, services, ports, publicKeyFile });
+    try {
+      const reads = scenarios.map((scenario) => ({
+        name: scenario.name,
+        scenario,
+        urls: {
+          reference: comparators.reference.url,
+          'bare proxy': comparators.proxies[scenario.service].url,
+          direct: system.urlOf(scenario.service),
+          gateway: system.urlOf('gateway'),
+        },
+      }));
+      if (start === 1) {
+        await checkEveryReadCopied(reads);
+        for (const { scenario, urls } of reads) await checkSameBody(scenario, urls);
+      }
+      starts.push(await measureStart(reads, { system, extra: comparators.extra, connections, durationSeconds }));
+    } finally {
+      await comparators.stop();
+    }
+  }
+
   const rows = [];
   const targets = [];
   const cpu = {};
-  try {
-    const reads = scenarios.map((scenario) => ({
-      name: scenario.name,
-      scenario,
-      urls: {
-        reference: reference.url,
-        'bare proxy': proxies[scenario.service].url,
-        direct: system.urlOf(scenario.service),
-        gateway: system.urlOf('gateway'),
-      },
-    }));
-    await checkEveryReadCopied(reads);
-    for (const { scenario, urls } of reads) await checkSameBody(scenario, urls);
-    const measured = new Map(reads.map(({ name }) => [name, Object.fromEntries(VIAS.map((via) => [via, []]))]));
-    // Round 0 warms every URL up (JIT, pools, prepared statements) and is not counted.
-    for (let round = 0; round <= ROUNDS; round++) {
-      for (const { name, scenario, urls } of reads) {
-        for (const via of VIAS) {
-          const figures = await measureWithCpu({
-            url: `${urls[via]}${scenario.path}`,
-            headers: scenario.headers,
-            connections,
-            durationSeconds,
-            system,
-            extra,
-          });
-          if (round > 0) measured.get(name)[via].push(figures);
-        }
-      }
-    }
-    for (const { name, scenario } of reads) {
-      const [ref, bare, direct, gateway] = VIAS.map((via) => medianRound(measured.get(name)[via]));
-      const row = (via, f, extra = {}) => ({
-        scenario: name,
-        via,
-        connections,
-        requestsPerSecond: f.requestsPerSecond,
-        rounds: f.rounds,
-        p50Ms: f.p50Ms,
-        p99Ms: f.p99Ms,
-        errors: f.errors,
-        ...extra,
-      });
-      rows.push(row('reference (plain Fastify, same SQL)', ref));
-      rows.push(
-        row(`bare proxy in front of ${scenario.service}`, bare, {
-          ofReference: ratio(bare.requestsPerSecond, ref.requestsPerSecond),
-        }),
-      );
-      rows.push(
-        row(`direct (${scenario.service})`, direct, {
-          ofReference: ratio(direct.requestsPerSecond, ref.requestsPerSecond),
-        }),
-      );
-      rows.push(
-        row('gateway', gateway, {
-          ofReference: ratio(gateway.requestsPerSecond, ref.requestsPerSecond),
-          ofBareProxy: ratio(gateway.requestsPerSecond, bare.requestsPerSecond),
-        }),
-      );
-      const clean = [ref, bare, direct, gateway].every((via) => via.errors === 0);
-      targets.push({
-        target: `${name}: direct ≥ 0.90 × the same work in plain Fastify (req/s, ${connections} connections, median of ${ROUNDS})`,
-        figure: `${direct.requestsPerSecond} / ${ref.requestsPerSecond} = ${ratio(direct.requestsPerSecond, ref.requestsPerSecond)}`,
-        result: direct.requestsPerSecond >= 0.9 * ref.requestsPerSecond && clean ? 'PASS' : 'MISS',
-      });
-      // The gateway against the bare proxy in front of the same service: what any Node proxy costs at the least.
-      const [gatewayCpu, bareCpu] = [gateway.cpu['gateway#0'], bare.cpu['bare proxy']];
-      targets.push({
-        target: `${name}: the gateway ≤ a bare proxy's CPU per request + ${GATEWAY_CPU_MARGIN_MS} ms, both in front of ${scenario.service} (${connections} connections, median of ${ROUNDS})`,
-        figure: `${gatewayCpu} ms vs ${bareCpu} ms`,
-        result: gatewayCpu <= bareCpu + GATEWAY_CPU_MARGIN_MS && clean ? 'PASS' : 'MISS',
-      });
-      targets.push({
-        target: `${name}: through the gateway ≥ ${GATEWAY_THROUGHPUT_RATIO} × through a bare proxy, both in front of ${scenario.service} (req/s, ${connections} connections, median of ${ROUNDS})`,
-        figure:
-          `${gateway.requestsPerSecond} / ${bare.requestsPerSecond} = ${ratio(gateway.requestsPerSecond, bare.requestsPerSecond)}` +
-          ` (of ${scenario.service} directly: the gateway ${ratio(gateway.requestsPerSecond, direct.requestsPerSecond)}, ` +
-          `the bare proxy ${ratio(bare.requestsPerSecond, direct.requestsPerSecond)})`,
-        result:
-          gateway.requestsPerSecond >= GATEWAY_THROUGHPUT_RATIO * bare.requestsPerSecond && clean ? 'PASS' : 'MISS',
-      });
-      cpu[name] = {
-        reference: ref.cpu,
-        [`bare proxy in front of ${scenario.service}`]: bare.cpu,
-        [`direct (${scenario.service})`]: direct.cpu,
-        gateway: gateway.cpu,
-      };
-    }
-  } finally {
-    reference.stop();
-    for (const proxy of Object.values(proxies)) proxy.stop();
+  const measured = `${connections} connections, ${STARTS} starts of ${ROUNDS} rounds`;
+  for (const { name, service } of scenarios) {
+    const byStart = starts.map((start) => start.get(name));
+    const [ref, bare, direct, gateway] = VIAS.map((via) => {
+      const figures = byStart.map((start) => start[via]);
+      return { ...medianFigures(figures), rounds: figures.map((f) => f.rounds).join(' | ') };
+    });
+    const row = (via, f, extra = {}) => ({
+      scenario: name,
+      via,
+      connections,
+      requestsPerSecond: f.requestsPerSecond,
+      rounds: f.rounds,
+      p50Ms: f.p50Ms,
+      p99Ms: f.p99Ms,
+      errors: f.errors,
+      ...extra,
+    });
+    rows.push(row('reference (plain Fastify, same SQL)', ref));
+    rows.push(
+      row(`bare proxy in front of ${service}`, bare, {
+        ofReference: ratio(bare.requestsPerSecond, ref.requestsPerSecond),
+      }),
+    );
+    rows.push(
+      row(`direct (${service})`, direct, { ofReference: ratio(direct.requestsPerSecond, ref.requestsPerSecond) }),
+    );
+    rows.push(
+      row('gateway', gateway, {
+        ofReference: ratio(gateway.requestsPerSecond, ref.requestsPerSecond),
+        ofBareProxy: ratio(gateway.requestsPerSecond, bare.requestsPerSecond),
+      }),
+    );
+    const clean = [ref, bare, direct, gateway].every((via) => via.errors === 0);
+    // Each start's ratio, and the median of them that decides.
+    const overStarts = (each, unit = '') => {
+      const values = byStart.map(each);
+      const decided = median(values);
+      return { decided, figure: `${values.join(unit + ', ')}${unit}: median ${decided}${unit}` };
+    };
+    const directRatio = overStarts((start) => ratio(start.direct.requestsPerSecond, start.reference.requestsPerSecond));
+    targets.push({
+      target: `${name}: direct ≥ 0.90 × the same work in plain Fastify (req/s, ${measured})`,
+      figure: `by start ${directRatio.figure}`,
+      result: directRatio.decided >= 0.9 && clean ? 'PASS' : 'MISS',
+    });
+    // The gateway against the bare proxy in front of the same service: what any Node proxy costs at the least.
+    const cpuMargin = overStarts(
+      (start) => +(start.gateway.cpu['gateway#0'] - start['bare proxy'].cpu['bare proxy']).toFixed(2),
+      ' ms',
+    );
+    targets.push({
+      target: `${name}: the gateway ≤ a bare proxy's CPU per request + ${GATEWAY_CPU_MARGIN_MS} ms, both in front of ${service} (${measured})`,
+      figure: `${gateway.cpu['gateway#0']} ms vs ${bare.cpu['bare proxy']} ms; more by start ${cpuMargin.figure}`,
+      result: cpuMargin.decided <= GATEWAY_CPU_MARGIN_MS && clean ? 'PASS' : 'MISS',
+    });
+    const gatewayRatio = overStarts((start) =>
+      ratio(start.gateway.requestsPerSecond, start['bare proxy'].requestsPerSecond),
+    );
+    targets.push({
+      target: `${name}: through the gateway ≥ ${GATEWAY_THROUGHPUT_RATIO} × through a bare proxy, both in front of ${service} (req/s, ${measured})`,
+      figure:
+        `by start ${gatewayRatio.figure} (of ${service} directly, median starts: the gateway ` +
+        `${ratio(gateway.requestsPerSecond, direct.requestsPerSecond)}, the bare proxy ${ratio(bare.requestsPerSecond, direct.requestsPerSecond)})`,
+      result: gatewayRatio.decided >= GATEWAY_THROUGHPUT_RATIO && clean ? 'PASS' : 'MISS',
+    });
+    cpu[name] = {
+      reference: ref.cpu,
+      [`bare proxy in front of ${service}`]: bare.cpu,
+      [`direct (${service})`]: direct.cpu,
+      gateway: gateway.cpu,
+    };
   }
   return { rows, targets, cpu };
 }
