@@ -178,15 +178,15 @@ async function startComparators({ system, services, ports, publicKeyFile }) {
     reference,
     proxies,
     extra: { reference: reference.pid, 'bare proxy': Object.values(proxies).map((proxy) => proxy.pid) },
-    stop: () => Promise.all([reference, ...Object.values(proxies)].map((process) => process.stop())),
+    stop: () => Promise.all([reference, ...Object.values(proxies)].map((comparator) => comparator.stop())),
   };
 }
 
 /** The system's processes the comparison measures, started afresh: `services`, then the gateways in front of them. */
 async function restartMeasured(system, services) {
-  const restart = (chosen) => Promise.all(system.processes.filter(chosen).map((process) => process.restart()));
-  await restart((process) => services.includes(process.service));
-  await restart((process) => process.service === 'gateway');
+  const restart = (chosen) => Promise.all(system.processes.filter(chosen).map((instance) => instance.restart()));
+  await restart((instance) => services.includes(instance.service));
+  await restart((instance) => instance.service === 'gateway');
 }
 
 /**
