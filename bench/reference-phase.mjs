@@ -20,6 +20,7 @@ import autocannon from 'autocannon';
 import { frontCommand } from '../scripts/front.mjs';
 import { allocatorSettings } from '../scripts/services.mjs';
 import { cpuPer, cpuSample } from './cpu.mjs';
+import { percentile } from './measure.mjs';
 
 const ROUNDS = Number(process.env.BENCH_REFERENCE_ROUNDS ?? 2);
 const STARTS = Number(process.env.BENCH_REFERENCE_STARTS ?? 3);
@@ -32,8 +33,9 @@ const GATEWAY_CPU_MARGIN_MS = 0.05;
 const GATEWAY_THROUGHPUT_RATIO = 0.95;
 const pause = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 const ratio = (a, b) => +(a / b).toFixed(3);
+const ascending = (a, b) => a - b;
 /** The middle of `values` (of an even number, the lower middle one). */
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+const median = (values) => percentile(values.toSorted(ascending), 50);
 
 /**
  * Spawns `command` with `args` and `env` (and the services' allocator settings) and resolves once it answers on
@@ -138,8 +140,8 @@ async function measureWithCpu({ url, headers, connections, durationSeconds, syst
  * one), with the errors of all.
  */
 function medianFigures(figures) {
-  const sorted = [...figures].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
-  return { ...sorted[Math.floor((sorted.length - 1) / 2)], errors: figures.reduce((sum, f) => sum + f.errors, 0) };
+  const sorted = figures.toSorted((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  return { ...percentile(sorted, 50), errors: figures.reduce((sum, f) => sum + f.errors, 0) };
 }
 
 /**
