@@ -1,6 +1,12 @@
 import fastifyJwt from '@fastify/jwt';
 import { unauthorized } from '@recipes/http';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestHookHandler,
+} from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
 import type { EndedSessions } from './ended-sessions.js';
@@ -40,7 +46,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     auth: {
       /** onRequest hook of the routes that need a caller: 401 without a token. */
-      required: (request: FastifyRequest) => Promise<void>;
+      required: onRequestHookHandler;
     };
   }
 }
@@ -115,16 +121,22 @@ async function authPlugin(app: FastifyInstance, settings: AuthSettings) {
   // Before any route's own hooks, so 401 comes first (the check order of the API contract).
   // So any answer may depend on the caller: caches key it on the token, and keep a caller's answer to
   // themselves (a route with a validator of its own makes it `private, no-cache`).
-  app.addHook('onRequest', async (request, reply) => {
+  // Both hooks take a callback rather than return a promise: every request runs the first.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('vary', 'Authorization');
-    if (request.headers.authorization === undefined) return;
+    const { authorization } = request.headers;
+    if (authorization === undefined) return done();
     reply.header('cache-control', 'private');
-    verify(request, request.headers.authorization);
+    try {
+      verify(request, authorization);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
   });
   app.decorate('auth', {
-    required: async (request: FastifyRequest) => {
-      if (request.caller === undefined) throw unauthorized('A bearer token is required');
-    },
+    required: (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) =>
+      done(request.caller === undefined ? unauthorized('A bearer token is required') : undefined),
   });
 }
 
