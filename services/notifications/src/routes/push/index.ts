@@ -26,7 +26,11 @@ export default async function pushRoutes(app: App, { push }: { push: WebPush }) 
         response: { 200: publicKeyResponse, ...problemResponses(503) },
       },
     },
-    async () => ({ publicKey: await publicKey() }),
+    // Not async: a constant answer, sent without a promise or a microtask.
+    () => {
+      if (push.publicKey === undefined) throw unavailable('Web Push is not configured');
+      return { publicKey: push.publicKey };
+    },
   );
 
   app.post(
