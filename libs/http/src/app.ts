@@ -7,7 +7,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { Socket } from 'node:net';
-import { type Logger, withTrailId } from '@recipes/logging';
+import { deferredChild, type Logger, withTrailId } from '@recipes/logging';
 import { httpMetrics } from '@recipes/metrics';
 import Fastify, {
   type FastifyBaseLogger,
@@ -114,6 +114,8 @@ export async function createApp(settings: AppSettings): Promise<App> {
   const app = Fastify({
     loggerInstance: settings.logger as FastifyBaseLogger,
     genReqId: requestIdFor,
+    // Each request's logger is made only if the request writes a line (see deferred-child.ts).
+    childLoggerFactory: (logger, bindings, options) => deferredChild(logger as Logger, bindings, options),
     // One line per request, written as it completes (below), rather than Fastify's two.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit: settings.bodyLimit ?? BODY_LIMIT_BYTES,

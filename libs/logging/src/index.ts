@@ -52,5 +52,6 @@ export function createLogger(settings: LoggerSettings): Logger {
 export function eventLogger(logger: Logger, event: { id: string; type: string; correlationId: string }): Logger {
   return logger.child({ eventId: event.id, eventType: event.type, correlationId: event.correlationId });
 }
+export { deferredChild } from './deferred-child.js';
 export { currentTrailId, withTrailId } from './trail.js';
 export { REDACTED, urlForLog } from './url.js';
