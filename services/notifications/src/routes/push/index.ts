@@ -13,7 +13,11 @@ import {
 
 /** Web Push: the application server key and the caller's subscriptions, `/api/push/...` (docs/api.md §11.3). */
 export default async function pushRoutes(app: App, { push }: { push: WebPush }) {
-  const publicKey = () => push.publicKey ?? Promise.reject(unavailable('Web Push is not configured'));
+  // The key, or 503 when Web Push is not configured. Not async: the key's route answers without a promise.
+  const configuredKey = () => {
+    if (push.publicKey === undefined) throw unavailable('Web Push is not configured');
+    return push.publicKey;
+  };
 
   app.get(
     '/public-key',
@@ -26,11 +30,7 @@ export default async function pushRoutes(app: App, { push }: { push: WebPush }) 
         response: { 200: publicKeyResponse, ...problemResponses(503) },
       },
     },
-    // Not async: a constant answer, sent without a promise or a microtask.
-    () => {
-      if (push.publicKey === undefined) throw unavailable('Web Push is not configured');
-      return { publicKey: push.publicKey };
-    },
+    () => ({ publicKey: configuredKey() }),
   );
 
   app.post(
@@ -56,7 +56,7 @@ export default async function pushRoutes(app: App, { push }: { push: WebPush }) 
       },
     },
     async (request, reply) => {
-      await publicKey();
+      configuredKey(); // 503 before anything is stored
       const { id, session } = callerOf(request);
       const { subscription, created } = await push.subscriptions.subscribe(
         { userId: id, sessionId: session?.id },
