@@ -1,12 +1,6 @@
 import fastifyJwt from '@fastify/jwt';
 import { unauthorized } from '@recipes/http';
-import type {
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  HookHandlerDoneFunction,
-  onRequestHookHandler,
-} from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
 import type { EndedSessions } from './ended-sessions.js';
@@ -134,10 +128,9 @@ async function authPlugin(app: FastifyInstance, settings: AuthSettings) {
     }
     done();
   });
-  app.decorate('auth', {
-    required: (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) =>
-      done(request.caller === undefined ? unauthorized('A bearer token is required') : undefined),
-  });
+  const required: onRequestHookHandler = (request, _reply, done) =>
+    done(request.caller === undefined ? unauthorized('A bearer token is required') : undefined);
+  app.decorate('auth', { required });
 }
 
 export default fp(authPlugin, { name: 'auth', fastify: '5.x' });
