@@ -23,26 +23,32 @@ const kinds = new WeakMap<Logger, object>();
 function kindOf(parent: Logger): object {
   const known = kinds.get(parent);
   if (known) return known;
-  const methods: Record<string, (this: DeferredChild, ...args: never[]) => unknown> = {
-    child(...args: Parameters<Logger['child']>) {
-      return settle(this).child(...args);
+  const writers = LEVELS.map((level) => [
+    level,
+    {
+      value(this: DeferredChild, ...args: Parameters<Logger['info']>) {
+        if (this.isLevelEnabled(level)) settle(this)[level](...args);
+      },
     },
-    bindings() {
-      return settle(this).bindings();
+  ]);
+  const kind = Object.create(parent, {
+    ...Object.fromEntries(writers),
+    child: {
+      value(this: DeferredChild, ...args: Parameters<Logger['child']>) {
+        return settle(this).child(...args);
+      },
     },
-    setBindings(bindings: Bindings) {
-      settle(this).setBindings(bindings);
+    bindings: {
+      value(this: DeferredChild) {
+        return settle(this).bindings();
+      },
     },
-  };
-  for (const level of LEVELS) {
-    methods[level] = function (...args: Parameters<Logger['info']>) {
-      if (this.isLevelEnabled(level)) settle(this)[level](...args);
-    };
-  }
-  const kind = Object.create(
-    parent,
-    Object.fromEntries(Object.entries(methods).map(([name, value]) => [name, { value }])),
-  ) as object;
+    setBindings: {
+      value(this: DeferredChild, bindings: Bindings) {
+        settle(this).setBindings(bindings);
+      },
+    },
+  }) as object;
   kinds.set(parent, kind);
   return kind;
 }

@@ -1,25 +1,19 @@
-import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import type { Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createLogger, deferredChild } from '../src/index.js';
+import { capture } from './support.js';
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 
-/** A logger at `level` whose lines are kept, without their time (two loggers write them at different instants). */
+/** A logger at `level`, and the lines it writes. */
 function capturing(level: (typeof LEVELS)[number]) {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) {
-        const { time: _, ...rest } = JSON.parse(line) as Record<string, unknown>;
-        lines.push(rest);
-      }
-      done();
-    },
-  });
+  const { lines, destination } = capture();
   return { lines, logger: createLogger({ service: 'probe', level, destination }) };
 }
+
+/** The lines without their time: two loggers write them at different instants. */
+const untimed = (lines: Record<string, unknown>[]) => lines.map(({ time: _, ...rest }) => rest);
 
 /** A call a request's code may make on its logger. */
 const call = fc.oneof(
@@ -63,7 +57,7 @@ describe('deferredChild', () => {
           const eager = capturing(level);
           play(deferredChild(deferred.logger, { requestId }), calls);
           play(eager.logger.child({ requestId }), calls);
-          expect(deferred.lines).toEqual(eager.lines);
+          expect(untimed(deferred.lines)).toEqual(untimed(eager.lines));
         },
       ),
     );

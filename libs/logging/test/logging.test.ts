@@ -1,18 +1,7 @@
-import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createLogger, eventLogger, urlForLog } from '../src/index.js';
-
-function capture() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { lines, destination };
-}
+import { capture } from './support.js';
 
 describe('logging', () => {
   it('writes JSON lines with service, level word and ISO time', () => {
