@@ -48,11 +48,19 @@ function answer(status, detail) {
 const AT_CAPACITY = answer(503, 'The service is at capacity, try again shortly');
 
 /**
+ * The address HAProxy connects to the gateway from, and the only one whose X-Forwarded-For the fronted gateway
+ * believes (its TRUST_PROXY). Not 127.0.0.1, where any local client sits by default: a client that reaches the
+ * gateway's own port from there names no address but its own.
+ */
+export const FRONT_SOURCE_ADDRESS = '127.0.0.2';
+
+/**
  * HAProxy's configuration: listening on 127.0.0.1:`port`, everything to the gateway at `gateway` (its base URL):
  * reads, writes and the notification stream each by a way of its own. The client's address goes on in
- * X-Forwarded-For, which the gateway believes from loopback (TRUST_PROXY), so its per-address rate limits still see
- * each client. A request must arrive within 10 s (a slow client holds no slot); a stream's keep-alive (15 s) keeps
- * its connection inside the 60 s idle timeouts.
+ * X-Forwarded-For, set by HAProxy in place of whatever the client sent (`option forwardfor` would append to a forged
+ * one), from `FRONT_SOURCE_ADDRESS`, the one peer the gateway believes: its per-address limits see each client, and no
+ * client can name another address. A request must arrive within 10 s (a slow client holds no slot); a stream's
+ * keep-alive (15 s) keeps its connection inside the 60 s idle timeouts.
  */
 export function frontConfig({ port, gateway, settings = FRONT_DEFAULTS }) {
   const { hostname, port: gatewayPort } = new URL(gateway);
@@ -61,7 +69,7 @@ export function frontConfig({ port, gateway, settings = FRONT_DEFAULTS }) {
 
 defaults
   mode http
-  option forwardfor
+  source ${FRONT_SOURCE_ADDRESS}
   timeout connect 5s
   timeout http-request 10s
   timeout client 60s
@@ -76,6 +84,7 @@ defaults
 
 frontend front
   bind 127.0.0.1:${port}
+  http-request set-header X-Forwarded-For %[src]
   acl stream path /api/notifications/stream
   acl read method GET HEAD
   http-request return ${AT_CAPACITY} if read !stream { queue(reads) gt ${settings.queueLimit} }

@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import concurrently from 'concurrently';
 import pg from 'pg';
-import { frontCommand, HAPROXY } from './front.mjs';
+import { FRONT_SOURCE_ADDRESS, frontCommand, HAPROXY } from './front.mjs';
 import { ensureKeyPair, ensureVapidKeys } from './keys.mjs';
 import { allocatorSettings, serviceArgs, services, upstreamVariables } from './services.mjs';
 
@@ -131,6 +131,8 @@ const { result } = concurrently(
         DATABASE_URL,
         AMQP_URL,
         PORT: String(front && name === 'gateway' ? backPort : port),
+        // Fronted, the gateway believes HAProxy's X-Forwarded-For and no one else's (scripts/front.mjs).
+        ...(front && name === 'gateway' ? { TRUST_PROXY: FRONT_SOURCE_ADDRESS } : {}),
         METRICS_PORT: String(metricsPort),
         ...(internalPort ? { INTERNAL_PORT: String(internalPort) } : {}),
         // Only the users service ever sees the private key.

@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { dropDatabase, eventually, removeExchangeFamily } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { allocatorSettings, nodeFlags, services } from '../scripts/services.mjs';
+import { expectProblem, type JsonCall, jsonClient } from './support/http.js';
 
 /**
  * `npm start` itself (scripts/start.mjs), moved by PORT_OFFSET onto ports of its own, with a database and
@@ -20,6 +21,9 @@ const ready = (service: string, url = urlOf(service)) =>
     (r) => r.ok,
     () => false,
   );
+
+/** Low enough to reach in a few calls; the owner's address is never the guesser's. */
+const LOGIN_LIMITS = { LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: 2, LOGIN_FAILURES_PER_ADDRESS: 6 };
 
 let supervisor: ChildProcess;
 let exited: Promise<number | null>;
@@ -42,6 +46,7 @@ beforeAll(async () => {
       AMQP_URL: inject('amqpUrl'),
       EVENTS_EXCHANGE: exchange,
       LOG_LEVEL: 'info',
+      ...Object.fromEntries(Object.entries(LOGIN_LIMITS).map(([name, value]) => [name, String(value)])),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -167,6 +172,39 @@ describe('npm start', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await reader.read()).done).toBe(false);
     await reader.cancel();
+  });
+
+  it('hands the gateway each client’s own address through the front, and believes no client’s header', async () => {
+    const api = `${urlOf('gateway')}/api`;
+    const guesser = jsonClient(api, { localAddress: '127.61.0.9' });
+    const owner = jsonClient(api, { localAddress: '127.61.0.1' });
+    const login = (call: JsonCall, password: string, headers: Record<string, string> = {}) =>
+      call('POST', '/auth/login', { username: 'started_ada', password }, undefined, headers);
+    for (let i = 0; i < LOGIN_LIMITS.LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS; i++)
+      expect((await login(guesser, 'wrong password')).status).toBe(401);
+    expectProblem((await login(guesser, 'correct horse')).raw, 429, 'the guesser, with the right password');
+    // The owner logs in from another address: the guesser's failures counted against the guesser alone.
+    expect((await login(owner, 'correct horse')).status).toBe(200);
+    // Naming another address buys the guesser nothing, through the front or straight at the gateway's back port.
+    const forged = { 'x-forwarded-for': '127.61.0.77', forwarded: 'for=127.61.0.77', 'x-real-ip': '127.61.0.77' };
+    expectProblem((await login(guesser, 'correct horse', forged)).raw, 429, 'a forged header through the front');
+    const direct = jsonClient(`http://127.0.0.1:${gatewayBackPort}/api`, { localAddress: '127.61.0.9' });
+    expectProblem((await login(direct, 'correct horse', forged)).raw, 429, 'a forged header at the back port');
+
+    // The request lines of the gateway and of the users service name each client, never the front.
+    const loginLines = (service: string) =>
+      lines
+        .filter((line) => line.startsWith('{'))
+        .map(
+          (line) =>
+            JSON.parse(line) as { service?: string; msg?: string; req?: { url?: string; remoteAddress?: string } },
+        )
+        .filter((e) => e.service === service && e.msg === 'request completed' && e.req?.url === '/api/auth/login');
+    await eventually(async () => (loginLines('users').length >= 6 ? true : undefined));
+    for (const service of ['gateway', 'users'])
+      expect(new Set(loginLines(service).map((e) => e.req?.remoteAddress)), service).toEqual(
+        new Set(['127.61.0.9', '127.61.0.1']),
+      );
   });
 
   it('passes a burst of 200 reads at once on to the gateway, refusing none at the front', async () => {
