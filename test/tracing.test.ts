@@ -76,6 +76,9 @@ const attribute = (span: OtlpSpan, key: string) => span.attributes?.find((a) => 
 /** The SQL of a PostgreSQL span, under the old or the new semantic convention. */
 const statementOf = (span: OtlpSpan) => attribute(span, 'db.statement') ?? attribute(span, 'db.query.text') ?? '';
 
+/** Where the test's calls come from: an address of their own, which the spans and log lines must name. */
+const CLIENT_ADDRESS = '127.57.0.1';
+
 beforeAll(async () => {
   receiver = await startReceiver();
   system = await startTestSystem({
@@ -91,7 +94,7 @@ beforeAll(async () => {
     },
   });
   api = `${system.urlOf('gateway')}/api`;
-  call = jsonClient(api);
+  call = jsonClient(api, { localAddress: CLIENT_ADDRESS });
 }, 60_000);
 
 afterAll(async () => {
@@ -181,12 +184,29 @@ describe('tracing', () => {
     const spanIds = new Set(inTrace().map((span) => span.spanId));
     const logged = system.processes.flatMap((process) =>
       process.lines.flatMap((line) => {
-        const entry = JSON.parse(line) as { service: string; msg: string; trace_id?: string; span_id?: string };
+        const entry = JSON.parse(line) as {
+          service: string;
+          msg: string;
+          trace_id?: string;
+          span_id?: string;
+          req?: { remoteAddress?: string };
+        };
         return entry.trace_id === root.traceId ? [entry] : [];
       }),
     );
     // The gateway and comments log each request at info (notifications' handlers log nothing at info).
     expect([...new Set(logged.map((entry) => entry.service))].sort()).toEqual(['comments', 'gateway']);
     for (const entry of logged) expect(spanIds, entry.msg).toContain(entry.span_id);
+
+    // Both name the client, as the gateway saw it and handed it on, in their request span and their request line.
+    for (const service of ['gateway', 'comments']) {
+      expect(
+        inTrace().filter((span) => span.service === service && attribute(span, 'client.address') === CLIENT_ADDRESS),
+        service,
+      ).not.toEqual([]);
+      const requestLines = logged.filter((entry) => entry.service === service && entry.msg === 'request completed');
+      expect(requestLines.length, service).toBeGreaterThan(0);
+      for (const entry of requestLines) expect(entry.req?.remoteAddress, service).toBe(CLIENT_ADDRESS);
+    }
   });
 });

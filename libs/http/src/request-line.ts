@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 export function logRequestCompleted(request: FastifyRequest, reply: FastifyReply, closedByClient = false): void {
   request.log.info(
     {
-      req: { method: request.method, url: request.url },
+      req: { method: request.method, url: request.url, remoteAddress: request.ip },
       res: { statusCode: reply.statusCode },
       responseTime: reply.elapsedTime,
       ...(closedByClient ? { closedByClient } : {}),

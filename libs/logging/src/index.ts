@@ -21,12 +21,24 @@ export interface LoggerSettings {
   destination?: pino.DestinationStream;
 }
 
+interface RequestForLog {
+  method?: string;
+  url?: string;
+  /** The client's address as the service believes it (TRUST_PROXY), not necessarily the peer's. */
+  remoteAddress?: string;
+}
+
 /**
- * A request as a line shows it: its method and its URL without what may be a credential (see url.ts).
- * Fastify's own serializer, which this replaces, would show the URL as sent. Headers and bodies never.
+ * A request as a line shows it: its method, its URL without what may be a credential (see url.ts), and the
+ * client's address where the line gives it. Fastify's own serializer, which this replaces, would show the URL as
+ * sent. Headers and bodies never.
  */
-function requestForLog(request: { method?: string; url?: string }): { method?: string; url?: string } {
-  return { method: request.method, url: request.url === undefined ? undefined : urlForLog(request.url) };
+function requestForLog(request: RequestForLog): RequestForLog {
+  return {
+    method: request.method,
+    url: request.url === undefined ? undefined : urlForLog(request.url),
+    ...(request.remoteAddress === undefined ? {} : { remoteAddress: request.remoteAddress }),
+  };
 }
 
 /** JSON lines with ISO time, the level as a word, and the service name on every line. */

@@ -22,7 +22,12 @@ export async function startSdk(service: string): Promise<typeof api> {
     instrumentations: [
       new HttpInstrumentation(),
       new UndiciInstrumentation(),
-      new FastifyOtelInstrumentation({ registerOnInitialization: true }),
+      new FastifyOtelInstrumentation({
+        registerOnInitialization: true,
+        // The client as the service believes it (TRUST_PROXY): the HTTP span's own client attribute takes the
+        // first X-Forwarded-For entry from anyone, which any client can write.
+        requestHook: (span, request) => span.setAttribute('client.address', request.ip),
+      }),
       new PgInstrumentation(),
       new AmqplibInstrumentation(),
     ],
