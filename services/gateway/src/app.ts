@@ -34,7 +34,10 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
       : {}),
   });
 
-  const upstreams = new Upstreams(upstreamUrls(config), { timeoutMs: config.UPSTREAM_TIMEOUT_MS });
+  const upstreams = new Upstreams(upstreamUrls(config), {
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    restartWaitMs: config.UPSTREAM_RESTART_WAIT_MS,
+  });
   app.addHook('onClose', () => upstreams.close());
 
   // External plugins first.

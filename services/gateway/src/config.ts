@@ -51,6 +51,12 @@ export const gatewayConfigSchema = z
     UPSTREAM_TIMEOUT_MS: env
       .positiveInt(10_000)
       .describe('an upstream that has not answered (headers, or the next body chunk) by then gives `504`'),
+    UPSTREAM_RESTART_WAIT_MS: env
+      .positiveInt(10_000)
+      .describe(
+        'a request whose every instance of its service refuses the connection or is stopping is tried again, ' +
+          'pausing 100 ms doubling to 1 s, for this long (a restart) before `503` with `Retry-After`',
+      ),
     STREAM_STALL_TIMEOUT_MS: env
       .positiveInt(30_000)
       .describe(

@@ -7,6 +7,13 @@ export interface UpstreamSettings {
   timeoutMs: number;
   /** Sockets kept per upstream address. */
   connections?: number;
+  /** How long a request waits for a service whose every instance refuses it, restarting, before `503`. */
+  restartWaitMs?: number;
+}
+
+/** The pause before the `attempt`th try (from 0) at a service whose every instance refused: 100 ms, doubling to 1 s. */
+export function pauseBeforeRetry(attempt: number): number {
+  return Math.min(100 * 2 ** attempt, 1_000);
 }
 
 /** How long an instance that said it is stopping is tried last: past its notice and drain (libs/http). */
@@ -24,10 +31,13 @@ export class Upstreams {
   /** Instances that said they are stopping, until when they are tried last. */
   readonly #stoppingUntil = new Map<string, number>();
 
+  readonly restartWaitMs: number;
+
   constructor(
     readonly urls: Readonly<Record<Service, readonly string[]>>,
-    { timeoutMs, connections = 128 }: UpstreamSettings,
+    { timeoutMs, connections = 128, restartWaitMs = 0 }: UpstreamSettings,
   ) {
+    this.restartWaitMs = restartWaitMs;
     this.agent = new Agent({
       connections,
       // A service that is shutting down stops listening once no connection is left, within 3 s

@@ -17,6 +17,9 @@ let resetterHits = 0;
 let collections: Upstream;
 let stopping: App;
 let stoppingSeen = { taken: 0, notTaken: 0 };
+/** The one instance of a service that is restarting: not listening at first. */
+let restarting: string;
+let restarted: App | undefined;
 
 /** An instance of a service (our own app) that has begun to stop: it answers every request "not taken". */
 async function startStopping(): Promise<string> {
@@ -52,13 +55,15 @@ beforeAll(async () => {
     startUpstream('collections'),
   ]);
   const [stoppedA, stoppedB, stoppedC] = [await unusedUrl(), await unusedUrl(), await unusedUrl()];
+  restarting = await unusedUrl();
   gateway = await startGateway({
     USERS_URL: `${stoppedA},${stoppedB}`,
     CONTENT_URL: `${stoppedC},${content.url}`,
     COMMENTS_URL: `${await startResetter()},${comments.url}`,
     COLLECTIONS_URL: `${await startStopping()},${collections.url}`,
-    NOTIFICATIONS_URL: await unusedUrl(),
+    NOTIFICATIONS_URL: restarting,
     RATE_LIMIT_ENABLED: 'false',
+    UPSTREAM_RESTART_WAIT_MS: '3000',
   });
 });
 
@@ -66,6 +71,7 @@ afterAll(async () => {
   await gateway?.close();
   await Promise.all([content, comments, collections].map((upstream) => upstream?.close()));
   await stopping?.close();
+  await restarted?.close();
   await new Promise((resolve) => resetter?.close(resolve));
 });
 
@@ -99,7 +105,18 @@ describe('an instance that refuses connections', () => {
     expect(content.hits).toBe(before + 8);
   });
 
-  it('gives 503 when every instance refuses', async () => {
+  it('waits for the only instance of a service while it restarts, and reaches it once it listens', async () => {
+    const waiting = gateway.inject({ method: 'POST', url: '/api/notifications/read', payload: {} });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    restarted = await createApp({ title: 'restarted', logger: createLogger({ service: 'test', level: 'silent' }) });
+    restarted.all('/api/*', async () => ({ restarted: true }));
+    await restarted.listen({ host: '127.0.0.1', port: Number(new URL(restarting).port) });
+    const response = await waiting;
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ restarted: true });
+  });
+
+  it('gives 503 with Retry-After when every instance refuses past the restart wait', async () => {
     const response = await gateway.inject({
       method: 'POST',
       url: '/api/auth/register',
@@ -107,6 +124,7 @@ describe('an instance that refuses connections', () => {
       payload: '{}',
     });
     expect(response.statusCode).toBe(503);
+    expect(response.headers['retry-after']).toBe('1');
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(response.json()).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
   });

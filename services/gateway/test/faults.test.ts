@@ -4,6 +4,8 @@ import { expectProblem } from './support/problems.js';
 import { type Echoed, startGateway, startUpstream, type Upstream, unusedUrl } from './support/servers.js';
 
 const id = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
+/** How long a request waits for a service that refuses it, as one restarting would. */
+const RESTART_WAIT_MS = 1_500;
 
 let users: Upstream;
 let usersStuck: Upstream;
@@ -27,6 +29,7 @@ beforeAll(async () => {
     COLLECTIONS_URL: await unusedUrl(),
     NOTIFICATIONS_URL: slowNotifications.url,
     UPSTREAM_TIMEOUT_MS: '500',
+    UPSTREAM_RESTART_WAIT_MS: String(RESTART_WAIT_MS),
     HEALTH_TIMEOUT_MS: '1000',
     RATE_LIMIT_ENABLED: 'false',
   });
@@ -44,13 +47,16 @@ async function timed<T>(action: () => Promise<T>): Promise<[T, number]> {
 }
 
 describe('an upstream that is down', () => {
-  it('gives 503 SERVICE_UNAVAILABLE at once, for reads and for writes with a body', async () => {
+  it('gives 503 SERVICE_UNAVAILABLE with Retry-After once the restart wait is over, for reads and for writes with a body', async () => {
     const [read, readMs] = await timed(() =>
       gateway.inject({ method: 'GET', url: `/api/collections/${id}`, headers: { 'x-request-id': 'down-1' } }),
     );
     const body = expectProblem(read, 503, 'SERVICE_UNAVAILABLE');
     expect(body).toMatchObject({ requestId: 'down-1', instance: `/api/collections/${id}` });
-    expect(readMs).toBeLessThan(1_000);
+    expect(read.headers['retry-after']).toBe('1');
+    // Tried again with pauses of 100, 200, 400 ms… within the wait, and not much past it.
+    expect(readMs).toBeGreaterThanOrEqual(RESTART_WAIT_MS - 1_000);
+    expect(readMs).toBeLessThan(RESTART_WAIT_MS + 1_000);
 
     const write = await gateway.inject({
       method: 'DELETE',

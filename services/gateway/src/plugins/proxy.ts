@@ -15,7 +15,7 @@ import { type Admission, requestClassOf } from '../admission/admission.js';
 import { recordResponses } from '../response-record.js';
 import { routeEachRequest } from '../routed-request.js';
 import { codesOf, isIdempotent, wasCutOff, wasRefused } from '../upstream-failures.js';
-import type { Upstreams } from '../upstreams.js';
+import { pauseBeforeRetry, type Upstreams } from '../upstreams.js';
 
 export interface ProxyOptions {
   upstreams: Upstreams;
@@ -77,7 +77,10 @@ export function forwardedResponseHeaders(headers: IncomingHttpHeaders, reply: Fa
 function onUpstreamError(reply: FastifyReply, { error }: { error: Error }): void {
   if ((error as Error & { code?: string }).code === 'FST_REPLY_FROM_GATEWAY_TIMEOUT')
     sendProblem(reply.request, reply, 504, 'The service did not answer in time');
-  else sendProblem(reply.request, reply, 503, 'The service is unavailable, try again later');
+  else {
+    reply.header('retry-after', 1);
+    sendProblem(reply.request, reply, 503, 'The service is unavailable, try again later');
+  }
 }
 
 /** Never forwarded: worded as the services' own 404 for an unknown route. */
@@ -136,34 +139,40 @@ export default async function proxyPlugin(app: App, { upstreams, limit, admissio
         : fromOptions;
       const idempotent = isIdempotent(request);
       // Each instance in turn, moving on while they refuse the connection or answer that they are stopping
-      // and did not take the request, or cut it off a request that acts once however often it is sent.
+      // and did not take the request, or cut it off a request that acts once however often it is sent. Once every
+      // instance has, they are all tried again after a pause, until the restart wait is over: a restart is a wait.
+      const waitUntil = Date.now() + upstreams.restartWaitMs;
+      let rounds = 0;
+      const canWait = () => !reply.raw.destroyed && Date.now() + pauseBeforeRetry(rounds) < waitUntil;
+      const tryAgain = (base: string, others: string[], why: object, message: string): void => {
+        request.log.warn({ upstream: base, ...why }, message);
+        if (others.length > 0) return forward(others);
+        setTimeout(() => forward(upstreams.inTurn(service)), pauseBeforeRetry(rounds++));
+      };
       const forward = ([base, ...others]: string[]): void => {
         let notTaken = false;
         reply.from(`${base}${target.path}`, {
           ...options,
           queryString: () => target.query,
           rewriteHeaders(headers) {
-            notTaken = others.length > 0 && headers[NOT_TAKEN_HEADER] !== undefined;
+            notTaken = headers[NOT_TAKEN_HEADER] !== undefined && (others.length > 0 || canWait());
             return notTaken ? {} : forwardedResponseHeaders(headers, reply);
           },
           onResponse(_request, _reply, response) {
             if (!notTaken) return void reply.send(response.stream);
             response.stream.resume();
             upstreams.stopping(base!);
-            request.log.warn(
-              { upstream: base },
-              'upstream stopping did not take the request: trying the next instance',
-            );
-            forward(others);
+            tryAgain(base!, others, {}, 'upstream stopping did not take the request: trying it again elsewhere');
           },
           onError: (_sameReply, failure) => {
-            const passOn = others.length > 0 && (wasRefused(failure.error) || (idempotent && wasCutOff(failure.error)));
-            if (!passOn) return onUpstreamError(reply, failure);
-            request.log.warn(
-              { upstream: base, codes: codesOf(failure.error) },
-              'upstream failed before answering: trying the next instance',
+            const untaken = wasRefused(failure.error) || (idempotent && wasCutOff(failure.error));
+            if (!untaken || (others.length === 0 && !canWait())) return onUpstreamError(reply, failure);
+            tryAgain(
+              base!,
+              others,
+              { codes: codesOf(failure.error) },
+              'upstream failed before answering: trying it again elsewhere',
             );
-            forward(others);
           },
         });
       };
