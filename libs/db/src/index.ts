@@ -5,3 +5,4 @@ export * from './page.js';
 export { SharedTransaction } from './ambient.js';
 export * from './budgets.js';
 export { writeInBatches } from './write-batches.js';
+export { isTransientDatabaseError } from './transient.js';

@@ -1,5 +1,8 @@
+import { readdir } from 'node:fs/promises';
+import { extname } from 'node:path';
 import { runner } from 'node-pg-migrate';
 import pg from 'pg';
+import { isTransientDatabaseError } from './transient.js';
 
 /** A folder of SQL migrations and the table that records which of them ran. */
 export interface MigrationSet {
@@ -7,8 +10,9 @@ export interface MigrationSet {
   table: string;
 }
 
-interface InfoLogger {
+interface MigrateLogger {
   info(object: object, message: string): void;
+  warn(object: object, message: string): void;
 }
 
 export interface MigrateSettings {
@@ -17,25 +21,100 @@ export interface MigrateSettings {
   schema: string;
   /** Run in order, each with its own record table, e.g. the outbox tables and then the service's own. */
   sets: MigrationSet[];
-  logger: InfoLogger;
+  logger: MigrateLogger;
+}
+
+/**
+ * 0.25 s, 0.5 s, then every 1 s: the wait before migrating again after the database went away. Short, as
+ * a database that restarts again and again is up for a few seconds at a time, and a try costs little.
+ */
+const retryDelayMs = (failures: number) => Math.min(250 * 2 ** (failures - 1), 1_000);
+
+/** node-pg-migrate wraps some errors in its own, text only: the connection's own end tells what happened. */
+class ConnectionLost extends Error {
+  constructor(cause: unknown) {
+    super('the database connection was lost while migrating', { cause });
+  }
 }
 
 /**
  * Brings `schema` up to date. node-pg-migrate's advisory lock is one per database: services (and
  * instances) starting at once wait for it in turn, and the later instances of a service find nothing
- * to do.
+ * to do. Each set runs in one transaction; when the database goes away meanwhile (a restart, a lost
+ * connection), whatever the set had done is rolled back by the server, and the whole run is tried again
+ * on a new connection once it is back, for as long as it takes: a start never fails for a dependency
+ * that is only away. A migration that fails by itself (bad SQL) rejects at once.
  */
-export async function migrate({ databaseUrl, schema, sets, logger }: MigrateSettings): Promise<void> {
+export async function migrate(settings: MigrateSettings): Promise<void> {
+  for (let failures = 1; ; failures += 1) {
+    try {
+      return await migrateOnce(settings);
+    } catch (err) {
+      if (!(err instanceof ConnectionLost) && !isTransientDatabaseError(err)) throw err;
+      const retryInMs = retryDelayMs(failures);
+      settings.logger.warn(
+        { err, schema: settings.schema, retryInMs },
+        'the database is unavailable while migrating: migrating again once it is back',
+      );
+      await new Promise((resolve) => setTimeout(resolve, retryInMs));
+    }
+  }
+}
+
+async function migrateOnce({ databaseUrl, schema, sets, logger }: MigrateSettings): Promise<void> {
   // A client of our own, heard when its connection breaks: node-pg-migrate's would emit an 'error' that
   // nobody listens to, and crash the process, when the database goes away mid-migration. Broken, it
-  // fails the query in flight instead, and the caller may try again.
-  const client = new pg.Client({ connectionString: databaseUrl });
+  // fails the query in flight instead, and the run is tried again.
+  const client = new pg.Client({ connectionString: databaseUrl, keepAlive: true, connectionTimeoutMillis: 10_000 });
+  // Lost once connected and before we end it; a connection refused (a wrong password say) tells by its error.
+  let connected = false;
+  let ending = false;
+  let lost = false;
   client.on('error', () => undefined);
-  await client.connect();
+  client.on('end', () => {
+    lost = connected && !ending;
+  });
   try {
+    await client.connect();
+    connected = true;
+    // An instance started again (the usual start) has nothing to do: one query, and no wait for the lock.
+    if (await upToDate(client, schema, sets)) return;
     await migrateWith(client, schema, sets, logger);
+  } catch (err) {
+    throw lost ? new ConnectionLost(err) : err;
   } finally {
+    ending = true;
     await client.end().catch(() => undefined);
+  }
+}
+
+/** SQLSTATEs of a schema or migrations table not made yet: a first start. */
+const NOT_MADE_YET = new Set(['3F000', '42P01']);
+
+/**
+ * Whether every set's table records every migration of its folder, named as node-pg-migrate names them
+ * (the file's name without its extension, dot files left out); read without the lock, as nothing at
+ * start unapplies a migration.
+ */
+async function upToDate(client: pg.Client, schema: string, sets: MigrationSet[]): Promise<boolean> {
+  const files = await Promise.all(
+    sets.map(async (set) =>
+      (await readdir(set.dir))
+        .filter((file) => !file.startsWith('.'))
+        .map((file) => file.slice(0, -extname(file).length || undefined)),
+    ),
+  );
+  const reads = sets.map(
+    (set, i) =>
+      `SELECT ${i} AS set_index, name FROM ${client.escapeIdentifier(schema)}.${client.escapeIdentifier(set.table)}`,
+  );
+  try {
+    const { rows } = await client.query<{ set_index: number; name: string }>(reads.join(' UNION ALL '));
+    const recorded = sets.map((_, i) => new Set(rows.filter((row) => row.set_index === i).map((row) => row.name)));
+    return files.every((names, i) => names.every((name) => recorded[i]!.has(name)));
+  } catch (err) {
+    if (NOT_MADE_YET.has((err as { code?: string }).code ?? '')) return false;
+    throw err;
   }
 }
 
@@ -43,7 +122,7 @@ async function migrateWith(
   dbClient: pg.Client,
   schema: string,
   sets: MigrationSet[],
-  logger: InfoLogger,
+  logger: MigrateLogger,
 ): Promise<void> {
   for (const set of sets) {
     const applied = await runner({

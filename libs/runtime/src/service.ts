@@ -1,6 +1,6 @@
 import { loadConfig, readSettingFile } from '@recipes/config';
 import { assertDeclared } from '@recipes/contracts';
-import { createPool, isDatabaseReachable, migrate, type Pool } from '@recipes/db';
+import { createPool, isDatabaseReachable, isTransientDatabaseError, migrate, type Pool } from '@recipes/db';
 import { type App, isDependencyUnavailable, listen } from '@recipes/http';
 import { KeyPurger } from '@recipes/idempotency';
 import { createLogger, type Logger } from '@recipes/logging';
@@ -26,8 +26,8 @@ import {
 } from './definition.js';
 import { consumerQueuesOf, queueOf } from './queues.js';
 
-/** 0.5 s, 1 s … up to 5 s: the wait between tries to reach the database at start. */
-const startBackoffMs = backoff({ firstMs: 250, maxMs: 5_000 });
+/** 0.5 s, then every 1 s: the wait between tries to reach the database at start, where it may be up for seconds only. */
+const startBackoffMs = backoff({ firstMs: 250, maxMs: 1_000 });
 
 /** How `startBackendService` is given what the environment and files hold; tests pass their own. */
 export interface StartOptions<C> {
@@ -45,22 +45,25 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-const STARTUP_PATIENCE_MS = 120_000;
-
-/** Runs `work` again, with a growing pause, for as long as it fails because a dependency is unavailable. */
+/**
+ * Runs `work` again, with a growing pause, for as long as it fails because a dependency is unavailable:
+ * however long that lasts, as an instance that gave up would only be started again to wait the same.
+ */
 async function whileUnavailable<T>(work: () => Promise<T>, logger: Logger): Promise<T> {
-  const deadline = Date.now() + STARTUP_PATIENCE_MS;
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await work();
     } catch (err) {
-      if (!isDependencyUnavailable(err) || Date.now() > deadline) throw err;
+      if (!isTransient(err)) throw err;
       const retryInMs = startBackoffMs(attempt + 1);
       logger.warn({ err, retryInMs }, 'the database is unavailable at start: waiting for it');
       await new Promise((resolve) => setTimeout(resolve, retryInMs));
     }
   }
 }
+
+/** A dependency away for the moment (a look-up unanswered, the database restarting or busy): worth trying again. */
+const isTransient = (error: unknown) => isDependencyUnavailable(error) || isTransientDatabaseError(error);
 
 /** Everything a backend service needs to serve, wired in order; listening is left to the caller. */
 export async function startBackendService<C extends BackendConfig, P>(
@@ -71,8 +74,9 @@ export async function startBackendService<C extends BackendConfig, P>(
 
   if (config.MIGRATE_ON_START) {
     const sets = migrationSetsOf(definition);
-    // A database restarting as the service starts is waited for, as it is once the service runs.
-    await whileUnavailable(() => migrate({ databaseUrl: config.DATABASE_URL, schema: name, sets, logger }), logger);
+    // A database restarting as the service starts is waited for (and the migrations run again whole), as it is
+    // once the service runs.
+    await migrate({ databaseUrl: config.DATABASE_URL, schema: name, sets, logger });
   }
 
   const pool = createPool({
@@ -139,7 +143,7 @@ export async function startBackendService<C extends BackendConfig, P>(
           retryDelaysMs: config.EVENT_RETRY_DELAYS_MS,
           // A database that is away, or an owner whose look-up cannot be answered, is waited for, never an attempt.
           isReady: () => isDatabaseReachable(pool),
-          isTransient: isDependencyUnavailable,
+          isTransient,
           handle: dispatcher(handlers),
         })
       : undefined;

@@ -75,7 +75,7 @@ describe('startBackendService with the database away', () => {
       logger,
     });
     // The barrier: it has met the outage at least once.
-    while (!warnings.includes('the database is unavailable at start: waiting for it'))
+    while (!warnings.includes('the database is unavailable while migrating: migrating again once it is back'))
       await new Promise((resolve) => setTimeout(resolve, 20));
     proxy.restore();
     service = await started;
