@@ -23,6 +23,11 @@ export interface Caller {
   username: string;
   /** The session the token belongs to (its `sid`) and when it was issued; absent for a token from before sessions. */
   session?: { id: string; issuedAt: number };
+  /**
+   * Set only on a route that takes tokens of ended sessions (`acceptsEndedSessions` in its config), when this
+   * token's session has ended: the route decides what such a caller may still learn.
+   */
+  sessionEnded?: true;
 }
 
 const claimsSchema = z.object({
@@ -36,6 +41,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Who sent the request, whenever it came with a token (which is then always valid). */
     caller?: Caller;
+  }
+  interface FastifyContextConfig {
+    /**
+     * The route answers a token of an ended session itself, instead of the 401 every other route gives: e.g.
+     * a retried account deletion, whose first try ended the sessions.
+     */
+    acceptsEndedSessions?: boolean;
   }
   interface FastifyInstance {
     auth: {
@@ -105,8 +117,11 @@ async function authPlugin(app: FastifyInstance, settings: AuthSettings) {
     if (
       session &&
       settings.endedSessions?.refuses({ userId: caller.id, sessionId: session.id, issuedAt: session.issuedAt })
-    )
-      throw unauthorized('The session has ended');
+    ) {
+      if (request.routeOptions.config.acceptsEndedSessions !== true) throw unauthorized('The session has ended');
+      request.caller = Object.freeze({ ...caller, sessionEnded: true as const });
+      return;
+    }
     request.caller = caller;
   }
 

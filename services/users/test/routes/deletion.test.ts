@@ -85,6 +85,39 @@ describe('DELETE /api/users/me', () => {
     });
   });
 
+  it('answers 202 again to a retry once the deletion committed, whichever token of the account it comes with', async () => {
+    const fay = await harness.registered('del_fay');
+    const second = (await login('del_fay')).json() as { token: string };
+    expect((await remove(fay.token, { password: 'password123' })).statusCode).toBe(202);
+    // The first answer lost: the same request again, then one from the account's other session.
+    for (const token of [fay.token, second.token]) {
+      const retried = await remove(token, { password: 'password123' });
+      expect([retried.statusCode, retried.json()]).toEqual([202, { message: 'Account deletion started' }]);
+    }
+    // Begun once: one tombstone, one user.deleted.
+    const deleted = (await harness.published()).filter(
+      (event) => event.type === 'user.deleted' && (event.data as { userId: string }).userId === fay.user.id,
+    );
+    expect(deleted).toHaveLength(1);
+    // Every other route still refuses those tokens.
+    expectProblem(await harness.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(fay.token) }), 401);
+  });
+
+  it('answers 202 to a retry on an instance that has not heard of the deletion yet', async () => {
+    const gus = await harness.registered('del_gus');
+    // The deletion as another instance committed it: the tombstone, which this process has not heard of.
+    await harness.pool.query('UPDATE users SET deleted_at = now(), password_hash = NULL WHERE id = $1', [gus.user.id]);
+    const retried = await remove(gus.token, { password: 'password123' });
+    expect(retried.statusCode).toBe(202);
+  });
+
+  it('still refuses a token whose session ended, of an account not deleted', async () => {
+    const hal = await harness.registered('del_hal');
+    await harness.app.inject({ method: 'POST', url: '/api/auth/logout', headers: bearer(hal.token) });
+    expectProblem(await remove(hal.token, { password: 'password123' }), 401);
+    expect(await harness.parts.deletions.find(hal.user.id)).toBeUndefined();
+  });
+
   it('completes once every erasing service has confirmed, however they come; counts as stalled when old', async () => {
     const eve = await harness.registered('del_eve');
     expect((await remove(eve.token, { password: 'password123' })).statusCode).toBe(202);

@@ -20,11 +20,14 @@ export default async function deletionRoutes(
     '/me',
     {
       onRequest: app.auth.required,
+      // A retry's token: its session ended with the deletion its first try committed.
+      config: { acceptsEndedSessions: true },
       schema: {
         summary: 'Delete the caller’s account',
         description:
           'Every session ends at once; the username stays reserved; every service then erases what it holds of the user. ' +
-          'A wrong `password` is `401` and counts as a failed login.',
+          'A wrong `password` is `401` and counts as a failed login. A retry after a deletion that began (its answer lost) ' +
+          'is `202` again, with the token of the deleted account.',
         operationId: 'deleteMyAccount',
         tags: ['users'],
         security: [{ bearerAuth: [] }],
@@ -34,12 +37,18 @@ export default async function deletionRoutes(
     },
     async (request, reply) => {
       const caller = callerOf(request);
+      const started = () => reply.code(202).send({ message: 'Account deletion started' });
+      // A retry of a deletion that committed, whose answer a fault lost: the same answer again. The password
+      // went with the account, so the tombstone decides, for a token of the account signed before it left.
+      if (await deletions.find(caller.id)) return started();
+      if (caller.sessionEnded) throw unauthorized('The session has ended');
       await passwordChecked(request, reply, caller.username, () =>
         accounts.authenticate(caller.username, request.body.password),
       );
-      // Two deletions at once: the second finds no live account, as a token of a deleted one would.
-      if (!(await deletions.start(caller.id, request.id))) throw unauthorized('The token is invalid or expired');
-      return reply.code(202).send({ message: 'Account deletion started' });
+      // Two deletions at once: the second finds no live account, but the tombstone of the first.
+      if (!(await deletions.start(caller.id, request.id)) && !(await deletions.find(caller.id)))
+        throw unauthorized('The token is invalid or expired');
+      return started();
     },
   );
 }
