@@ -5,10 +5,29 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const nameOf = (process) => `${process.service}#${process.instance}`;
 
+/** How long a process that runs may take to be ready before it is taken for hung: far longer than any outage. */
+const HUNG_AFTER_MS = 300_000;
+
+/** Resolves once `process` answers ready; rejects if it exits first, or after `timeoutMs`. */
+async function untilReady(process, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (process.running && Date.now() < deadline) {
+    const ready = await fetch(`${process.url}/health/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) return;
+    await sleep(200);
+  }
+  throw new Error(process.running ? `not ready within ${timeoutMs} ms` : 'exited before it was ready');
+}
+
 /**
- * Starts `process` until it is ready, trying again for up to `timeoutMs`: a service exits when it
- * loses the database while it migrates, as it may well do while the campaign stops PostgreSQL every
- * few seconds (an orchestrator would restart it the same way). `log` hears of each failed attempt.
+ * Starts `process` until it is ready, as an orchestrator would restart it. One that exits before it is
+ * ready is started again, for up to `timeoutMs` (a service should never exit for a dependency that is
+ * only away: each such exit is logged through `log`). One that runs but is not ready yet (its start-up
+ * waits for PostgreSQL or RabbitMQ, which the campaign stops every few seconds) is waited for, not
+ * killed: a kill would only make it start over, and wait the same.
  */
 export async function startProcess(process, { timeoutMs = 90_000, log } = {}) {
   const deadline = Date.now() + timeoutMs;
@@ -17,8 +36,10 @@ export async function startProcess(process, { timeoutMs = 90_000, log } = {}) {
     try {
       await process.start();
       return;
-    } catch (error) {
-      // A process that is up but not yet ready when start() gives up would be started twice.
+    } catch (notReady) {
+      const error = process.running ? await untilReady(process, HUNG_AFTER_MS).catch((late) => late) : notReady;
+      if (error === undefined) return;
+      // A process that is up but hung when we give up would be started twice.
       await process.kill('SIGKILL');
       log?.(`${nameOf(process)}: start ${attempt} failed (${error.message.split('\n')[0]})`);
       if (Date.now() >= deadline) throw error;
