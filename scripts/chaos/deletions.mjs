@@ -27,8 +27,8 @@ export function startDeletions({ apiUrl, world, rng, loops = 2, actions = [4, 10
   const { call, requests } = apiClient(apiUrl);
   /**
    * Every leaver: `{ id, username, made: { recipes, posts, collections }, commentedOn: [{ type, id }],
-   * witnesses: [userId], deletion }`; `deletion`: 202, 'uncertain' (unavailable, then 401: it may have begun)
-   * or undefined (never begun).
+   * witnesses: [userId], deletion }`; `deletion`: 202, 'uncertain' (never answered but
+   * unavailable: it may have begun) or undefined (never begun).
    */
   const leavers = [];
   /** Answers the API should not have given: `{ action, status }`. */
@@ -153,14 +153,13 @@ export function startDeletions({ apiUrl, world, rng, loops = 2, actions = [4, 10
   /**
    * DELETE /users/me, again while unavailable. One answered unavailable (no answer, 504, or a 503 from the
    * gateway that lost the users instance after it had sent the request on) may have begun it all the same:
-   * the next is then refused 401 (its sessions ended).
+   * the next is then answered 202 again, with the token of the deleted account (docs/api.md §11.2), never 401.
    */
   async function leave(leaver) {
     let unanswered = false;
     for (let attempt = 1; attempt <= 10; attempt += 1) {
       const reply = await ask('delete', 'DELETE', '/users/me', { body: { password: PASSWORD }, token: leaver.token });
       if (reply.status === 202) return 202;
-      if (reply.status === 401 && unanswered) return 'uncertain';
       if (outcomeOf(reply.status) !== 'unavailable') {
         wrong.push({ action: 'delete', status: reply.status });
         return undefined;

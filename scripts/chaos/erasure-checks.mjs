@@ -196,7 +196,7 @@ export async function erasureChecks({ db, apiUrl, world, leavers, wrong, request
     row(
       'deletions: every one begun completes once the faults end',
       notBegun.length + incomplete.length + (found.size === 0 ? 1 : 0),
-      `${found.size} begun (${answered.length} answered 202, ${uncertain.length} unavailable then 401), ` +
+      `${found.size} begun (${answered.length} answered 202, ${uncertain.length} never answered but unavailable), ` +
         `${gone.length} complete, slowest ${(slowest / 1_000).toFixed(1)} s; ${notBegun.length} answered 202 without a tombstone, ` +
         `${incomplete.length} incomplete after ${COMPLETES_WITHIN_MS / 1_000} s` +
         sample(incomplete.map((t) => `${t.id} confirmed by ${t.erasedBy.join('+') || 'none'}`)) +
