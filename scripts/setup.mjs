@@ -1,8 +1,10 @@
 // Makes a fresh clone runnable: installs dependencies when the lock file changed, then builds
 // incrementally (tsc -b skips what is up to date); for a test run, also the browser, Prometheus, Redis and HAProxy;
-// for the bench, HAProxy. Uses nothing but Node itself.
+// for `npm start`, HAProxy and the PostgreSQL and RabbitMQ it runs against; for the bench, HAProxy. Uses nothing but
+// Node itself.
 import { execSync } from 'node:child_process';
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 
 const installed = 'node_modules/.package-lock.json';
 if (!existsSync(installed) || statSync('package-lock.json').mtimeMs > statSync(installed).mtimeMs) {
@@ -66,4 +68,65 @@ if (process.argv.includes('--redis') && !process.env.REDIS_URL) {
     });
     for (let tries = 0; tries < 50 && !answers(); tries++) execSync('sleep 0.1');
   }
+}
+
+// `npm start` on a fresh machine: PostgreSQL and RabbitMQ where DATABASE_URL and AMQP_URL name this machine and
+// nothing answers there, installed (Debian's packages, as root) where missing, then started. Elsewhere
+// scripts/start.mjs says what to start.
+if (process.argv.includes('--servers')) {
+  const database = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/recipes');
+  const broker = new URL((process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672').split(',')[0]);
+  if (isLocal(database) && !(await listening(database, 5432))) startPostgres();
+  if (isLocal(broker) && !(await listening(broker, 5672))) startRabbitMq();
+}
+
+function isLocal(url) {
+  return ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+}
+
+function listening(url, defaultPort) {
+  return new Promise((done) => {
+    const socket = connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || defaultPort) });
+    socket.setTimeout(2000, () => done(socket.destroy() && false));
+    socket.once('connect', () => done(socket.end() && true));
+    socket.once('error', () => done(false));
+  });
+}
+
+function waitFor(command, seconds) {
+  for (let tries = 0; tries < seconds * 2; tries++) {
+    try {
+      return execSync(command, { stdio: 'ignore' });
+    } catch {
+      execSync('sleep 0.5');
+    }
+  }
+  throw new Error(`setup: "${command}" still fails after ${seconds} s`);
+}
+
+function startPostgres() {
+  const freshlyInstalled = !existsSync('/usr/bin/pg_ctlcluster');
+  installDebianPackage('/usr/bin/pg_ctlcluster', 'postgresql', 'npm start');
+  if (!existsSync('/usr/bin/pg_ctlcluster')) return;
+  const [version] = readdirSync('/etc/postgresql');
+  if (freshlyInstalled) {
+    // The default DATABASE_URL has no password: a cluster this script made trusts connections from this machine
+    // only, as the development machines' clusters do.
+    const hba = `/etc/postgresql/${version}/main/pg_hba.conf`;
+    writeFileSync(
+      hba,
+      readFileSync(hba, 'utf8').replace(/^(host\s+all\s+all\s+(?:127\.0\.0\.1\/32|::1\/128)\s+)\S+$/gm, '$1trust'),
+    );
+  }
+  console.log(`setup: starting PostgreSQL ${version} (pg_ctlcluster ${version} main start)`);
+  execSync(`pg_ctlcluster --skip-systemctl-redirect ${version} main start`, { stdio: 'inherit' });
+  waitFor('pg_isready -h 127.0.0.1 -p 5432 -q', 30);
+}
+
+function startRabbitMq() {
+  installDebianPackage('/usr/sbin/rabbitmq-server', 'rabbitmq-server', 'npm start');
+  if (!existsSync('/usr/sbin/rabbitmq-server')) return;
+  console.log('setup: starting RabbitMQ (rabbitmq-server -detached)');
+  execSync('rabbitmq-server -detached', { stdio: 'inherit' });
+  waitFor('rabbitmqctl -q await_startup', 60);
 }
