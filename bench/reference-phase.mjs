@@ -65,7 +65,7 @@ export const startProcess = (script, port, env) =>
  * with `settings` for its limits where given, by `startCommand`.
  */
 export async function startFront(port, gateway, settings) {
-  const { command, args, remove } = frontCommand({ port, gateway, settings });
+  const { command, args, remove } = frontCommand({ port, gateways: [gateway], settings });
   return startCommand(command, args, port).finally(remove);
 }
 

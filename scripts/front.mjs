@@ -55,15 +55,21 @@ const AT_CAPACITY = answer(503, 'The service is at capacity, try again shortly')
 export const FRONT_SOURCE_ADDRESS = '127.0.0.2';
 
 /**
- * HAProxy's configuration: listening on 127.0.0.1:`port`, everything to the gateway at `gateway` (its base URL):
+ * HAProxy's configuration: listening on 127.0.0.1:`port`, everything to the gateways at `gateways` (their base URLs):
  * reads, writes and the notification stream each by a way of its own. The client's address goes on in
  * X-Forwarded-For, set by HAProxy in place of whatever the client sent (`option forwardfor` would append to a forged
  * one), from `FRONT_SOURCE_ADDRESS`, the one peer the gateway believes: its per-address limits see each client, and no
  * client can name another address. A request must arrive within 10 s (a slow client holds no slot); a stream's
  * keep-alive (15 s) keeps its connection inside the 60 s idle timeouts.
  */
-export function frontConfig({ port, gateway, settings = FRONT_DEFAULTS }) {
-  const { hostname, port: gatewayPort } = new URL(gateway);
+export function frontConfig({ port, gateways, settings = FRONT_DEFAULTS }) {
+  const servers = (options = '') =>
+    gateways
+      .map((url, i) => {
+        const { hostname, port: gatewayPort } = new URL(url);
+        return `  server gateway${i} ${hostname}:${gatewayPort}${options}`;
+      })
+      .join('\n');
   return `global
   nbthread 1
 
@@ -76,6 +82,10 @@ defaults
   timeout server 60s
   timeout http-keep-alive 30s
   timeout queue ${settings.queueMs}ms
+  # A gateway restarting refuses connections for a few seconds: a request whose connection it refused never
+  # reached it, and is tried again, on the other gateway where there are two (redispatch), about once a second.
+  retries 10
+  option redispatch 1
   # HAProxy's own answers in the gateway's form: a request that waited too long or found the gateway
   # down, a gateway that answered wrongly or not in time.
   http-error ${AT_CAPACITY}
@@ -94,14 +104,14 @@ frontend front
 
 backend reads
   http-reuse always
-  server gateway ${hostname}:${gatewayPort} maxconn ${settings.maxconn}
+${servers(` maxconn ${settings.maxconn}`)}
 
 backend writes
   http-reuse always
-  server gateway ${hostname}:${gatewayPort}
+${servers()}
 
 backend streams
-  server gateway ${hostname}:${gatewayPort}
+${servers()}
 `;
 }
 

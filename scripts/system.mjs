@@ -1,12 +1,11 @@
 // Starts the built services and the gateway as separate processes on spare ports, on a database of
 // their own, for the benchmark and the whole-system tests; and stops them.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { ensureKeyPair, ensureVapidKeys } from './keys.mjs';
-import { allocatorSettings, serviceArgs, services, upstreamVariables } from './services.mjs';
+import { ServiceProcess } from './service-process.mjs';
+import { allocatorSettings, services, upstreamVariables } from './services.mjs';
 
 /**
  * Instance n of a service listens 10 ports above instance n - 1; its internal routes 25 above its own
@@ -30,19 +29,6 @@ async function freshDatabase(adminUrl, name) {
   return url.toString();
 }
 
-async function waitUntilReady(url, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const ok = await fetch(`${url}/health/ready`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} did not become ready within ${timeoutMs} ms`);
-}
-
 /**
  * Where instance `instance` of `service` listens in a system whose ports are moved by `portOffset`: its
  * port, its public URL and its internal URL (for a service that has internal routes).
@@ -55,74 +41,6 @@ export function addressesOf(portOffset) {
     urlOf: (service, instance = 0) => `http://127.0.0.1:${portOf(service, instance)}`,
     internalUrlOf: (service, instance = 0) => `http://127.0.0.1:${portOf(service, instance) + INTERNAL_PORT_SHIFT}`,
   };
-}
-
-/**
- * One service instance as a child process that can be signalled and started again on the same port,
- * database and queue, as an orchestrator would restart it.
- */
-class ServiceProcess {
-  #child;
-  #exited;
-
-  constructor({ service, instance, port, env, logs, inspectPort, readyWithinMs }) {
-    this.service = service;
-    this.instance = instance;
-    this.port = port;
-    this.url = `http://127.0.0.1:${port}`;
-    this.metricsUrl = `http://127.0.0.1:${port + METRICS_PORT_SHIFT}`;
-    this.env = env;
-    this.logs = logs;
-    this.inspectPort = inspectPort;
-    this.readyWithinMs = readyWithinMs;
-    /** With `logs: 'pipe'`, every line the process wrote to stdout, across restarts. */
-    this.lines = [];
-    /** With `logs: 'pipe'`, every line it wrote to stderr (shown as it comes, too), across restarts. */
-    this.errorLines = [];
-  }
-
-  get pid() {
-    return this.#child?.pid;
-  }
-
-  get running() {
-    return this.#child !== undefined && this.#child.exitCode === null && this.#child.signalCode === null;
-  }
-
-  /** Spawns the process and resolves once it reports ready. */
-  async start() {
-    this.#child = spawn(process.execPath, serviceArgs(this.service), {
-      stdio: ['ignore', this.logs, this.logs === 'pipe' ? 'pipe' : 'inherit'],
-      env: this.env,
-    });
-    if (this.logs === 'pipe') {
-      createInterface({ input: this.#child.stdout }).on('line', (line) => this.lines.push(line));
-      createInterface({ input: this.#child.stderr }).on('line', (line) => {
-        this.errorLines.push(line);
-        process.stderr.write(`${line}\n`);
-      });
-    }
-    // 'close' rather than 'exit': by then every line the process wrote has been read.
-    this.#exited = new Promise((done) => this.#child.once('close', (code, signal) => done({ code, signal })));
-    await Promise.race([
-      waitUntilReady(this.url, this.readyWithinMs),
-      this.#exited.then(({ code, signal }) => {
-        throw new Error(`${this.service}#${this.instance} exited (${signal ?? code}) before it was ready`);
-      }),
-    ]);
-  }
-
-  /** Sends `signal` and resolves with how the process ended. */
-  async kill(signal = 'SIGTERM') {
-    if (!this.running) return this.#exited;
-    this.#child.kill(signal);
-    return this.#exited;
-  }
-
-  async restart() {
-    await this.kill('SIGTERM');
-    await this.start();
-  }
 }
 
 /**
@@ -204,6 +122,7 @@ export async function startSystem({
         service,
         instance,
         port: portOf(service, instance),
+        metricsPort: portOf(service, instance) + METRICS_PORT_SHIFT,
         logs,
         inspectPort,
         readyWithinMs,

@@ -5,7 +5,7 @@ import { type App, type LimitHook, logWhenClosedByClient, onShutdown, sendProble
 import { openStreamsMetric } from '@recipes/metrics';
 import { type Service, streamRoutes } from '../route-table.js';
 import type { UpstreamStream } from '../stream-sessions.js';
-import type { Upstreams } from '../upstreams.js';
+import { pauseBeforeRetry, type Upstreams } from '../upstreams.js';
 import { wasRefused } from '../upstream-failures.js';
 import { routeEachRequest } from '../routed-request.js';
 import { forwardedRequestHeaders, forwardedResponseHeaders } from './proxy.js';
@@ -39,8 +39,17 @@ export default async function streamProxyPlugin(app: App, { upstreams, limit, st
 
       const targetPath = `${target.path}${target.query ? `?${target.query}` : ''}`;
       const requestHeaders = forwardedRequestHeaders(request, { ...request.headers }) as OutgoingHttpHeaders;
-      const upstream = await openOnAnyInstance(upstreams, service, targetPath, requestHeaders, request.log);
-      if (!upstream) return sendProblem(request, reply, 503, 'The service is unavailable, try again later');
+      const upstream = await openWithinRestartWait(upstreams, service, targetPath, requestHeaders, request.log);
+      // A client that went while its stream waited for an instance never hears of it.
+      if (upstream && request.raw.destroyed) {
+        reply.hijack();
+        upstream.body.close(constants.NGHTTP2_CANCEL);
+        return;
+      }
+      if (!upstream) {
+        reply.header('retry-after', 1);
+        return sendProblem(request, reply, 503, 'The service is unavailable, try again later');
+      }
 
       reply.hijack();
       logWhenClosedByClient(request, reply);
@@ -54,6 +63,27 @@ export default async function streamProxyPlugin(app: App, { upstreams, limit, st
       reply.raw.flushHeaders();
       relay(upstream.body, reply.raw, open, stallTimeoutMs, request.log);
     });
+  }
+}
+
+/**
+ * The stream opened on the first instance that takes it, each instance tried in turn, and all of them again after a
+ * pause while none does, until the restart wait is over (a service restarting is a wait, as for any request).
+ */
+async function openWithinRestartWait(
+  upstreams: Upstreams,
+  service: Service,
+  path: string,
+  headers: OutgoingHttpHeaders,
+  log: FastifyBaseLogger,
+): Promise<UpstreamStream | undefined> {
+  const waitUntil = Date.now() + upstreams.restartWaitMs;
+  for (let round = 0; ; round++) {
+    const upstream = await openOnAnyInstance(upstreams, service, path, headers, log);
+    const taken = upstream !== undefined && upstream.statusCode !== 503;
+    if (taken || Date.now() + pauseBeforeRetry(round) >= waitUntil) return upstream;
+    upstream?.body.close(constants.NGHTTP2_CANCEL);
+    await new Promise((resolve) => setTimeout(resolve, pauseBeforeRetry(round)));
   }
 }
 
