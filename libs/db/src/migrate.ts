@@ -30,12 +30,18 @@ export interface MigrateSettings {
  */
 const retryDelayMs = (failures: number) => Math.min(250 * 2 ** (failures - 1), 1_000);
 
-/** node-pg-migrate wraps some errors in its own, text only: the connection's own end tells what happened. */
-class ConnectionLost extends Error {
+/**
+ * The database could not be reached, or the connection was lost mid-run. node-pg-migrate wraps some errors in
+ * its own, text only: the client's own end tells what happened.
+ */
+class DatabaseAway extends Error {
   constructor(cause: unknown) {
-    super('the database connection was lost while migrating', { cause });
+    super('the database could not be reached, or the connection was lost, while migrating', { cause });
   }
 }
+
+/** A connection the server refused for good: a wrong password (class 28), a database that does not exist. */
+const isRefusal = (error: unknown) => /^(28|3D)/.test(String((error as { code?: unknown }).code ?? ''));
 
 /**
  * Brings `schema` up to date. node-pg-migrate's advisory lock is one per database: services (and
@@ -50,7 +56,7 @@ export async function migrate(settings: MigrateSettings): Promise<void> {
     try {
       return await migrateOnce(settings);
     } catch (err) {
-      if (!(err instanceof ConnectionLost) && !isTransientDatabaseError(err)) throw err;
+      if (!(err instanceof DatabaseAway) && !isTransientDatabaseError(err)) throw err;
       const retryInMs = retryDelayMs(failures);
       settings.logger.warn(
         { err, schema: settings.schema, retryInMs },
@@ -75,13 +81,16 @@ async function migrateOnce({ databaseUrl, schema, sets, logger }: MigrateSetting
     lost = connected && !ending;
   });
   try {
-    await client.connect();
+    // Any failure to connect but a refusal is the database away: refused, reset, timed out, starting up.
+    await client.connect().catch((err: unknown) => {
+      throw isRefusal(err) ? err : new DatabaseAway(err);
+    });
     connected = true;
     // An instance started again (the usual start) has nothing to do: one query, and no wait for the lock.
     if (await upToDate(client, schema, sets)) return;
     await migrateWith(client, schema, sets, logger);
   } catch (err) {
-    throw lost ? new ConnectionLost(err) : err;
+    throw lost ? new DatabaseAway(err) : err;
   } finally {
     ending = true;
     await client.end().catch(() => undefined);
