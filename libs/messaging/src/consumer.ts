@@ -6,11 +6,16 @@ import { dependencyGate } from './dependency-gate.js';
 import { deliverer } from './delivery.js';
 import type { BrokerMetrics } from './metrics.js';
 import { checkRetryPolicy, DEFAULT_RETRY_DELAYS_MS, type RetryPolicy } from './retry.js';
-import { declareConsumerQueue, declareRetryQueues } from './topology.js';
+import { deadLetterExchangeOf, declareConsumerQueue, declareRetryQueues } from './topology.js';
 
 // Where each message goes after a delivery is decided in delivery.ts (retry.ts for the attempts); this
 // file wires the channels: declaring, consuming, closing.
-export { ATTEMPTS_HEADER, ORIGINAL_ROUTING_KEY_HEADER } from './message.js';
+export {
+  ATTEMPTS_HEADER,
+  DEAD_LETTER_REASON_HEADER,
+  ORIGINAL_ROUTING_KEY_HEADER,
+  REDELIVERIES_HEADER,
+} from './message.js';
 export { DEFAULT_RETRY_DELAYS_MS } from './retry.js';
 
 export interface ConsumerSpec {
@@ -114,7 +119,7 @@ export async function startConsumer(host: ConsumerHost, spec: ConsumerSpec): Pro
     metrics,
     policy,
     gate,
-    parking: { retries, queue, policy, settle },
+    parking: { retries, queue, deadLetterExchange: deadLetterExchangeOf(exchange), policy, settle },
     isClosing,
     isTransient,
     handle: spec.handle,

@@ -5,8 +5,9 @@ import { inSpan } from '@recipes/tracing';
 import { backoff } from './backoff.js';
 import { type DependencyGate, sleep } from './dependency-gate.js';
 import type { BrokerMetrics } from './metrics.js';
-import { failedAttemptsOf, parseEnvelope, typeOf } from './message.js';
-import { isLastAttempt, type Parking, type RetryPolicy, retryLater } from './retry.js';
+import { failedAttemptsOf, headersOf, parseEnvelope, redeliveriesOf, typeOf } from './message.js';
+import { deadLetter, isLastAttempt, type Parking, putBack, type RetryPolicy, retryLater } from './retry.js';
+import { CRASH_LOOP_REDELIVERIES, PUT_BACK_AFTER_DELIVERIES } from './topology.js';
 
 /** 0.25 s, 0.5 s … up to 5 s: the wait between tries of a handler whose dependency answers but still fails. */
 const heldBackoffMs = backoff({ firstMs: 250, maxMs: 5_000 });
@@ -23,10 +24,16 @@ export interface DeliverySettings {
   handle: (event: EventEnvelope, log: Logger) => Promise<void>;
 }
 
+/** The error's message, short, for the dead-letter reason header. */
+const reasonOf = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 500);
+
 /**
  * What happens to one delivered message: a malformed one is dead-lettered at once; a handled one is acked;
  * one whose handler met an unavailable dependency is held and handled again once it is back (not an
- * attempt); one whose handler failed otherwise goes to its next attempt, or to the dead letters.
+ * attempt); one whose handler failed otherwise goes to its next attempt, or to the dead letters. One
+ * redelivered often (connections lost while it was held) is put back as a new copy before the broker's
+ * delivery limit could dead-letter it; past `CRASH_LOOP_REDELIVERIES`, it is taken for one whose handling
+ * crashes the consumer. Each dead letter says why in its `x-dead-letter-reason` header.
  */
 export function deliverer(settings: DeliverySettings): (channel: Channel, message: ConsumeMessage) => Promise<void> {
   const { queue, logger, metrics, policy, gate, parking, isClosing, isTransient, handle } = settings;
@@ -44,14 +51,56 @@ export function deliverer(settings: DeliverySettings): (channel: Channel, messag
       );
       metrics.consumeFailed(type);
       metrics.deadLettered(type);
-      settle(() => channel.nack(message, false, false));
+      await deadLetter(
+        parking,
+        channel,
+        message,
+        failedAttemptsOf(message),
+        'malformed: not an event envelope',
+        logger,
+      );
       return;
     }
     const log = eventLogger(logger, event);
+    const redeliveries = redeliveriesOf(message);
+    if (redeliveries >= CRASH_LOOP_REDELIVERIES) {
+      log.error({ queue, redeliveries }, 'event redelivered too often to be handled: dead-lettered');
+      metrics.deadLettered(type);
+      const reason = `redelivered ${redeliveries} times without being settled: its handling may crash the consumer`;
+      await deadLetter(parking, channel, message, failedAttemptsOf(message), reason, log);
+      return;
+    }
+    if (Number(headersOf(message)['x-delivery-count'] ?? 0) >= PUT_BACK_AFTER_DELIVERIES) {
+      log.warn({ queue, redeliveries }, 'event redelivered often: put back as a new copy');
+      await putBack(parking, channel, message, log);
+      return;
+    }
+    // A channel lost while the event is held: the broker hands it out again, to this consumer's next channel
+    // or another's, so this delivery stops rather than handle it a second time.
+    let channelLost = false;
+    const onClose = () => {
+      channelLost = true;
+    };
+    channel.once('close', onClose);
+    try {
+      await handleHeld(channel, message, event, type, log, () => channelLost);
+    } finally {
+      channel.removeListener('close', onClose);
+    }
+  };
+
+  async function handleHeld(
+    channel: Channel,
+    message: ConsumeMessage,
+    event: EventEnvelope,
+    type: string,
+    log: Logger,
+    isChannelLost: () => boolean,
+  ): Promise<void> {
     for (let held = 0; ; held += 1) {
       await gate.whileDown();
       // Left unacknowledged: the broker hands it to another consumer once this channel closes.
-      if (isClosing()) return;
+      if (isClosing() || isChannelLost()) return;
       const started = performance.now();
       const took = () => (performance.now() - started) / 1_000;
       try {
@@ -82,10 +131,11 @@ export function deliverer(settings: DeliverySettings): (channel: Channel, messag
         );
         if (last) {
           metrics.deadLettered(type);
-          settle(() => channel.nack(message, false, false));
+          const reason = `failed ${failedAttempts} attempts: ${reasonOf(err)}`;
+          await deadLetter(parking, channel, message, failedAttempts, reason, log);
         } else await retryLater(parking, channel, message, failedAttempts, log);
         return;
       }
     }
-  };
+  }
 }

@@ -7,6 +7,10 @@ import { eventEnvelopeSchema, type EventEnvelope } from '@recipes/contracts';
 export const ATTEMPTS_HEADER = 'x-attempts';
 /** The event's type, which a copy coming back from a delay queue no longer has as its routing key. */
 export const ORIGINAL_ROUTING_KEY_HEADER = 'x-original-routing-key';
+/** Redeliveries of the earlier copies of a message put back as new (see `putBack`), the broker's count of them. */
+export const REDELIVERIES_HEADER = 'x-redeliveries';
+/** Why the consumer dead-lettered a message: its last error, or what else made it one that can never be handled. */
+export const DEAD_LETTER_REASON_HEADER = 'x-dead-letter-reason';
 
 /** The event the message carries; undefined when it is not a valid envelope (malformed JSON included). */
 export function parseEnvelope(content: Buffer): EventEnvelope | undefined {
@@ -32,4 +36,11 @@ export function typeOf(message: ConsumeMessage): string {
 export function failedAttemptsOf(message: ConsumeMessage): number {
   const attempts = headersOf(message)[ATTEMPTS_HEADER];
   return typeof attempts === 'number' && Number.isInteger(attempts) && attempts >= 0 ? attempts : 0;
+}
+
+/** How often this message has been redelivered, its earlier copies' redeliveries included. */
+export function redeliveriesOf(message: ConsumeMessage): number {
+  const headers = headersOf(message);
+  const count = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : 0);
+  return count(headers[REDELIVERIES_HEADER]) + count(headers['x-delivery-count']);
 }

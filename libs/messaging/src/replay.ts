@@ -1,5 +1,10 @@
 import amqp, { type ConfirmChannel, type GetMessage } from 'amqplib';
-import { ATTEMPTS_HEADER, ORIGINAL_ROUTING_KEY_HEADER } from './consumer.js';
+import {
+  ATTEMPTS_HEADER,
+  DEAD_LETTER_REASON_HEADER,
+  ORIGINAL_ROUTING_KEY_HEADER,
+  REDELIVERIES_HEADER,
+} from './consumer.js';
 
 export interface ReplaySettings {
   url: string;
@@ -19,9 +24,10 @@ export interface ReplayResult {
 }
 
 /**
- * Counts of earlier attempts (the broker's and the consumer's); copied over, the replayed event would start with them.
+ * Counts of earlier attempts (the broker's and the consumer's) and why they ended; copied over, the replayed event
+ * would start with them.
  */
-const ATTEMPT_HEADERS = ['x-delivery-count', ATTEMPTS_HEADER];
+const ATTEMPT_HEADERS = ['x-delivery-count', ATTEMPTS_HEADER, REDELIVERIES_HEADER, DEAD_LETTER_REASON_HEADER];
 
 /**
  * The routing key the event was first published with (its type): as the consumer noted it when the

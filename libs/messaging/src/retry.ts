@@ -1,7 +1,16 @@
 import type { ChannelWrapper } from 'amqp-connection-manager';
 import type { Channel, ConsumeMessage, Options } from 'amqplib';
 import type { Logger } from '@recipes/logging';
-import { ATTEMPTS_HEADER, headersOf, ORIGINAL_ROUTING_KEY_HEADER, typeOf } from './message.js';
+import {
+  ATTEMPTS_HEADER,
+  DEAD_LETTER_REASON_HEADER,
+  failedAttemptsOf,
+  headersOf,
+  ORIGINAL_ROUTING_KEY_HEADER,
+  REDELIVERIES_HEADER,
+  redeliveriesOf,
+  typeOf,
+} from './message.js';
 import { retryQueueOf } from './topology.js';
 
 /**
@@ -35,16 +44,22 @@ export function retryLevel(failedAttempts: number, { retryDelaysMs }: RetryPolic
   return Math.min(failedAttempts, retryDelaysMs.length);
 }
 
-/** How the copy for the next attempt is published: the original's properties, our counts, its delay as expiration. */
-export function retryCopyOptions(
+/** A copy's properties: the original's, its headers with our counts, `extra` headers added. */
+function copyOptions(
   message: ConsumeMessage,
   failedAttempts: number,
-  policy: RetryPolicy,
+  extra: Record<string, unknown> = {},
 ): Options.Publish & { timeout: number } {
   const { properties } = message;
-  // The broker's count of deliveries belongs to this copy, not to the next.
+  // The broker's count of deliveries belongs to this copy: the next carries it in a header of ours.
   const { 'x-delivery-count': _deliveries, ...kept } = headersOf(message);
-  const headers = { ...kept, [ATTEMPTS_HEADER]: failedAttempts, [ORIGINAL_ROUTING_KEY_HEADER]: typeOf(message) };
+  const headers = {
+    ...kept,
+    [ATTEMPTS_HEADER]: failedAttempts,
+    [ORIGINAL_ROUTING_KEY_HEADER]: typeOf(message),
+    [REDELIVERIES_HEADER]: redeliveriesOf(message),
+    ...extra,
+  };
   return {
     persistent: true,
     contentType: properties.contentType,
@@ -53,8 +68,19 @@ export function retryCopyOptions(
     type: properties.type,
     timestamp: properties.timestamp,
     headers,
-    expiration: String(policy.retryDelaysMs[retryLevel(failedAttempts, policy) - 1]),
     timeout: RETRY_PUBLISH_TIMEOUT_MS,
+  };
+}
+
+/** How the copy for the next attempt is published: the original's properties, our counts, its delay as expiration. */
+export function retryCopyOptions(
+  message: ConsumeMessage,
+  failedAttempts: number,
+  policy: RetryPolicy,
+): Options.Publish & { timeout: number } {
+  return {
+    ...copyOptions(message, failedAttempts),
+    expiration: String(policy.retryDelaysMs[retryLevel(failedAttempts, policy) - 1]),
   };
 }
 
@@ -62,6 +88,8 @@ export interface Parking {
   /** The confirm channel the copies are published on. */
   retries: ChannelWrapper;
   queue: string;
+  /** Where the queue's dead letters go, keyed by the queue's name (as the broker dead-letters them). */
+  deadLetterExchange: string;
   policy: RetryPolicy;
   /** Acks or nacks, tolerating a channel that closed meanwhile. */
   settle(action: () => void): void;
@@ -88,6 +116,53 @@ export async function retryLater(
   } catch (err) {
     // Not parked for later: back to the queue at once, counted by the broker's backstop only.
     log.warn({ err, queue }, 'could not park the event for its next attempt: requeued');
+    settle(() => channel.nack(message, false, true));
+  }
+}
+
+/**
+ * Sends `message` to the dead-letter queue with `reason` in a header, and acks the original once the broker
+ * confirmed the copy. When it cannot, the broker dead-letters the original itself (its `x-death` then tells
+ * the queue, without the reason).
+ */
+export async function deadLetter(
+  { retries, queue, deadLetterExchange, settle }: Parking,
+  channel: Channel,
+  message: ConsumeMessage,
+  failedAttempts: number,
+  reason: string,
+  log: Logger,
+): Promise<void> {
+  try {
+    await retries.publish(
+      deadLetterExchange,
+      queue,
+      message.content,
+      copyOptions(message, failedAttempts, { [DEAD_LETTER_REASON_HEADER]: reason }),
+    );
+    settle(() => channel.ack(message));
+  } catch (err) {
+    log.warn({ err, queue }, 'could not send the event to the dead-letter queue with its reason: rejected instead');
+    settle(() => channel.nack(message, false, false));
+  }
+}
+
+/**
+ * Puts `message` back at the end of its queue as a new copy, its redeliveries so far in a header (see
+ * PUT_BACK_AFTER_DELIVERIES), and acks the original once the broker confirmed the copy; when it cannot,
+ * requeues the original.
+ */
+export async function putBack(
+  { retries, queue, settle }: Parking,
+  channel: Channel,
+  message: ConsumeMessage,
+  log: Logger,
+): Promise<void> {
+  try {
+    await retries.sendToQueue(queue, message.content, copyOptions(message, failedAttemptsOf(message)));
+    settle(() => channel.ack(message));
+  } catch (err) {
+    log.warn({ err, queue }, 'could not put the event back as a new copy: requeued');
     settle(() => channel.nack(message, false, true));
   }
 }

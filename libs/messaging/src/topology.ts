@@ -15,6 +15,15 @@ import type { Channel } from 'amqplib';
  * fault must never dead-letter an event.
  */
 export const CRASH_LOOP_DELIVERY_LIMIT = 20;
+/**
+ * RabbitMQ (3.x) counts every return towards that limit, a lost connection's too: a message held through
+ * ten of them (its handler waiting for a dependency while the broker restarts, drops connections, an
+ * instance is killed) is put back as a new copy, its count carried in a header, before the broker's
+ * limit could dead-letter it for a passing fault.
+ */
+export const PUT_BACK_AFTER_DELIVERIES = 10;
+/** Redeliveries across copies after which a message is taken for one whose handling crashes its consumer. */
+export const CRASH_LOOP_REDELIVERIES = 100;
 
 /** Where failed events of every queue of `exchange` go: a direct exchange keyed by the queue's name. */
 export const deadLetterExchangeOf = (exchange: string) => `${exchange}.dlx`;
