@@ -272,3 +272,24 @@ describe('GradientLimit', () => {
     expect(limit.limit).toBe(90);
   });
 });
+
+describe('a request that never reached the service (every instance refused it, restarting)', () => {
+  it('gives its slot to the next at once, and leaves the limit as it was however long it waited', async () => {
+    const clock = simulatedClock();
+    const registry = new Registry();
+    const admission = new Admission({ limit: { initial: 20, min: 4, max: 256 }, queue: QUEUE }, registry, clock);
+    const admitted: Array<{ done(outcome: { dropped: boolean; reachedService?: boolean }): void }> = [];
+    const admit = () =>
+      admission.admit('comments', 'write', { enter: (slot) => admitted.push(slot), refuse: () => undefined });
+    for (let i = 0; i < 21; i++) admit();
+    expect(admitted).toHaveLength(20);
+    // The first waits ten seconds for a restart outside its slot: the twenty-first takes it meanwhile.
+    admitted[0]!.done({ dropped: false, reachedService: false });
+    expect(admitted).toHaveLength(21);
+    clock.advance(10_000);
+    // Its answer, a 503 past the wait, is no news of the service's: a drop would take a tenth off.
+    admitted[0]!.done({ dropped: true });
+    const limit = (await registry.getSingleMetric('recipes_admission_limit')!.get()).values;
+    expect(limit).toEqual([expect.objectContaining({ value: 20 })]);
+  });
+});

@@ -9,9 +9,13 @@ export type RequestClass = 'read' | 'write';
 export const requestClassOf = (method: string): RequestClass =>
   method === 'GET' || method === 'HEAD' ? 'read' : 'write';
 
-/** A request admitted: `done` once its answer has gone, with whether the service dropped it. */
+/**
+ * A request admitted: `done` once its answer has gone, with whether the service dropped it, or once it is known
+ * never to reach the service in its slot (every instance refused it, restarting): it waits for them outside the
+ * lane, and its wait teaches the limit nothing about the service's latency.
+ */
 export interface Admitted {
-  done(outcome: { dropped: boolean }): void;
+  done(outcome: { dropped: boolean; reachedService?: boolean }): void;
 }
 
 /** What becomes of a request: it goes on to the service, or it is refused. Exactly one is called, once. */
@@ -47,12 +51,12 @@ class Lane {
     const startedAt = this.clock.now();
     let finished = false;
     admittance.enter({
-      done: ({ dropped }) => {
+      done: ({ dropped, reachedService = true }) => {
         if (finished) return;
         finished = true;
         if (dropped) this.limit.dropped();
         // Timed from the slot, not from arrival: a burst's wait in the queue is not the service's latency.
-        else this.limit.sample(this.clock.now() - startedAt, this.inflight);
+        else if (reachedService) this.limit.sample(this.clock.now() - startedAt, this.inflight);
         this.inflight -= 1;
         while (this.inflight < this.limit.limit && this.waiting.next());
       },

@@ -143,10 +143,14 @@ export default async function proxyPlugin(app: App, { upstreams, limit, admissio
       // instance has, they are all tried again after a pause, until the restart wait is over: a restart is a wait.
       const waitUntil = Date.now() + upstreams.restartWaitMs;
       let rounds = 0;
+      /** Gives the request's admission slot back: set once it has one. */
+      let leaveSlot = () => undefined as void;
       const canWait = () => !reply.raw.destroyed && Date.now() + pauseBeforeRetry(rounds) < waitUntil;
       const tryAgain = (base: string, others: string[], why: object, message: string): void => {
         request.log.warn({ upstream: base, ...why }, message);
         if (others.length > 0) return forward(others);
+        // Its wait for a restart holds no slot that a request to an instance that is up could use.
+        leaveSlot();
         setTimeout(() => forward(upstreams.inTurn(service)), pauseBeforeRetry(rounds++));
       };
       const forward = ([base, ...others]: string[]): void => {
@@ -193,6 +197,7 @@ export default async function proxyPlugin(app: App, { upstreams, limit, admissio
           reply.raw.once('close', () =>
             admitted.done({ dropped: reply.statusCode === 503 || reply.statusCode === 504 }),
           );
+          leaveSlot = () => admitted.done({ dropped: false, reachedService: false });
           send();
         },
         refuse() {
