@@ -38,7 +38,7 @@ interface HeldStream {
  * streams: holds each `GET /api/notifications/stream` open as an event stream and writes only the frames the
  * test asks for; answers 401 problem+json without a token.
  */
-async function startNotifications() {
+async function startNotifications(listenOn = 0) {
   const streams: HeldStream[] = [];
   const sessions = new Set<Http2Session>();
   const server = createServer((request, response) => {
@@ -66,7 +66,7 @@ async function startNotifications() {
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(listenOn, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return {
     url: `http://127.0.0.1:${port}`,
@@ -190,6 +190,39 @@ describe('GET /api/notifications/stream through the gateway', () => {
     } finally {
       failover.server.closeAllConnections();
       await failover.close();
+    }
+  });
+
+  it('waits for the only instance while it restarts, and opens the stream once it listens', async () => {
+    const restarting = await unusedUrl();
+    const waiting = await gatewayFor(restarting, { UPSTREAM_RESTART_WAIT_MS: '3000' });
+    let restarted: Awaited<ReturnType<typeof startNotifications>> | undefined;
+    try {
+      const opening = openEventStream(`${addressOf(waiting)}${STREAM_PATH}`, AUTHORIZED);
+      await pause(500);
+      restarted = await startNotifications(Number(new URL(restarting).port));
+      const client = await opening;
+      clients.push(client);
+      expect(client.status).toBe(200);
+      expect(restarted.streams).toHaveLength(1);
+      client.close();
+    } finally {
+      waiting.server.closeAllConnections();
+      await waiting.close();
+      await restarted?.close();
+    }
+  });
+
+  it('answers 503 with Retry-After when no instance takes the stream within the restart wait', async () => {
+    const down = await gatewayFor(await unusedUrl(), { UPSTREAM_RESTART_WAIT_MS: '500' });
+    try {
+      const response = await fetch(`${addressOf(down)}${STREAM_PATH}`, { headers: AUTHORIZED });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('1');
+      await response.body?.cancel();
+    } finally {
+      down.server.closeAllConnections();
+      await down.close();
     }
   });
 
