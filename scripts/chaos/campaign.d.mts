@@ -94,7 +94,7 @@ export interface CampaignResult {
   /** How long the lanes ran, their last faults included. */
   faultSeconds: number;
   /** The fewest faults of each kind the campaign was to inject. */
-  quota: number;
+  quota: Record<FaultKind, number>;
   /** How many faults of each kind were injected. */
   faults: Record<FaultKind, number>;
   /** Mean seconds spent injecting and undoing one fault of each kind, its own duration aside. */

@@ -10,7 +10,7 @@ import { HOSTILE_LIMITS, startHostile } from './hostile.mjs';
 import { linksBetweenHosts, settingsAcross } from './hosts.mjs';
 import { startDeletions } from './deletions.mjs';
 import { checkInvariants, runChecks, sampleRetractions } from './invariants.mjs';
-import { laneSchedule, LANES, pause, PER_KIND_PER_MINUTE, quotaFor, runLane } from './lanes.mjs';
+import { laneSchedule, LANES, pause, PER_KIND_PER_MINUTE, quotasFor, runLane } from './lanes.mjs';
 import { startOverload } from './overload.mjs';
 import { guardProcesses } from './processes.mjs';
 import { createFaultProxy } from './proxy.mjs';
@@ -62,6 +62,13 @@ function refuseForeignServers({ databaseUrl, amqpUrl, containers }) {
     throw new Error(`cannot stop or start RabbitMQ at ${new URL(amqpUrl).host}`);
 }
 
+/** `{ kind: n }` as "n of each kind", or "n of kind, …" where they differ. */
+function minimums(quota, kinds) {
+  const counts = new Set(kinds.map((kind) => quota[kind]));
+  if (counts.size === 1) return `${[...counts][0]} of each kind`;
+  return kinds.map((kind) => `${quota[kind]} ${kind}`).join(', ');
+}
+
 /** One proxy to PostgreSQL and one to RabbitMQ per backend instance, keyed `service#instance`. */
 async function proxiesFor(instances, databaseUrl, amqpUrl) {
   const proxies = new Map();
@@ -92,8 +99,21 @@ async function injectFaults({
   const lastCall = deadline + (seconds * 1_000) / 4 + 10_000;
   await Promise.allSettled(
     lanes.map((lane) => {
-      const schedule = laneSchedule(rng.fork(`lane ${lane.name}`), lane, instances, { quota, seconds });
-      return runLane({ lane, schedule, context, deadline, lastCall, quota, signal, say, tally, errors, timeline });
+      const schedule = laneSchedule(rng.fork(`lane ${lane.name}`), lane, instances);
+      return runLane({
+        lane,
+        schedule,
+        context,
+        seconds,
+        deadline,
+        lastCall,
+        quota,
+        signal,
+        say,
+        tally,
+        errors,
+        timeline,
+      });
     }),
   );
 }
@@ -134,7 +154,7 @@ export async function runCampaign({
   const instances = services
     .filter((s) => s.name !== 'gateway')
     .flatMap((s) => Array.from({ length: REPLICAS }, (_, i) => `${s.name}#${i}`));
-  const quota = quotaFor(minutes, perKindPerMinute);
+  const quota = quotasFor(minutes, perKindPerMinute);
   const tally = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, { injected: 0, busyMs: 0 }]));
   const errors = [];
   /**
@@ -207,7 +227,7 @@ export async function runCampaign({
     const laneList = `lanes ${laneNames.join(', ')}`;
     say(
       `${registered}; ${clients} clients, a hostile user, users logging in and out, users leaving and bursts above ` +
-        `capacity at work; faults for ${minutes} min (${laneList}), at least ${quota} of each kind`,
+        `capacity at work; faults for ${minutes} min (${laneList}), at least ${minimums(quota, kinds)}`,
     );
 
     const faultsStarted = Date.now();
@@ -262,7 +282,7 @@ export async function runCampaign({
       passed: rows.every((r) => r.result === 'PASS'),
       rows,
       faultSeconds: Math.round((faultsEnded - faultsStarted) / 1_000),
-      quota,
+      quota: Object.fromEntries(kinds.map((kind) => [kind, quota[kind]])),
       faults,
       // Mean seconds spent injecting and undoing one fault of each kind (its own duration aside).
       faultCosts: Object.fromEntries(

@@ -555,7 +555,7 @@ export function endedSessionsRefused(probes, timeline) {
 export function runChecks({ settled, requests, exits, faults, quota, errors }) {
   const unexpected = requests.filter((r) => outcomeOf(r.status, r.action) === 'unexpected');
   // The kinds of the lanes that ran (all of them unless the campaign was told otherwise).
-  const short = Object.keys(faults).filter((kind) => faults[kind] < quota);
+  const short = Object.keys(faults).filter((kind) => faults[kind] < quota[kind]);
   const injected = Object.values(faults).reduce((sum, n) => sum + n, 0);
   const seconds = (ms) => (ms / 1_000).toFixed(1);
   return [
@@ -564,7 +564,9 @@ export function runChecks({ settled, requests, exits, faults, quota, errors }) {
       errors.length + short.length,
       `${injected} faults, ` +
         `${
-          short.length === 0 ? `every kind ≥ ${quota}` : `fewer than ${quota} of ` + `${short.join(', ')}`
+          short.length === 0
+            ? 'every kind at its minimum'
+            : `fewer than the minimum of ${short.map((kind) => `${kind} (${faults[kind]} < ${quota[kind]})`).join(', ')}`
         }${errors.length ? `; ${errors.length} errors: ${errors[0]}` : ''}`,
     ),
     row('no process exited unasked', exits.length, exits.join(', ') || 'none'),

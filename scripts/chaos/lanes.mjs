@@ -4,6 +4,15 @@ import { injectFault, restoreHeld, restoreHosts, restorePostgres, restoreProxies
 import { restorePush } from './push.mjs';
 
 /**
+ * What two cores can inject of the kinds that stop a server or an instance, as the campaigns measured it
+ * with the whole system at work (scripts/chaos/README.md): a `pg_ctl` stop and start 4.8–6.9 s, a
+ * `rabbitmqctl stop_app` and `start_app` 10.4 s, a kill waits for the other instance to be ready. Their
+ * minimum is set from it; the other kinds cost nothing to inject and keep `PER_KIND_PER_MINUTE`.
+ */
+const SERVER_STOPS_PER_MINUTE = 3;
+const INSTANCE_STOPS_PER_MINUTE = 3;
+
+/**
  * Per kind: how long it lasts (seconds, drawn in this range; 0 for a fault that is over at once) and
  * roughly what injecting and undoing it costs besides, as the campaigns' fault tables measure it on
  * a 2-CPU machine: pg_ctl stop + start ~0.6 s (more after an immediate stop: recovery), rabbitmqctl
@@ -12,13 +21,13 @@ import { restorePush } from './push.mjs';
  * the rest to the gaps.
  */
 export const KINDS = {
-  'postgres-stop-fast': { seconds: [0.5, 2], cost: 0.6 },
-  'postgres-stop-immediate': { seconds: [0.5, 2], cost: 0.8 },
-  'rabbitmq-stop-app': { seconds: [0.5, 3], cost: 3 },
-  'rabbitmq-drop-connections': { seconds: [0, 0], cost: 1 },
-  'instance-kill': { seconds: [0.5, 3], cost: 2 },
+  'postgres-stop-fast': { seconds: [0.5, 2], cost: 0.6, perMinute: SERVER_STOPS_PER_MINUTE },
+  'postgres-stop-immediate': { seconds: [0.5, 2], cost: 0.8, perMinute: SERVER_STOPS_PER_MINUTE },
+  'rabbitmq-stop-app': { seconds: [0.5, 3], cost: 3, perMinute: SERVER_STOPS_PER_MINUTE },
+  'rabbitmq-drop-connections': { seconds: [0, 0], cost: 1, perMinute: SERVER_STOPS_PER_MINUTE },
+  'instance-kill': { seconds: [0.5, 3], cost: 2, perMinute: INSTANCE_STOPS_PER_MINUTE },
   // A graceful stop takes up to the drain (3 s) before the instance is down.
-  'instance-stop': { seconds: [0.5, 3], cost: 4 },
+  'instance-stop': { seconds: [0.5, 3], cost: 4, perMinute: INSTANCE_STOPS_PER_MINUTE },
   'database-latency': { seconds: [0.5, 2], cost: 0 },
   'database-cut': { seconds: [0.5, 2], cost: 0 },
   'broker-latency': { seconds: [0.5, 2], cost: 0 },
@@ -58,26 +67,38 @@ export const PER_KIND_PER_MINUTE = 6.2;
 const PACE = 0.9;
 const MIN_GAP_SECONDS = 0.2;
 
-/** How many faults of each kind a campaign of `minutes` injects at least: one, even in a short one. */
-export const quotaFor = (minutes, perMinute = PER_KIND_PER_MINUTE) => Math.max(1, Math.round(minutes * perMinute));
+/**
+ * How many faults of each kind a campaign of `minutes` injects at least: `perMinute` of each a minute, or
+ * fewer of a kind that two cores cannot inject as often (its own `perMinute`); one, even in a short one.
+ */
+export const quotasFor = (minutes, perMinute = PER_KIND_PER_MINUTE) =>
+  Object.fromEntries(
+    Object.entries(KINDS).map(([kind, { perMinute: most = perMinute }]) => [
+      kind,
+      Math.max(1, Math.round(minutes * Math.min(perMinute, most))),
+    ]),
+  );
+
+/** The most faults any kind of `lane` is to reach: its kinds come in rounds, one of each. */
+const laneQuota = (lane, quota) => Math.max(...lane.kinds.map((kind) => quota[kind]));
 
 const mean = ([min, max]) => (min + max) / 2;
 const tenths = (value) => Math.round(value * 10) / 10;
 
-/** The mean pause after each of a lane's faults, so that `quota` rounds of its kinds fit in `seconds`. */
-export function meanGap(lane, quota, seconds) {
+/** The mean pause after each of a lane's faults, so that its rounds up to `quota` fit in `seconds`. */
+function meanGap(lane, quota, seconds) {
   const busy = lane.kinds.reduce((sum, kind) => sum + mean(KINDS[kind].seconds) + KINDS[kind].cost, 0);
-  return Math.max(MIN_GAP_SECONDS, ((seconds * PACE) / quota - busy) / lane.kinds.length);
+  return Math.max(MIN_GAP_SECONDS, ((seconds * PACE) / laneQuota(lane, quota) - busy) / lane.kinds.length);
 }
 
 /**
  * A lane's endless schedule, drawn from `rng` alone: rounds in which each of its kinds comes once, in
- * a random order, each with a target instance, duration and pause after it. So the kinds stay within
- * one of each other, a short run meets every kind, and a seed always gives the same faults in the
- * same order (how many of them a run reaches depends on the time they take).
+ * a random order, each with a target instance, duration and pause after it (its share of the mean pause,
+ * 0.5–1.5, see `pausesAfter`). So the kinds stay within one of each other, a short run meets every
+ * kind, and a seed always gives the same faults in the same order (how many of them a run reaches
+ * depends on the time they take).
  */
-export function* laneSchedule(rng, lane, instances, { quota, seconds }) {
-  const gap = meanGap(lane, quota, seconds);
+export function* laneSchedule(rng, lane, instances) {
   for (;;) {
     for (const kind of rng.shuffle(lane.kinds)) {
       yield {
@@ -88,10 +109,38 @@ export function* laneSchedule(rng, lane, instances, { quota, seconds }) {
         everyInstance: rng.chance(0.5),
         latencyMs: rng.int(100, 1_000),
         seconds: tenths(rng.between(...KINDS[kind].seconds)),
-        gapSeconds: Math.max(MIN_GAP_SECONDS, tenths(gap * rng.between(0.5, 1.5))),
+        gapShare: rng.between(0.5, 1.5),
       };
     }
   }
+}
+
+/**
+ * The pauses of a lane, from what its faults have cost so far on this machine rather than from the
+ * estimates alone: on a slow machine (two busy cores: `pg_ctl` and `rabbitmqctl` take seconds) the lane
+ * shortens its pauses to reach its quota in time, down to `MIN_GAP_SECONDS`; once it has it, it keeps
+ * the planned pace. `spent(ms)` records what one fault took, besides its pause.
+ */
+function pausesAfter(lane, { quota, seconds, deadline, tally }) {
+  const planned = meanGap(lane, quota, seconds);
+  const estimate = lane.kinds.reduce((sum, kind) => sum + mean(KINDS[kind].seconds) + KINDS[kind].cost, 0);
+  let spentMs = 0;
+  let faults = 0;
+  return {
+    spent(ms) {
+      spentMs += ms;
+      faults += 1;
+    },
+    /** The pause after a fault, `share` of the mean pause that keeps the lane on its pace. */
+    next(share) {
+      const left = lane.kinds.reduce((sum, kind) => sum + Math.max(0, quota[kind] - tally[kind].injected), 0);
+      if (left === 0) return Math.max(MIN_GAP_SECONDS, tenths(planned * share));
+      const perFault = faults > 0 ? spentMs / faults / 1_000 : estimate / lane.kinds.length;
+      const secondsLeft = (PACE * (deadline - Date.now())) / 1_000;
+      const gap = Math.min(planned, (secondsLeft - left * perFault) / left);
+      return Math.max(MIN_GAP_SECONDS, tenths(gap * share));
+    },
+  };
 }
 
 export function pause(ms, signal) {
@@ -107,7 +156,8 @@ export function pause(ms, signal) {
 }
 
 /**
- * Runs one lane: each fault injected, held for its time, undone, then the pause. Until `deadline`,
+ * Runs one lane: each fault injected, held for its time, undone, then the pause (paced to reach `quota`
+ * of each kind in the `seconds` before `deadline`, see `pausesAfter`). Until `deadline`,
  * and after it until every kind of the lane has reached `quota` (but never past `lastCall`). Never
  * throws: a fault that goes wrong is an error in `errors`, and the lane undoes its own kinds and goes
  * on. `tally[kind]` counts `injected` and the milliseconds spent injecting and undoing (`busyMs`);
@@ -119,6 +169,7 @@ export async function runLane({
   lane,
   schedule,
   context,
+  seconds,
   deadline,
   lastCall,
   quota,
@@ -128,7 +179,8 @@ export async function runLane({
   errors,
   timeline = [],
 }) {
-  const short = () => lane.kinds.some((kind) => tally[kind].injected < quota);
+  const short = () => lane.kinds.some((kind) => tally[kind].injected < quota[kind]);
+  const pauses = pausesAfter(lane, { quota, seconds, deadline, tally });
   for (let n = 1; !signal?.aborted && (Date.now() < deadline || (short() && Date.now() < lastCall)); n += 1) {
     const plan = schedule.next().value;
     const label = `${lane.name} ${n}: ${plan.kind}`;
@@ -137,7 +189,9 @@ export async function runLane({
     timeline.push(span);
     try {
       const injecting = span.from;
-      const { description, restore } = await injectFault(plan, context);
+      const { description, restore, target } = await injectFault(plan, context);
+      // An instance still starting again is never stopped: another one may have been.
+      span.target = target ?? plan.target;
       const injected = Date.now();
       tally[plan.kind].injected += 1;
       say(`${label}: ${description}${plan.seconds > 0 ? `, for ${plan.seconds} s` : ''}`);
@@ -156,6 +210,7 @@ export async function runLane({
       errors.push(...(await lane.recover(context).catch((e) => [`${lane.name} lane: ${e.message}`])));
       span.to = Date.now();
     }
-    await pause(plan.gapSeconds * 1_000, signal);
+    pauses.spent(Date.now() - span.from);
+    await pause(pauses.next(plan.gapShare) * 1_000, signal);
   }
 }

@@ -130,12 +130,13 @@ export function formatResult(result) {
     'Per minute of faults (0: setup before them):',
     table(result.perMinute),
     '',
-    `Faults (${result.faultSeconds} s of faults, lanes at once; at least ${result.quota} of each kind):`,
+    `Faults (${result.faultSeconds} s of faults, lanes at once):`,
     table(
       Object.entries(result.faults).map(([kind, injected]) => ({
         kind,
         lane: laneOf(kind),
         injected,
+        minimum: result.quota[kind],
         'inject+undo s': result.faultCosts[kind].toFixed(2),
       })),
     ),
