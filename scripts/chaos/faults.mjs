@@ -4,15 +4,31 @@ import { nameOf, startProcess } from './processes.mjs';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Whether every instance of `process`'s service, itself included, runs and is ready (none held by a fault). */
+function serviceReady(system, process, state) {
+  return system.processes
+    .filter((p) => p.service === process.service)
+    .every((p) => p.running && !state.held.has(nameOf(p)));
+}
+
 /**
- * Resolves once every instance of `process`'s service, itself included, runs and is ready (none held by a
- * fault, as one still starting again after a kill is), or after `timeoutMs` (or an abort) anyway.
+ * The instance to stop: `target` once its service is ready (none of its instances down or starting
+ * again), waiting up to `timeoutMs` for it; after that, the first instance after it whose service is
+ * ready, as soon as there is one. Never one that is still starting: its restart would race the fault's.
  */
-async function untilServiceReady(system, process, state, signal, timeoutMs = 60_000) {
+async function stoppableInstance(system, target, state, signal, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
-  const instances = system.processes.filter((p) => p.service === process.service);
-  const down = (p) => !p.running || state.held.has(nameOf(p));
-  while (instances.some(down) && Date.now() < deadline && !signal?.aborted) await sleep(200);
+  const wanted = system.processes.find((p) => nameOf(p) === target);
+  while (!serviceReady(system, wanted, state) && Date.now() < deadline && !signal?.aborted) await sleep(200);
+  const from = system.processes.indexOf(wanted);
+  const inTurn = [...system.processes.slice(from), ...system.processes.slice(0, from)].filter(
+    (p) => p.service !== 'gateway',
+  );
+  for (;;) {
+    const ready = inTurn.find((p) => serviceReady(system, p, state));
+    if (ready || signal?.aborted) return ready ?? wanted;
+    await sleep(200);
+  }
 }
 
 /** Once every instance a kill is restarting is ready again, or has failed to be. */
@@ -87,16 +103,17 @@ export async function injectFault(plan, { system, proxies, links, servers, state
     }
     case 'instance-kill':
     case 'instance-stop': {
-      const process = system.processes.find((p) => nameOf(p) === target);
       // At most one instance of a service down at a time, and none stopped while it starts again: wait
-      // for whichever is down to be back.
-      await untilServiceReady(system, process, state, signal);
-      state.held.add(target);
+      // for whichever is down to be back, or stop another instance.
+      const process = await stoppableInstance(system, plan.target, state, signal);
+      const stopped = nameOf(process);
+      state.held.add(stopped);
       // A kill, as a crash; or SIGTERM, as a rolling deploy stops an instance (it finishes what it took).
       const how = kind === 'instance-kill' ? 'SIGKILL' : 'SIGTERM';
       await process.kill(how);
       return {
-        description: `${target} ${kind === 'instance-kill' ? 'killed' : 'stopped'} (${how})`,
+        target: stopped,
+        description: `${stopped} ${kind === 'instance-kill' ? 'killed' : 'stopped'} (${how})`,
         // Started again in the background, as an orchestrator would while other things go wrong: the lane
         // goes on at once, however long the instance takes to be ready (its host may be cut off from the
         // database meanwhile). Held until then, so that the process guard leaves it alone.
@@ -104,11 +121,11 @@ export async function injectFault(plan, { system, proxies, links, servers, state
           const restarting = Date.now();
           const restart = startProcess(process, { log: say })
             .then(
-              () => say(`${target} ready again after ${((Date.now() - restarting) / 1_000).toFixed(1)} s`),
-              (error) => say(`${target} did not start again: ${error.message}`),
+              () => say(`${stopped} ready again after ${((Date.now() - restarting) / 1_000).toFixed(1)} s`),
+              (error) => say(`${stopped} did not start again: ${error.message}`),
             )
             .finally(() => {
-              state.held.delete(target);
+              state.held.delete(stopped);
               state.restarts.delete(restart);
             });
           state.restarts.add(restart);
