@@ -44,6 +44,16 @@ if (process.argv.includes('--prometheus'))
 // for its test (test/start.test.ts) and the bench's overload part, which measures it beside the gateway alone.
 if (process.argv.includes('--haproxy'))
   installDebianPackage('/usr/sbin/haproxy', 'haproxy', 'the front before the gateway');
+// The image test (deploy/test/image.test.ts) builds deploy/Dockerfile with podman (buildah underneath), runs it
+// with runc, and makes the base image with debootstrap where podman has none (scripts/image.mjs).
+if (process.argv.includes('--image'))
+  for (const [installed, pkg] of [
+    ['/usr/bin/podman', 'podman'],
+    ['/usr/bin/buildah', 'buildah'],
+    ['/usr/sbin/runc', 'runc'],
+    ['/usr/sbin/debootstrap', 'debootstrap'],
+  ])
+    installDebianPackage(installed, pkg, 'the image test');
 
 // The shared-limits tests (test/shared-limits.test.ts, the users service's login guard) count in a Redis:
 // REDIS_URL's, else one on 127.0.0.1:6379, started here (Debian's redis-server, installed where missing)
