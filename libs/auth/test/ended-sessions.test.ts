@@ -90,6 +90,13 @@ describe('the auth plugin with ended sessions', () => {
     app = await createApp({ title: 'ended sessions test', logger: createLogger({ service: 'test', level: 'silent' }) });
     await app.register(authPlugin, { publicKey: keys.publicKey, issuer: 'i', audience: 'a', endedSessions });
     app.get('/api/me', { onRequest: app.auth.required }, async (request) => ({ caller: callerOf(request) }));
+    app.get(
+      '/api/retry',
+      { onRequest: app.auth.required, config: { acceptsEndedSessions: true } },
+      async (request) => ({
+        caller: callerOf(request),
+      }),
+    );
     await app.ready();
   });
   afterAll(() => app.close());
@@ -108,6 +115,17 @@ describe('the auth plugin with ended sessions', () => {
     expect(refused.statusCode).toBe(401);
     expect(refused.json()).toMatchObject({ code: 'UNAUTHORIZED', detail: 'The session has ended' });
     expect((await call(issue({ id: alice, username: 'alice', sessionId: sessionB, issuedAt }))).statusCode).toBe(200);
+  });
+
+  it('hands a token of an ended session to a route that takes them, marked as such', async () => {
+    const token = issue({ id: alice, username: 'alice', sessionId: sessionA, issuedAt });
+    endedSessions.learn(end({ tokensExpireBy: at(Date.now() + 600_000) }));
+    const taken = await app.inject({ method: 'GET', url: '/api/retry', headers: { authorization: `Bearer ${token}` } });
+    expect(taken.statusCode).toBe(200);
+    expect(taken.json()).toEqual({
+      caller: { id: alice, username: 'alice', session: { id: sessionA, issuedAt }, sessionEnded: true },
+    });
+    expect((await call(token)).statusCode).toBe(401);
   });
 
   it('keeps accepting a token from before sessions (no sid) until it expires, whatever ended', async () => {
