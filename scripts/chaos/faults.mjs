@@ -12,14 +12,12 @@ function serviceReady(system, process, state) {
 }
 
 /**
- * The instance to stop: `target` once its service is ready (none of its instances down or starting
- * again), waiting up to `timeoutMs` for it; after that, the first instance after it whose service is
- * ready, as soon as there is one. Never one that is still starting: its restart would race the fault's.
+ * The instance to stop: `target` if its service is whole (none of its instances down or starting
+ * again), else the first instance after it whose service is, as soon as there is one. Never one that is
+ * still starting: its restart would race the fault's.
  */
-async function stoppableInstance(system, target, state, signal, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
+async function stoppableInstance(system, target, state, signal) {
   const wanted = system.processes.find((p) => nameOf(p) === target);
-  while (!serviceReady(system, wanted, state) && Date.now() < deadline && !signal?.aborted) await sleep(200);
   const from = system.processes.indexOf(wanted);
   const inTurn = [...system.processes.slice(from), ...system.processes.slice(0, from)].filter(
     (p) => p.service !== 'gateway',
@@ -103,8 +101,8 @@ export async function injectFault(plan, { system, proxies, links, servers, state
     }
     case 'instance-kill':
     case 'instance-stop': {
-      // At most one instance of a service down at a time, and none stopped while it starts again: wait
-      // for whichever is down to be back, or stop another instance.
+      // At most one instance of a service down at a time, and none stopped while it starts again: stop
+      // one of a service that is whole, or wait for one to be.
       const process = await stoppableInstance(system, plan.target, state, signal);
       const stopped = nameOf(process);
       state.held.add(stopped);

@@ -8,15 +8,37 @@ export const nameOf = (process) => `${process.service}#${process.instance}`;
 /** How long a process that runs may take to be ready before it is taken for hung: far longer than any outage. */
 const HUNG_AFTER_MS = 300_000;
 
-/** Resolves once `process` answers ready; rejects if it exits first, or after `timeoutMs`. */
-async function untilReady(process, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  while (process.running && Date.now() < deadline) {
-    const ready = await fetch(`${process.url}/health/ready`).then(
-      (r) => r.ok,
-      () => false,
-    );
+/** How often a start that takes long is reported, with what its readiness says. */
+const REPORT_EVERY_MS = 30_000;
+
+/** What `process`'s readiness answers: ready, its body (which check fails), or that it does not listen yet. */
+async function readiness(process) {
+  try {
+    const response = await fetch(`${process.url}/health/ready`);
+    return { ready: response.ok, says: `${response.status} ${(await response.text()).slice(0, 200)}` };
+  } catch {
+    return { ready: false, says: 'not listening yet (starting)' };
+  }
+}
+
+/**
+ * Resolves once `process` answers ready; rejects if it exits first, or after `timeoutMs`. Every 30 s,
+ * `log` hears what keeps it.
+ */
+async function untilReady(process, timeoutMs, log) {
+  const started = Date.now();
+  let reported = started;
+  while (process.running && Date.now() < started + timeoutMs) {
+    const { ready, says } = await readiness(process);
     if (ready) return;
+    if (Date.now() - reported >= REPORT_EVERY_MS) {
+      reported = Date.now();
+      const last = process.lines?.at(-1)?.slice(0, 300);
+      log?.(
+        `${nameOf(process)}: not ready after ${Math.round((reported - started) / 1_000)} s: ${says}` +
+          (last ? `; its last log line: ${last}` : ''),
+      );
+    }
     await sleep(200);
   }
   throw new Error(process.running ? `not ready within ${timeoutMs} ms` : 'exited before it was ready');
@@ -37,7 +59,7 @@ export async function startProcess(process, { timeoutMs = 90_000, log } = {}) {
       await process.start();
       return;
     } catch (notReady) {
-      const error = process.running ? await untilReady(process, HUNG_AFTER_MS).catch((late) => late) : notReady;
+      const error = process.running ? await untilReady(process, HUNG_AFTER_MS, log).catch((late) => late) : notReady;
       if (error === undefined) return;
       // A process that is up but hung when we give up would be started twice.
       await process.kill('SIGKILL');
