@@ -328,7 +328,7 @@ if (tracingFigures) {
 if (supervisorCpu) {
   console.log(
     `\nCPU ms per GET /api/users/{id} through the gateway of the system npm start ` +
-      `runs (scripts/start.mjs), by process; the supervisor is concurrently in raw mode`,
+      `runs (scripts/start.mjs), by process; the services write their own lines`,
   );
   console.table(supervisorCpu.cpu);
 }

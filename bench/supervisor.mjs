@@ -1,8 +1,8 @@
-// `npm start`'s supervisor under load: the system as `npm start` runs it (scripts/start.mjs: concurrently,
+// `npm start`'s supervisor under load: the system as `npm start` runs it (scripts/start.mjs and its supervisor,
 // every service at its default log level, the logs written to one file as a terminal or a redirect would
 // take them), on ports of its own, a database and an exchange of its own; requests through its gateway,
 // and the CPU the supervisor process spent per request, beside the services'. The supervisor must stay off
-// the request path: in raw mode the services write their lines themselves, it relays nothing.
+// the request path: the services write their lines themselves, it relays nothing.
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { dropDatabase, removeExchangeFamily } from '@recipes/testing/cleanup';
@@ -30,8 +30,8 @@ function childrenOf(pid) {
 }
 
 /**
- * The supervisor and the services it runs, by part: concurrently starts each service through a shell,
- * which may stay as the service's parent; such a shell counts as the supervisor's.
+ * The supervisor and the services it runs, by part; a shell between the supervisor and a service, if any, counts
+ * as the supervisor's.
  */
 function supervisedProcesses(supervisorPid) {
   const parts = { supervisor: [supervisorPid] };
