@@ -1,6 +1,7 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 const consumerPacts = '{libs,services}/*/test/**/*.consumer.pact.test.ts';
+const image = 'deploy/test/image.test.ts';
 
 export default defineConfig({
   // Workspace packages resolve to their TypeScript sources under test, so no build is needed to run them.
@@ -24,7 +25,7 @@ export default defineConfig({
         test: {
           name: 'services',
           include: ['{libs,services}/*/test/**/*.test.ts', 'deploy/test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, consumerPacts],
+          exclude: [...configDefaults.exclude, consumerPacts, image],
           sequence: { groupOrder: 2 },
         },
       },
@@ -33,6 +34,9 @@ export default defineConfig({
         extends: true,
         test: { name: 'system', include: ['test/**/*.test.ts'], fileParallelism: false, sequence: { groupOrder: 3 } },
       },
+      // The image built and the system run from it (deploy/test/image.test.ts): last and alone, as the build
+      // takes both cores for minutes, which would slow the files beside it past their timeouts.
+      { extends: true, test: { name: 'image', include: [image], sequence: { groupOrder: 4 } } },
     ],
   },
 });
