@@ -34,6 +34,8 @@ export class Broker {
   private readonly metrics: BrokerMetrics;
   private readonly consumers = new Set<Consumer>();
   private closed = false;
+  /** A reconnect is due for a channel that could not be set up (see `healUnopened`). */
+  private healing = false;
 
   constructor({
     url,
@@ -160,8 +162,29 @@ export class Broker {
         await declare(channel);
       },
     });
-    wrapper.on('error', (err: Error) => this.logger.error({ err, channel: label }, 'broker channel setup failed'));
+    wrapper.on('error', (err: Error) => {
+      this.logger.error({ err, channel: label }, 'broker channel setup failed');
+      this.healUnopened(label, isClosing);
+    });
     return wrapper;
+  }
+
+  /**
+   * A channel that could not even be opened (e.g. 'Channel ended' as the broker stopped and started) is
+   * given up by amqp-connection-manager as well, with no channel whose 'close' would heal it: while the
+   * same connection stays up, every publish on it would time out (the outbox of one instance stuck for
+   * good in a fault campaign, its readiness up). Reconnect, once for however many channels failed.
+   */
+  private healUnopened(label: string, isClosing: () => boolean): void {
+    if (this.closed || isClosing() || this.healing) return;
+    this.healing = true;
+    const connection = this.manager.connection;
+    setTimeout(() => {
+      this.healing = false;
+      if (this.closed || isClosing() || !connection || this.manager.connection !== connection) return;
+      this.logger.warn({ channel: label }, 'a broker channel could not be set up: reconnecting');
+      this.manager.reconnect();
+    }, this.reconnectDelayMs).unref();
   }
 
   /**
