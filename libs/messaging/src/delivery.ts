@@ -38,6 +38,14 @@ const reasonOf = (err: unknown) => (err instanceof Error ? err.message : String(
 export function deliverer(settings: DeliverySettings): (channel: Channel, message: ConsumeMessage) => Promise<void> {
   const { queue, logger, metrics, policy, gate, parking, isClosing, isTransient, handle } = settings;
   const { settle } = parking;
+  // One listener a channel, however many deliveries it holds.
+  const watched = new WeakSet<Channel>();
+  const lostChannels = new WeakSet<Channel>();
+  const watch = (channel: Channel) => {
+    if (watched.has(channel)) return;
+    watched.add(channel);
+    channel.once('close', () => lostChannels.add(channel));
+  };
 
   return async function deliver(channel, message) {
     // Counted by the event's type as routed: always one the queue is bound to, so the label stays bounded even for
@@ -77,16 +85,8 @@ export function deliverer(settings: DeliverySettings): (channel: Channel, messag
     }
     // A channel lost while the event is held: the broker hands it out again, to this consumer's next channel
     // or another's, so this delivery stops rather than handle it a second time.
-    let channelLost = false;
-    const onClose = () => {
-      channelLost = true;
-    };
-    channel.once('close', onClose);
-    try {
-      await handleHeld(channel, message, event, type, log, () => channelLost);
-    } finally {
-      channel.removeListener('close', onClose);
-    }
+    watch(channel);
+    await handleHeld(channel, message, event, type, log, () => lostChannels.has(channel));
   };
 
   async function handleHeld(
