@@ -83,6 +83,12 @@ export class Upstreams {
     this.#stoppingUntil.set(base, Date.now() + STOPPING_MS);
   }
 
+  /** Whether the instance at `base` said it is stopping, within the last few seconds. */
+  isStopping(base: string): boolean {
+    const until = this.#stoppingUntil.get(base);
+    return until !== undefined && until > Date.now();
+  }
+
   /** GET `{base}{path}` with a short deadline; the response body is read (and so released) as text. */
   async get(base: string, path: string, timeoutMs: number): Promise<{ status: number; text: string }> {
     const response = await request(`${base}${path}`, {

@@ -146,14 +146,20 @@ export default async function proxyPlugin(app: App, { upstreams, limit, admissio
       /** Gives the request's admission slot back: set once it has one. */
       let leaveSlot = () => undefined as void;
       const canWait = () => !reply.raw.destroyed && Date.now() + pauseBeforeRetry(rounds) < waitUntil;
-      const tryAgain = (base: string, others: string[], why: object, message: string): void => {
-        request.log.warn({ upstream: base, ...why }, message);
-        if (others.length > 0) return forward(others);
-        // Its wait for a restart holds no slot that a request to an instance that is up could use.
+      const waitForRestart = (): void => {
+        // Its wait holds no slot that a request to an instance that is up could use.
         leaveSlot();
         setTimeout(() => forward(upstreams.inTurn(service)), pauseBeforeRetry(rounds++));
       };
+      const tryAgain = (base: string, others: string[], why: object, message: string): void => {
+        request.log.warn({ upstream: base, ...why }, message);
+        if (others.length > 0) forward(others);
+        else waitForRestart();
+      };
       const forward = ([base, ...others]: string[]): void => {
+        // The last instance left said it is stopping: its connections close as it drains, so a request sent on one
+        // now could be cut off, unanswered and maybe taken. It waits for the instance's restart instead.
+        if (others.length === 0 && upstreams.isStopping(base!) && canWait()) return waitForRestart();
         let notTaken = false;
         reply.from(`${base}${target.path}`, {
           ...options,
