@@ -67,13 +67,14 @@ export async function supervise({ processes, front, socket, started }) {
     for (const p of processes) {
       if (stopping) throw new Error('the system is stopping');
       report(`restarting ${p.service}#${p.instance}`);
+      const began = performance.now();
       restarting.add(p);
       try {
         await p.restart();
       } finally {
         restarting.delete(p);
       }
-      report(`${p.service}#${p.instance} is ready`);
+      report(`${p.service}#${p.instance} is ready again after ${((performance.now() - began) / 1000).toFixed(1)} s`);
     }
   };
 
