@@ -14,7 +14,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Sends one request; resolves with what the campaign's clients record (`{ action, method, path, status,
- * ms, at }`, status 0 for no answer) and `atCapacity`: a 503 with Retry-After, the gateway's refusal.
+ * ms, at }`, status 0 for no answer) and `atCapacity`: the gateway's refusal, a 503 at capacity with Retry-After.
  */
 async function send(apiUrl, action, method, path, { body, token }) {
   const started = performance.now();
@@ -42,7 +42,9 @@ async function send(apiUrl, action, method, path, { body, token }) {
     status,
     ms: Math.round(performance.now() - started),
     at: Date.now(),
-    atCapacity: status === 503 && retryAfter !== null,
+    // Every 503 carries Retry-After; the gateway's refusal (its admission or its loop guard) also says so. A 503 for a
+    // request its service may have taken (cut off as it was sent) is no refusal.
+    atCapacity: status === 503 && retryAfter !== null && /is at capacity/.test(parsed?.detail ?? ''),
     body: parsed,
   };
 }
