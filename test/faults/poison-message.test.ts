@@ -1,3 +1,4 @@
+import { DEAD_LETTER_REASON_HEADER } from '@recipes/messaging';
 import { brokerAdmin, eventually } from '@recipes/testing';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { startTestSystem, type TestSystem } from '../support/system.js';
@@ -74,18 +75,15 @@ it('dead-letters an event that always fails after EVENT_MAX_ATTEMPTS, logs its i
   );
   expect(deadLetter.properties.messageId).toBe(poison.id);
   expect(JSON.parse(deadLetter.content.toString()).id).toBe(poison.id);
-  // Rejected by the consumer on its last attempt (not over the broker's delivery limit), after waiting in
-  // the delay queues between attempts.
+  // Dead-lettered by the consumer on its last attempt (not by the broker over its delivery limit), saying why,
+  // after waiting in the delay queues between attempts (the last delay twice).
+  expect(deadLetter.properties.headers?.[DEAD_LETTER_REASON_HEADER]).toMatch(
+    new RegExp(`^failed ${MAX_ATTEMPTS} attempts: `),
+  );
   const deaths = deadLetter.properties.headers?.['x-death'] as Array<{ queue: string; reason: string; count: number }>;
-  expect(deaths[0]).toMatchObject({ queue, reason: 'rejected', count: 1 });
-  expect(
-    deaths
-      .slice(1)
-      .map((death) => [death.queue, death.reason])
-      .sort(),
-  ).toEqual([
-    [`${queue}.retry.1`, 'expired'],
-    [`${queue}.retry.2`, 'expired'],
+  expect(deaths.map((death) => [death.queue, death.reason, death.count]).sort()).toEqual([
+    [`${queue}.retry.1`, 'expired', 1],
+    [`${queue}.retry.2`, 'expired', 2],
   ]);
 
   const attempts = logOf('notifications').filter((line) => line.eventId === poison.id);
