@@ -100,6 +100,10 @@ export function runContainer(name: string, image: string, env: Record<string, st
     name,
     '--network',
     'host',
+    // The limits this process has: podman as root would otherwise raise the open files' past what the machine lets
+    // a process raise them to (here 20,000), and runc refuses to start the container.
+    '--ulimit',
+    'host',
     // No timer: there is no systemd here to run one. The test runs the image's check itself.
     '--health-interval',
     'disable',
