@@ -61,7 +61,9 @@ beforeAll(async () => {
   system = await startTestSystem({
     name: 'recipes_browser',
     portOffset: 4700,
-    env: { ...unlimited, CORS_ORIGINS: pageOrigin },
+    // Chromium starts beside the system on two cores: the gateway's 50 ms loop guard once shed the first
+    // registration (503). What is tested here is the stream, not the guard (test/overload.test.ts).
+    env: { ...unlimited, CORS_ORIGINS: pageOrigin, ADMISSION_LOOP_DELAY_MS: '500' },
   });
   browser = await launchBrowser();
   context = browser.context;
