@@ -6,7 +6,7 @@
  * The libraries' layers, as their package.json `dependencies` declare them (the test holds the two equal,
  * and the graph free of cycles): each library's src may import the libraries listed here, and no other.
  *   bottom:  tracing, contracts, config, metrics (none of ours); logging, db (tracing)
- *   above:   messaging, http
+ *   above:   messaging, http (db's word on which errors are passing)
  *   above:   auth (http), outbox (messaging, db)
  *   above:   idempotency (auth), directory (outbox); no HTTP, no runtime in the directory
  *   above:   runtime, over all but directory and testing
@@ -21,7 +21,7 @@ const allowedLibraryImports = {
   db: ['tracing'],
   metrics: [],
   messaging: ['contracts', 'logging', 'tracing'],
-  http: ['contracts', 'logging', 'metrics'],
+  http: ['contracts', 'db', 'logging', 'metrics'],
   auth: ['http'],
   outbox: ['contracts', 'db', 'logging', 'messaging', 'tracing'],
   idempotency: ['auth', 'db', 'http'],

@@ -1,6 +1,6 @@
 import { loadConfig, readSettingFile } from '@recipes/config';
 import { assertDeclared } from '@recipes/contracts';
-import { createPool, isDatabaseReachable, isTransientDatabaseError, migrate, type Pool } from '@recipes/db';
+import { createPool, isDatabaseReachable, migrate, type Pool } from '@recipes/db';
 import { type App, isDependencyUnavailable, listen } from '@recipes/http';
 import { KeyPurger } from '@recipes/idempotency';
 import { createLogger, type Logger } from '@recipes/logging';
@@ -54,16 +54,13 @@ async function whileUnavailable<T>(work: () => Promise<T>, logger: Logger): Prom
     try {
       return await work();
     } catch (err) {
-      if (!isTransient(err)) throw err;
+      if (!isDependencyUnavailable(err)) throw err;
       const retryInMs = startBackoffMs(attempt + 1);
       logger.warn({ err, retryInMs }, 'the database is unavailable at start: waiting for it');
       await new Promise((resolve) => setTimeout(resolve, retryInMs));
     }
   }
 }
-
-/** A dependency away for the moment (a look-up unanswered, the database restarting or busy): worth trying again. */
-const isTransient = (error: unknown) => isDependencyUnavailable(error) || isTransientDatabaseError(error);
 
 /** Everything a backend service needs to serve, wired in order; listening is left to the caller. */
 export async function startBackendService<C extends BackendConfig, P>(
@@ -143,7 +140,7 @@ export async function startBackendService<C extends BackendConfig, P>(
           retryDelaysMs: config.EVENT_RETRY_DELAYS_MS,
           // A database that is away, or an owner whose look-up cannot be answered, is waited for, never an attempt.
           isReady: () => isDatabaseReachable(pool),
-          isTransient,
+          isTransient: isDependencyUnavailable,
           handle: dispatcher(handlers),
         })
       : undefined;
