@@ -11,9 +11,33 @@ export interface UpstreamSettings {
   restartWaitMs?: number;
 }
 
-/** The pause before the `attempt`th try (from 0) at a service whose every instance refused: 100 ms, doubling to 1 s. */
-export function pauseBeforeRetry(attempt: number): number {
-  return Math.min(100 * 2 ** attempt, 1_000);
+/**
+ * One request's wait for a service whose every instance refused it (restarting): the pauses between its rounds of
+ * tries, 100 ms doubling to 1 s, and whether another still ends within the restart wait.
+ */
+export class RestartWait {
+  readonly #until: number;
+  #rounds = 0;
+
+  constructor(restartWaitMs: number) {
+    this.#until = Date.now() + restartWaitMs;
+  }
+
+  /** Whether the next pause still ends within the wait. */
+  allowsAnother(): boolean {
+    return Date.now() + this.#pause() < this.#until;
+  }
+
+  /** The next pause, in ms; the one after is longer. */
+  nextPause(): number {
+    const pause = this.#pause();
+    this.#rounds += 1;
+    return pause;
+  }
+
+  #pause(): number {
+    return Math.min(100 * 2 ** this.#rounds, 1_000);
+  }
 }
 
 /** How long an instance that said it is stopping is tried last: past its notice and drain (libs/http). */
@@ -31,13 +55,13 @@ export class Upstreams {
   /** Instances that said they are stopping, until when they are tried last. */
   readonly #stoppingUntil = new Map<string, number>();
 
-  readonly restartWaitMs: number;
+  readonly #restartWaitMs: number;
 
   constructor(
     readonly urls: Readonly<Record<Service, readonly string[]>>,
     { timeoutMs, connections = 128, restartWaitMs = 0 }: UpstreamSettings,
   ) {
-    this.restartWaitMs = restartWaitMs;
+    this.#restartWaitMs = restartWaitMs;
     this.agent = new Agent({
       connections,
       // A service that is shutting down stops listening once no connection is left, within 3 s
@@ -81,6 +105,11 @@ export class Upstreams {
    */
   stopping(base: string): void {
     this.#stoppingUntil.set(base, Date.now() + STOPPING_MS);
+  }
+
+  /** A request's wait, from now, for a service whose every instance refuses it. */
+  restartWait(): RestartWait {
+    return new RestartWait(this.#restartWaitMs);
   }
 
   /** Whether the instance at `base` said it is stopping, within the last few seconds. */

@@ -15,7 +15,7 @@ import { type Admission, requestClassOf } from '../admission/admission.js';
 import { recordResponses } from '../response-record.js';
 import { routeEachRequest } from '../routed-request.js';
 import { codesOf, isIdempotent, wasCutOff, wasRefused } from '../upstream-failures.js';
-import { pauseBeforeRetry, type Upstreams } from '../upstreams.js';
+import type { Upstreams } from '../upstreams.js';
 
 export interface ProxyOptions {
   upstreams: Upstreams;
@@ -141,15 +141,14 @@ export default async function proxyPlugin(app: App, { upstreams, limit, admissio
       // Each instance in turn, moving on while they refuse the connection or answer that they are stopping
       // and did not take the request, or cut it off a request that acts once however often it is sent. Once every
       // instance has, they are all tried again after a pause, until the restart wait is over: a restart is a wait.
-      const waitUntil = Date.now() + upstreams.restartWaitMs;
-      let rounds = 0;
+      const restart = upstreams.restartWait();
       /** Gives the request's admission slot back: set once it has one. */
       let leaveSlot = () => undefined as void;
-      const canWait = () => !reply.raw.destroyed && Date.now() + pauseBeforeRetry(rounds) < waitUntil;
+      const canWait = () => !reply.raw.destroyed && restart.allowsAnother();
       const waitForRestart = (): void => {
         // Its wait holds no slot that a request to an instance that is up could use.
         leaveSlot();
-        setTimeout(() => forward(upstreams.inTurn(service)), pauseBeforeRetry(rounds++));
+        setTimeout(() => forward(upstreams.inTurn(service)), restart.nextPause());
       };
       const tryAgain = (base: string, others: string[], why: object, message: string): void => {
         request.log.warn({ upstream: base, ...why }, message);

@@ -5,7 +5,7 @@ import { type App, type LimitHook, logWhenClosedByClient, onShutdown, sendProble
 import { openStreamsMetric } from '@recipes/metrics';
 import { type Service, streamRoutes } from '../route-table.js';
 import type { UpstreamStream } from '../stream-sessions.js';
-import { pauseBeforeRetry, type Upstreams } from '../upstreams.js';
+import type { Upstreams } from '../upstreams.js';
 import { wasRefused } from '../upstream-failures.js';
 import { routeEachRequest } from '../routed-request.js';
 import { forwardedRequestHeaders, forwardedResponseHeaders } from './proxy.js';
@@ -39,7 +39,7 @@ export default async function streamProxyPlugin(app: App, { upstreams, limit, st
 
       const targetPath = `${target.path}${target.query ? `?${target.query}` : ''}`;
       const requestHeaders = forwardedRequestHeaders(request, { ...request.headers }) as OutgoingHttpHeaders;
-      const upstream = await openWithinRestartWait(upstreams, service, targetPath, requestHeaders, request.log);
+      const upstream = await openOnAnyInstance(upstreams, service, targetPath, requestHeaders, request.log);
       // A client that went while its stream waited for an instance never hears of it.
       if (upstream && request.raw.destroyed) {
         reply.hijack();
@@ -67,32 +67,13 @@ export default async function streamProxyPlugin(app: App, { upstreams, limit, st
 }
 
 /**
- * The stream opened on the first instance that takes it, each instance tried in turn, and all of them again after a
- * pause while none does, until the restart wait is over (a service restarting is a wait, as for any request).
- */
-async function openWithinRestartWait(
-  upstreams: Upstreams,
-  service: Service,
-  path: string,
-  headers: OutgoingHttpHeaders,
-  log: FastifyBaseLogger,
-): Promise<UpstreamStream | undefined> {
-  const waitUntil = Date.now() + upstreams.restartWaitMs;
-  for (let round = 0; ; round++) {
-    const upstream = await openOnAnyInstance(upstreams, service, path, headers, log);
-    const taken = upstream !== undefined && upstream.statusCode !== 503;
-    if (taken || Date.now() + pauseBeforeRetry(round) >= waitUntil) return upstream;
-    upstream?.body.close(constants.NGHTTP2_CANCEL);
-    await new Promise((resolve) => setTimeout(resolve, pauseBeforeRetry(round)));
-  }
-}
-
-/**
  * The stream opened on the first instance that takes it, each in turn. Opening a stream acts on nothing,
  * so any failure before its head moves on: a refused connection (an instance that stopped), a stream
  * refused or a session going away (an instance that is stopping sends GOAWAY, and a stream sent just
- * before it learnt of it fails), no head in time, or a 503 (an instance not taking streams). What the
- * last instance answers goes to the client, a 503 included.
+ * before it learnt of it fails), no head in time, or a 503 (an instance not taking streams). While none
+ * takes it, every instance is tried again after a pause, until the restart wait is over (a service
+ * restarting is a wait, as for any request); then what the last instance answered goes to the client, a 503
+ * included.
  */
 async function openOnAnyInstance(
   upstreams: Upstreams,
@@ -101,19 +82,24 @@ async function openOnAnyInstance(
   headers: OutgoingHttpHeaders,
   log: FastifyBaseLogger,
 ): Promise<UpstreamStream | undefined> {
-  const bases = upstreams.inTurn(service);
-  for (const [index, base] of bases.entries()) {
-    const last = index === bases.length - 1;
-    try {
-      const upstream = await upstreams.streams.open(base, path, headers);
-      if (upstream.statusCode !== 503 || last) return upstream;
-      upstream.body.close(constants.NGHTTP2_CANCEL);
-      log.warn({ upstream: base }, 'stream upstream not taking streams: trying the next instance');
-    } catch (error) {
-      if (!wasRefused(error as Error)) log.warn({ err: error, upstream: base }, 'stream upstream unavailable');
+  const restart = upstreams.restartWait();
+  for (;;) {
+    const finalRound = !restart.allowsAnother();
+    const bases = upstreams.inTurn(service);
+    for (const [index, base] of bases.entries()) {
+      const last = finalRound && index === bases.length - 1;
+      try {
+        const upstream = await upstreams.streams.open(base, path, headers);
+        if (upstream.statusCode !== 503 || last) return upstream;
+        upstream.body.close(constants.NGHTTP2_CANCEL);
+        log.warn({ upstream: base }, 'stream upstream not taking streams: trying the next instance');
+      } catch (error) {
+        if (!wasRefused(error as Error)) log.warn({ err: error, upstream: base }, 'stream upstream unavailable');
+      }
     }
+    if (finalRound) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, restart.nextPause()));
   }
-  return undefined;
 }
 
 /**
