@@ -5,7 +5,7 @@ import { inSpan } from '@recipes/tracing';
 import { backoff } from './backoff.js';
 import { type DependencyGate, sleep } from './dependency-gate.js';
 import type { BrokerMetrics } from './metrics.js';
-import { failedAttemptsOf, headersOf, parseEnvelope, redeliveriesOf, typeOf } from './message.js';
+import { deliveriesOf, failedAttemptsOf, parseEnvelope, redeliveriesOf, typeOf } from './message.js';
 import { deadLetter, isLastAttempt, type Parking, putBack, type RetryPolicy, retryLater } from './retry.js';
 import { CRASH_LOOP_REDELIVERIES, PUT_BACK_AFTER_DELIVERIES } from './topology.js';
 
@@ -78,7 +78,7 @@ export function deliverer(settings: DeliverySettings): (channel: Channel, messag
       await deadLetter(parking, channel, message, failedAttemptsOf(message), reason, log);
       return;
     }
-    if (Number(headersOf(message)['x-delivery-count'] ?? 0) >= PUT_BACK_AFTER_DELIVERIES) {
+    if (deliveriesOf(message) >= PUT_BACK_AFTER_DELIVERIES) {
       log.warn({ queue, redeliveries }, 'event redelivered often: put back as a new copy');
       await putBack(parking, channel, message, log);
       return;

@@ -32,15 +32,18 @@ export function typeOf(message: ConsumeMessage): string {
   return typeof original === 'string' ? original : message.fields.routingKey;
 }
 
-/** Failed attempts before this copy (0 for the first delivery, or a header that is not a count). */
-export function failedAttemptsOf(message: ConsumeMessage): number {
-  const attempts = headersOf(message)[ATTEMPTS_HEADER];
-  return typeof attempts === 'number' && Number.isInteger(attempts) && attempts >= 0 ? attempts : 0;
+/** The count in header `name` (0 where there is none, or a value that is not a count). */
+function countIn(message: ConsumeMessage, name: string): number {
+  const value = headersOf(message)[name];
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : 0;
 }
 
+/** Failed attempts before this copy (0 for the first delivery, or a header that is not a count). */
+export const failedAttemptsOf = (message: ConsumeMessage): number => countIn(message, ATTEMPTS_HEADER);
+
+/** The broker's count of earlier deliveries of this copy (a quorum queue's `x-delivery-count`). */
+export const deliveriesOf = (message: ConsumeMessage): number => countIn(message, 'x-delivery-count');
+
 /** How often this message has been redelivered, its earlier copies' redeliveries included. */
-export function redeliveriesOf(message: ConsumeMessage): number {
-  const headers = headersOf(message);
-  const count = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : 0);
-  return count(headers[REDELIVERIES_HEADER]) + count(headers['x-delivery-count']);
-}
+export const redeliveriesOf = (message: ConsumeMessage): number =>
+  countIn(message, REDELIVERIES_HEADER) + deliveriesOf(message);

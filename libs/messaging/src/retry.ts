@@ -96,73 +96,77 @@ export interface Parking {
 }
 
 /**
- * Parks a copy of `message` in its delay queue, and acks the original once the broker confirmed the copy;
- * when it cannot, requeues the original at once.
+ * Replaces `message` by the copy `publish` sends: acks the original once the broker confirmed the copy; when it
+ * cannot, settles it as `otherwise` says (requeued, or rejected to the broker's own dead-lettering) and says so.
  */
-export async function retryLater(
-  { retries, queue, policy, settle }: Parking,
+async function replaceWithCopy(
+  { queue, settle }: Parking,
+  channel: Channel,
+  message: ConsumeMessage,
+  publish: () => Promise<unknown>,
+  otherwise: { requeue: boolean; warning: string },
+  log: Logger,
+): Promise<void> {
+  try {
+    await publish();
+    settle(() => channel.ack(message));
+  } catch (err) {
+    log.warn({ err, queue }, otherwise.warning);
+    settle(() => channel.nack(message, false, otherwise.requeue));
+  }
+}
+
+/**
+ * Parks a copy of `message` in its delay queue; when it cannot, requeues the original at once (counted by the
+ * broker's backstop only).
+ */
+export function retryLater(
+  parking: Parking,
   channel: Channel,
   message: ConsumeMessage,
   failedAttempts: number,
   log: Logger,
 ): Promise<void> {
-  try {
-    await retries.sendToQueue(
+  const { retries, queue, policy } = parking;
+  const copy = () =>
+    retries.sendToQueue(
       retryQueueOf(queue, retryLevel(failedAttempts, policy)),
       message.content,
       retryCopyOptions(message, failedAttempts, policy),
     );
-    settle(() => channel.ack(message));
-  } catch (err) {
-    // Not parked for later: back to the queue at once, counted by the broker's backstop only.
-    log.warn({ err, queue }, 'could not park the event for its next attempt: requeued');
-    settle(() => channel.nack(message, false, true));
-  }
+  const otherwise = { requeue: true, warning: 'could not park the event for its next attempt: requeued' };
+  return replaceWithCopy(parking, channel, message, copy, otherwise, log);
 }
 
 /**
- * Sends `message` to the dead-letter queue with `reason` in a header, and acks the original once the broker
- * confirmed the copy. When it cannot, the broker dead-letters the original itself (its `x-death` then tells
- * the queue, without the reason).
+ * Sends `message` to the dead-letter queue with `reason` in a header. When it cannot, the broker dead-letters the
+ * original itself (its `x-death` then tells the queue, without the reason).
  */
-export async function deadLetter(
-  { retries, queue, deadLetterExchange, settle }: Parking,
+export function deadLetter(
+  parking: Parking,
   channel: Channel,
   message: ConsumeMessage,
   failedAttempts: number,
   reason: string,
   log: Logger,
 ): Promise<void> {
-  try {
-    await retries.publish(
-      deadLetterExchange,
-      queue,
-      message.content,
-      copyOptions(message, failedAttempts, { [DEAD_LETTER_REASON_HEADER]: reason }),
-    );
-    settle(() => channel.ack(message));
-  } catch (err) {
-    log.warn({ err, queue }, 'could not send the event to the dead-letter queue with its reason: rejected instead');
-    settle(() => channel.nack(message, false, false));
-  }
+  const { retries, queue, deadLetterExchange } = parking;
+  const options = copyOptions(message, failedAttempts, { [DEAD_LETTER_REASON_HEADER]: reason });
+  const copy = () => retries.publish(deadLetterExchange, queue, message.content, options);
+  const otherwise = {
+    requeue: false,
+    warning: 'could not send the event to the dead-letter queue with its reason: rejected instead',
+  };
+  return replaceWithCopy(parking, channel, message, copy, otherwise, log);
 }
 
 /**
  * Puts `message` back at the end of its queue as a new copy, its redeliveries so far in a header (see
- * PUT_BACK_AFTER_DELIVERIES), and acks the original once the broker confirmed the copy; when it cannot,
- * requeues the original.
+ * PUT_BACK_AFTER_DELIVERIES); when it cannot, requeues the original.
  */
-export async function putBack(
-  { retries, queue, settle }: Parking,
-  channel: Channel,
-  message: ConsumeMessage,
-  log: Logger,
-): Promise<void> {
-  try {
-    await retries.sendToQueue(queue, message.content, copyOptions(message, failedAttemptsOf(message)));
-    settle(() => channel.ack(message));
-  } catch (err) {
-    log.warn({ err, queue }, 'could not put the event back as a new copy: requeued');
-    settle(() => channel.nack(message, false, true));
-  }
+export function putBack(parking: Parking, channel: Channel, message: ConsumeMessage, log: Logger): Promise<void> {
+  const { retries, queue } = parking;
+  const copy = () => retries.sendToQueue(queue, message.content, copyOptions(message, failedAttemptsOf(message)));
+  const otherwise = { requeue: true, warning: 'could not put the event back as a new copy: requeued' };
+  return replaceWithCopy(parking, channel, message, copy, otherwise, log);
 }
