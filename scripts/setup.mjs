@@ -4,7 +4,7 @@
 // Node itself.
 import { execSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { reachable } from './reachable.mjs';
 
 const installed = 'node_modules/.package-lock.json';
 if (!existsSync(installed) || statSync('package-lock.json').mtimeMs > statSync(installed).mtimeMs) {
@@ -86,21 +86,12 @@ if (process.argv.includes('--redis') && !process.env.REDIS_URL) {
 if (process.argv.includes('--servers')) {
   const database = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/recipes');
   const broker = new URL((process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672').split(',')[0]);
-  if (isLocal(database) && !(await listening(database, 5432))) startPostgres();
-  if (isLocal(broker) && !(await listening(broker, 5672))) startRabbitMq();
+  if (isLocal(database) && !(await reachable(database, 5432))) startPostgres();
+  if (isLocal(broker) && !(await reachable(broker, 5672))) startRabbitMq();
 }
 
 function isLocal(url) {
   return ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-}
-
-function listening(url, defaultPort) {
-  return new Promise((done) => {
-    const socket = connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || defaultPort) });
-    socket.setTimeout(2000, () => done(socket.destroy() && false));
-    socket.once('connect', () => done(socket.end() && true));
-    socket.once('error', () => done(false));
-  });
 }
 
 function waitFor(command, seconds) {

@@ -4,11 +4,11 @@
 // out), under a supervisor that restarts a process that exits and rolls a restart through every instance on
 // `npm run restart` (scripts/supervisor.mjs). Each service migrates its own schema as it starts.
 import { existsSync } from 'node:fs';
-import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { FRONT_SOURCE_ADDRESS, frontCommand, HAPROXY } from './front.mjs';
 import { ensureKeyPair, ensureVapidKeys } from './keys.mjs';
+import { reachable } from './reachable.mjs';
 import { ServiceProcess } from './service-process.mjs';
 import { allocatorSettings, services, upstreamVariables } from './services.mjs';
 import { controlSocket, supervise } from './supervisor.mjs';
@@ -24,16 +24,6 @@ const INSTANCE_PORT_STEP = 10;
 if (!(Number.isInteger(INSTANCES) && INSTANCES >= 1 && INSTANCES <= 5)) {
   console.error(`start: INSTANCES must be 1 to 5, not ${process.env.INSTANCES}`);
   process.exit(2);
-}
-
-function reachable(url, defaultPort) {
-  const { hostname, port } = new URL(url);
-  return new Promise((done) => {
-    const socket = connect({ host: hostname, port: Number(port || defaultPort), timeout: 2000 });
-    socket.once('connect', () => done(socket.end() && true));
-    socket.once('timeout', () => done(socket.destroy() && false));
-    socket.once('error', () => done(false));
-  });
 }
 
 async function requireServers() {
