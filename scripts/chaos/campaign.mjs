@@ -81,40 +81,19 @@ async function proxiesFor(instances, databaseUrl, amqpUrl) {
  * Runs every lane at once until `deadline` (each then goes on until its kinds reach `quota`, for at
  * most a quarter of the time more); resolves once every lane has undone its last fault.
  */
-async function injectFaults({
-  rng,
-  lanes,
-  instances,
-  quota,
-  minutes,
-  deadline,
-  signal,
-  context,
-  say,
-  tally,
-  errors,
-  timeline,
-}) {
+async function injectFaults({ rng, lanes, instances, minutes, ...shared }) {
   const seconds = minutes * 60;
-  const lastCall = deadline + (seconds * 1_000) / 4 + 10_000;
+  const lastCall = shared.deadline + (seconds * 1_000) / 4 + 10_000;
   await Promise.allSettled(
-    lanes.map((lane) => {
-      const schedule = laneSchedule(rng.fork(`lane ${lane.name}`), lane, instances);
-      return runLane({
+    lanes.map((lane) =>
+      runLane({
+        ...shared,
         lane,
-        schedule,
-        context,
+        schedule: laneSchedule(rng.fork(`lane ${lane.name}`), lane, instances),
         seconds,
-        deadline,
         lastCall,
-        quota,
-        signal,
-        say,
-        tally,
-        errors,
-        timeline,
-      });
-    }),
+      }),
+    ),
   );
 }
 
