@@ -1,6 +1,6 @@
 import { followNotifications } from '@recipes/testing/sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiOf, databaseOf, settlesAt, unlimited } from './faults/support.js';
+import { apiOf, callsNotingErrors, databaseOf, settlesAt, unlimited } from './faults/support.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
 import type { Account } from './support/world.js';
 
@@ -72,16 +72,7 @@ describe('a rolling restart of every service', () => {
     await Promise.all(streams.map((stream) => stream.ready));
 
     const posted = new Map<string, number>();
-    const call = async (what: string, request: () => ReturnType<typeof api.call>) => {
-      try {
-        const reply = await request();
-        if (reply.status >= 300) errors.push(`${what}: ${reply.status} ${JSON.stringify(reply.body)}`);
-        return reply;
-      } catch (error) {
-        errors.push(`${what}: ${String(error)}`);
-        return undefined;
-      }
-    };
+    const call = callsNotingErrors(errors);
     const writers = [0, 1].map((writer) =>
       loop(async (i) => {
         const who = (2 * i + writer) % MENTIONED;

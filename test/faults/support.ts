@@ -63,6 +63,23 @@ export function apiOf(system: StartedSystem) {
 
 export type Api = ReturnType<typeof apiOf>;
 
+/**
+ * Makes calls that note in `errors` what a client would see go wrong (an answer of 300 or more, or none), one line
+ * each, named by `what`; a call resolves with the reply, or undefined when there was none.
+ */
+export function callsNotingErrors(errors: string[]) {
+  return async (what: string, request: () => ReturnType<Api['call']>) => {
+    try {
+      const reply = await request();
+      if (reply.status >= 300) errors.push(`${what}: ${reply.status} ${JSON.stringify(reply.body)}`);
+      return reply;
+    } catch (error) {
+      errors.push(`${what}: ${String(error)}`);
+      return undefined;
+    }
+  };
+}
+
 /** Runs `task(i)` for i in [0, count) with at most `concurrency` at once; results in order. */
 export async function inParallel<T>(count: number, concurrency: number, task: (i: number) => Promise<T>): Promise<T[]> {
   const results = new Array<T>(count);
