@@ -7,12 +7,15 @@
 //                                 published.ts files and the handlers) and triggers (from the migrations),
 //                                 and the notifications migration of store_notifications (from src/rules)
 //   node scripts/docs.mjs check   fails (exit 1, one line each) when a generated part differs from what
-//                                 write would make, or a section reference names no section
+//                                 write would make, a section reference names no section, or a document
+//                                 names in backquotes a file that does not exist or a function that no
+//                                 source defines (scripts/docs/named-sources.mjs)
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configSchemas, configTable } from './docs/config-reference.mjs';
 import { updatePart } from './docs/generated-part.mjs';
 import { staleReferences } from './docs/section-references.mjs';
+import { unknownNames } from './docs/named-sources.mjs';
 import { eventTable } from './docs/event-map.mjs';
 import { routeTable } from './docs/route-map.mjs';
 import { ruleMigration } from './docs/rule-migration.mjs';
@@ -38,6 +41,7 @@ const problems = [
   updatePart(architecture, 'triggers', triggerTable(triggers), { check }),
   ...staleReferences(root),
   ...unlistedTables(root),
+  ...unknownNames(root),
   ruleProblem,
 ].filter((problem) => problem !== undefined);
 

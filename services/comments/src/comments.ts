@@ -190,8 +190,9 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
     },
 
     /**
-     * Stores the comment, a row per mentioned user in the target kind's mention store (whose trigger
-     * writes each `comment.mention.created`), and `comment.created`, all in one statement that also pays
+     * Stores the comment, a row per mentioned user in the target kind's mention store with its
+     * `comment.mention.created` (`mentionEvents`, written beside the row by `storingMentions`), and
+     * `comment.created`, all in one statement that also pays
      * for the mentions (`payer`): in the transaction of a request with an `Idempotency-Key`, so that the
      * comment commits with the response kept for it. What it needs to know first (the author, the target
      * and its owner's block, the names) is read in one statement from the read models, and only what they
@@ -255,8 +256,9 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
 
     /**
      * The author's new text. The mentions follow it, with the same grammar and limits as a new comment's:
-     * a user it newly mentions is notified, one it no longer mentions has that notification retracted
-     * (both by the mention stores' triggers), and `comment.updated` tells what changed. Only a user the
+     * a user it newly mentions is notified (`comment.mention.created`, written with the new mention row),
+     * one it no longer mentions has that notification retracted (`comment.mention.deleted`, by the mention
+     * store's trigger), and `comment.updated` tells what changed. Only a user the
      * comment never mentioned before is notified, so only they are paid for (`payer`) and count towards
      * the ten users a comment may ever mention (`withinCap`).
      */
