@@ -24,7 +24,7 @@ export const HAPROXY = '/usr/sbin/haproxy';
  * room, which serves a burst whole and cuts only a queue that stands; a read waits up to 100 ms for one, and
  * is refused at once when 64 already wait. With 64 in flight the reads past capacity kept a lower p99 (0.6 –
  * 1.7 s at four times against 3.5 s), but a burst of 100 reads would have been refused in part
- * (bench/README.md, section "Overload").
+ * (docs/decisions/0015-haproxy-front-for-reads.md).
  */
 export const FRONT_DEFAULTS = { maxconn: 256, queueMs: 100, queueLimit: 64 };
 

@@ -15,9 +15,9 @@ export const services = [
  * wins). Two arenas rather than one for each thread that ever allocated (V8's GC helpers, libuv's pool), and
  * a fixed mmap threshold, so that blocks of 128 KiB and more always come from mmap and go back when freed
  * instead of raising the threshold and leaving holes in the heap. A process keeps about 10 MB less resident
- * after the bench's load (bench/README.md); after a focused load of JSON bodies up to 256 KB with gzip and
- * scrypt on libuv's threads, 215 - 236 MB against 311 - 351 MB without (bench/micro/allocator.mjs).
- * deploy/Dockerfile sets the same.
+ * after the bench's load; after a focused load of JSON bodies up to 256 KB with gzip and scrypt on libuv's
+ * threads, 215 - 236 MB against 311 - 351 MB without (bench/micro/allocator.mjs;
+ * docs/decisions/0005-allocator-settings.md). deploy/Dockerfile sets the same.
  */
 export const allocatorSettings = {
   GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? 'glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=131072',
@@ -29,7 +29,8 @@ export const allocatorSettings = {
  * some sites' objects straight in the old generation, and their young fields then survived every scavenge
  * through them, until the next full collection. Under a recipe's comment listing at 100 connections, the
  * comments service kept 7.2 MB alive at each scavenge (a 5.2 ms pause, 8.6 ms of the helper threads), and
- * 0.70 MB (1.1 ms, 0.67 ms) with it off (bench/README.md). deploy/Dockerfile gives the same.
+ * 0.70 MB (1.1 ms, 0.67 ms) with it off (docs/decisions/0006-no-allocation-site-pretenuring.md).
+ * deploy/Dockerfile gives the same.
  */
 export const nodeFlags = ['--no-allocation-site-pretenuring'];
 
