@@ -54,8 +54,8 @@ export const gatewayConfigSchema = z
     UPSTREAM_RESTART_WAIT_MS: env
       .positiveInt(10_000)
       .describe(
-        'a request whose every instance of its service refuses the connection or is stopping is tried again, ' +
-          'pausing 100 ms doubling to 1 s, for this long (a restart) before `503` with `Retry-After`',
+        'a request whose every instance of its service refuses the connection or is stopping waits, for this ' +
+          'long at most (a restart), until one answers ready, then goes on through its admission lane; past it, `503` with `Retry-After`',
       ),
     STREAM_STALL_TIMEOUT_MS: env
       .positiveInt(30_000)

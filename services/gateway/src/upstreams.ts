@@ -1,5 +1,6 @@
 import { Agent, request } from 'undici';
 import type { Service } from './route-table.js';
+import { RestartWait, RestartWatch } from './restart-watch.js';
 import { StreamSessions } from './stream-sessions.js';
 
 export interface UpstreamSettings {
@@ -11,37 +12,10 @@ export interface UpstreamSettings {
   restartWaitMs?: number;
 }
 
-/**
- * One request's wait for a service whose every instance refused it (restarting): the pauses between its rounds of
- * tries, 100 ms doubling to 1 s, and whether another still ends within the restart wait.
- */
-export class RestartWait {
-  readonly #until: number;
-  #rounds = 0;
-
-  constructor(restartWaitMs: number) {
-    this.#until = Date.now() + restartWaitMs;
-  }
-
-  /** Whether the next pause still ends within the wait. */
-  allowsAnother(): boolean {
-    return Date.now() + this.#pause() < this.#until;
-  }
-
-  /** The next pause, in ms; the one after is longer. */
-  nextPause(): number {
-    const pause = this.#pause();
-    this.#rounds += 1;
-    return pause;
-  }
-
-  #pause(): number {
-    return Math.min(100 * 2 ** this.#rounds, 1_000);
-  }
-}
-
 /** How long an instance that said it is stopping is tried last: past its notice and drain (libs/http). */
 const STOPPING_MS = 5_000;
+/** How long an instance asked whether it is ready, while requests wait for its restart, has to answer. */
+const READY_TIMEOUT_MS = 1_000;
 
 /**
  * The addresses of every service and one keep-alive connection pool per address (an undici Agent),
@@ -54,6 +28,7 @@ export class Upstreams {
   readonly #cursor = new Map<Service, number>();
   /** Instances that said they are stopping, until when they are tried last. */
   readonly #stoppingUntil = new Map<string, number>();
+  readonly #restartWatches = new Map<Service, RestartWatch>();
 
   readonly #restartWaitMs: number;
 
@@ -110,6 +85,33 @@ export class Upstreams {
   /** A request's wait, from now, for a service whose every instance refuses it. */
   restartWait(): RestartWait {
     return new RestartWait(this.#restartWaitMs);
+  }
+
+  /**
+   * Resolves once an instance of `service` answers that it is ready again (it is no longer tried last), or once
+   * `wait` runs out: what a request whose every instance refused it waits for.
+   */
+  afterRestart(service: Service, wait: RestartWait): Promise<void> {
+    let watch = this.#restartWatches.get(service);
+    if (!watch) {
+      watch = new RestartWatch(
+        () => this.#firstReady(service),
+        (base) => this.#stoppingUntil.delete(base),
+      );
+      this.#restartWatches.set(service, watch);
+    }
+    return watch.until(wait);
+  }
+
+  async #firstReady(service: Service): Promise<string | undefined> {
+    for (const base of this.urls[service]) {
+      const ready = await this.get(base, '/health/ready', READY_TIMEOUT_MS).then(
+        ({ status }) => status === 200,
+        () => false,
+      );
+      if (ready) return base;
+    }
+    return undefined;
   }
 
   /** Whether the instance at `base` said it is stopping, within the last few seconds. */

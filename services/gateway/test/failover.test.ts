@@ -130,6 +130,51 @@ describe('an instance that refuses connections', () => {
   });
 });
 
+describe('requests that waited out the restart of the only instance of a service', () => {
+  it('come back through their lane: none refused, and never more in flight than the lane admits', async () => {
+    const LIMIT = 16;
+    const address = await unusedUrl();
+    const waiting = await startGateway({
+      COMMENTS_URL: address,
+      RATE_LIMIT_ENABLED: 'false',
+      UPSTREAM_RESTART_WAIT_MS: '10000',
+      ADMISSION_INITIAL_LIMIT: String(LIMIT),
+      ADMISSION_MIN_LIMIT: String(LIMIT),
+      ADMISSION_MAX_LIMIT: String(LIMIT),
+      // The test's own burst holds the loop up now and then: what is counted is the lanes, not the loop guard.
+      ADMISSION_LOOP_DELAY_MS: '500',
+    });
+    let service: Upstream | undefined;
+    try {
+      const post = () =>
+        waiting.inject({
+          method: 'POST',
+          url: `/api/recipes/${id}/comments`,
+          headers: { 'content-type': 'application/json' },
+          payload: '{"body":"waited"}',
+        });
+      // 150 wait for the restart, arriving over 600 ms; as many more arrive while the herd drains.
+      const answers: ReturnType<typeof post>[] = [];
+      const arrive = async (count: number) => {
+        for (let i = 0; i < count; i += 1) {
+          answers.push(post());
+          if (i % 10 === 9) await new Promise((resolve) => setTimeout(resolve, 40));
+        }
+      };
+      await arrive(150);
+      service = await startUpstream('comments', { port: Number(new URL(address).port), delayMs: 20 });
+      await arrive(150);
+      const statuses = (await Promise.all(answers)).map((answer) => answer.statusCode);
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
+      expect(service.hits).toBe(300);
+      expect(service.peakInFlight).toBeLessThanOrEqual(LIMIT);
+    } finally {
+      await waiting.close();
+      await service?.close();
+    }
+  });
+});
+
 describe('an instance that took the request and then failed', () => {
   it('is not retried elsewhere when the request may act twice: it may have had its effect', async () => {
     const [hitsBefore, resetterBefore] = [comments.hits, resetterHits];

@@ -1,7 +1,7 @@
 import { get as httpGet, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { constants, createServer, type Http2Session, type ServerHttp2Stream } from 'node:http2';
 import { setTimeout as pause } from 'node:timers/promises';
-import type { App } from '@recipes/http';
+import { type App, dualProtocolServer } from '@recipes/http';
 import { eventually } from '@recipes/testing';
 import { type EventStreamClient, openEventStream } from '@recipes/testing/sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,8 +40,12 @@ interface HeldStream {
  */
 async function startNotifications(listenOn = 0) {
   const streams: HeldStream[] = [];
-  const sessions = new Set<Http2Session>();
-  const server = createServer((request, response) => {
+  // HTTP/1.1 on the same port too, as the service's own server speaks it: the gateway asks `/health/ready` over it.
+  const server = dualProtocolServer((request, response) => {
+    if (request.url === '/health/ready') {
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ready"}');
+      return;
+    }
     if (request.headers.authorization !== AUTHORIZED.authorization) {
       response.writeHead(401, { 'content-type': 'application/problem+json' }).end(JSON.stringify(unauthorized));
       return;
@@ -61,11 +65,7 @@ async function startNotifications(listenOn = 0) {
       held.drained = true;
     });
     streams.push(held);
-  });
-  server.on('session', (session: Http2Session) => {
-    sessions.add(session);
-    session.once('close', () => sessions.delete(session));
-  });
+  }, {});
   await new Promise<void>((resolve) => server.listen(listenOn, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return {
@@ -74,7 +74,7 @@ async function startNotifications(listenOn = 0) {
     /** The stream opened after the first `count`, once the gateway has opened it. */
     stream: (index: number) => eventually(async () => streams[index]),
     close: () => {
-      for (const session of sessions) session.destroy();
+      server.closeAllConnections();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
@@ -195,15 +195,18 @@ describe('GET /api/notifications/stream through the gateway', () => {
 
   it('waits for the only instance while it restarts, and opens the stream once it listens', async () => {
     const restarting = await unusedUrl();
-    const waiting = await gatewayFor(restarting, { UPSTREAM_RESTART_WAIT_MS: '3000' });
+    const waiting = await gatewayFor(restarting, { UPSTREAM_RESTART_WAIT_MS: '10000' });
     let restarted: Awaited<ReturnType<typeof startNotifications>> | undefined;
     try {
       const opening = openEventStream(`${addressOf(waiting)}${STREAM_PATH}`, AUTHORIZED);
       await pause(500);
       restarted = await startNotifications(Number(new URL(restarting).port));
+      const listeningAt = Date.now();
       const client = await opening;
       clients.push(client);
       expect(client.status).toBe(200);
+      // Once the instance answers ready, not at the end of the wait.
+      expect(Date.now() - listeningAt).toBeLessThan(2_000);
       expect(restarted.streams).toHaveLength(1);
       client.close();
     } finally {

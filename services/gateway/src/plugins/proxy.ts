@@ -140,15 +140,18 @@ export default async function proxyPlugin(app: App, { upstreams, limit, admissio
       const idempotent = isIdempotent(request);
       // Each instance in turn, moving on while they refuse the connection or answer that they are stopping
       // and did not take the request, or cut it off a request that acts once however often it is sent. Once every
-      // instance has, they are all tried again after a pause, until the restart wait is over: a restart is a wait.
+      // instance has, the request waits until one answers ready again, or the restart wait is over: a restart is a wait.
       const restart = upstreams.restartWait();
       /** Gives the request's admission slot back: set once it has one. */
       let leaveSlot = () => undefined as void;
-      const canWait = () => !reply.raw.destroyed && restart.allowsAnother();
+      const canWait = () => !reply.raw.destroyed && restart.open;
       const waitForRestart = (): void => {
-        // Its wait holds no slot that a request to an instance that is up could use.
+        // Its wait holds no slot that a request to an instance that is up could use, and it comes back through
+        // its lane, with every request that waited, as one burst (restart-watch.ts).
         leaveSlot();
-        setTimeout(() => forward(upstreams.inTurn(service)), restart.nextPause());
+        void upstreams.afterRestart(service, restart).then(() => {
+          if (!reply.raw.destroyed) admitThen(send);
+        });
       };
       const tryAgain = (base: string, others: string[], why: object, message: string): void => {
         request.log.warn({ upstream: base, ...why }, message);
@@ -194,24 +197,27 @@ export default async function proxyPlugin(app: App, { upstreams, limit, admissio
           notFound(request, reply);
         }
       };
-      if (!admission) return send();
-      // Within the service's concurrency limit at once, else after a wait in its lane (admission.ts).
-      const withdraw = admission.admit(service, requestClassOf(request.method), {
-        enter(admitted) {
-          // Once the answer has gone, or the client has gone: a 503 or 504 means the service could not keep up.
-          reply.raw.once('close', () =>
-            admitted.done({ dropped: reply.statusCode === 503 || reply.statusCode === 504 }),
-          );
-          leaveSlot = () => admitted.done({ dropped: false, reachedService: false });
-          send();
-        },
-        refuse() {
-          reply.header('retry-after', 1);
-          sendProblem(request, reply, 503, 'The service is at capacity, try again shortly');
-        },
-      });
-      // A client that goes while its request waits takes it out of the queue.
-      reply.raw.once('close', withdraw);
+      /** Sends the request on once its lane admits it: at once within the service's concurrency limit, else after a wait. */
+      const admitThen = (go: () => void): void => {
+        if (!admission) return go();
+        const withdraw = admission.admit(service, requestClassOf(request.method), {
+          enter(admitted) {
+            // Once the answer has gone, or the client has gone: a 503 or 504 means the service could not keep up.
+            reply.raw.once('close', () =>
+              admitted.done({ dropped: reply.statusCode === 503 || reply.statusCode === 504 }),
+            );
+            leaveSlot = () => admitted.done({ dropped: false, reachedService: false });
+            go();
+          },
+          refuse() {
+            reply.header('retry-after', 1);
+            sendProblem(request, reply, 503, 'The service is at capacity, try again shortly');
+          },
+        });
+        // A client that goes while its request waits takes it out of the queue.
+        reply.raw.once('close', withdraw);
+      };
+      admitThen(send);
     },
   });
 }

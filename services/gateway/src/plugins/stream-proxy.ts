@@ -71,7 +71,7 @@ export default async function streamProxyPlugin(app: App, { upstreams, limit, st
  * so any failure before its head moves on: a refused connection (an instance that stopped), a stream
  * refused or a session going away (an instance that is stopping sends GOAWAY, and a stream sent just
  * before it learnt of it fails), no head in time, or a 503 (an instance not taking streams). While none
- * takes it, every instance is tried again after a pause, until the restart wait is over (a service
+ * takes it, every instance is tried again once one answers ready, until the restart wait is over (a service
  * restarting is a wait, as for any request); then what the last instance answered goes to the client, a 503
  * included.
  */
@@ -84,7 +84,7 @@ async function openOnAnyInstance(
 ): Promise<UpstreamStream | undefined> {
   const restart = upstreams.restartWait();
   for (;;) {
-    const finalRound = !restart.allowsAnother();
+    const finalRound = !restart.open;
     const bases = upstreams.inTurn(service);
     for (const [index, base] of bases.entries()) {
       const last = finalRound && index === bases.length - 1;
@@ -98,7 +98,7 @@ async function openOnAnyInstance(
       }
     }
     if (finalRound) return undefined;
-    await new Promise((resolve) => setTimeout(resolve, restart.nextPause()));
+    await upstreams.afterRestart(service, restart);
   }
 }
 

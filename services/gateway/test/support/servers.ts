@@ -21,6 +21,8 @@ export interface Upstream {
   url: string;
   /** Requests that reached the echo route (not health or docs). */
   hits: number;
+  /** The most requests the echo route has held at once. */
+  peakInFlight: number;
   /** Requests for its own `/health/ready`. */
   readinessChecks: number;
   /** While false, its `/health/ready` answers 503, as a service whose database is away does. */
@@ -35,6 +37,8 @@ export interface UpstreamOptions {
   healthDelayMs?: number;
   /** Paths listed in its `/openapi.json`. */
   paths?: string[];
+  /** Where it listens; any free port by default. */
+  port?: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -46,7 +50,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function startUpstream(
   name: string,
-  { delayMs = 0, healthDelayMs = 0, paths = [] }: UpstreamOptions = {},
+  { delayMs = 0, healthDelayMs = 0, paths = [], port = 0 }: UpstreamOptions = {},
 ): Promise<Upstream> {
   const server = Fastify({ forceCloseConnections: true, serverFactory: dualProtocolServer });
   server.removeAllContentTypeParsers();
@@ -72,15 +76,20 @@ export async function startUpstream(
     name,
     url: '',
     hits: 0,
+    peakInFlight: 0,
     readinessChecks: 0,
     setReady: (value) => {
       ready = value;
     },
     close: () => server.close(),
   };
+  let inFlight = 0;
   server.all('*', async (request, reply) => {
     upstream.hits += 1;
-    if (delayMs > 0) await sleep(delayMs);
+    inFlight += 1;
+    upstream.peakInFlight = Math.max(upstream.peakInFlight, inFlight);
+    if (delayMs > 0) await sleep(delayMs).finally(() => (inFlight -= 1));
+    else inFlight -= 1;
     const echoed: Echoed = {
       server: name,
       method: request.method,
@@ -94,7 +103,7 @@ export async function startUpstream(
     if (typeof headers === 'string') reply.headers(JSON.parse(headers) as Record<string, string>);
     return reply.code(status).header('x-upstream', name).send(echoed);
   });
-  const address = await server.listen({ host: '127.0.0.1', port: 0 });
+  const address = await server.listen({ host: '127.0.0.1', port });
   upstream.url = address;
   return upstream;
 }
