@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-/** The Node the project pins as a dev dependency (README: Development notes), installed by `npm ci`. */
+/** The Node the project pins as a dev dependency (docs/operations.md, "Node"), installed by `npm ci`. */
 const pinned = fileURLToPath(new URL('../../../node_modules/node/bin/node', import.meta.url));
 
 describe('the runtime', () => {
