@@ -162,23 +162,27 @@ function pastCapacity({ config, rows, target }, workload, capacity, p, front = G
     return;
   }
   if (p.level < 2) return;
-  target(
-    `${name}: ${at}: goodput ≥ 80 % of capacity`,
-    `${p.goodputPerSecond} 2xx/s = ${Math.round((100 * p.goodputPerSecond) / capacity)} % of ${capacity}${short}`,
-    held && p.goodputPerSecond >= 0.8 * capacity,
-  );
-  target(
-    `${name}: ${at}: p99 of admitted < 500 ms`,
-    `p50 ${p.admitted.p50} ms, p99 ${p.admitted.p99} ms over ${p.ok}${short}`,
-    held && p.admitted.p99 !== null && p.admitted.p99 < 500,
-  );
-  target(
-    `${name}: ${at}: p99 of refused (503) < 100 ms`,
-    p.refused > 0
-      ? `p50 ${p.refusedMs.p50} ms, p99 ${p.refusedMs.p99} ms over ${p.refused}${short}`
-      : `none refused${short}`,
-    held && (p.refused === 0 || p.refusedMs.p99 < 100),
-  );
+  const bar = barFor(workload, front);
+  if (bar.goodput !== undefined)
+    target(
+      `${name}: ${at}: goodput ≥ ${100 * bar.goodput} % of capacity`,
+      `${p.goodputPerSecond} 2xx/s = ${Math.round((100 * p.goodputPerSecond) / capacity)} % of ${capacity}${short}`,
+      held && p.goodputPerSecond >= bar.goodput * capacity,
+    );
+  if (bar.latency)
+    target(
+      `${name}: ${at}: p99 of admitted < 500 ms`,
+      `p50 ${p.admitted.p50} ms, p99 ${p.admitted.p99} ms over ${p.ok}${short}`,
+      held && p.admitted.p99 !== null && p.admitted.p99 < 500,
+    );
+  if (bar.refusedP99Ms !== undefined)
+    target(
+      `${name}: ${at}: p99 of refused (503) < ${bar.refusedP99Ms} ms`,
+      p.refused > 0
+        ? `p50 ${p.refusedMs.p50} ms, p99 ${p.refusedMs.p99} ms over ${p.refused}${short}`
+        : `none refused${short}`,
+      held && (p.refused === 0 || p.refusedMs.p99 < bar.refusedP99Ms),
+    );
   target(
     `${name}: ${at}: 0 timeouts (${TIMEOUT_MS / 1000} s), 0 answers but 2xx, 429, 503`,
     `${p.timeouts} timeouts, ${p.other} others${p.otherKinds ? ` (${p.otherKinds})` : ''}; ${p.ok} 2xx, ${p.tooMany} 429, ${p.refused} 503${short}`,
@@ -191,6 +195,17 @@ function pastCapacity({ config, rows, target }, workload, capacity, p, front = G
       p.notified.missing === 0 && p.notified.doubled === 0,
     );
   }
+}
+
+/**
+ * What a phase past capacity must hold, by workload and front. The gateway alone: goodput ≥ 80 %, admitted p99 <
+ * 500 ms, refusals p99 < 100 ms (the waiting room's target). Through HAProxy, as `npm start` runs it: writes
+ * admitted within 500 ms or refused within 250 ms (the target and a margin for the hop) with goodput ≥ 90 %;
+ * reads keep what the front is there for, no time-out (their latencies are in the rows).
+ */
+function barFor(workload, front) {
+  if (front !== HAPROXY_FRONT) return { goodput: 0.8, latency: true, refusedP99Ms: 100 };
+  return workload.short === 'reads' ? { latency: false } : { goodput: 0.9, latency: true, refusedP99Ms: 250 };
 }
 
 /** How many times the floor's figure the gateway's may be, past capacity, on a machine the load saturates. */
