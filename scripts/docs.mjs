@@ -9,7 +9,8 @@
 //   node scripts/docs.mjs check   fails (exit 1, one line each) when a generated part differs from what
 //                                 write would make, a section reference names no section, or a document
 //                                 names in backquotes a file that does not exist or a function that no
-//                                 source defines (scripts/docs/named-sources.mjs)
+//                                 source defines (scripts/docs/named-sources.mjs), or leaves out a stream
+//                                 event or notification type (scripts/docs/stream-vocabulary.mjs)
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configSchemas, configTable } from './docs/config-reference.mjs';
@@ -20,6 +21,7 @@ import { eventTable } from './docs/event-map.mjs';
 import { routeTable } from './docs/route-map.mjs';
 import { ruleMigration } from './docs/rule-migration.mjs';
 import { unlistedTables } from './docs/table-list.mjs';
+import { unnamedVocabulary } from './docs/stream-vocabulary.mjs';
 import { triggerRows, triggerTable } from './docs/trigger-table.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,6 +44,7 @@ const problems = [
   ...staleReferences(root),
   ...unlistedTables(root),
   ...unknownNames(root),
+  ...(await unnamedVocabulary(root)),
   ruleProblem,
 ].filter((problem) => problem !== undefined);
 

@@ -1,7 +1,9 @@
 import { type EventStreamClient, openEventStream, type StreamEvent } from '@recipes/testing/sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedSystem } from '../scripts/system.mjs';
+import { mergedDocument } from '../scripts/openapi.mjs';
 import { unlimited } from './faults/support.js';
+import { type OpenApiDocument, streamEventChecker } from './support/conformance.js';
 import { jsonClient } from './support/http.js';
 import { startTestSystem } from './support/system.js';
 
@@ -159,5 +161,59 @@ describe('the notification stream through the gateways', () => {
     const resumed = await stream(1, '', { ...bearer(bob), 'last-event-id': ids(held).at(-1)! });
     await resumed.next((event) => event.id === created.at(-1));
     expect([...ids(held), ...ids(resumed)]).toEqual(created);
+  });
+});
+
+describe('the events of the stream, against the published document', () => {
+  it('is each one a NotificationStreamEvent, of every kind a stream sends here', async () => {
+    const check = streamEventChecker((await mergedDocument()) as OpenApiDocument);
+    // The check can fail: a count below zero, an event the document does not name, data that is not JSON.
+    expect(check({ event: 'unread_count', data: '{"count":-1}' })).not.toEqual([]);
+    expect(check({ event: 'unread', data: '{"count":1}' })).not.toEqual([]);
+    expect(check({ event: 'notification', data: '{' })).not.toEqual([]);
+
+    const author = await register('events_author');
+    const reader = await register('events_reader');
+    const recipe = await api(1)(
+      'POST',
+      '/recipes',
+      { title: 'Events', cameraModel: 'X100V', filmSimulation: 'Classic Chrome' },
+      author.token,
+    );
+    expect(recipe.status).toBe(201);
+    const first = await stream(1, '', bearer(reader));
+    await first.next(isUnread(0));
+    // notification and unread_count, then retracted as the comment is deleted.
+    const comment = await api(1)(
+      'POST',
+      `/recipes/${recipe.body.recipe.id}/comments`,
+      { content: `@${reader.user.username} see` },
+      author.token,
+    );
+    expect(comment.status).toBe(201);
+    await first.next((event) => event.event === 'notification');
+    const deleted = await api(1)(
+      'DELETE',
+      `/recipes/${recipe.body.recipe.id}/comments/${comment.body.comment.id}`,
+      undefined,
+      author.token,
+    );
+    expect(deleted.status).toBe(200);
+    await first.next((event) => event.event === 'retracted');
+    // A sixth stream of the reader's replaces the first; signing out ends the other five with session_ended.
+    const others: EventStreamClient[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      others.push(await stream(1, '', bearer(reader)));
+      await others.at(-1)!.next(isUnread(0));
+    }
+    await first.next((event) => event.event === 'replaced');
+    expect((await api(1)('POST', '/auth/logout', undefined, reader.token)).status).toBe(200);
+    await Promise.all(others.map((client) => client.next((event) => event.event === 'session_ended')));
+
+    const sent = streams.flatMap((client) => client.received);
+    expect(new Set(sent.map((event) => event.event))).toEqual(
+      new Set(['', 'retry', 'notification', 'unread_count', 'retracted', 'replaced', 'session_ended']),
+    );
+    expect(sent.flatMap(check)).toEqual([]);
   });
 });

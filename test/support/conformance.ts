@@ -153,6 +153,45 @@ export function openApiChecker(document: OpenApiDocument) {
   };
 }
 
+/** One event of a notification stream as a client parses it: its `event:`, `id:` and `data:` lines. */
+export interface StreamFrame {
+  event: string;
+  id?: string;
+  data: string;
+  comment?: string;
+  retry?: number;
+}
+
+/**
+ * Checks the events a notification stream sent against the published document's `NotificationStreamEvent`: its
+ * `data:` line is JSON and, with its `event:` and `id:`, one of the events the document names. Comments and `retry:`
+ * carry no event.
+ */
+export function streamEventChecker(document: OpenApiDocument) {
+  const ajv = formatted(new Ajv2020({ strict: false, allErrors: true }));
+  const schemas = JSON.stringify(document.components?.schemas ?? {}).replaceAll(
+    '"#/components/schemas/',
+    '"components#/$defs/',
+  );
+  ajv.addSchema({ $id: 'components', $defs: JSON.parse(schemas) as JsonSchema });
+  const validate = ajv.compile({ $ref: 'components#/$defs/NotificationStreamEvent' });
+  return function check(frame: StreamFrame): string[] {
+    if (frame.comment !== undefined || frame.event === 'retry') return [];
+    const name = `event ${frame.event}${frame.id === undefined ? '' : ` (id ${frame.id})`}`;
+    let data: unknown;
+    try {
+      data = JSON.parse(frame.data);
+    } catch {
+      return [`${name}: the data line is not JSON: ${frame.data.slice(0, 200)}`];
+    }
+    const event = { event: frame.event, ...(frame.id === undefined ? {} : { id: frame.id }), data };
+    if (validate(event)) return [];
+    return (validate.errors ?? []).map(
+      (error) => `${name}: ${error.instancePath || '/'} ${error.message ?? 'is invalid'} (${error.schemaPath})`,
+    );
+  };
+}
+
 /** The lines of a record file the gateway wrote, each one response. */
 export function parseRecords(text: string): RecordedResponse[] {
   return text

@@ -64,9 +64,13 @@ function withExample(media: unknown, schemas: Readonly<JsonObject>): unknown {
   return { ...media, example: exampleOf(media.schema, schemas) };
 }
 
-/** An event stream's example: a notification as it arrives (docs/api.md §9). */
-function eventStreamExample(schemas: Readonly<JsonObject>): string {
-  return `event: notification\ndata: ${JSON.stringify(exampleOf({ $ref: `${REF}Notification` }, schemas))}\n\n`;
+/**
+ * An event stream's example: a notification as it arrives (docs/api.md §9), as its schema (NotificationStreamEvent)
+ * describes each event: the frame's `event`, `id` and `data` lines.
+ */
+function eventStreamExample(schemas: Readonly<JsonObject>): JsonObject {
+  const data = exampleOf({ $ref: `${REF}Notification` }, schemas) as JsonObject;
+  return { event: 'notification', id: data.id, data };
 }
 
 /** The operation with an example on its JSON request body and on each JSON or event-stream answer below 300. */

@@ -1,3 +1,4 @@
+import type { SessionEndReason } from './events.js';
 import type { StreamSession } from './session.js';
 
 /** What ended (see `SessionEnds` in streams.ts): these sessions of the user, or all issued before `notBefore`. */
@@ -5,7 +6,7 @@ interface Ended {
   userId: string;
   sessionIds: readonly string[];
   notBefore: string | null;
-  reason?: string;
+  reason?: SessionEndReason;
 }
 
 /** The streams this instance holds, by user. */

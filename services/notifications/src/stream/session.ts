@@ -1,6 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '@recipes/logging';
 import { inSpan } from '@recipes/tracing';
+import type { z } from 'zod';
+import type { notificationSchema } from '../schemas.js';
+import { type SessionEndReason, streamEvent } from './events.js';
 import { sse } from './sse.js';
 import type { StreamPosition } from '../repository/streams.js';
 import type { TokenSession } from '../repository/tickets.js';
@@ -12,7 +15,8 @@ export const RESUME_LIMIT = 1_000;
  * What a stream sends at one place of the recipient's sequence: a new notification, or a retraction (`retracted` is its
  * id).
  */
-export type MissedChange = { sequence: number; notification: { id: string } } | { sequence: number; retracted: string };
+export type MissedChange =
+  { sequence: number; notification: z.input<typeof notificationSchema> } | { sequence: number; retracted: string };
 
 /** Where a stream reads what it sends: the stored notifications, never the events that announce them. */
 export interface StreamSource {
@@ -102,14 +106,14 @@ export class StreamSession {
 
   /** A newer stream of the same user took this one's place. */
   replace(): void {
-    this.#write(sse.event('replaced', {}));
+    this.#write(streamEvent('replaced', {}));
     this.end();
   }
 
   /** Its session ended (docs/api.md §11.1): the client is told why, then the stream closes. */
-  endSession(reason: string): void {
+  endSession(reason: SessionEndReason): void {
     this.#write(sse.comment('session ended'));
-    this.#write(sse.event('session_ended', { reason }));
+    this.#write(streamEvent('session_ended', { reason }));
     this.end();
   }
 
@@ -125,14 +129,14 @@ export class StreamSession {
     const { missed, position } = await this.source.since(this.recipientId, this.#lastSequence, RESUME_LIMIT + 1);
     if (missed.length > RESUME_LIMIT) {
       this.#lastSequence = position.lastSequence;
-      this.#write(sse.event('reset', {}));
+      this.#write(streamEvent('reset', {}));
       this.#sendUnread(position.unread);
       return;
     }
     for (const change of missed) {
       // A retraction has no id of its own: a client resuming from the notification before it gets it again.
-      if ('retracted' in change) this.#write(sse.event('retracted', { id: change.retracted }));
-      else this.#write(sse.event('notification', change.notification, change.notification.id));
+      if ('retracted' in change) this.#write(streamEvent('retracted', { id: change.retracted }));
+      else this.#write(streamEvent('notification', change.notification, change.notification.id));
       this.#lastSequence = change.sequence;
     }
     this.#sendUnread(position.unread, missed.length > 0);
@@ -141,7 +145,7 @@ export class StreamSession {
   #sendUnread(count: number, always = true, id?: string): void {
     if (!always && count === this.#lastUnread) return;
     this.#lastUnread = count;
-    this.#write(sse.event('unread_count', { count }, id));
+    this.#write(streamEvent('unread_count', { count }, id));
   }
 
   #enqueue(work: () => Promise<void>): Promise<void> {

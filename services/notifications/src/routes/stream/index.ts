@@ -10,6 +10,7 @@ import {
 } from '@recipes/http';
 import type { Logger } from '@recipes/logging';
 import { z } from 'zod';
+import { notificationStreamEventSchema } from '../../stream/events.js';
 import { SSE_HEADERS } from '../../stream/sse.js';
 import { type Streams, TICKET_TTL_SECONDS, type TicketHolder } from '../../stream/streams.js';
 
@@ -52,9 +53,10 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
         operationId: 'streamNotifications',
         description:
           'Authenticated by a bearer token or by `ticket` (single use; a used one only resumes, as EventSource reconnects by itself: with the ' +
-          '`Last-Event-ID` header naming an event its stream sent, within 2 minutes of that stream’s end). Events: `notification` (id = the notification’s ' +
-          'id), `unread_count` (the first one with the id of the newest notification), `reset` (more than 1,000 missed: reload the list), `replaced` ' +
-          '(a sixth stream opened), `session_ended` (the session of the token that opened it ended: the stream closes). Resumes after `Last-Event-ID`.',
+          '`Last-Event-ID` header naming an event its stream sent, within 2 minutes of that stream’s end). Events (`NotificationStreamEvent`): ' +
+          '`notification` (id = the notification’s id), `unread_count` (the first one with the id of the newest notification), `retracted` ' +
+          '(a notification withdrawn: remove it), `reset` (more than 1,000 missed: reload the list), `replaced` (a sixth stream opened), ' +
+          '`session_ended` (the session of the token that opened it ended: the stream closes). Resumes after `Last-Event-ID`.',
         tags: ['notifications'],
         security: [{ bearerAuth: [] }, {}],
         querystring: streamQuery,
@@ -62,7 +64,7 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
         response: {
           200: {
             description: 'A `text/event-stream` that stays open',
-            content: { 'text/event-stream': { schema: z.string() } },
+            content: { 'text/event-stream': { schema: notificationStreamEventSchema } },
           },
           ...problemResponses(400, 401, 503),
         },
@@ -90,7 +92,14 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
         }
         if (holder !== undefined) byTicket = ticket;
       }
-      if (holder === undefined) throw unauthorized('A bearer token or a valid stream ticket is required');
+      if (holder === undefined) {
+        throw ticket === undefined
+          ? unauthorized('TOKEN_MISSING', 'A bearer token or a stream ticket is required')
+          : unauthorized('TOKEN_INVALID', 'The stream ticket is not valid: take another');
+      }
+      // A ticket outlives the check of the token that took it: its session may have ended since.
+      const ended = streams.sessionEndOf(holder);
+      if (ended) throw unauthorized(ended);
       const { recipientId } = holder;
 
       if (lastEventId !== undefined && resumeAfter === undefined) {
