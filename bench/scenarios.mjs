@@ -2,18 +2,25 @@
 // endpoint added later cannot be left out; one without a way to fill in its path stops the bench.
 import { serviceFor } from '../services/gateway/dist/route-table.js';
 
-/** The path parameters of each GET, from the seeded fixture; extra variants beside the plain request. */
-function pathsFor({ viewer, recipeId, postId, collectionId, commentId }) {
+/**
+ * The path parameters of each GET, from the seeded fixture; extra variants beside the plain request. A GET that
+ * answers nothing without a query (the reads by ids) has `{ query, label }` in place of its path parameter, `label`
+ * naming the query in the scenario's name.
+ */
+function pathsFor({ viewer, recipeId, postId, collectionId, commentId, inbox }) {
   const me = viewer.user.id;
   return {
     '/api/users/me': [''],
     '/api/users/{id}': [me],
+    '/api/recipes': [{ query: `?ids=${inbox.recipeIds.join(',')}`, label: `?ids=<${inbox.recipeIds.length} ids>` }],
     '/api/recipes/{id}': [recipeId],
+    '/api/posts': [{ query: `?ids=${inbox.postIds.join(',')}`, label: `?ids=<${inbox.postIds.length} ids>` }],
     '/api/posts/{id}': [postId],
     '/api/users/{id}/recipes': [me],
     '/api/recipes/{id}/comments': [recipeId],
     '/api/posts/{id}/comments': [postId],
     '/api/collections/{id}/comments': [collectionId],
+    '/api/comments/{id}': [commentId],
     '/api/comments/{id}/replies': [commentId],
     '/api/collections/{id}': [collectionId],
     '/api/collections/{id}/items': [collectionId],
@@ -64,14 +71,15 @@ export function getScenarios(operations, fixture) {
   }
   const headers = { authorization: `Bearer ${fixture.viewer.token}` };
   return operations.flatMap((op) => {
-    const [id, ...variants] = known[op.template];
+    const [first, ...variants] = known[op.template];
+    const [id, plain] = typeof first === 'string' ? [first, { query: '' }] : ['', first];
     const base = op.template.replace('{id}', id);
-    return [{ query: '' }, ...variants].map(({ query }) => {
+    return [plain, ...variants].map(({ query, label = query }) => {
       const path = `${base}${query}`;
       const service = serviceFor(base);
       if (!service) throw new Error(`the gateway routes no service for ${base}`);
       return {
-        name: `GET ${op.template}${query}`,
+        name: `GET ${op.template}${label}`,
         template: op.template,
         listing: op.listing,
         service,

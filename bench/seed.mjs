@@ -297,7 +297,23 @@ export async function seedFixture({ urlOf }, pools) {
     postId: post.id,
     collectionId: collection.id,
   });
-  return { viewer, friend, recipeId: recipe.id, postId: post.id, collectionId: collection.id, commentId: comment.id };
+  // What an inbox page reads by ids (docs/api.md §4): 20 of the viewer's recipes and 20 of the others' posts, in an
+  // order of neither table's.
+  const idsOf = async (query, values) =>
+    (await pools.content.query(`${query} ORDER BY md5(id::text) LIMIT 20`, values)).rows.map((row) => row.id);
+  const inbox = {
+    recipeIds: await idsOf('SELECT id FROM content.recipes WHERE author_id = $1', [viewer.user.id]),
+    postIds: await idsOf(`SELECT id FROM content.posts WHERE title LIKE 'Post %'`),
+  };
+  return {
+    viewer,
+    friend,
+    recipeId: recipe.id,
+    postId: post.id,
+    collectionId: collection.id,
+    commentId: comment.id,
+    inbox,
+  };
 }
 
 /** Rows in the biggest of the listings' tables, to print beside the scale figures. */

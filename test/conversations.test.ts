@@ -195,7 +195,7 @@ describe('a conversation on a recipe', () => {
 
 describe('the generated client', () => {
   it('replies to a comment and reads the thread and the reply notification, typed by the OpenAPI document', async () => {
-    const { question, answer, topLevel, replies, notification } = await replyFlow(
+    const { question, answer, topLevel, replies, notification, inbox } = await replyFlow(
       system.urlOf('gateway'),
       'talk_client',
     );
@@ -203,5 +203,8 @@ describe('the generated client', () => {
     expect(topLevel.map((comment) => [comment.id, comment.replyCount])).toEqual([[question.id, 1]]);
     expect(replies.map((comment) => comment.id)).toEqual([answer.id]);
     expect(notification).toMatchObject({ type: 'reply_comment', commentId: answer.id, contentType: 'recipe' });
+    // The inbox reads the comment and its recipe by id, through the gateway.
+    expect(inbox.comment).toEqual({ ...answer, targetType: 'recipe', targetId: notification.contentId });
+    expect(inbox.recipes.map((recipe) => recipe.id)).toEqual([notification.contentId]);
   });
 });

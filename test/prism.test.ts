@@ -173,6 +173,8 @@ describe('Prism’s check of recorded traffic against the published document', (
       content: 'x',
       createdAt: '2026-11-27T10:00:00.000Z',
       editedAt: null,
+      targetType: 'recipe',
+      targetId: RECIPE,
       parentId: null,
       replyCount: 0,
       author: USER,

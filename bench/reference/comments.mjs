@@ -39,15 +39,24 @@ const findComment = statement(
           parent_id AS "parentId", reply_count AS "replyCount" FROM comments WHERE id = $1 AND deleted_at IS NULL`,
 );
 
+// repository.ts `listedColumns`: a comment as the API shows it, its author's name and avatar from the read model.
+const listedColumns = `c.id, c.author_id AS "authorId", c.content, iso_timestamp(c.created_at) AS "createdAt",
+                iso_timestamp(c.edited_at) AS "editedAt", c.target_type AS "targetType", c.target_id AS "targetId",
+                c.parent_id AS "parentId", c.reply_count AS "replyCount", u.username, u.avatar_url AS "avatarUrl"`;
+// repository.ts `findListedComment`, a comment read by its id.
+const findListedComment = statement(
+  'find-listed-comment',
+  `SELECT ${listedColumns} FROM comments c LEFT JOIN users u ON u.id = c.author_id
+      WHERE c.id = $1 AND c.deleted_at IS NULL`,
+);
+
 /** repository.ts `readComments`: a listing of the comments `where` keeps, with their authors joined. */
 const commentListing = (name, where, parameters) =>
   listingStatement(
     name,
     {
       count: `SELECT count(*)::int AS total FROM comments WHERE ${where('')}`,
-      columns: `c.id, c.author_id AS "authorId", c.content, iso_timestamp(c.created_at) AS "createdAt",
-                iso_timestamp(c.edited_at) AS "editedAt", c.parent_id AS "parentId", c.reply_count AS "replyCount",
-                u.username, u.avatar_url AS "avatarUrl"`,
+      columns: listedColumns,
       from: `FROM comments c LEFT JOIN users u ON u.id = c.author_id WHERE ${where('c.')}`,
       order: { at: 'c.created_at', id: 'c.id', direction: 'asc' },
     },
@@ -68,6 +77,8 @@ const comment = object({
   content: string,
   createdAt: string,
   editedAt: nullableString,
+  targetType: string,
+  targetId: string,
   parentId: nullableString,
   replyCount: integer,
   author,
@@ -86,6 +97,12 @@ const withAuthors = (rows) =>
     return { ...record, author: { id: authorId, username, avatarUrl } };
   });
 
+/** targets.ts: the target exists and is not deleted, as the read models of contents and collections have it. */
+async function liveTarget(pool, type, id) {
+  const target = (await pool.query(type === 'collection' ? findCollection(id) : findTarget(id, type))).rows[0];
+  return target !== undefined && !target.deleted;
+}
+
 export function registerComments(app, pool) {
   for (const [type, plural, name] of [
     ['recipe', 'recipes', 'Recipe'],
@@ -102,9 +119,7 @@ export function registerComments(app, pool) {
       async (request, reply) => {
         const { id } = request.params;
         const page = pageOf(request.query, 50);
-        const find = type === 'collection' ? findCollection(id) : findTarget(id, type);
-        const target = UUID.test(id) ? (await pool.query(find)).rows[0] : undefined;
-        if (!target || target.deleted) return sendProblem(reply, 404, `${name} not found`);
+        if (!UUID.test(id) || !(await liveTarget(pool, type, id))) return sendProblem(reply, 404, `${name} not found`);
         const listing = findCommentPage[request.query.topLevel === 'true' ? 'topLevel' : 'all'];
         const { rows, total, next } = listingRows(
           await pool.query(listing(type, id, page.limit + 1, page.offset)),
@@ -118,6 +133,20 @@ export function registerComments(app, pool) {
       },
     );
   }
+
+  // GET /api/comments/:id — comments.ts `find`: the live comment by its id with its author joined
+  // (`findListedComment`), then the check that its target is live, as its list would make.
+  app.get(
+    '/api/comments/:id',
+    { schema: { response: { 200: object({ comment }), 404: problem } } },
+    async (request, reply) => {
+      const { id } = request.params;
+      const found = UUID.test(id) ? (await pool.query(findListedComment(id))).rows[0] : undefined;
+      if (!found || !(await liveTarget(pool, found.targetType, found.targetId)))
+        return sendProblem(reply, 404, 'Comment not found');
+      return { comment: withAuthors([found])[0] };
+    },
+  );
 
   // GET /api/comments/:id/replies — comments.ts `replies`: the comment must be live (`findComment`), then the
   // page of its replies with their authors joined and the count in one statement; no `total` beside the pagination.

@@ -45,14 +45,37 @@ const findAuthorRecipePage = listingStatement(
   },
   2,
 );
-// repository/posts.ts `findPost`.
+// `findRecipeSummaries`: the recipes of the ids ($2), in their order.
+const findRecipeSummaries = statement(
+  'find-recipe-summaries',
+  `SELECT ${summaryColumns}
+       FROM unnest($2::uuid[]) WITH ORDINALITY AS asked(id, position)
+       JOIN recipes r ON r.id = asked.id JOIN users u ON u.id = r.author_id
+      WHERE r.deleted_at IS NULL ORDER BY asked.position`,
+);
+// repository/posts.ts `findPost`, and `findPosts` of the ids ($1) in their order.
+const postColumns = `p.id, p.title, p.cover_image_url AS "coverImageUrl", p.created_at AS "createdAt",
+            json_build_object('id', u.id, 'username', u.username, 'avatarUrl', u.avatar_url) AS author`;
 const findPost = statement(
   'find-post',
-  `SELECT p.id, p.title, p.cover_image_url AS "coverImageUrl", p.created_at AS "createdAt",
-            json_build_object('id', u.id, 'username', u.username, 'avatarUrl', u.avatar_url) AS author
+  `SELECT ${postColumns}
        FROM posts p JOIN users u ON u.id = p.author_id
       WHERE p.id = $1 AND p.deleted_at IS NULL`,
 );
+const findPosts = statement(
+  'find-posts',
+  `SELECT ${postColumns}
+       FROM unnest($1::uuid[]) WITH ORDINALITY AS asked(id, position)
+       JOIN posts p ON p.id = asked.id JOIN users u ON u.id = p.author_id
+      WHERE p.deleted_at IS NULL ORDER BY asked.position`,
+);
+
+/** schemas.ts `idsQuery`: 1-50 UUIDs, comma-separated or repeated; each once, where first asked. Undefined if not. */
+function idsOf({ ids }) {
+  const asked = [ids ?? []].flat().flatMap((list) => String(list).split(','));
+  if (asked.length === 0 || asked.length > 50 || !asked.every((id) => UUID.test(id))) return undefined;
+  return [...new Set(asked.map((id) => id.toLowerCase()))];
+}
 
 /** repository/rows.ts `withIsoTimestamp`: pg gives a Date. */
 const withIsoTimestamp = (row) => ({ ...row, createdAt: row.createdAt.toISOString() });
@@ -75,6 +98,29 @@ const recipeSummary = object({
 const post = object({ id: string, title: string, coverImageUrl: nullableString, author, createdAt: string });
 
 export function registerContent(app, pool) {
+  // GET /api/recipes?ids= — recipes.ts `findMany` as the caller (if any) sees them: `findRecipeSummaries`.
+  app.get(
+    '/api/recipes',
+    { schema: { response: { 200: object({ recipes: { type: 'array', items: recipeSummary } }) } } },
+    async (request, reply) => {
+      const ids = idsOf(request.query);
+      if (!ids) return sendProblem(reply, 400, 'The request is not valid');
+      const { rows } = await pool.query(findRecipeSummaries(request.caller?.id ?? null, ids));
+      return { recipes: rows.map(withIsoTimestamp) };
+    },
+  );
+
+  // GET /api/posts?ids= — posts.ts `findMany`: `findPosts`.
+  app.get(
+    '/api/posts',
+    { schema: { response: { 200: object({ posts: { type: 'array', items: post } }) } } },
+    async (request, reply) => {
+      const ids = idsOf(request.query);
+      if (!ids) return sendProblem(reply, 400, 'The request is not valid');
+      return { posts: (await pool.query(findPosts(ids))).rows.map(withIsoTimestamp) };
+    },
+  );
+
   // GET /api/recipes/:id — recipes.ts `find` as the caller (if any) sees it: repository `findRecipeSummary`.
   app.get(
     '/api/recipes/:id',

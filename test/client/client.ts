@@ -7,7 +7,8 @@
  * `mentionFlow` registers two users; one publishes a recipe, the other comments on it mentioning the first,
  * who then reads the notification; `muteFlow` has one user mute another and list their mutes;
  * `notificationsByCursor` reads a user's notifications page by page by cursor; `sessionFlow` keeps a user
- * signed in by refreshing, then signs them out; `replyFlow` replies to a comment. test/system.test.ts runs
+ * signed in by refreshing, then signs them out; `replyFlow` replies to a comment and reads the reply's
+ * notification as an inbox shows it (the comment and its recipe by id). test/system.test.ts runs
  * the first against the whole system, test/inbox-control.test.ts the second, test/lists.test.ts the third,
  * test/sessions.test.ts the fourth, test/conversations.test.ts the last.
  */
@@ -209,6 +210,22 @@ export async function notificationsByCursor(baseUrl: string, token: string, { li
 }
 
 /**
+ * What an inbox shows of a comment's notification without a request per item (docs/api.md §4, §5): the comment
+ * by its id, and what it is on among the recipes read by their ids (one request for a whole page of them).
+ */
+async function inboxItem(call: ReturnType<typeof apiClient>, notification: Notification) {
+  const read = await call('get', '/api/comments/{id}', { params: { id: notification.commentId ?? '' } });
+  if (read.status !== 200) throw unexpected('read the comment', read);
+  const comment: Comment = read.body.comment;
+  const found = await call('get', '/api/recipes', {
+    query: { ids: [comment.targetId, notification.contentId].join(',') },
+  });
+  if (found.status !== 200) throw unexpected('read the recipes by id', found);
+  const recipes: RecipeSummary[] = found.body.recipes;
+  return { comment, recipes };
+}
+
+/**
  * A conversation (docs/api.md §11.4): `owner` publishes a recipe, `guest` comments on it, the owner
  * replies; returns the thread as the top-level list and the replies list show it, and the guest's
  * `reply_comment` once it has come through the broker.
@@ -256,8 +273,17 @@ export async function replyFlow(baseUrl: string, prefix: string, { timeoutMs = 1
     const notification: Notification | undefined = listed.body.data.find(
       (candidate) => candidate.commentId === answer.id,
     );
-    if (notification)
-      return { question, answer, topLevel: topLevel.body.comments, replies: replies.body.comments, notification };
+    if (notification) {
+      const inbox = await inboxItem(call, notification);
+      return {
+        question,
+        answer,
+        topLevel: topLevel.body.comments,
+        replies: replies.body.comments,
+        notification,
+        inbox,
+      };
+    }
     if (Date.now() > deadline) throw new Error(`no reply_comment for comment ${answer.id} within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -39,6 +39,9 @@ export interface Comment {
   content: string;
   createdAt: string;
   editedAt: string | null;
+  /** What it is on. */
+  targetType: CommentTargetType;
+  targetId: string;
   /** The top-level comment it replies to; null for a top-level comment. */
   parentId: string | null;
   /** Its replies; 0 for a reply. */
@@ -147,9 +150,22 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
   }
 
   /**
-   * The page with each comment's author. Every author was in the directory when they commented, and the
-   * directory forgets no one: a look-up is left only for a read model that lost a row, and costs nothing otherwise.
+   * The comments with their authors. Every author was in the directory when they commented, and the directory
+   * forgets no one: a look-up is left only for a read model that lost a row, and costs nothing otherwise.
    */
+  async function authored(records: CommentWithAuthor[]): Promise<Comment[]> {
+    const unknown = records.filter((record) => record.author === null).map((record) => record.authorId);
+    const fetched =
+      unknown.length === 0 ? new Map<string, UserSnapshot>() : await users.findByIds([...new Set(unknown)]);
+    const withAuthor = ({ authorId, author, ...record }: CommentWithAuthor): Comment => {
+      const known = author ?? fetched.get(authorId);
+      if (!known) throw new Error(`author ${authorId} of comment ${record.id} is unknown`);
+      return { ...record, author: toAuthor(known) };
+    };
+    return records.map(withAuthor);
+  }
+
+  /** The page with each comment's author (`authored`). */
   async function withAuthors({
     comments: records,
     total,
@@ -159,15 +175,7 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
     total: number;
     next: ListPosition | null;
   }): Promise<CommentPage> {
-    const unknown = records.filter((record) => record.author === null).map((record) => record.authorId);
-    const fetched =
-      unknown.length === 0 ? new Map<string, UserSnapshot>() : await users.findByIds([...new Set(unknown)]);
-    const withAuthor = ({ authorId, author, ...record }: CommentWithAuthor): Comment => {
-      const known = author ?? fetched.get(authorId);
-      if (!known) throw new Error(`author ${authorId} of comment ${record.id} is unknown`);
-      return { ...record, author: toAuthor(known) };
-    };
-    return { comments: records.map(withAuthor), total, next };
+    return { comments: await authored(records), total, next };
   }
 
   return {
@@ -178,6 +186,19 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
     async list(target: CommentTarget, filter: CommentFilter, request: ListRequest): Promise<CommentPage> {
       await ownerOf(target);
       return withAuthors(await repository.findCommentPage(pool, target, filter, request));
+    },
+
+    /**
+     * The live comment `commentId`, as its target's list shows it; 404 when it is deleted, unknown, not a UUID, or on
+     * a target that is gone (whose list is a 404: its comments are removed a moment after it, `removeCommentsOn`).
+     * Nothing else hides a comment from a reader: a block keeps the blocked from commenting, not from reading.
+     */
+    async find(commentId: string): Promise<Comment> {
+      const record = isUuid(commentId) ? await repository.findListedComment(pool, commentId) : undefined;
+      if (!record || (await targetOwner({ type: record.targetType, id: record.targetId })) === undefined)
+        throw notFound('Comment not found');
+      const [comment] = await authored([record]);
+      return comment!;
     },
 
     /**
@@ -251,7 +272,7 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
       if (!targetLive) throw notFound(`${targetNames[target.type]} not found`);
       if (!placed) throw notFound('Comment not found');
       if (spending) payer.answer(spending);
-      return withAuthorOf(record!, author);
+      return withAuthorOf(record!, target, author);
     },
 
     /**
@@ -298,7 +319,7 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
         await enqueue(tx, createEvent(commentUpdated, data, { producer: PRODUCER, correlationId }));
         return edited;
       });
-      return withAuthorOf(record, caller);
+      return withAuthorOf(record, target, caller);
     },
 
     /**
@@ -325,9 +346,12 @@ export function comments({ pool, users, blocks, targetOwner }: CommentsDependenc
 
 function withAuthorOf(
   { id, content, createdAt, editedAt, parentId, replyCount }: CommentRecord,
+  target: CommentTarget,
   author: UserSnapshot,
 ): Comment {
-  return { id, content, createdAt, editedAt, parentId, replyCount, author: toAuthor(author) };
+  // As PostgreSQL writes a uuid, whatever case the path spelled it in.
+  const on = { targetType: target.type, targetId: target.id.toLowerCase() };
+  return { id, content, createdAt, editedAt, ...on, parentId, replyCount, author: toAuthor(author) };
 }
 
 /** A page of comments, how many the listing holds, and where the next page starts. */

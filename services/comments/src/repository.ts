@@ -50,8 +50,13 @@ export async function setCorrelationId(db: Queryable, correlationId: string): Pr
   await db.query(text, values);
 }
 
-/** A comment with its author as this service's users read model has them (null when it does not know them yet). */
+/**
+ * A comment with what it is on and its author as this service's users read model has them (null when it does not
+ * know them yet): a comment as the API shows it.
+ */
 export interface CommentWithAuthor extends CommentRecord {
+  targetType: CommentTargetType;
+  targetId: string;
   author: { id: string; username: string; avatarUrl: string | null } | null;
 }
 
@@ -61,8 +66,16 @@ export interface CommentFilter {
 }
 
 const listedColumns = `c.id, c.author_id AS "authorId", c.content, iso_timestamp(c.created_at) AS "createdAt",
-                iso_timestamp(c.edited_at) AS "editedAt", c.parent_id AS "parentId", c.reply_count AS "replyCount",
-                u.username, u.avatar_url AS "avatarUrl"`;
+                iso_timestamp(c.edited_at) AS "editedAt", c.target_type AS "targetType", c.target_id AS "targetId",
+                c.parent_id AS "parentId", c.reply_count AS "replyCount", u.username, u.avatar_url AS "avatarUrl"`;
+
+/** A row of `listedColumns`: the author's name and avatar as the users read model has them, or null. */
+type ListedRow = Omit<CommentWithAuthor, 'author'> & { username: string | null; avatarUrl: string | null };
+
+const withAuthorRow = ({ username, avatarUrl, ...record }: ListedRow): CommentWithAuthor => ({
+  ...record,
+  author: username === null ? null : { id: record.authorId, username, avatarUrl },
+});
 
 /** A listing's page and total, each comment with its author from the users read model (`readListing`). */
 async function readComments(
@@ -71,9 +84,7 @@ async function readComments(
   values: unknown[],
   request: ListingRequest,
 ): Promise<{ comments: CommentWithAuthor[]; total: number; next: Position | null }> {
-  const { rows, total, next } = await readListing<
-    CommentRecord & { username: string | null; avatarUrl: string | null }
-  >(
+  const { rows, total, next } = await readListing<ListedRow>(
     db,
     {
       count: `SELECT count(*)::int AS total FROM comments WHERE ${where('')}`,
@@ -84,11 +95,7 @@ async function readComments(
     values,
     request,
   );
-  const comments = rows.map(({ username, avatarUrl, ...record }) => ({
-    ...record,
-    author: username === null ? null : { id: record.authorId, username, avatarUrl },
-  }));
-  return { comments, total, next };
+  return { comments: rows.map(withAuthorRow), total, next };
 }
 
 /**
@@ -128,6 +135,19 @@ export async function findComment(db: Queryable, id: string): Promise<CommentRec
     [id],
   );
   return rows[0];
+}
+
+/**
+ * The live comment `id`, wherever it is, as a listing shows it (`listedColumns`): by its primary key, one statement;
+ * undefined when there is none.
+ */
+export async function findListedComment(db: Queryable, id: string): Promise<CommentWithAuthor | undefined> {
+  const { rows } = await db.query<ListedRow>(
+    `SELECT ${listedColumns} FROM comments c LEFT JOIN users u ON u.id = c.author_id
+      WHERE c.id = $1 AND c.deleted_at IS NULL`,
+    [id],
+  );
+  return rows[0] && withAuthorRow(rows[0]);
 }
 
 /**

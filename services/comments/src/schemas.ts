@@ -2,6 +2,7 @@ import {
   AUTHOR_EXAMPLE,
   authorSchema,
   C0_BUT_LINE_BREAKS,
+  commentTargetTypeSchema,
   listCursor,
   listPaginationSchema,
   listQuery,
@@ -82,6 +83,9 @@ export const commentSchema = z
     createdAt: timestampSchema,
     /** Null until its author edits it. */
     editedAt: timestampSchema.nullable(),
+    /** What it is on, so that a comment read alone (`GET /api/comments/{id}`) leads to its thread. */
+    targetType: commentTargetTypeSchema,
+    targetId: z.uuid(),
     /** The top-level comment it replies to; null for a top-level comment. */
     parentId: z.uuid().nullable(),
     /** Its replies; 0 for a reply. */
@@ -96,6 +100,8 @@ export const commentSchema = z
         content: 'What a light, @ada!',
         createdAt: '2026-11-22T10:00:00.000Z',
         editedAt: null,
+        targetType: 'recipe',
+        targetId: '019375a2-9d8e-7f6a-8b5c-4d3e2f1a0b9c',
         parentId: null,
         replyCount: 2,
         author: AUTHOR_EXAMPLE,
@@ -120,6 +126,7 @@ export const commentAddedResponse = z.object({
   comment: commentSchema,
 });
 
-export const commentEditedResponse = z.object({ comment: commentSchema });
+/** One comment: an edited one, or one read alone (`GET /api/comments/{id}`). */
+export const commentResponse = z.object({ comment: commentSchema });
 
 export const commentDeletedResponse = z.object({ message: z.literal('Comment deleted') });

@@ -12,7 +12,7 @@ import { commentsConfigSchema } from './config.js';
 import { handlers } from './events/handlers/index.js';
 import { published } from './events/published.js';
 import collectionRoutes from './routes/collections/index.js';
-import replyRoutes from './routes/comments/index.js';
+import commentByIdRoutes from './routes/comments/index.js';
 import internalRoutes from './routes/internal/index.js';
 import postRoutes from './routes/posts/index.js';
 import recipeRoutes from './routes/recipes/index.js';
@@ -56,7 +56,7 @@ export const commentsService = defineService({
     await app.register(recipeRoutes, { prefix: '/api/recipes', ...options });
     await app.register(collectionRoutes, { prefix: '/api/collections', ...options });
     await app.register(postRoutes, { prefix: '/api/posts', ...options });
-    await app.register(replyRoutes, { prefix: '/api/comments', comments });
+    await app.register(commentByIdRoutes, { prefix: '/api/comments', comments });
   },
   async internalRoutes(internal, { dataExport }) {
     await internal.register(internalRoutes, { prefix: '/internal/comments', dataExport });

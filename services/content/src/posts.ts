@@ -51,6 +51,9 @@ export function posts(pool: Pool, directory: UserDirectory, relations: RelationD
       return post;
     },
 
+    /** The posts of `ids` (distinct UUIDs), in their order; those `find` would answer 404 for are left out. */
+    findMany: (ids: string[]): Promise<Post[]> => repository.findPosts(pool, ids),
+
     /** Soft, as for recipes. */
     async remove(id: string, callerId: string, correlationId: string): Promise<void> {
       await withTransaction(pool, async (tx) => {

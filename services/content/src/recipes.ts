@@ -64,6 +64,13 @@ export function recipes(pool: Pool, directory: UserDirectory, relations: Relatio
       return recipe;
     },
 
+    /**
+     * The recipes of `ids` (distinct UUIDs) as `find` shows each, in the order of `ids`; those it would answer 404
+     * for (missing, deleted) are left out.
+     */
+    findMany: (ids: string[], viewerId: string | undefined): Promise<RecipeSummary[]> =>
+      repository.findRecipeSummaries(pool, ids, viewerId ?? null),
+
     /** Soft: the recipe then behaves as not found everywhere, here and, through the event, elsewhere. */
     async remove(id: string, callerId: string, correlationId: string): Promise<void> {
       await withTransaction(pool, async (tx) => {

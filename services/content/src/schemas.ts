@@ -5,6 +5,7 @@ import {
   CONTROL_CHARACTERS,
   contentSnapshotSchema,
   httpUrlSchema,
+  isUuid,
   listCursor,
   listPaginationSchema,
   listQuery,
@@ -117,7 +118,39 @@ export const postSchema = z
     ],
   });
 
+/** The most ids one read by ids names (docs/api.md §4). */
+const MAX_IDS = 50;
+/** A UUID as `z.uuid()` takes it, for the pattern of a list of them. */
+const UUID = z.regexes.uuid().source.replace(/^\^|\$$/g, '');
+
+/**
+ * `ids=a,b,…` (docs/api.md §4): 1–50 UUIDs, comma-separated or the parameter repeated, as `types` on
+ * notifications; an empty or malformed one, or more than 50, is 400 naming `ids`. The same id twice (in any case)
+ * is asked once, where it first appears.
+ */
+const idsParam = z
+  // The pattern says for a client reading the document what the checks below take: UUIDs, none empty.
+  .union([idList(), z.array(idList())])
+  .transform((value) => [value].flat().flatMap((list) => list.split(',')))
+  .refine((ids) => ids.length <= MAX_IDS, `must be at most ${MAX_IDS} ids`)
+  .refine((ids) => ids.every(isUuid), 'must be UUIDs, comma-separated')
+  .transform((ids) => [...new Set(ids.map((id) => id.toLowerCase()))])
+  .meta({
+    description: `Up to ${MAX_IDS} ids (UUIDs), comma-separated; answered in this order, each once`,
+    example: '019375a2-9d8e-7f6a-8b5c-4d3e2f1a0b9c,019375a2-aa01-7b02-8c03-d4e5f6a7b8c9',
+  });
+
+/** One value of `ids`: 1-50 UUIDs, comma-separated (checked once the values are joined, in `idsParam`). */
+function idList() {
+  return z.string().meta({ pattern: `^${UUID}(?:,${UUID}){0,${MAX_IDS - 1}}$` });
+}
+
+/** A read of recipes or posts by id (`GET /api/recipes?ids=…`, `GET /api/posts?ids=…`). */
+export const idsQuery = z.object({ ids: idsParam });
+
 export const recipeResponse = z.object({ recipe: recipeSummarySchema });
+/** Recipes read by id: those that can be read, in the order asked. */
+export const recipesResponse = z.object({ recipes: z.array(recipeSummarySchema) });
 export const recipeListResponse = z.object({ recipes: z.array(recipeSummarySchema), pagination: listPaginationSchema });
 
 /** Where a walk through a user's recipes stands (docs/api.md §10.1). */
@@ -126,5 +159,7 @@ export const recipeListQuery = listQuery(12, recipeCursor);
 export const favoriteResponse = z.object({ favorited: z.boolean(), favoriteCount: z.number().int() });
 export const repostResponse = z.object({ reposted: z.boolean(), repostCount: z.number().int() });
 export const postResponse = z.object({ post: postSchema });
+/** Posts read by id: those that can be read, in the order asked. */
+export const postsResponse = z.object({ posts: z.array(postSchema) });
 export const messageResponse = z.object({ message: z.string() });
 export const internalContentResponse = z.object({ content: contentSnapshotSchema });

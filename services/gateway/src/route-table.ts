@@ -34,6 +34,7 @@ export const routeTable: ReadonlyArray<readonly [pattern: string, service: Servi
   ['/api/collections/:id/items', 'collections'],
   ['/api/collections/:id/comments', 'comments'],
   ['/api/collections/:id/comments/:commentId', 'comments'],
+  ['/api/comments/:id', 'comments'],
   ['/api/comments/:id/replies', 'comments'],
   ['/api/saved-items', 'collections'],
   ['/api/saved-items/:id', 'collections'],

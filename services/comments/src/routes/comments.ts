@@ -17,7 +17,7 @@ import {
   commentBody,
   newCommentBody,
   commentDeletedResponse,
-  commentEditedResponse,
+  commentResponse,
   commentListResponse,
   commentCursor,
   commentParams,
@@ -91,7 +91,8 @@ export function commentRoutes(type: CommentTargetType) {
         // The limit counts callers, so it runs once the token has said who is calling.
         onRequest: [app.auth.required, limitPerCaller],
         ...idempotency.hooks,
-        config: { location: ({ comment }, path) => `${path}/${comment.id}` },
+        // Where the comment is read alone, whatever it is on (`GET /api/comments/{id}`).
+        config: { location: ({ comment }) => `/api/comments/${comment.id}` },
         schema: {
           summary: `Comment on a ${type}, or reply to a comment on it; @names in it mention those users`,
           operationId: `create${kind}Comment`,
@@ -136,7 +137,7 @@ export function commentRoutes(type: CommentTargetType) {
           security: [{ bearerAuth: [] }],
           params: commentParams,
           body: commentBody,
-          response: { 200: commentEditedResponse, ...problemResponses(400, 401, 403, 404, 413, 415, 429, 503) },
+          response: { 200: commentResponse, ...problemResponses(400, 401, 403, 404, 413, 415, 429, 503) },
         },
       },
       async (request, reply) => {

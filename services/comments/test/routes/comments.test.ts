@@ -54,6 +54,8 @@ describe.each(kinds)('comments on a %s', (kind) => {
         content: 'Lovely tones',
         createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
         editedAt: null,
+        targetType: kind,
+        targetId: target,
         parentId: null,
         replyCount: 0,
         author: { id: user.id, username: user.username, avatarUrl: null },

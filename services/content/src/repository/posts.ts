@@ -32,16 +32,30 @@ export async function insertPostTags(db: Queryable, postId: string, userIds: str
   await db.query('INSERT INTO post_tags (post_id, user_id) SELECT $1, unnest($2::uuid[])', [postId, userIds]);
 }
 
+const postColumns = `p.id, p.title, p.cover_image_url AS "coverImageUrl", p.created_at AS "createdAt",
+            json_build_object('id', u.id, 'username', u.username, 'avatarUrl', u.avatar_url) AS author`;
+
 /** A post that is not deleted. */
 export async function findPost(db: Queryable, id: string): Promise<Post | undefined> {
   const { rows } = await db.query<Stored<Post>>(
-    `SELECT p.id, p.title, p.cover_image_url AS "coverImageUrl", p.created_at AS "createdAt",
-            json_build_object('id', u.id, 'username', u.username, 'avatarUrl', u.avatar_url) AS author
+    `SELECT ${postColumns}
        FROM posts p JOIN users u ON u.id = p.author_id
       WHERE p.id = $1 AND p.deleted_at IS NULL`,
     [id],
   );
   return rows[0] && withIsoTimestamp(rows[0]);
+}
+
+/** The posts of `ids` that are not deleted, in the order of `ids`: one statement, each by its primary key. */
+export async function findPosts(db: Queryable, ids: string[]): Promise<Post[]> {
+  const { rows } = await db.query<Stored<Post>>(
+    `SELECT ${postColumns}
+       FROM unnest($1::uuid[]) WITH ORDINALITY AS asked(id, position)
+       JOIN posts p ON p.id = asked.id JOIN users u ON u.id = p.author_id
+      WHERE p.deleted_at IS NULL ORDER BY asked.position`,
+    [ids],
+  );
+  return rows.map(withIsoTimestamp);
 }
 
 /** What other services keep of a post, deleted or not. */

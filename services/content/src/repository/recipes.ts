@@ -89,6 +89,25 @@ export async function findRecipeSummary(
 }
 
 /**
+ * The recipes of `ids` that are not deleted, as `viewerId` sees them, in the order of `ids`: one statement, each
+ * found by its primary key (`findRecipeSummary` for many).
+ */
+export async function findRecipeSummaries(
+  db: Queryable,
+  ids: string[],
+  viewerId: string | null,
+): Promise<RecipeSummary[]> {
+  const { rows } = await db.query<Stored<RecipeSummary>>(
+    `SELECT ${summaryColumns}
+       FROM unnest($2::uuid[]) WITH ORDINALITY AS asked(id, position)
+       JOIN recipes r ON r.id = asked.id JOIN users u ON u.id = r.author_id
+      WHERE r.deleted_at IS NULL ORDER BY asked.position`,
+    [viewerId, ids],
+  );
+  return rows.map(withIsoTimestamp);
+}
+
+/**
  * One page of an author's recipes, newest first, by number or after a position (a keyset seek on
  * `recipes_by_author`), and how many they have in all, both from `recipes_by_author` in one statement, so
  * the page and its total agree (`readListing`).

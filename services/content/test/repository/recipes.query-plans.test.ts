@@ -1,6 +1,8 @@
 import type { Queryable } from '@recipes/db';
+import { explainGenericPlan } from '@recipes/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { findAuthorRecipePage } from '../../src/repository/recipes.js';
+import { findPosts } from '../../src/repository/posts.js';
+import { findAuthorRecipePage, findRecipeSummaries } from '../../src/repository/recipes.js';
 import { contentDatabase } from '../support.js';
 
 /**
@@ -115,5 +117,75 @@ describe('the recipe listing’s query plan', () => {
       total: 90,
       next: null,
     });
+  });
+});
+
+describe('the reads by ids’ query plans', () => {
+  let recipeIds: string[];
+  let postIds: string[];
+  beforeAll(async () => {
+    await db.pool.query(`
+      INSERT INTO posts (id, author_id, title, created_at, deleted_at)
+      SELECT gen_random_uuid(), u.id, 'Post ' || n, now() - n * interval '1 minute', CASE WHEN n % 10 = 0 THEN now() END
+        FROM users u CROSS JOIN generate_series(1, 100) AS n`);
+    await db.pool.query('VACUUM ANALYZE posts');
+    // 50 ids, as many as one request may ask: live, deleted and missing ones, in no order of the table's.
+    const sample = async (table: string) =>
+      (await db.pool.query<{ id: string }>(`SELECT id FROM ${table} ORDER BY md5(id::text) LIMIT 45`)).rows
+        .map((row) => row.id)
+        .concat(Array.from({ length: 5 }, (_, n) => `0190f5a4-1c2d-7e3f-8a9b-00000000ff0${n}`));
+    recipeIds = await sample('recipes');
+    postIds = await sample('posts');
+  });
+
+  /** No sequential scan of `table`, which is read by its primary key (`index`). */
+  const expectByPrimaryKey = (plan: PlanNode[], table: string, index: string) => {
+    expect(plan.filter((node) => node['Relation Name'] === table && node['Node Type'] === 'Seq Scan')).toEqual([]);
+    expect(plan.some((node) => node['Index Name'] === index)).toBe(true);
+  };
+
+  it('finds 50 recipes in one statement, each by its primary key', async () => {
+    const [plan, ...more] = await plansOf((recorder) => findRecipeSummaries(recorder, recipeIds, viewer));
+    expect(more).toEqual([]);
+    expectByPrimaryKey(plan!, 'recipes', 'recipes_pkey');
+    // The caller's favorite and repost are index look-ups for the rows found only.
+    const scanned = plan!.filter((node) => node['Node Type'] === 'Seq Scan').map((node) => node['Relation Name']);
+    expect(scanned).not.toContain('recipe_favorites');
+    expect(scanned).not.toContain('recipe_reposts');
+  });
+
+  it('finds 50 posts in one statement, each by its primary key', async () => {
+    const [plan, ...more] = await plansOf((recorder) => findPosts(recorder, postIds));
+    expect(more).toEqual([]);
+    expectByPrimaryKey(plan!, 'posts', 'posts_pkey');
+  });
+
+  it('answers the live ones in the order of the ids', async () => {
+    const { rows } = await db.pool.query<{ id: string }>(
+      'SELECT id FROM recipes WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL',
+      [recipeIds],
+    );
+    const live = new Set(rows.map((row) => row.id));
+    const found = await findRecipeSummaries(db.pool, recipeIds, viewer);
+    expect(found.map((recipe) => recipe.id)).toEqual(recipeIds.filter((id) => live.has(id)));
+    expect(live.size).toBeGreaterThan(30);
+    expect(live.size).toBeLessThan(45);
+  });
+
+  // Last in the file: explaining a generic plan deallocates the statements the pool's connection had prepared.
+  it('keeps both plans for any values, as a connection keeps a prepared statement’s', async () => {
+    // What the recording connection of `explainGenericPlan` answers the repository: a row it can read.
+    const row = { createdAt: new Date() };
+    const recipes = await explainGenericPlan(
+      db.pool,
+      (recorder: Queryable) => findRecipeSummaries(recorder, recipeIds, viewer),
+      row,
+    );
+    expectByPrimaryKey(recipes, 'recipes', 'recipes_pkey');
+    expectByPrimaryKey(
+      await explainGenericPlan(db.pool, (recorder: Queryable) => findPosts(recorder, postIds), row),
+      'posts',
+      'posts_pkey',
+    );
   });
 });

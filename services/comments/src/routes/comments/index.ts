@@ -1,10 +1,28 @@
 import { listPagination, listRequest } from '@recipes/contracts';
 import { type App, problemResponses, withListLinks } from '@recipes/http';
 import type { Comments } from '../../comments.js';
-import { commentIdParams, repliesPageQuery, replyCursor, replyListResponse } from '../../schemas.js';
+import { commentIdParams, commentResponse, repliesPageQuery, replyCursor, replyListResponse } from '../../schemas.js';
 
-/** `GET /api/comments/{id}/replies`: a comment's replies, whatever it is on (docs/api.md §11.4). */
-export default async function replyRoutes(app: App, { comments }: { comments: Comments }) {
+/**
+ * A comment named by its id alone, whatever it is on: `GET /api/comments/{id}` (docs/api.md §5), where a new
+ * comment's `Location` leads, and its replies, `GET /api/comments/{id}/replies` (docs/api.md §11.4).
+ */
+export default async function commentByIdRoutes(app: App, { comments }: { comments: Comments }) {
+  app.get(
+    '/:id',
+    {
+      schema: {
+        summary: 'A comment, with what it is on and its thread',
+        operationId: 'getComment',
+        tags: ['comments'],
+        security: [],
+        params: commentIdParams,
+        response: { 200: commentResponse, ...problemResponses(404, 503) },
+      },
+    },
+    async (request) => ({ comment: await comments.find(request.params.id) }),
+  );
+
   app.get(
     '/:id/replies',
     {

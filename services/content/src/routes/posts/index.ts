@@ -3,7 +3,7 @@ import { callerOf } from '@recipes/auth';
 import { type App, type LimitPolicy, problemResponses } from '@recipes/http';
 import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
 import type { Posts } from '../../posts.js';
-import { messageResponse, postDraftBody, postResponse } from '../../schemas.js';
+import { idsQuery, messageResponse, postDraftBody, postResponse, postsResponse } from '../../schemas.js';
 import { spendingOn } from '../notification-budget.js';
 import { tokenRequired } from '../security.js';
 
@@ -45,6 +45,21 @@ export default async function postRoutes(
       request.log.info({ postId: post.id }, 'post published');
       return reply.code(201).send({ post });
     },
+  );
+
+  app.get(
+    '',
+    {
+      schema: {
+        summary: 'Posts by id, in the order asked; those missing or deleted left out',
+        operationId: 'getPostsByIds',
+        tags,
+        security: [],
+        querystring: idsQuery,
+        response: { 200: postsResponse, ...problemResponses(400) },
+      },
+    },
+    async (request) => ({ posts: await posts.findMany(request.query.ids) }),
   );
 
   app.get(

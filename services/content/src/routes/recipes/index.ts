@@ -3,7 +3,15 @@ import { callerOf } from '@recipes/auth';
 import { type App, type LimitPolicy, problemResponses } from '@recipes/http';
 import { type Idempotency, idempotencyKeyHeaders } from '@recipes/idempotency';
 import type { Recipes } from '../../recipes.js';
-import { favoriteResponse, messageResponse, recipeDraftBody, recipeResponse, repostResponse } from '../../schemas.js';
+import {
+  favoriteResponse,
+  idsQuery,
+  messageResponse,
+  recipeDraftBody,
+  recipeResponse,
+  recipesResponse,
+  repostResponse,
+} from '../../schemas.js';
 import { spendingOn } from '../notification-budget.js';
 import { tokenOptional, tokenRequired } from '../security.js';
 
@@ -45,6 +53,22 @@ export default async function recipeRoutes(
       request.log.info({ recipeId: recipe.id }, 'recipe published');
       return reply.code(201).send({ recipe });
     },
+  );
+
+  // Only by ids: a user's recipes are listed, and paged, under /api/users/{id}/recipes.
+  app.get(
+    '',
+    {
+      schema: {
+        summary: 'Recipes by id, in the order asked; those missing or deleted left out',
+        operationId: 'getRecipesByIds',
+        tags,
+        security: tokenOptional,
+        querystring: idsQuery,
+        response: { 200: recipesResponse, ...problemResponses(400, 401) },
+      },
+    },
+    async (request) => ({ recipes: await recipes.findMany(request.query.ids, request.caller?.id) }),
   );
 
   app.get(
