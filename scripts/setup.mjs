@@ -1,5 +1,5 @@
 // Makes a fresh clone runnable: installs dependencies when the lock file changed, then builds
-// incrementally (tsc -b skips what is up to date); for a test run, also the browser, Prometheus, Redis and HAProxy;
+// incrementally (tsc -b skips what is up to date) and writes the merged OpenAPI document; for a test run, also the browser, Prometheus, Redis and HAProxy;
 // for `npm start`, HAProxy and the PostgreSQL and RabbitMQ it runs against; for the bench, HAProxy. Uses nothing but
 // Node itself.
 import { execSync } from 'node:child_process';
@@ -11,7 +11,8 @@ if (!existsSync(installed) || statSync('package-lock.json').mtimeMs > statSync(i
   console.log('setup: installing dependencies (npm ci)');
   execSync('npm ci --no-audit --no-fund', { stdio: 'inherit' });
 }
-execSync('npx tsc -b', { stdio: 'inherit' });
+// The build: the code, then the API's one OpenAPI document merged from the built services (the gateway serves it).
+execSync('npm run build --silent', { stdio: 'inherit' });
 
 // Pact files merge into what is there: a test run starts from none, so no stale interaction lingers.
 if (process.argv.includes('--fresh-pacts')) rmSync('pacts', { recursive: true, force: true });

@@ -67,6 +67,11 @@ export interface AppSettings {
    * its own event loop is behind (services/gateway/src/admission/loop-guard.ts). HTTP/1.1 only.
    */
   answerEarly?: (request: IncomingMessage, response: ServerResponse) => boolean;
+  /**
+   * Serves its own OpenAPI document at `/openapi.json` (the default). The gateway does not: its `/openapi.json` is the
+   * document merged from every service's.
+   */
+  servesOwnDocument?: boolean;
 }
 
 export interface ClientTimeouts {
@@ -197,6 +202,10 @@ export async function createApp(settings: AppSettings): Promise<App> {
   await app.register(httpMetrics);
   await app.register(errorsPlugin);
   await app.register(healthPlugin, { checks: settings.readiness ?? {}, cacheMs: settings.readinessCacheMs ?? 0 });
-  await app.register(openApiPlugin, { title: settings.title, description: settings.description ?? settings.title });
+  await app.register(openApiPlugin, {
+    title: settings.title,
+    description: settings.description ?? settings.title,
+    servesDocument: settings.servesOwnDocument ?? true,
+  });
   return app;
 }

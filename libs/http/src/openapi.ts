@@ -101,7 +101,10 @@ const bodyIsOptional = (body: unknown) =>
  * own `operationId` and `security` (`[]` when public) in its schema; every error status it can answer is
  * declared as problem+json: those it lists itself (`problemResponses`) and those the framework adds.
  */
-async function openApiPlugin(app: FastifyInstance, { title, description }: { title: string; description: string }) {
+async function openApiPlugin(
+  app: FastifyInstance,
+  { title, description, servesDocument }: { title: string; description: string; servesDocument: boolean },
+) {
   const optionalBodies = new Set<string>();
   const transform: SwaggerTransform = (input) => {
     if (!input.url.startsWith('/api/')) return { schema: { ...input.schema, hide: true }, url: input.url };
@@ -129,7 +132,7 @@ async function openApiPlugin(app: FastifyInstance, { title, description }: { tit
     transformObject: (document) =>
       withOptionalBodies(withoutUnusedInputs(jsonSchemaTransformObject(document)), optionalBodies),
   });
-  app.get('/openapi.json', { schema: { hide: true }, logLevel: 'warn' }, async () => app.swagger());
+  if (servesDocument) app.get('/openapi.json', { schema: { hide: true }, logLevel: 'warn' }, async () => app.swagger());
 }
 
 export default fp(openApiPlugin, { name: 'openapi' });

@@ -24,6 +24,8 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
   const app = await createApp({
     title: 'gateway',
     description: 'The only public port: routes /api to the owning service',
+    // Its /openapi.json is the merged document (plugins/docs.ts).
+    servesOwnDocument: false,
     logger,
     trustProxy: config.TRUST_PROXY,
     validateResponses: config.RESPONSE_VALIDATION,
@@ -89,7 +91,7 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
     timeoutMs: config.HEALTH_TIMEOUT_MS,
     cacheMs: config.HEALTH_CACHE_MS,
   });
-  await app.register(docsPlugin, { upstreams, timeoutMs: config.HEALTH_TIMEOUT_MS, cacheMs: config.DOCS_CACHE_MS });
+  await app.register(docsPlugin, { documentFile: config.OPENAPI_DOCUMENT });
   await app.register(eventDocsPlugin, { exchange: config.EVENTS_EXCHANGE });
   await app.register(streamProxyPlugin, { upstreams, limit, stallTimeoutMs: config.STREAM_STALL_TIMEOUT_MS });
   const admission = config.ADMISSION_ENABLED

@@ -63,13 +63,12 @@ export const gatewayConfigSchema = z
         'a notification stream whose client takes nothing of what waits for it this long is ' +
           'cut off, so that it holds no memory here (it resumes where it was as it reconnects)',
       ),
-    HEALTH_TIMEOUT_MS: env
-      .positiveInt(1_000)
-      .describe('per address of a service, for `/health` and for fetching its OpenAPI document'),
-    DOCS_CACHE_MS: env
-      .positiveInt(10_000)
+    HEALTH_TIMEOUT_MS: env.positiveInt(1_000).describe('per address of a service, for `/health`'),
+    OPENAPI_DOCUMENT: env
+      .string('generated/openapi.json')
       .describe(
-        "how long the OpenAPI document merged from the services' at `/docs` is served before they are asked again",
+        'the OpenAPI document merged from every service’s, as the build writes it (`node scripts/openapi.mjs build`): ' +
+          'served whole at `/openapi.json` and `/docs/json`, whatever is up',
       ),
     EVENTS_EXCHANGE: env
       .string('recipes.events')

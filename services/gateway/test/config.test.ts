@@ -11,7 +11,7 @@ describe('gateway config', () => {
       PORT: 3000,
       UPSTREAM_TIMEOUT_MS: 10_000,
       HEALTH_TIMEOUT_MS: 1_000,
-      DOCS_CACHE_MS: 10_000,
+      OPENAPI_DOCUMENT: 'generated/openapi.json',
       RATE_LIMIT_ENABLED: true,
       RATE_LIMIT_MAX: 300,
       RATE_LIMIT_WINDOW_MS: 60_000,

@@ -1,10 +1,13 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { type App, NOT_TAKEN_HEADER, stopTaking } from '@recipes/http';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem } from './support/problems.js';
-import { addressOf, type Echoed, startGateway, startUpstream, type Upstream } from './support/servers.js';
+import { addressOf, type Echoed, startGateway, startUpstream, type Upstream, unusedUrl } from './support/servers.js';
 
 const id = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
 
@@ -21,12 +24,12 @@ let base: string;
 
 beforeAll(async () => {
   [users1, users2, content, comments, collections, notifications] = await Promise.all([
-    startUpstream('users-1', { paths: ['/api/users/{id}', '/api/auth/login'] }),
-    startUpstream('users-2', { paths: ['/api/users/{id}', '/api/auth/login'] }),
-    startUpstream('content', { paths: ['/api/recipes', '/api/recipes/{id}', '/internal/recipes/{id}'] }),
-    startUpstream('comments', { paths: ['/api/recipes/{id}/comments'] }),
-    startUpstream('collections', { paths: ['/api/collections'] }),
-    startUpstream('notifications', { paths: ['/api/notifications'] }),
+    startUpstream('users-1'),
+    startUpstream('users-2'),
+    startUpstream('content'),
+    startUpstream('comments'),
+    startUpstream('collections'),
+    startUpstream('notifications'),
   ]);
   all = [users1, users2, content, comments, collections, notifications];
   env = {
@@ -371,24 +374,52 @@ describe('/health', () => {
 });
 
 describe('/docs', () => {
-  it('serves one OpenAPI document with the paths of every service, and only routed ones', async () => {
-    const response = await gateway.inject({ method: 'GET', url: '/docs/json' });
-    expect(response.statusCode).toBe(200);
-    const document = response.json<{
-      paths: Record<string, unknown>;
-      components: { schemas: Record<string, unknown> };
-    }>();
-    expect(Object.keys(document.paths).sort()).toEqual([
-      '/api/auth/login',
+  it('serves the built document whole at /openapi.json and /docs/json, with every service down', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'gateway-docs-')), 'openapi.json');
+    const document = {
+      openapi: '3.1.0',
+      info: { title: 'recipes', version: '1.0.0' },
+      paths: { '/api/recipes': {}, '/api/notifications': {} },
+    };
+    writeFileSync(file, JSON.stringify(document));
+    const down = await unusedUrl();
+    const alone = await startGateway({
+      USERS_URL: down,
+      CONTENT_URL: down,
+      COMMENTS_URL: down,
+      COLLECTIONS_URL: down,
+      NOTIFICATIONS_URL: down,
+      OPENAPI_DOCUMENT: file,
+    });
+    try {
+      for (const url of ['/openapi.json', '/docs/json']) {
+        const response = await alone.inject({ method: 'GET', url });
+        expect(response.statusCode, url).toBe(200);
+        expect(response.json(), url).toEqual(document);
+      }
+    } finally {
+      await alone.close();
+      rmSync(dirname(file), { recursive: true, force: true });
+    }
+  });
+
+  it('serves by default the document the build merged from every service', async () => {
+    const built = JSON.parse(readFileSync('generated/openapi.json', 'utf8')) as { paths: Record<string, unknown> };
+    const response = await gateway.inject({ method: 'GET', url: '/openapi.json' });
+    expect(response.json()).toEqual(built);
+    for (const path of [
+      '/api/users/me',
+      '/api/recipes/{id}',
+      '/api/comments/{id}',
       '/api/collections',
       '/api/notifications',
-      '/api/recipes',
-      '/api/recipes/{id}',
-      '/api/recipes/{id}/comments',
-      '/api/users/{id}',
-    ]);
-    expect(Object.keys(document.components.schemas)).toEqual(
-      expect.arrayContaining(['users-1Thing', 'contentThing', 'commentsThing']),
+    ])
+      expect(Object.keys(built.paths)).toContain(path);
+  });
+
+  it('does not start without its document, and says how to make it', async () => {
+    await expect(startGateway({ ...env, OPENAPI_DOCUMENT: '/nonexistent/openapi.json' })).rejects.toThrow(
+      /\/nonexistent\/openapi\.json could not be read .*npm run build/,
     );
   });
 

@@ -1,58 +1,35 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import swaggerUi from '@fastify/swagger-ui';
-import { type App, sharedAnswer } from '@recipes/http';
-import { type MergedDocument, mergeOpenApi } from '../openapi-merge.js';
-import { services } from '../route-table.js';
-import type { Upstreams } from '../upstreams.js';
+import type { App } from '@recipes/http';
 
 export interface DocsOptions {
-  upstreams: Upstreams;
-  /** Per address, when fetching a service's `/openapi.json`. */
-  timeoutMs: number;
-  /** How long a merged document is served before the services are asked again. */
-  cacheMs: number;
-}
-
-/** A service's own document from the first of its addresses that serves one; undefined when none does. */
-async function documentOf(upstreams: Upstreams, urls: readonly string[], timeoutMs: number): Promise<unknown> {
-  for (const url of urls) {
-    try {
-      const { status, text } = await upstreams.get(url, '/openapi.json', timeoutMs);
-      if (status === 200) return JSON.parse(text);
-    } catch {
-      // Down, slow or not JSON: try the next address; with none left the service is left out.
-    }
-  }
-  return undefined;
+  /** The merged document the build wrote (`OPENAPI_DOCUMENT`). */
+  documentFile: string;
 }
 
 /**
- * Swagger UI at `/docs` over one document merged from every service's `/openapi.json`, also served
- * at `/docs/json` and `/docs/yaml`.
+ * The API's one OpenAPI document, merged from every service's at build time (scripts/openapi.mjs, with
+ * `mergeOpenApi` of ../openapi-merge.ts), the same file the lint checks: served whole at `/openapi.json`, and with
+ * Swagger UI at `/docs` (also `/docs/json` and `/docs/yaml`), whatever service is up. Asked of the services as they
+ * run, it left out one that was down.
  */
-export default async function docsPlugin(app: App, { upstreams, timeoutMs, cacheMs }: DocsOptions) {
-  const mergedDocument = sharedAnswer(
-    async () =>
-      mergeOpenApi(
-        await Promise.all(
-          services.map(async (service) => ({
-            service,
-            document: await documentOf(upstreams, upstreams.urls[service], timeoutMs),
-          })),
-        ),
-      ),
-    cacheMs,
-  );
-  let latest: MergedDocument | undefined;
-
+export default async function docsPlugin(app: App, { documentFile }: DocsOptions) {
+  const path = resolve(documentFile);
+  let document: Record<string, unknown>;
+  try {
+    document = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+  } catch (error) {
+    throw new Error(
+      `the OpenAPI document ${path} could not be read (${(error as Error).message}): ` +
+        '`npm run build` writes it (OPENAPI_DOCUMENT names another)',
+      { cause: error },
+    );
+  }
+  app.get('/openapi.json', { schema: { hide: true }, logLevel: 'warn' }, async () => document);
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    // swagger-ui asks for the document synchronously (transformSpecification), so it is fetched just before.
-    uiHooks: {
-      preHandler: async () => {
-        latest = await mergedDocument();
-      },
-    },
     transformSpecificationClone: false,
-    transformSpecification: (own) => latest ?? own,
+    transformSpecification: () => document,
   });
 }

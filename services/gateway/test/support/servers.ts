@@ -35,8 +35,6 @@ export interface UpstreamOptions {
   delayMs?: number;
   /** Delay before answering its own `/health/ready`. */
   healthDelayMs?: number;
-  /** Paths listed in its `/openapi.json`. */
-  paths?: string[];
   /** Where it listens; any free port by default. */
   port?: number;
 }
@@ -45,12 +43,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A real Fastify server standing in for a service, on HTTP/1.1 and HTTP/2 as the services are: echoes every
- * request as JSON, answers its own `/health/ready` and serves a small `/openapi.json`. `x-echo-status` picks
+ * request as JSON and answers its own `/health/ready`. `x-echo-status` picks
  * the response status.
  */
 export async function startUpstream(
   name: string,
-  { delayMs = 0, healthDelayMs = 0, paths = [], port = 0 }: UpstreamOptions = {},
+  { delayMs = 0, healthDelayMs = 0, port = 0 }: UpstreamOptions = {},
 ): Promise<Upstream> {
   const server = Fastify({ forceCloseConnections: true, serverFactory: dualProtocolServer });
   server.removeAllContentTypeParsers();
@@ -63,15 +61,7 @@ export async function startUpstream(
       ? { status: 'ready', checks: {} }
       : reply.code(503).send({ status: 'not ready', checks: { database: 'down' } });
   });
-  server.get('/openapi.json', async () => ({
-    openapi: '3.1.0',
-    info: { title: name, version: '1.0.0' },
-    paths: Object.fromEntries(paths.map((path) => [path, { get: { summary: `${name} ${path}` } }])),
-    components: {
-      schemas: { [`${name}Thing`]: { type: 'object' } },
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
-    },
-  }));
+
   const upstream: Upstream = {
     name,
     url: '',
