@@ -2,6 +2,7 @@ import { eventually } from '@recipes/testing';
 import { type EventStreamClient, openEventStream } from '@recipes/testing/sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Account, apiOf, databaseOf, unlimited } from './faults/support.js';
+import { expectUnauthorized } from './support/http.js';
 import { findLeftovers, searchedColumnCount } from './support/leftovers.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
 
@@ -241,7 +242,11 @@ describe('a user who did everything leaves', () => {
 
   it('refuses a wrong password as a failed login, and changes nothing', async () => {
     const response = await api.call('DELETE', '/users/me', { password: 'wrong horse' }, leaver.token);
+    // A wrong password: no reason, as no token was at fault (docs/api.md §2).
     expect(response.status).toBe(401);
+    expect(response.body).toMatchObject({ code: 'UNAUTHORIZED' });
+    expect(response.body.reason).toBeUndefined();
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="recipes"');
     expect((await api.call('GET', `/users/${leaver.user.id}`)).status).toBe(200);
   });
 
@@ -250,7 +255,15 @@ describe('a user who did everything leaves', () => {
     expect(response.status, JSON.stringify(response.body)).toBe(202);
     expect(response.body).toEqual({ message: 'Account deletion started' });
     await made.stream.ended;
-    expect((await api.call('GET', '/users/me', undefined, leaver.token)).status).toBe(401);
+    expectUnauthorized((await api.call('GET', '/users/me', undefined, leaver.token)).raw, 'ACCOUNT_DELETED');
+    // Every service refuses the token so, once the end reached it: the notifications service's stream just ended.
+    await eventually(async () =>
+      (await api.call('GET', '/notifications/unread-count', undefined, leaver.token)).status === 401 ? true : undefined,
+    );
+    expectUnauthorized(
+      (await api.call('GET', '/notifications/unread-count', undefined, leaver.token)).raw,
+      'ACCOUNT_DELETED',
+    );
     const login = await api.call('POST', '/auth/login', { username: 'leaving_lea', password: 'correct horse' });
     const unknown = await api.call('POST', '/auth/login', { username: 'leaving_nobody', password: 'correct horse' });
     expect([login.status, login.body.detail]).toEqual([unknown.status, unknown.body.detail]);

@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { codeFor } from '@recipes/http';
+import { problemCodes, unauthorizedReasons } from '@recipes/contracts';
+import { codeFor, errorCodes } from '@recipes/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lintDocument, mergedDocument, writeDocument } from '../scripts/openapi.mjs';
 
@@ -128,5 +129,29 @@ describe('the merged document', () => {
         expect(statuses, key).toEqual(expect.arrayContaining(['400', '413', '415']));
     }
     expect(codeFor(414)).toBe('URI_TOO_LONG');
+  });
+
+  it('gives code and reason as enums, each pointing to the table of docs/api.md that says what it means', () => {
+    const { code, reason } = document.components.schemas.Problem.properties;
+    expect(code).toMatchObject({ type: 'string', enum: [...problemCodes] });
+    expect(new Set(code.enum)).toEqual(new Set([...Object.values(errorCodes), 'BAD_REQUEST']));
+    expect(reason).toMatchObject({ type: 'string', enum: [...unauthorizedReasons] });
+    expect(document.components.schemas.Problem.required).not.toContain('reason');
+    expect(code.description).toContain('docs/api.md §1');
+    expect(reason.description).toContain('docs/api.md §2');
+    // The tables they point to: every code in the first, every reason in the second with what the client does.
+    const api = readFileSync('docs/api.md', 'utf8');
+    const section = (n: number) => api.slice(api.indexOf(`\n## ${n}. `), api.indexOf(`\n## ${n + 1}. `));
+    for (const each of code.enum) expect(section(1), each).toContain(`\`${each}\``);
+    for (const each of reason.enum)
+      expect(section(2), each).toMatch(new RegExp(`^\\| \`${each}\` \\|.+\\|.+\\|$`, 'm'));
+  });
+
+  it('declares the WWW-Authenticate challenge on every 401', () => {
+    for (const { key, operation } of operations()) {
+      const unauthorized = operation.responses['401'] as { headers?: Record<string, unknown> };
+      expect(unauthorized.headers?.['WWW-Authenticate'], key).toEqual({ $ref: '#/components/headers/WwwAuthenticate' });
+    }
+    expect(document.components.headers.WwwAuthenticate).toMatchObject({ required: true, schema: { type: 'string' } });
   });
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionFlow } from './client/client.js';
 import { unlimited } from './faults/support.js';
 import { withDatabase } from './support/database.js';
-import { jsonClient } from './support/http.js';
+import { expectUnauthorized, jsonClient } from './support/http.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
 
 /**
@@ -141,6 +141,12 @@ describe('two devices, one logged out', () => {
     );
     for (const [service, ms] of Object.entries(refusedAfter))
       expect(ms, `${service} refused after ${ms} ms`).toBeLessThan(1_000);
+    // Each service says why, with its challenge, through the gateway (docs/api.md §2).
+    for (const [service, path] of Object.entries(reads()))
+      expectUnauthorized((await api()('GET', path, undefined, phone.token)).raw, 'SESSION_ENDED', service);
+    // The stream's own refusals too, through the gateway's stream proxy.
+    expectUnauthorized((await api()('GET', '/notifications/stream', undefined, phone.token)).raw, 'SESSION_ENDED');
+    expectUnauthorized((await api()('GET', '/notifications/stream')).raw, 'TOKEN_MISSING');
 
     for (const { said, afterMs } of await told) {
       expect(JSON.parse(said.data)).toEqual({ reason: 'logout' });
@@ -151,7 +157,10 @@ describe('two devices, one logged out', () => {
     for (const [service, path] of Object.entries(reads())) {
       expect((await api()('GET', path, undefined, laptop.token)).status, service).toBe(200);
     }
-    expect((await api()('POST', '/auth/refresh', { refreshToken: phone.refreshToken })).status).toBe(401);
+    expectUnauthorized(
+      (await api()('POST', '/auth/refresh', { refreshToken: phone.refreshToken })).raw,
+      'SESSION_ENDED',
+    );
     laptop = await refreshed(laptop.refreshToken);
     // The laptop's stream is still open: a mention reaches it, and nothing ended it before.
     const bob = await api()('POST', '/auth/register', { username: 'sessions_bob', password: 'correct horse' });
@@ -184,9 +193,10 @@ describe('two devices, one logged out', () => {
       db.query(`UPDATE users.refresh_tokens SET issued_at = issued_at - interval '11 s' WHERE session_id = $1`, [sid]),
     );
     // The first token again, later than the grace allows: the whole session ends, its latest tokens too.
-    expect((await api()('POST', '/auth/refresh', { refreshToken: first.refreshToken })).status).toBe(401);
-    expect((await api()('POST', '/auth/refresh', { refreshToken: third.refreshToken })).status).toBe(401);
-    expect((await api()('GET', '/users/me', undefined, third.token)).status).toBe(401);
+    const refresh = async (refreshToken: string) => (await api()('POST', '/auth/refresh', { refreshToken })).raw;
+    expectUnauthorized(await refresh(first.refreshToken), 'REFRESH_TOKEN_REUSED');
+    expectUnauthorized(await refresh(third.refreshToken), 'REFRESH_TOKEN_REUSED');
+    expectUnauthorized((await api()('GET', '/users/me', undefined, third.token)).raw, 'SESSION_ENDED');
   });
 
   it('works from the client generated from the API document', async () => {

@@ -78,10 +78,19 @@ export function generators(world: World, system: string) {
     `Bearer ${world.ada.token}.`,
     `Bearer ${world.ada.token.split('.').slice(0, 2).join('.')}`,
   );
+  // Any value a client can send as the header (what node:http lets through), with the scheme or without: every
+  // answer to it is a 401 of a reason and a well-formed challenge (docs/api.md §2), never a 5xx.
+  const arbitraryAuthorization = fc
+    .tuple(fc.constantFrom('', 'Bearer ', 'bearer '), fc.string({ maxLength: 80, unit: 'binary' }))
+    .map(([scheme, text]) => `${scheme}${text}`.replace(/[^\t\x20-\x7e\x80-\xff]/g, ''));
+  const refusedAuthorization = fc.oneof(
+    { weight: 3, arbitrary: forgedAuthorization },
+    { weight: 1, arbitrary: arbitraryAuthorization },
+  );
   const anyAuthorization = fc.oneof(
     { weight: 1, arbitrary: fc.constant(undefined) },
     { weight: 4, arbitrary: validAuthorization },
-    { weight: 1, arbitrary: forgedAuthorization },
+    { weight: 1, arbitrary: refusedAuthorization },
   );
 
   const malformedSegment = fc.oneof(
@@ -450,7 +459,7 @@ export function generators(world: World, system: string) {
         chosen === 'no token'
           ? fc.constant(undefined)
           : chosen === 'forged token'
-            ? forgedAuthorization
+            ? refusedAuthorization
             : chosen === 'nested too deep'
               ? validAuthorization
               : anyAuthorization;

@@ -1,6 +1,7 @@
 import http from 'node:http';
-import { problemSchema } from '@recipes/contracts';
+import { problemSchema, type UnauthorizedReason } from '@recipes/contracts';
 import { codeFor } from '@recipes/http';
+import { expectBearerChallenge } from '@recipes/testing';
 import { Agent } from 'undici';
 import { expect } from 'vitest';
 
@@ -87,6 +88,13 @@ export function expectProblem(response: RawResponse, status?: number, context = 
   const problem = problemSchema.safeParse(body);
   expect(problem.success, `${context}: not a problem document: ${response.text.slice(0, 300)}`).toBe(true);
   expect(problem.data).toMatchObject({ status: response.status, code: codeFor(response.status) });
+  if (response.status === 401) expectBearerChallenge(response.headers['www-authenticate'], problem.data?.reason);
+}
+
+/** Fails unless the response is a 401 `UNAUTHORIZED` with `reason` and the challenge that goes with it (docs/api.md §2). */
+export function expectUnauthorized(response: RawResponse, reason: UnauthorizedReason, context = ''): void {
+  expectProblem(response, 401, context);
+  expect(JSON.parse(response.text).reason, `${context} ${response.text.slice(0, 300)}`).toBe(reason);
 }
 
 /**

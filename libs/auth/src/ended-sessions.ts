@@ -1,3 +1,5 @@
+import type { UnauthorizedReason } from '@recipes/http';
+
 /**
  * The end of one or more sessions, as a verifier needs it (the `user.session.ended` event's data): which
  * sessions of which user ended, since when tokens of every session of the user issued earlier are refused
@@ -11,7 +13,15 @@ export interface SessionEnd {
   notBefore: string | null;
   /** ISO time past which no access token of these sessions is valid: the end can be forgotten then. */
   tokensExpireBy: string;
+  /**
+   * Why they ended, as the event says (`logout`, `account_deleted`...; none in an end kept before reasons were):
+   * the 401 their tokens get tells an account's deletion apart.
+   */
+  reason?: string | null;
 }
+
+/** The `reason` of the 401 a token of an ended session gets (docs/api.md §2). */
+export type EndedSessionReason = Extract<UnauthorizedReason, 'SESSION_ENDED' | 'ACCOUNT_DELETED'>;
 
 /** A session's token as the check needs it: whose, which session, and when it was issued (seconds). */
 export interface SessionToken {
@@ -29,6 +39,8 @@ type Listener = (end: SessionEnd) => void;
  */
 export class EndedSessions {
   readonly #sessions = new Map<string, number>();
+  /** Those of `#sessions` that ended with their account. */
+  readonly #ofDeletedAccounts = new Set<string>();
   readonly #notBefore = new Map<string, { seconds: number; forgetAt: number }>();
   readonly #listeners = new Set<Listener>();
   readonly #now: () => number;
@@ -49,6 +61,7 @@ export class EndedSessions {
       const known = this.#sessions.get(id);
       if (known === undefined) news = true;
       this.#sessions.set(id, Math.max(forgetAt, known ?? 0));
+      if (end.reason === 'account_deleted') this.#ofDeletedAccounts.add(id);
     }
     if (end.notBefore !== null) {
       const seconds = Math.floor(Date.parse(end.notBefore) / 1000);
@@ -65,10 +78,16 @@ export class EndedSessions {
    * Whether a token of `token`'s session must be refused: its session ended, or all of its user's did after it was
    * issued.
    */
-  refuses({ userId, sessionId, issuedAt }: SessionToken): boolean {
-    if (this.#sessions.has(sessionId)) return true;
+  refuses(token: SessionToken): boolean {
+    return this.whyRefused(token) !== undefined;
+  }
+
+  /** Why a token of `token`'s session is refused, as its 401 says: undefined when it is not. */
+  whyRefused({ userId, sessionId, issuedAt }: SessionToken): EndedSessionReason | undefined {
+    if (this.#sessions.has(sessionId))
+      return this.#ofDeletedAccounts.has(sessionId) ? 'ACCOUNT_DELETED' : 'SESSION_ENDED';
     const notBefore = this.#notBefore.get(userId);
-    return notBefore !== undefined && issuedAt < notBefore.seconds;
+    return notBefore !== undefined && issuedAt < notBefore.seconds ? 'SESSION_ENDED' : undefined;
   }
 
   /** Calls `listener` with every end learnt from now on; gives the function that stops it. */
@@ -80,7 +99,11 @@ export class EndedSessions {
   /** Forgets what no unexpired token can need any more. */
   prune(): void {
     const now = this.#now();
-    for (const [id, forgetAt] of this.#sessions) if (forgetAt <= now) this.#sessions.delete(id);
+    for (const [id, forgetAt] of this.#sessions) {
+      if (forgetAt > now) continue;
+      this.#sessions.delete(id);
+      this.#ofDeletedAccounts.delete(id);
+    }
     for (const [userId, { forgetAt }] of this.#notBefore) if (forgetAt <= now) this.#notBefore.delete(userId);
   }
 

@@ -59,9 +59,17 @@ declare module 'fastify' {
 
 /** The caller of a route guarded by `app.auth.required`. */
 export function callerOf(request: FastifyRequest): Caller {
-  if (!request.caller) throw unauthorized();
+  if (!request.caller) throw unauthorized('TOKEN_MISSING');
   return request.caller;
 }
+
+/**
+ * The 401 of a token the verifier refused: expired, or not valid (malformed, forged, wrong algorithm, issuer or
+ * audience...). fast-jwt checks the form, the signature and the required claims before the dates, so a token
+ * told expired is one the users service signed.
+ */
+const refusalOf = (error: unknown) =>
+  unauthorized((error as { code?: unknown } | null)?.code === 'FAST_JWT_EXPIRED' ? 'TOKEN_EXPIRED' : 'TOKEN_INVALID');
 
 /** Tokens remembered as verified, per process: the most recently used ones. */
 const VERIFIED_TOKENS_CACHED = 10_000;
@@ -103,22 +111,24 @@ async function authPlugin(app: FastifyInstance, settings: AuthSettings) {
   function verify(request: FastifyRequest, authorization: string): void {
     // As @fastify/jwt reads the header, but checked with the verifier alone: the request's own path decodes
     // each token before the cache is asked, and runs its steps through callbacks.
-    const [scheme, token, ...rest] = authorization.split(' ');
+    const [scheme = '', token, ...rest] = authorization.split(' ');
+    // No bearer token in it (empty, another scheme, `Bearer` alone): refused all the same, as missing.
+    if (!/^Bearer$/i.test(scheme) || authorization.slice(scheme.length).trim() === '')
+      throw unauthorized('TOKEN_MISSING');
+    if (!token || rest.length > 0) throw unauthorized('TOKEN_INVALID');
     let caller: Caller | undefined;
     try {
-      if (rest.length > 0 || token === undefined || !/^Bearer$/i.test(scheme!)) throw new Error('not a bearer token');
       caller = callerOfPayload(app.jwt.verify<object>(token));
-    } catch {
-      // Every failure (malformed, forged, expired, wrong audience, wrong algorithm...) is the same 401.
-      throw unauthorized('The token is invalid or expired');
+    } catch (error) {
+      throw refusalOf(error);
     }
-    if (!caller) throw unauthorized('The token is invalid or expired');
+    if (!caller) throw unauthorized('TOKEN_INVALID');
     const { session } = caller;
-    if (
+    const ended =
       session &&
-      settings.endedSessions?.refuses({ userId: caller.id, sessionId: session.id, issuedAt: session.issuedAt })
-    ) {
-      if (request.routeOptions.config.acceptsEndedSessions !== true) throw unauthorized('The session has ended');
+      settings.endedSessions?.whyRefused({ userId: caller.id, sessionId: session.id, issuedAt: session.issuedAt });
+    if (ended) {
+      if (request.routeOptions.config.acceptsEndedSessions !== true) throw unauthorized(ended);
       request.caller = Object.freeze({ ...caller, sessionEnded: true as const });
       return;
     }
@@ -144,7 +154,7 @@ async function authPlugin(app: FastifyInstance, settings: AuthSettings) {
     done();
   });
   const required: onRequestHookHandler = (request, _reply, done) =>
-    done(request.caller === undefined ? unauthorized('A bearer token is required') : undefined);
+    done(request.caller === undefined ? unauthorized('TOKEN_MISSING') : undefined);
   app.decorate('auth', { required });
 }
 

@@ -1,6 +1,8 @@
 import { createHmac, createPrivateKey, createSign, generateKeyPairSync, sign as signWith } from 'node:crypto';
+import { unauthorizedReasons } from '@recipes/contracts';
 import { createApp, type App } from '@recipes/http';
 import { createLogger } from '@recipes/logging';
+import { expectBearerChallenge } from '@recipes/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authPlugin, callerOf, generateSigningKeyPair, tokenIssuer } from '../src/index.js';
@@ -49,6 +51,14 @@ afterAll(() => app.close());
 const call = (url: string, authorization?: string) =>
   app.inject({ method: 'GET', url, headers: authorization === undefined ? {} : { authorization } });
 
+/** Asserts a 401 with `reason` and the challenge that goes with it (docs/api.md §2). */
+function expectRefused(response: Awaited<ReturnType<typeof call>>, reason: string) {
+  expect(response.statusCode, response.body).toBe(401);
+  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(response.json()).toMatchObject({ status: 401, code: 'UNAUTHORIZED', reason });
+  expectBearerChallenge(response.headers['www-authenticate'], reason);
+}
+
 describe('auth plugin', () => {
   it('accepts a valid EdDSA token and exposes the caller', async () => {
     const response = await call('/api/required', `Bearer ${valid()}`);
@@ -70,7 +80,7 @@ describe('auth plugin', () => {
     const shortLived = ed25519Token({ alg: 'EdDSA', typ: 'JWT' }, claims({ exp: now() + 1 }));
     expect((await call('/api/required', `Bearer ${shortLived}`)).statusCode).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 2_100));
-    expect((await call('/api/required', `Bearer ${shortLived}`)).statusCode).toBe(401);
+    expectRefused(await call('/api/required', `Bearer ${shortLived}`), 'TOKEN_EXPIRED');
   });
 
   it('refuses a token with one byte changed after the genuine one was accepted', async () => {
@@ -105,7 +115,9 @@ describe('auth plugin', () => {
   });
 
   it('requires a token where required, and not where optional', async () => {
-    expect((await call('/api/required')).statusCode).toBe(401);
+    const missing = await call('/api/required');
+    expectRefused(missing, 'TOKEN_MISSING');
+    expect(missing.headers['www-authenticate']).toBe('Bearer realm="recipes"');
     const anonymous = await call('/api/optional');
     expect(anonymous.statusCode).toBe(200);
     expect(anonymous.json()).toEqual({ caller: null });
@@ -150,18 +162,85 @@ describe('auth plugin', () => {
   };
 
   describe.each(['/api/required', '/api/optional', '/api/public'])('on %s', (url) => {
-    it.each(Object.entries(forged))('rejects %s with 401 problem+json', async (_name, token) => {
+    it.each(Object.entries(forged))('rejects %s with 401 problem+json and its reason', async (name, token) => {
       const response = await call(url, `Bearer ${token}`);
-      expect(response.statusCode).toBe(401);
-      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(response.json()).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+      // Only a token the users service signed, whole but for its time, is told expired: a client refreshes then.
+      expectRefused(response, name === 'expired' ? 'TOKEN_EXPIRED' : 'TOKEN_INVALID');
+      expect(response.headers['www-authenticate']).toBe(
+        `Bearer realm="recipes", error="invalid_token", error_description="${response.json().detail}"`,
+      );
     });
 
     it.each(['', 'Bearer', 'Bearer ', `Basic ${b64url('ada:pw')}`, `bearer${valid()}`])(
-      'rejects the header %j',
+      'rejects the header %j as holding no bearer token',
       async (value) => {
-        expect((await call(url, value)).statusCode).toBe(401);
+        expectRefused(await call(url, value), 'TOKEN_MISSING');
       },
+    );
+
+    it.each([`Bearer ${valid()} extra`, `Bearer  ${valid()}`, 'Bearer not-a-jwt'])(
+      'rejects the header %j as a token that is not valid',
+      async (value) => {
+        expectRefused(await call(url, value), 'TOKEN_INVALID');
+      },
+    );
+  });
+});
+
+describe('any Authorization header (property)', () => {
+  const genuine = valid();
+  const expiredToken = ed25519Token({ alg: 'EdDSA' }, claims({ iat: now() - 7200, exp: now() - 3600 }));
+  /** One character of `token` changed, wherever: a header, a claim, the signature, a separator. */
+  const mutated = (token: string) =>
+    fc
+      .tuple(fc.nat({ max: token.length - 1 }), fc.constantFrom('A', '_', '.', '-', '=', ' ', '%', 'é'))
+      .map(([at, character]) => `${token.slice(0, at)}${character}${token.slice(at + 1)}`);
+  /** Header and payload of any JSON, under a signature of any bytes. */
+  const anyJwt = fc
+    .tuple(fc.jsonValue(), fc.jsonValue(), fc.uint8Array({ maxLength: 80 }))
+    .map(([header, payload, signature]) => `${b64url(header)}.${b64url(payload)}.${b64url(Buffer.from(signature))}`);
+  const token = fc.oneof(
+    fc.constant(genuine),
+    fc.constant(expiredToken),
+    mutated(genuine),
+    anyJwt,
+    fc.string({ maxLength: 60 }),
+  );
+  // What Node lets a client send in a header value: no control character but tab, nothing past one byte.
+  const headerText = (text: string) => text.replace(/[^\t\x20-\x7e\x80-\xff]/g, '');
+  const authorization = fc
+    .oneof(
+      fc
+        .tuple(
+          fc.constantFrom('Bearer', 'bearer', 'BEARER', 'Basic', 'Token', ''),
+          fc.constantFrom(' ', '  ', '\t', ''),
+          token,
+        )
+        .map(([scheme, gap, value]) => `${scheme}${gap}${value}`),
+      fc.string({ maxLength: 120, unit: 'binary' }),
+    )
+    .map(headerText);
+
+  it('answers every value with the route itself or a 401 of an enum reason and a well-formed challenge, never anything else', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('/api/required', '/api/optional', '/api/public'),
+        authorization,
+        async (url, value) => {
+          const response = await call(url, value);
+          if (response.statusCode === 200) {
+            // Taken: the genuine token (its signature spelt any way that decodes alike), however the scheme is spelt.
+            expect(value).toMatch(new RegExp(`^bearer ${genuine.split('.').slice(0, 2).join('\\.')}\\.`, 'i'));
+            return;
+          }
+          expect(response.statusCode, `${JSON.stringify(value)}: ${response.body}`).toBe(401);
+          const problem = response.json();
+          expect(problem).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+          expect(unauthorizedReasons).toContain(problem.reason);
+          expectBearerChallenge(response.headers['www-authenticate'], problem.reason);
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });

@@ -1,5 +1,6 @@
 import { createApp, type App } from '@recipes/http';
 import { createLogger } from '@recipes/logging';
+import { expectBearerChallenge } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   authPlugin,
@@ -15,6 +16,8 @@ const bob = '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5c';
 const sessionA = '0190f5a4-1c2d-7e3f-8a9b-00000000000a';
 const sessionB = '0190f5a4-1c2d-7e3f-8a9b-00000000000b';
 const sessionC = '0190f5a4-1c2d-7e3f-8a9b-00000000000c';
+const newSession = '0190f5a4-1c2d-7e3f-8a9b-00000000000d';
+const otherSession = '0190f5a4-1c2d-7e3f-8a9b-00000000000e';
 
 const at = (ms: number) => new Date(ms).toISOString();
 const end = (overrides: Partial<SessionEnd> = {}): SessionEnd => ({
@@ -61,6 +64,25 @@ describe('EndedSessions', () => {
     ended.prune();
     expect(ended.size).toBe(0);
     expect(ended.refuses({ userId: alice, sessionId: sessionA, issuedAt: 1 })).toBe(false);
+  });
+
+  it('says why it refuses a token: its account was deleted, or its session ended otherwise', () => {
+    const ended = store();
+    clock = 1_000_000;
+    ended.learn(end({ sessionIds: [sessionA], reason: 'logout' }));
+    ended.learn(end({ userId: bob, sessionIds: [sessionB], reason: 'account_deleted', tokensExpireBy: at(2_000_000) }));
+    ended.learn(end({ sessionIds: [sessionC], notBefore: at(5_000_000), reason: 'logout_all' }));
+    expect(ended.whyRefused({ userId: alice, sessionId: sessionA, issuedAt: 1 })).toBe('SESSION_ENDED');
+    expect(ended.whyRefused({ userId: bob, sessionId: sessionB, issuedAt: 1 })).toBe('ACCOUNT_DELETED');
+    // Refused by the not-before alone, and an end kept before reasons were: ended.
+    expect(ended.whyRefused({ userId: alice, sessionId: newSession, issuedAt: 4_999 })).toBe('SESSION_ENDED');
+    ended.learn(end({ userId: bob, sessionIds: [otherSession] }));
+    expect(ended.whyRefused({ userId: bob, sessionId: otherSession, issuedAt: 1 })).toBe('SESSION_ENDED');
+    expect(ended.whyRefused({ userId: alice, sessionId: newSession, issuedAt: 5_000 })).toBeUndefined();
+    // Forgotten with its end: the session is not refused at all then.
+    clock = 2_000_000;
+    ended.prune();
+    expect(ended.whyRefused({ userId: bob, sessionId: sessionB, issuedAt: 1 })).toBeUndefined();
   });
 
   it('tells its listeners of each end learnt, until they stop', () => {
@@ -113,8 +135,30 @@ describe('the auth plugin with ended sessions', () => {
     endedSessions.learn(end({ tokensExpireBy: at(Date.now() + 600_000) }));
     const refused = await call(token);
     expect(refused.statusCode).toBe(401);
-    expect(refused.json()).toMatchObject({ code: 'UNAUTHORIZED', detail: 'The session has ended' });
+    expect(refused.json()).toMatchObject({
+      code: 'UNAUTHORIZED',
+      reason: 'SESSION_ENDED',
+      detail: 'The session has ended',
+    });
+    expectBearerChallenge(refused.headers['www-authenticate'], 'SESSION_ENDED');
     expect((await call(issue({ id: alice, username: 'alice', sessionId: sessionB, issuedAt }))).statusCode).toBe(200);
+  });
+
+  it('refuses a token of a session its account’s deletion ended with 401 ACCOUNT_DELETED', async () => {
+    const token = issue({ id: bob, username: 'bob', sessionId: otherSession, issuedAt });
+    expect((await call(token)).statusCode).toBe(200);
+    endedSessions.learn(
+      end({
+        userId: bob,
+        sessionIds: [otherSession],
+        reason: 'account_deleted',
+        tokensExpireBy: at(Date.now() + 600_000),
+      }),
+    );
+    const refused = await call(token);
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json()).toMatchObject({ code: 'UNAUTHORIZED', reason: 'ACCOUNT_DELETED' });
+    expectBearerChallenge(refused.headers['www-authenticate'], 'ACCOUNT_DELETED');
   });
 
   it('hands a token of an ended session to a route that takes them, marked as such', async () => {

@@ -16,8 +16,7 @@ export class DomainError extends Error {
 }
 
 /** The token names an account that does not exist: a well-signed token proves nothing then. */
-export const unknownCaller = (message = 'The token is invalid or expired') =>
-  new DomainError('unknown_caller', message);
+export const unknownCaller = (message = 'The account has been deleted') => new DomainError('unknown_caller', message);
 export const forbidden = (message = 'You are not allowed to do this') => new DomainError('forbidden', message);
 export const notFound = (message = 'Not found') => new DomainError('not_found', message);
 export const conflict = (message: string) => new DomainError('conflict', message);

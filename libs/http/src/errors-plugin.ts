@@ -2,24 +2,35 @@ import { DomainError, type DomainErrorKind } from '@recipes/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { type ErrorStatus, type FieldError, HttpError, problem, PROBLEM_CONTENT_TYPE } from './problem.js';
+import {
+  bearerChallenge,
+  type ErrorStatus,
+  type FieldError,
+  HttpError,
+  problem,
+  PROBLEM_CONTENT_TYPE,
+  type UnauthorizedReason,
+} from './problem.js';
 import { isDependencyUnavailable } from './unavailable.js';
 import { pathOf } from './url-path.js';
 
 /** The path part of the URL: the query string may carry what does not belong in an error body. */
 const instanceOf = (request: FastifyRequest): string => pathOf(request.raw.url ?? request.url);
 
+/** Sends problem+json; a 401 also carries its `WWW-Authenticate` challenge (docs/api.md §2), whoever answers it. */
 export function sendProblem(
   request: FastifyRequest,
   reply: FastifyReply,
   status: number,
   detail: string,
   errors?: FieldError[],
+  reason?: UnauthorizedReason,
 ): FastifyReply {
+  if (status === 401) reply.header('www-authenticate', bearerChallenge(reason, detail));
   return reply
     .code(status)
     .type(PROBLEM_CONTENT_TYPE)
-    .send(problem(status, detail, { instance: instanceOf(request), requestId: request.id }, errors));
+    .send(problem(status, detail, { instance: instanceOf(request), requestId: request.id }, errors, reason));
 }
 
 /** The one place a domain error becomes a status. */
@@ -49,10 +60,13 @@ function fieldErrors(error: {
 /** Every error leaves as problem+json (docs/api.md §1); nothing internal ever reaches the client. */
 async function errorsPlugin(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof HttpError) return sendProblem(request, reply, error.status, error.detail, error.errors);
+    if (error instanceof HttpError)
+      return sendProblem(request, reply, error.status, error.detail, error.errors, error.reason);
     if (error instanceof DomainError) {
       if (error.kind === 'unavailable') request.log.warn({ err: error }, 'a dependency is unavailable');
-      return sendProblem(request, reply, statusOfDomainError[error.kind], error.message);
+      // A well-signed token of an account nobody has: the users service signed it, so the account was deleted.
+      const reason = error.kind === 'unknown_caller' ? 'ACCOUNT_DELETED' : undefined;
+      return sendProblem(request, reply, statusOfDomainError[error.kind], error.message, undefined, reason);
     }
 
     if (hasZodFastifySchemaValidationErrors(error)) {

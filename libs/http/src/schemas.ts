@@ -5,7 +5,7 @@ import { type ErrorStatus, errorCodes, PROBLEM_CONTENT_TYPE } from './problem.js
 /** When each error status is answered (docs/api.md §1), for the OpenAPI document's response descriptions. */
 const whenAnswered: Record<ErrorStatus, string> = {
   400: 'The body, the query, a header or the URL is not valid',
-  401: 'A token is required and missing, or the token sent is not valid',
+  401: 'A required token is missing, or the token or password sent is refused; `reason` says why a token was (docs/api.md §2)',
   403: 'The resource belongs to someone else',
   404: 'Nothing there, or a path id that is not well-formed',
   409: 'A conflict with what exists, or an Idempotency-Key whose first request is still running',

@@ -24,9 +24,10 @@ const COMMIT_MARGIN_MS = 10_000;
 /** Keeps `end` in `db`; again is harmless (the event may come twice, and to the producer's own table too). */
 export async function recordSessionEnd(db: Queryable, end: SessionEnd): Promise<void> {
   await db.query(
-    `INSERT INTO ended_sessions (session_id, user_id, forget_after) SELECT id, $2, $3 FROM unnest($1::uuid[]) AS id
-     ON CONFLICT (session_id) DO UPDATE SET forget_after = greatest(ended_sessions.forget_after, EXCLUDED.forget_after)`,
-    [end.sessionIds, end.userId, end.tokensExpireBy],
+    `INSERT INTO ended_sessions (session_id, user_id, forget_after, reason) SELECT id, $2, $3, $4 FROM unnest($1::uuid[]) AS id
+     ON CONFLICT (session_id) DO UPDATE SET forget_after = greatest(ended_sessions.forget_after, EXCLUDED.forget_after),
+                                            reason = coalesce(ended_sessions.reason, EXCLUDED.reason)`,
+    [end.sessionIds, end.userId, end.tokensExpireBy, end.reason ?? null],
   );
   if (end.notBefore === null) return;
   await db.query(
@@ -48,12 +49,14 @@ export async function loadEndedSessions(db: Queryable, store: EndedSessions, sin
     sessionId: string | null;
     notBefore: Date | null;
     forgetAfter: Date;
+    reason: string | null;
     readAt: Date;
   }>(
-    `SELECT user_id AS "userId", session_id AS "sessionId", NULL::timestamptz AS "notBefore", forget_after AS "forgetAfter", clock_timestamp() AS "readAt"
+    `SELECT user_id AS "userId", session_id AS "sessionId", NULL::timestamptz AS "notBefore", forget_after AS "forgetAfter",
+            reason, clock_timestamp() AS "readAt"
        FROM ended_sessions WHERE forget_after > now() AND recorded_at > $1
      UNION ALL
-     SELECT user_id, NULL, not_before, forget_after, clock_timestamp()
+     SELECT user_id, NULL, not_before, forget_after, NULL, clock_timestamp()
        FROM sessions_not_before WHERE forget_after > now() AND recorded_at > $1`,
     [since ?? new Date(0)],
   );
@@ -63,6 +66,7 @@ export async function loadEndedSessions(db: Queryable, store: EndedSessions, sin
       sessionIds: row.sessionId === null ? [] : [row.sessionId],
       notBefore: row.notBefore?.toISOString() ?? null,
       tokensExpireBy: row.forgetAfter.toISOString(),
+      reason: row.reason,
     });
   }
   return rows[0]?.readAt ?? new Date();

@@ -67,8 +67,9 @@ async function keepSessionEndsWithoutOwner(
   { userId, sessionIds, tokensExpireBy }: UserDeleted,
 ): Promise<void> {
   await db.query(
-    `INSERT INTO ended_sessions (session_id, user_id, forget_after) SELECT id, $2, $3 FROM unnest($1::uuid[]) AS id
-     ON CONFLICT (session_id) DO UPDATE SET user_id = $2, forget_after = greatest(ended_sessions.forget_after, EXCLUDED.forget_after)`,
+    `INSERT INTO ended_sessions (session_id, user_id, forget_after, reason) SELECT id, $2, $3, 'account_deleted' FROM unnest($1::uuid[]) AS id
+     ON CONFLICT (session_id) DO UPDATE SET user_id = $2, forget_after = greatest(ended_sessions.forget_after, EXCLUDED.forget_after),
+                                            reason = EXCLUDED.reason`,
     [sessionIds, NOBODY, tokensExpireBy],
   );
   await db.query('UPDATE ended_sessions SET user_id = $2 WHERE user_id = $1', [userId, NOBODY]);

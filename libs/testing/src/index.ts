@@ -4,6 +4,7 @@ import { inject } from 'vitest';
 import { dropDatabase } from './cleanup.js';
 
 export { brokerAdmin } from './broker-admin.js';
+export { expectBearerChallenge, parseBearerChallenge } from './challenge.js';
 export {
   dropDatabase,
   exchangeFamily,

@@ -1,14 +1,16 @@
 import { generateSigningKeyPair, tokenIssuer, type TokenSubject } from '@recipes/auth';
 import { parseConfig } from '@recipes/config';
-import { type EventEnvelope, problemSchema } from '@recipes/contracts';
+import { type EventEnvelope, problemSchema, type UnauthorizedReason } from '@recipes/contracts';
 import { createPool, migrate, type Pool } from '@recipes/db';
 import type { App } from '@recipes/http';
 import { createLogger } from '@recipes/logging';
 import { dispatcher } from '@recipes/messaging';
 import { type BackendConfig, composeService, migrationSetsOf, type ServiceDefinition } from '@recipes/runtime';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { expectBearerChallenge } from './challenge.js';
 import { createTestDatabase, reserveTestDatabase, type TestDatabase } from './index.js';
 
+export { expectBearerChallenge, parseBearerChallenge } from './challenge.js';
 export {
   type ReceivedMessage,
   type ServiceOnBroker,
@@ -195,12 +197,27 @@ export async function inTurn<const N extends readonly string[], T>(
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-/** Asserts a problem+json answer with `status` (showing the body when it is another) and returns the problem. */
+/**
+ * Asserts a problem+json answer with `status` (showing the body when it is another) and returns the problem; a
+ * 401's `WWW-Authenticate` challenge too, as its `reason` has it.
+ */
 export function expectProblem(
   response: { statusCode: number; headers: Record<string, unknown>; body: string },
   status: number,
 ) {
   expect(response.statusCode, response.body).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  return problemSchema.parse(JSON.parse(response.body));
+  const problem = problemSchema.parse(JSON.parse(response.body));
+  if (status === 401) expectBearerChallenge(response.headers['www-authenticate'], problem.reason);
+  return problem;
+}
+
+/** Asserts a 401 `UNAUTHORIZED` with `reason` (none: a wrong username or password) and its challenge; returns it. */
+export function expectUnauthorized(
+  response: { statusCode: number; headers: Record<string, unknown>; body: string },
+  reason: UnauthorizedReason | undefined,
+) {
+  const problem = expectProblem(response, 401);
+  expect({ code: problem.code, reason: problem.reason }, response.body).toEqual({ code: 'UNAUTHORIZED', reason });
+  return problem;
 }

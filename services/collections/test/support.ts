@@ -22,7 +22,7 @@ import { expect } from 'vitest';
 import type { CollectionsConfig } from '../src/config.js';
 import { type CollectionsParts, collectionsService } from '../src/service.js';
 
-export { bearer, expectProblem } from '@recipes/testing/service';
+export { bearer, expectProblem, expectUnauthorized } from '@recipes/testing/service';
 
 export interface TestUser {
   user: UserSnapshot;

@@ -71,6 +71,7 @@ export async function buildApp({ config, logger }: GatewayDependencies): Promise
       'ratelimit-policy',
       'x-request-id',
       'idempotent-replayed',
+      'www-authenticate',
     ].join(', '),
     maxAge: 600,
   });

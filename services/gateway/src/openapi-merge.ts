@@ -55,8 +55,9 @@ const GATEWAY_STATUSES = {
 
 /**
  * The response headers the API sends (docs/api.md §1, §2, §7), each declared once as a component and
- * referred to on the responses that carry it. None is required but `Location` on a `201`: an error the
- * framework answers before a route (a request line too long) may come without the others.
+ * referred to on the responses that carry it. None is required but `Location` on a `201` and
+ * `WWW-Authenticate` on a `401`: an error the framework answers before a route (a request line too long) may
+ * come without the others.
  */
 const RESPONSE_HEADERS = {
   RequestId: {
@@ -84,6 +85,13 @@ const RESPONSE_HEADERS = {
     description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key',
     schema: { type: 'string', enum: ['true'] },
   },
+  WwwAuthenticate: {
+    description:
+      'The bearer challenge of RFC 6750 §3: `Bearer realm="recipes"`, with `error="invalid_token"` and an ' +
+      '`error_description` when a token was sent and refused (docs/api.md §2)',
+    required: true,
+    schema: { type: 'string', pattern: '^Bearer realm="recipes"' },
+  },
 } as const;
 
 const headerRef = (name: keyof typeof RESPONSE_HEADERS) => ({ $ref: `#/components/headers/${name}` });
@@ -96,6 +104,7 @@ function headersOf(status: string, statuses: readonly string[], parameters: read
     'RateLimit-Policy': headerRef('RateLimitPolicy'),
   };
   if (status === '201') headers.Location = headerRef('Location');
+  if (status === '401') headers['WWW-Authenticate'] = headerRef('WwwAuthenticate');
   if (status === '429' || status === '503') headers['Retry-After'] = headerRef('RetryAfter');
   if (statuses.includes('304') && (status === '200' || status === '304')) headers.ETag = headerRef('ETag');
   if (parameters.includes('idempotency-key') && status.startsWith('2'))

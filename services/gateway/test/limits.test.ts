@@ -66,7 +66,15 @@ describe('rate limit', () => {
     for (const old of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
       expect(response.headers[old]).toBeUndefined();
     expect(String(response.headers['access-control-expose-headers']).split(', ')).toEqual(
-      expect.arrayContaining(['etag', 'link', 'retry-after', 'ratelimit', 'ratelimit-policy', 'x-request-id']),
+      expect.arrayContaining([
+        'etag',
+        'link',
+        'retry-after',
+        'ratelimit',
+        'ratelimit-policy',
+        'x-request-id',
+        'www-authenticate',
+      ]),
     );
   });
 

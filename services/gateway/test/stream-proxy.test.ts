@@ -20,8 +20,10 @@ const unauthorized = {
   title: 'Unauthorized',
   status: 401,
   code: 'UNAUTHORIZED',
-  detail: 'A valid access token is required',
+  reason: 'TOKEN_MISSING',
+  detail: 'A bearer token or a stream ticket is required',
 };
+const CHALLENGE = 'Bearer realm="recipes"';
 
 /** One stream the fake notifications service holds open, written to by the test. */
 interface HeldStream {
@@ -47,7 +49,9 @@ async function startNotifications(listenOn = 0) {
       return;
     }
     if (request.headers.authorization !== AUTHORIZED.authorization) {
-      response.writeHead(401, { 'content-type': 'application/problem+json' }).end(JSON.stringify(unauthorized));
+      response
+        .writeHead(401, { 'content-type': 'application/problem+json', 'www-authenticate': CHALLENGE })
+        .end(JSON.stringify(unauthorized));
       return;
     }
     response.writeHead(200, {
@@ -319,13 +323,14 @@ describe('GET /api/notifications/stream through the gateway', () => {
     await within(upstream.closed, 1_000, 'the upstream request closed after the client left');
   });
 
-  it('passes an upstream refusal (401 problem+json, no stream) on as it is', async () => {
+  it('passes an upstream refusal (401 problem+json and its challenge, no stream) on as it is', async () => {
     const response = await fetch(`${base}${STREAM_PATH}`, {
       headers: { accept: 'text/event-stream', 'x-request-id': 'stream-401' },
     });
     expect(response.status).toBe(401);
     expect(response.headers.get('content-type')).toBe('application/problem+json');
     expect(response.headers.get('x-request-id')).toBe('stream-401');
+    expect(response.headers.get('www-authenticate')).toBe(CHALLENGE);
     expect(await response.json()).toEqual(unauthorized);
   });
 });

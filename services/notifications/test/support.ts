@@ -15,7 +15,7 @@ import { stubUsersService, type UsersServiceStub } from '@recipes/testing/stubs'
 import type { NotificationsConfig } from '../src/config.js';
 import { type NotificationsParts, notificationsService } from '../src/service.js';
 
-export { expectProblem } from '@recipes/testing/service';
+export { expectProblem, expectUnauthorized } from '@recipes/testing/service';
 
 export const log = createLogger({ service: 'notifications', level: 'silent' });
 

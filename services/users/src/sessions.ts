@@ -42,8 +42,17 @@ export interface SessionTokens {
   expiresIn: number;
 }
 
+/**
+ * Why a refresh token is refused: no session has it (forged, or its session was swept or deleted), its session
+ * is over (ended, past its maximum age, or idle too long), or it was used before (a replay, or a token of a
+ * session a replay ended).
+ */
+export type RefreshRefusal = 'unknown' | 'over' | 'replayed';
+
 export type RefreshOutcome =
-  { kind: 'issued'; tokens: SessionTokens } | { kind: 'refused' } | { kind: 'limited'; retryAfterSeconds: number };
+  | { kind: 'issued'; tokens: SessionTokens }
+  | { kind: 'refused'; why: RefreshRefusal }
+  | { kind: 'limited'; retryAfterSeconds: number };
 
 export type EndReason = SessionEnded['reason'];
 
@@ -169,7 +178,7 @@ export function sessions(pool: Pool, settings: SessionSettings) {
         pool,
         async (tx): Promise<RefreshOutcome | { kind: 'replayed'; committed: () => void }> => {
           const found = await repository.lockSessionOfToken(tx, sha256(refreshToken));
-          if (!found) return { kind: 'refused' };
+          if (!found) return { kind: 'refused', why: 'unknown' };
           const state = await repository.readSessionState(
             tx,
             found.sessionId,
@@ -177,7 +186,7 @@ export function sessions(pool: Pool, settings: SessionSettings) {
             settings.idleDays,
             settings.tokenTtlSeconds,
           );
-          if (state.over) return { kind: 'refused' };
+          if (state.over) return { kind: 'refused', why: state.endReason === 'reuse' ? 'replayed' : 'over' };
           const subject = { userId: state.userId, username: state.username, sessionId: state.id };
           if (found.presented < state.generation) {
             // Used before: within the grace of its first use, the answer it got then; later, a replay.
@@ -213,10 +222,10 @@ export function sessions(pool: Pool, settings: SessionSettings) {
           return { kind: 'issued', tokens: tokensOf(subject, state.seed, next, issuedAt) };
         },
       );
-      // A replay ended the session above, committed; the caller is refused like any unknown token.
+      // A replay ended the session above, committed; the caller is told so.
       if (outcome.kind !== 'replayed') return outcome;
       outcome.committed();
-      return { kind: 'refused' };
+      return { kind: 'refused', why: 'replayed' };
     },
 
     /** Ends one session of `userId`; false when it is not theirs or not going. */

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import type { UsersConfig } from '../src/config.js';
 import { type UsersParts, usersService } from '../src/service.js';
 
-export { bearer, expectProblem } from '@recipes/testing/service';
+export { bearer, expectBearerChallenge, expectProblem, expectUnauthorized } from '@recipes/testing/service';
 
 /** A user as the API answers a registration: the author shape, and their token. */
 export interface Registered {

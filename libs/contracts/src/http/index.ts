@@ -20,12 +20,56 @@ export const authorSchema = z
   .meta({ id: 'Author', examples: [AUTHOR_EXAMPLE] });
 export type Author = z.infer<typeof authorSchema>;
 
+/** Every `code` a problem carries (docs/api.md §1: one per status, and `BAD_REQUEST` for any other client error). */
+export const problemCodes = [
+  'VALIDATION_ERROR',
+  'BAD_REQUEST',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'CONFLICT',
+  'PAYLOAD_TOO_LARGE',
+  'URI_TOO_LONG',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'IDEMPOTENCY_KEY_REUSED',
+  'RATE_LIMITED',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+  'UPSTREAM_TIMEOUT',
+] as const;
+export type ProblemCode = (typeof problemCodes)[number];
+
+/**
+ * Why a `401` refused the caller, and so what the client does next (docs/api.md §2). `ACCOUNT_SUSPENDED` has no
+ * producer yet: suspension comes with moderation.
+ */
+export const unauthorizedReasons = [
+  'TOKEN_MISSING',
+  'TOKEN_INVALID',
+  'TOKEN_EXPIRED',
+  'SESSION_ENDED',
+  'REFRESH_TOKEN_REUSED',
+  'ACCOUNT_DELETED',
+  'ACCOUNT_SUSPENDED',
+] as const;
+export type UnauthorizedReason = (typeof unauthorizedReasons)[number];
+
 /** RFC 9457 problem details as docs/api.md §1 describes them. */
 export const problemSchema = z.object({
   type: z.string(),
   title: z.string(),
   status: z.number().int(),
-  code: z.string(),
+  code: z.enum(problemCodes).meta({
+    description: 'What went wrong, one code per status: docs/api.md §1 (Errors) says what each means.',
+  }),
+  reason: z
+    .enum(unauthorizedReasons)
+    .optional()
+    .meta({
+      description:
+        'On a `401` about the token or session: why, and so what to do (sign in, refresh, sign out, show that ' +
+        'the account was deleted): docs/api.md §2 (Why a 401). Absent on a wrong username or password.',
+    }),
   detail: z.string(),
   instance: z.string(),
   requestId: z.string(),

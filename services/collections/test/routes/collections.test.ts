@@ -5,6 +5,7 @@ import {
   type CollectionsHarness,
   collectionsHarnessWith,
   expectProblem,
+  expectUnauthorized,
   ISO_MILLIS,
   type TestUser,
   totalsAndRecount,
@@ -82,7 +83,8 @@ describe('POST /api/collections', () => {
 
   it('refuses a well-signed token of an account nobody knows with 401, and creates nothing', async () => {
     const ghost = harness.stranger('Ghost_Owner');
-    expectProblem(await harness.call('POST', '/api/collections', ghost, { name: 'Haunted' }), 401);
+    // Only the users service signs tokens: one of an account nobody has is of an account that was deleted.
+    expectUnauthorized(await harness.call('POST', '/api/collections', ghost, { name: 'Haunted' }), 'ACCOUNT_DELETED');
     const { rows } = await harness.pool.query('SELECT 1 FROM collections WHERE owner_id = $1', [ghost.user.id]);
     expect(rows).toEqual([]);
   });

@@ -27,6 +27,12 @@ export const STREAMS_PER_USER = 5;
 /** Sessions that ended (`user.session.ended`), as this process knows them (libs/runtime keeps them). */
 export interface SessionEnds {
   refuses(token: { userId: string; sessionId: string; issuedAt: number }): boolean;
+  /** Why a token of the session is refused (its 401's `reason`): undefined while the session lives. */
+  whyRefused(token: {
+    userId: string;
+    sessionId: string;
+    issuedAt: number;
+  }): 'SESSION_ENDED' | 'ACCOUNT_DELETED' | undefined;
   onEnded(listener: (end: SessionEnd) => void): () => void;
 }
 
@@ -55,12 +61,6 @@ export function streams(
   const hub = new StreamHub();
   // A session that ends closes its streams here within the moment this process hears of it (docs/api.md §11.1).
   sessionEnds.onEnded((end) => hub.endSessions(end));
-  /** The holder, unless the session of its ticket has ended. */
-  const live = <H extends TicketHolder>(holder: H | undefined): H | undefined =>
-    holder?.session &&
-    sessionEnds.refuses({ userId: holder.recipientId, sessionId: holder.session.id, issuedAt: holder.session.issuedAt })
-      ? undefined
-      : holder;
 
   const source: StreamSource = {
     position: (recipientId) => findPosition(pool, recipientId),
@@ -99,19 +99,24 @@ export function streams(
      */
     issueTicket: (holder: TicketHolder) => issueTicket(pool, holder, TICKET_TTL_SECONDS, ticketsPerUser),
     /**
-     * Whom a fresh ticket was issued to, using it up; undefined when it is forged, expired, used, or its session ended.
+     * Whom a fresh ticket was issued to, using it up; undefined when it is forged, expired or used. Its session may
+     * have ended since: see `sessionEndOf`.
      */
-    redeemTicket: async (ticket: string) => live(await redeemTicket(pool, ticket)),
+    redeemTicket: (ticket: string) => redeemTicket(pool, ticket),
+    /** Why the session of a ticket's holder refuses it (its 401's `reason`): undefined while it lives. */
+    sessionEndOf: ({ recipientId, session }: TicketHolder) =>
+      session && sessionEnds.whyRefused({ userId: recipientId, sessionId: session.id, issuedAt: session.issuedAt }),
     /**
      * The user of a used `ticket` and where its stream resumes, when it may resume it after the notification
      * `lastEventId` (see `findResumableTicket`): an event that stream sent, so one at or after where it
-     * started. Undefined otherwise: a URL read in a log is not enough to reopen a stream.
+     * started. Undefined otherwise: a URL read in a log is not enough to reopen a stream. Its session may have
+     * ended since: see `sessionEndOf`.
      */
     async resumeByTicket(
       ticket: string,
       lastEventId: string,
     ): Promise<(TicketHolder & { resumeAfter: number }) | undefined> {
-      const resumable = live(await findResumableTicket(pool, ticket));
+      const resumable = await findResumableTicket(pool, ticket);
       if (!resumable) return undefined;
       const { resumeFrom, ...holder } = resumable;
       const resumeAfter = await findSequence(pool, resumable.recipientId, lastEventId);

@@ -2,6 +2,7 @@ import { createEvent, newId, type SessionEnded, userSessionEnded } from '@recipe
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   expectProblem,
+  expectUnauthorized,
   mentionEvent,
   type NotificationsHarness,
   notificationsHarnessWith,
@@ -29,12 +30,17 @@ function session(user: TestUser, issuedAt = now()) {
   const id = newId();
   return { id, token: harness.tokenFor({ id: user.id, username: user.username, sessionId: id, issuedAt }) };
 }
-const ended = (user: TestUser, sessionIds: string[], notBefore: string | null = null) => {
+const ended = (
+  user: TestUser,
+  sessionIds: string[],
+  notBefore: string | null = null,
+  reason: SessionEnded['reason'] = notBefore ? 'logout_all' : 'logout',
+) => {
   const data: SessionEnded = {
     userId: user.id,
     sessionIds,
     notBefore,
-    reason: notBefore ? 'logout_all' : 'logout',
+    reason,
     endedAt: new Date().toISOString(),
     tokensExpireBy: new Date(Date.now() + 3_600_000).toISOString(),
   };
@@ -64,9 +70,16 @@ describe('an ended session’s tokens', () => {
     const laptop = session(ada);
     expect((await list(phone.token)).statusCode).toBe(200);
     await harness.hear(ended(ada, [phone.id]));
-    expect(expectProblem(await list(phone.token), 401).code).toBe('UNAUTHORIZED');
+    expectUnauthorized(await list(phone.token), 'SESSION_ENDED');
     expect((await list(laptop.token)).statusCode).toBe(200);
     expect((await list(ada.token)).statusCode).toBe(200);
+  });
+
+  it('are refused as of a deleted account when the account’s deletion ended them, here and after a restart', async () => {
+    const gone = session(bob);
+    await harness.deliver(ended(bob, [gone.id], null, 'account_deleted'));
+    expectUnauthorized(await list(gone.token), 'ACCOUNT_DELETED');
+    expectUnauthorized(await list(gone.token, await harness.anotherApp({})), 'ACCOUNT_DELETED');
   });
 
   it('stay refused after a restart when the end came through the service’s queue, and only then', async () => {
@@ -124,8 +137,10 @@ describe('an ended session’s streams', () => {
     const stale = await ticketOf(gone.token);
     const fresh = await ticketOf(live.token);
     await harness.hear(ended(bob, [gone.id]));
-    const refused = await harness.stream(undefined, { query: `?ticket=${encodeURIComponent(stale)}` });
-    expect(refused.status).toBe(401);
+    expectUnauthorized(
+      await harness.app.inject({ method: 'GET', url: `/api/notifications/stream?ticket=${encodeURIComponent(stale)}` }),
+      'SESSION_ENDED',
+    );
     const opened = await harness.stream(undefined, { query: `?ticket=${encodeURIComponent(fresh)}` });
     expect(opened.status).toBe(200);
   });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bearer,
   expectProblem,
+  expectUnauthorized,
   mentionEvent,
   type NotificationsHarness,
   notificationsHarnessWith,
@@ -242,10 +243,18 @@ describe('stream tickets', () => {
     const id = await mention(ivy);
     await client.next((event) => event.id === id);
 
-    for (const query of [`?ticket=${ticket}`, '?ticket=forged', '']) {
-      expectProblem(await harness.app.inject({ method: 'GET', url: `/api/notifications/stream${query}` }), 401);
+    // A used or forged ticket is a token refused; none at all, a token missing (docs/api.md §2).
+    for (const [query, reason] of [
+      [`?ticket=${ticket}`, 'TOKEN_INVALID'],
+      ['?ticket=forged', 'TOKEN_INVALID'],
+      ['', 'TOKEN_MISSING'],
+    ] as const) {
+      expectUnauthorized(await harness.app.inject({ method: 'GET', url: `/api/notifications/stream${query}` }), reason);
     }
-    expectProblem(await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets' }), 401);
+    expectUnauthorized(
+      await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets' }),
+      'TOKEN_MISSING',
+    );
   });
 
   it(
@@ -373,7 +382,10 @@ describe('stream tickets', () => {
       await harness.app.inject({ method: 'POST', url: '/api/notifications/stream-tickets', headers: bearer(jo) })
     ).json();
     await harness.pool.query(`UPDATE stream_tickets SET expires_at = now() - interval '1 second'`);
-    expectProblem(await harness.app.inject({ method: 'GET', url: `/api/notifications/stream?ticket=${ticket}` }), 401);
+    expectUnauthorized(
+      await harness.app.inject({ method: 'GET', url: `/api/notifications/stream?ticket=${ticket}` }),
+      'TOKEN_INVALID',
+    );
   });
 });
 

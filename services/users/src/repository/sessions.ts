@@ -54,6 +54,8 @@ export interface SessionState {
   generation: number;
   /** Ended, past its maximum age (or too near it for one more access token), or idle too long. */
   over: boolean;
+  /** Why it ended (`EndReason` of sessions.ts), if it did. */
+  endReason: string | null;
   /** When the generation after the presented one was issued (the presented one's first use), if it was. */
   successorIssuedAt: Date | null;
   /** Milliseconds since then. */
@@ -74,7 +76,7 @@ export async function readSessionState(
   const { rows } = await db.query<SessionState>(
     `SELECT s.id, s.user_id AS "userId", u.username, s.seed, s.generation,
             (s.ended_at IS NOT NULL OR s.expires_at <= now() + make_interval(secs => $4)
-             OR s.last_used_at <= now() - make_interval(days => $3)) AS over,
+             OR s.last_used_at <= now() - make_interval(days => $3)) AS over, s.end_reason AS "endReason",
             n.issued_at AS "successorIssuedAt",
             (extract(epoch FROM clock_timestamp() - n.issued_at) * 1000)::float8 AS "sinceSuccessorMs",
             s.refreshes_in_window AS "refreshesInWindow",
@@ -113,8 +115,8 @@ export async function rotateSession(
 
 /**
  * Ends the sessions of `userId` that `which` names and that are still going: one (`id`), all but one
- * (`except`), all, or all but the `beyondNewest` most recently used. Their refresh tokens go with them.
- * Gives the ids of those that ended now.
+ * (`except`), all, or all but the `beyondNewest` most recently used. Their refresh tokens stay with them until
+ * the sweep, refused, so that one presented later is told why. Gives the ids of those that ended now.
  */
 export async function endSessions(
   db: Queryable,
@@ -130,8 +132,6 @@ export async function endSessions(
           AND ($5::int IS NULL OR id IN (SELECT id FROM sessions WHERE user_id = $1 AND ended_at IS NULL
                                           ORDER BY last_used_at DESC, id DESC OFFSET $5))
         RETURNING id, ended_at
-     ), forgotten AS (
-       DELETE FROM refresh_tokens WHERE session_id IN (SELECT id FROM ended)
      )
      SELECT id, ended_at AS "endedAt" FROM ended`,
     [

@@ -1,4 +1,4 @@
-import { type App, HttpError, refuseOverLimit, type SharedStore, unauthorized } from '@recipes/http';
+import { type App, HttpError, refuseOverLimit, type SharedStore, wrongCredentials } from '@recipes/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { loginGuard } from '../login-guard.js';
 import { sharedFailureCounter } from '../shared-failure-counter.js';
@@ -12,7 +12,8 @@ export interface FailedLoginLimits {
 /**
  * Every check of a password a caller sends (a login, the current password of a password change), counted
  * as failed logins per username and address and per address (docs/api.md §2): past the limits, `429`;
- * a wrong password, `401`. One for the whole service, so both kinds of check count together.
+ * a wrong password, `401` without a `reason` (no token was at fault). One for the whole service, so both kinds
+ * of check count together.
  */
 export function passwordChecks(app: App, limits: FailedLoginLimits, shared: SharedStore | undefined) {
   // Announced only as it refuses: until then, how many failures remain would tell a guesser too much.
@@ -50,7 +51,7 @@ export function passwordChecks(app: App, limits: FailedLoginLimits, shared: Shar
       attempt.abandoned();
       throw error;
     });
-    if (found === undefined) throw unauthorized('Invalid username or password');
+    if (found === undefined) throw wrongCredentials('Invalid username or password');
     attempt.succeeded();
     return found;
   };

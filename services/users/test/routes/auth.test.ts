@@ -124,6 +124,8 @@ describe('POST /api/auth/login', () => {
     );
     expect(wrongPassword.detail).toBe(unknownUser.detail);
     expect(wrongPassword.code).toBe('UNAUTHORIZED');
+    // Not a token's fault: no reason, and the plain challenge (docs/api.md §2).
+    expect([wrongPassword.reason, unknownUser.reason]).toEqual([undefined, undefined]);
   });
 });
 

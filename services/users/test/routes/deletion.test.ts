@@ -1,6 +1,13 @@
 import { createEvent, ERASING_SERVICES, userErasedEvents } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, expectProblem, generousLimits, type UsersHarness, usersHarness } from '../support.js';
+import {
+  bearer,
+  expectProblem,
+  expectUnauthorized,
+  generousLimits,
+  type UsersHarness,
+  usersHarness,
+} from '../support.js';
 
 /**
  * Account deletion in the users service (docs/api.md §11.2): `DELETE /api/users/me`, the tombstone, the confirmations.
@@ -20,16 +27,17 @@ const login = (username: string, password = 'password123') =>
 describe('DELETE /api/users/me', () => {
   it('is 401 without a token, 400 without a password', async () => {
     const ada = await harness.registered('del_ada');
-    expectProblem(
+    expectUnauthorized(
       await harness.app.inject({ method: 'DELETE', url: '/api/users/me', payload: { password: 'password123' } }),
-      401,
+      'TOKEN_MISSING',
     );
     expectProblem(await remove(ada.token, {}), 400);
   });
 
   it('counts a wrong password as a failed login, and refuses past the limit', async () => {
     const bob = await harness.registered('del_bob');
-    for (let i = 0; i < 3; i += 1) expectProblem(await remove(bob.token, { password: 'wrong password' }), 401);
+    for (let i = 0; i < 3; i += 1)
+      expectUnauthorized(await remove(bob.token, { password: 'wrong password' }), undefined);
     expectProblem(await login('del_bob', 'wrong password'), 429);
     expect((await harness.app.inject({ method: 'GET', url: `/api/users/${bob.user.id}` })).statusCode).toBe(200);
   });
@@ -60,9 +68,20 @@ describe('DELETE /api/users/me', () => {
         table,
       ).toBe(0);
     }
-    expectProblem(await harness.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(cat.token) }), 401);
+    expectUnauthorized(
+      await harness.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(cat.token) }),
+      'ACCOUNT_DELETED',
+    );
+    // A token from before sessions names no session to refuse: the account's absence does.
+    const legacy = harness.tokenFor({ id: cat.user.id, username: 'Del_Cat' });
+    expectUnauthorized(
+      await harness.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(legacy) }),
+      'ACCOUNT_DELETED',
+    );
+    // The login is a wrong username or password's, reason and all: nobody learns that the name left.
     const [asDeleted, asNobody] = [await login('del_cat'), await login('del_nobody')];
     expect([asDeleted.statusCode, asDeleted.json().detail]).toEqual([asNobody.statusCode, asNobody.json().detail]);
+    expectUnauthorized(asDeleted, undefined);
     expectProblem(await harness.app.inject({ method: 'GET', url: `/api/users/${cat.user.id}` }), 404);
     expectProblem(
       await harness.app.inject({
@@ -100,7 +119,10 @@ describe('DELETE /api/users/me', () => {
     );
     expect(deleted).toHaveLength(1);
     // Every other route still refuses those tokens.
-    expectProblem(await harness.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(fay.token) }), 401);
+    expectUnauthorized(
+      await harness.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(fay.token) }),
+      'ACCOUNT_DELETED',
+    );
   });
 
   it('answers 202 to a retry on an instance that has not heard of the deletion yet', async () => {
@@ -114,7 +136,7 @@ describe('DELETE /api/users/me', () => {
   it('still refuses a token whose session ended, of an account not deleted', async () => {
     const hal = await harness.registered('del_hal');
     await harness.app.inject({ method: 'POST', url: '/api/auth/logout', headers: bearer(hal.token) });
-    expectProblem(await remove(hal.token, { password: 'password123' }), 401);
+    expectUnauthorized(await remove(hal.token, { password: 'password123' }), 'SESSION_ENDED');
     expect(await harness.parts.deletions.find(hal.user.id)).toBeUndefined();
   });
 

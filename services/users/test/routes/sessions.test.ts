@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, expectProblem, generousLimits, type UsersHarness, usersHarness } from '../support.js';
+import {
+  bearer,
+  expectProblem,
+  expectUnauthorized,
+  generousLimits,
+  type UsersHarness,
+  usersHarness,
+} from '../support.js';
 
 /** Sessions (docs/api.md §11.1): `/api/auth/refresh`, logout, the list of sessions, ending one (src/routes/auth). */
 let harness: UsersHarness;
@@ -111,8 +118,12 @@ describe('POST /api/auth/refresh', () => {
     const next = await refreshed(first.refreshToken);
     await harness.published();
     await age(sessionOf(first), 11);
-    expect(expectProblem(await refresh(first.refreshToken), 401).code).toBe('UNAUTHORIZED');
-    expectProblem(await refresh(next.refreshToken), 401);
+    expectUnauthorized(await refresh(first.refreshToken), 'REFRESH_TOKEN_REUSED');
+    // The session the replay ended: its latest refresh token, and any presented again, say so too.
+    expectUnauthorized(await refresh(next.refreshToken), 'REFRESH_TOKEN_REUSED');
+    expectUnauthorized(await refresh(first.refreshToken), 'REFRESH_TOKEN_REUSED');
+    // Its access tokens are refused as any ended session's.
+    expectUnauthorized(await me(next.token), 'SESSION_ENDED');
     const [ended, ...more] = await endedEvents();
     expect(more).toEqual([]);
     expect(ended).toMatchObject({
@@ -135,18 +146,18 @@ describe('POST /api/auth/refresh', () => {
   });
 
   it('refuses an unknown token, and an ended, expired or idle session’s, with 401', async () => {
-    expectProblem(await refresh('x'.repeat(43)), 401);
+    expectUnauthorized(await refresh('x'.repeat(43)), 'TOKEN_INVALID');
     const expired = await login('sess_ada');
     await harness.pool.query(`UPDATE sessions SET expires_at = now() - interval '1 s' WHERE id = $1`, [
       sessionOf(expired),
     ]);
-    expectProblem(await refresh(expired.refreshToken), 401);
+    expectUnauthorized(await refresh(expired.refreshToken), 'SESSION_ENDED');
     // Within an access token's lifetime of its end, no more tokens: none would outlive the session.
     const ending = await login('sess_ada');
     await harness.pool.query(`UPDATE sessions SET expires_at = now() + interval '899 s' WHERE id = $1`, [
       sessionOf(ending),
     ]);
-    expectProblem(await refresh(ending.refreshToken), 401);
+    expectUnauthorized(await refresh(ending.refreshToken), 'SESSION_ENDED');
     const lasting = await login('sess_ada');
     await harness.pool.query(`UPDATE sessions SET expires_at = now() + interval '905 s' WHERE id = $1`, [
       sessionOf(lasting),
@@ -156,7 +167,7 @@ describe('POST /api/auth/refresh', () => {
     await harness.pool.query(`UPDATE sessions SET last_used_at = now() - interval '14 days 1 s' WHERE id = $1`, [
       sessionOf(idle),
     ]);
-    expectProblem(await refresh(idle.refreshToken), 401);
+    expectUnauthorized(await refresh(idle.refreshToken), 'SESSION_ENDED');
   });
 
   it.each([
@@ -220,7 +231,7 @@ describe('logout, logout-all, the list of sessions, ending one', () => {
     const response = await post('/api/auth/logout', undefined, bearer(phone.token));
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ message: 'Logged out' });
-    expectProblem(await refresh(phone.refreshToken), 401);
+    expectUnauthorized(await refresh(phone.refreshToken), 'SESSION_ENDED');
     expect((await refresh(laptop.refreshToken)).statusCode).toBe(200);
     expect(await endedEvents()).toEqual([
       expect.objectContaining({
@@ -237,10 +248,13 @@ describe('logout, logout-all, the list of sessions, ending one', () => {
     const laptop = await login('sess_bob');
     expect((await me(phone.token)).statusCode).toBe(200);
     await post('/api/auth/logout', undefined, bearer(phone.token));
-    expect(expectProblem(await me(phone.token), 401).detail).toBe('The session has ended');
+    expect(expectUnauthorized(await me(phone.token), 'SESSION_ENDED').detail).toBe('The session has ended');
     expect((await me(laptop.token)).statusCode).toBe(200);
     const restarted = await harness.anotherApp({});
-    expectProblem(await restarted.inject({ method: 'GET', url: '/api/users/me', headers: bearer(phone.token) }), 401);
+    expectUnauthorized(
+      await restarted.inject({ method: 'GET', url: '/api/users/me', headers: bearer(phone.token) }),
+      'SESSION_ENDED',
+    );
     expect(
       (await restarted.inject({ method: 'GET', url: '/api/users/me', headers: bearer(laptop.token) })).statusCode,
     ).toBe(200);
@@ -249,8 +263,8 @@ describe('logout, logout-all, the list of sessions, ending one', () => {
   });
 
   it('logout needs a token', async () => {
-    expectProblem(await post('/api/auth/logout'), 401);
-    expectProblem(await post('/api/auth/logout-all'), 401);
+    expectUnauthorized(await post('/api/auth/logout'), 'TOKEN_MISSING');
+    expectUnauthorized(await post('/api/auth/logout-all'), 'TOKEN_MISSING');
   });
 
   it('logout-all ends every session of the caller, with a not-before time, and no other user’s', async () => {
@@ -262,8 +276,9 @@ describe('logout, logout-all, the list of sessions, ending one', () => {
     const someoneElse = await login('sess_bob');
     await harness.published();
     expect((await post('/api/auth/logout-all', undefined, bearer(one.token))).statusCode).toBe(200);
-    expectProblem(await refresh(one.refreshToken), 401);
-    expectProblem(await refresh(two.refreshToken), 401);
+    expectUnauthorized(await refresh(one.refreshToken), 'SESSION_ENDED');
+    expectUnauthorized(await refresh(two.refreshToken), 'SESSION_ENDED');
+    expectUnauthorized(await me(two.token), 'SESSION_ENDED');
     expect((await refresh(someoneElse.refreshToken)).statusCode).toBe(200);
     const [ended] = await endedEvents();
     expect(ended).toMatchObject({ userId: one.user.id, reason: 'logout_all', notBefore: expect.any(String) });
@@ -315,9 +330,13 @@ describe('logout, logout-all, the list of sessions, ending one', () => {
     const response = await end(sessionOf(other));
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ message: 'Session ended' });
-    expectProblem(await refresh(other.refreshToken), 401);
+    expectUnauthorized(await refresh(other.refreshToken), 'SESSION_ENDED');
+    expectUnauthorized(await me(other.token), 'SESSION_ENDED');
     expectProblem(await end(sessionOf(other)), 404);
-    expectProblem(await harness.app.inject({ method: 'DELETE', url: `/api/auth/sessions/${sessionOf(other)}` }), 401);
+    expectUnauthorized(
+      await harness.app.inject({ method: 'DELETE', url: `/api/auth/sessions/${sessionOf(other)}` }),
+      'TOKEN_MISSING',
+    );
   });
 });
 
@@ -340,13 +359,15 @@ describe('PUT /api/users/me/password', () => {
     const response = await change(caller.token, { currentPassword: 'password123', newPassword: 'a new passphrase' });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toEqual({ message: 'Password changed' });
-    expectProblem(await refresh(other.refreshToken), 401);
+    expectUnauthorized(await refresh(other.refreshToken), 'SESSION_ENDED');
+    expectUnauthorized(await me(other.token), 'SESSION_ENDED');
+    expect((await me(caller.token)).statusCode).toBe(200);
     expect((await refresh(caller.refreshToken)).statusCode).toBe(200);
     const [ended, ...more] = await endedEvents();
     expect(more).toEqual([]);
     expect(ended).toMatchObject({ notBefore: null, reason: 'password_changed' });
     expect((ended!.sessionIds as string[]).sort()).toEqual([sessionOf(registration), sessionOf(other)].sort());
-    expectProblem(await post('/api/auth/login', { username: 'sess_fay', password: 'password123' }), 401);
+    expectUnauthorized(await post('/api/auth/login', { username: 'sess_fay', password: 'password123' }), undefined);
     await login('sess_fay', 'x', 'a new passphrase');
   });
 
@@ -354,10 +375,11 @@ describe('PUT /api/users/me/password', () => {
     await post('/api/auth/register', { username: 'sess_gus', password: 'password123' });
     const caller = await login('sess_gus');
     const other = await login('sess_gus');
-    expectProblem(
-      await change(caller.token, { currentPassword: 'wrong password', newPassword: 'a new passphrase' }),
-      401,
-    );
+    // No token was at fault: no reason, and the plain challenge (docs/api.md §2). The session goes on.
+    const refused = await change(caller.token, { currentPassword: 'wrong password', newPassword: 'a new passphrase' });
+    expectUnauthorized(refused, undefined);
+    expect(refused.headers['www-authenticate']).toBe('Bearer realm="recipes"');
+    expect((await me(caller.token)).statusCode).toBe(200);
     expect((await refresh(other.refreshToken)).statusCode).toBe(200);
     await login('sess_gus');
   });

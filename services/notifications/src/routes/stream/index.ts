@@ -92,7 +92,14 @@ export default async function streamRoutes(app: App, { streams }: { streams: Str
         }
         if (holder !== undefined) byTicket = ticket;
       }
-      if (holder === undefined) throw unauthorized('A bearer token or a valid stream ticket is required');
+      if (holder === undefined) {
+        throw ticket === undefined
+          ? unauthorized('TOKEN_MISSING', 'A bearer token or a stream ticket is required')
+          : unauthorized('TOKEN_INVALID', 'The stream ticket is not valid: take another');
+      }
+      // A ticket outlives the check of the token that took it: its session may have ended since.
+      const ended = streams.sessionEndOf(holder);
+      if (ended) throw unauthorized(ended);
       const { recipientId } = holder;
 
       if (lastEventId !== undefined && resumeAfter === undefined) {

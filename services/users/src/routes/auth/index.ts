@@ -37,6 +37,9 @@ export interface AuthRoutesOptions {
   shared: SharedStore | undefined;
 }
 
+/** The `reason` of each refused refresh (docs/api.md §2): whichever it is, the client signs in again. */
+const refusedRefresh = { unknown: 'TOKEN_INVALID', over: 'SESSION_ENDED', replayed: 'REFRESH_TOKEN_REUSED' } as const;
+
 const userAgentOf = (header: string | string[] | undefined) =>
   typeof header === 'string' && header.length > 0 ? header : null;
 
@@ -117,7 +120,7 @@ export default async function authRoutes(
     },
     async (request, reply) => {
       const outcome = await sessions.refresh(request.body.refreshToken, request.id);
-      if (outcome.kind === 'refused') throw unauthorized('The refresh token is invalid, used or expired');
+      if (outcome.kind === 'refused') throw unauthorized(refusedRefresh[outcome.why]);
       if (outcome.kind === 'limited') refuseOverLimit(reply, refreshLimit, outcome.retryAfterSeconds);
       return outcome.tokens;
     },

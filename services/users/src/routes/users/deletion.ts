@@ -41,13 +41,13 @@ export default async function deletionRoutes(
       // A retry of a deletion that committed, whose answer a fault lost: the same answer again. The password
       // went with the account, so the tombstone decides, for a token of the account signed before it left.
       if (await deletions.find(caller.id)) return started();
-      if (caller.sessionEnded) throw unauthorized('The session has ended');
+      if (caller.sessionEnded) throw unauthorized('SESSION_ENDED');
       await passwordChecked(request, reply, caller.username, () =>
         accounts.authenticate(caller.username, request.body.password),
       );
       // Two deletions at once: the second finds no live account, but the tombstone of the first.
       if (!(await deletions.start(caller.id, request.id)) && !(await deletions.find(caller.id)))
-        throw unauthorized('The token is invalid or expired');
+        throw unauthorized('ACCOUNT_DELETED');
       return started();
     },
   );

@@ -38,7 +38,7 @@ export default async function exportRoutes(app: App, { dataExport, perHour, shar
     async (request, reply) => {
       const caller = callerOf(request);
       const document = await dataExport.open(caller.id, caller.session?.id ?? null);
-      if (!document) throw unauthorized('The token is invalid or expired');
+      if (!document) throw unauthorized('ACCOUNT_DELETED');
       const stream = Readable.from(document, { objectMode: false });
       // Once the head is sent a failure cannot be a status: the download is cut short instead, never passed off as
       // whole.

@@ -44,7 +44,7 @@ export default async function userRoutes(
     async (request) => {
       const user = await accounts.find(callerOf(request).id);
       // A well-signed token for an account that no longer exists proves nothing.
-      if (!user) throw unauthorized('The token is invalid or expired');
+      if (!user) throw unauthorized('ACCOUNT_DELETED');
       return { user: toAuthor(user) };
     },
   );
@@ -64,7 +64,7 @@ export default async function userRoutes(
     },
     async (request) => {
       const user = await accounts.changeAvatar(callerOf(request).id, request.body.avatarUrl, request.id);
-      if (!user) throw unauthorized('The token is invalid or expired');
+      if (!user) throw unauthorized('ACCOUNT_DELETED');
       return { user: toAuthor(user) };
     },
   );
@@ -125,7 +125,7 @@ export default async function userRoutes(
       badRequest(`You cannot ${kind} yourself`, [{ path: 'id', message: 'must be another user' }]);
     if (id.toLowerCase() === 'me') throw refuseSelf();
     // A deleted account's token may outlive it by a moment: it relates nobody to anyone.
-    if (!(await accounts.find(callerId))) throw unauthorized('The token is invalid or expired');
+    if (!(await accounts.find(callerId))) throw unauthorized('ACCOUNT_DELETED');
     const user = await accounts.find(id);
     if (!user) throw notFound('User not found');
     if (user.id === callerId) throw refuseSelf();
