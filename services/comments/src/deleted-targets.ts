@@ -1,7 +1,7 @@
 import { commentDeleted, createEvent } from '@recipes/contracts';
 import { type Pool, withTransaction } from '@recipes/db';
 import { enqueue } from '@recipes/outbox';
-import { type CommentTarget, mentionKindOf, mentionStores, setCorrelationId } from './repository.js';
+import { type CommentTarget, DELETED, mentionKindOf, mentionStores, setCorrelationId } from './repository.js';
 
 /**
  * A recipe, post or collection this service has learnt is deleted: each of its comments still live is
@@ -15,7 +15,7 @@ export async function removeCommentsOn(pool: Pool, target: CommentTarget, correl
     await setCorrelationId(tx, correlationId);
     const { rows } = await tx.query<{ id: string; authorId: string; createdAt: string; deletedAt: string }>(
       // Top-level comments locked before replies, as a reply's deletion locks them (src/thread-repository.ts).
-      `UPDATE comments SET deleted_at = date_trunc('milliseconds', now())
+      `UPDATE comments SET ${DELETED}
         WHERE id IN (SELECT id FROM comments WHERE target_type = $1 AND target_id = $2 AND deleted_at IS NULL ORDER BY parent_id NULLS FIRST FOR UPDATE)
        RETURNING id, author_id AS "authorId", iso_timestamp(created_at) AS "createdAt", iso_timestamp(deleted_at) AS "deletedAt"`,
       [target.type, target.id],

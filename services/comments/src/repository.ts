@@ -185,10 +185,16 @@ export async function updateContent(db: Queryable, id: string, content: string):
   return rows[0]!;
 }
 
-/** Marks the comment deleted; returns when, as the API shows timestamps. */
+/**
+ * What every statement that deletes comments sets: when, and no text left (migrations/013: a deleted comment keeps
+ * its id, target, author, thread and times, never its words).
+ */
+export const DELETED = `deleted_at = date_trunc('milliseconds', now()), content = ''`;
+
+/** Marks the comment deleted, its text gone; returns when, as the API shows timestamps. */
 export async function markDeleted(db: Queryable, id: string): Promise<string> {
   const { rows } = await db.query<{ deletedAt: string }>(
-    `UPDATE comments SET deleted_at = date_trunc('milliseconds', now()) WHERE id = $1 RETURNING iso_timestamp(deleted_at) AS "deletedAt"`,
+    `UPDATE comments SET ${DELETED} WHERE id = $1 RETURNING iso_timestamp(deleted_at) AS "deletedAt"`,
     [id],
   );
   return rows[0]!.deletedAt;

@@ -4,6 +4,7 @@ import {
   columns,
   type CommentRecord,
   type CommentTarget,
+  DELETED,
   markDeleted,
   mentionStores,
   onTargetByKey,
@@ -52,7 +53,7 @@ export async function markDeletedInThread(
     return { deletedAt, replies: [] };
   }
   const { rows } = await db.query<DeletedReply>(
-    `UPDATE comments SET deleted_at = date_trunc('milliseconds', now()) WHERE parent_id = $1 AND deleted_at IS NULL
+    `UPDATE comments SET ${DELETED} WHERE parent_id = $1 AND deleted_at IS NULL
      RETURNING id, author_id AS "authorId", iso_timestamp(created_at) AS "createdAt", iso_timestamp(deleted_at) AS "deletedAt"`,
     [comment.id],
   );

@@ -39,10 +39,13 @@ export async function lockLiveCollection(db: Queryable, id: string): Promise<boo
   return rowCount === 1;
 }
 
-/** Soft deletion; undefined when it was deleted already. */
+/**
+ * Soft deletion, keeping no text (migrations/006): no name, no description. Undefined when it was deleted already.
+ */
 export async function markCollectionDeleted(db: Queryable, id: string): Promise<CollectionRecord | undefined> {
   const { rows } = await db.query<CollectionRecord>(
-    `UPDATE collections SET deleted = true, revision = revision + 1 WHERE id = $1 AND NOT deleted RETURNING ${columns}`,
+    `UPDATE collections SET deleted = true, revision = revision + 1, name = '', description = ''
+      WHERE id = $1 AND NOT deleted RETURNING ${columns}`,
     [id],
   );
   return rows[0];

@@ -141,9 +141,9 @@ describe('GET and DELETE /api/collections/{id}', () => {
     );
   });
 
-  it('deletes softly for the owner: 404 afterwards, its items stay saved and become standalone', async () => {
+  it('deletes softly for the owner: 404 afterwards, no text kept, its items stay saved and become standalone', async () => {
     const [only, shared] = [await savedItem(ada), await savedItem(ada)];
-    const doomed = await harness.created(ada);
+    const doomed = await harness.created(ada, { name: 'Words that may name anyone', description: 'Others too' });
     const other = await harness.created(ada);
     for (const id of [only, shared]) expect((await addItem(ada, doomed.id, { savedItemId: id })).statusCode).toBe(201);
     expect((await addItem(ada, other.id, { savedItemId: shared })).statusCode).toBe(201);
@@ -168,8 +168,14 @@ describe('GET and DELETE /api/collections/{id}', () => {
     expect(deleted).toMatchObject({
       type: 'collection.deleted',
       correlationId: 'delete-1',
-      data: { id: doomed.id, deleted: true, revision: 1 },
+      data: { id: doomed.id, name: '', deleted: true, revision: 1 },
     });
+    // The row stays for the events and the comments' 404; no word of it does (migrations/006).
+    const { rows } = await harness.pool.query('SELECT name, description FROM collections WHERE id = $1', [doomed.id]);
+    expect(rows).toEqual([{ name: '', description: '' }]);
+    await expect(
+      harness.pool.query("UPDATE collections SET name = 'Back' WHERE id = $1", [doomed.id]),
+    ).rejects.toMatchObject({ code: '23514', constraint: 'collections_deleted_keep_no_text' });
     const { kept, counted } = await totalsAndRecount(harness.pool);
     expect(kept).toEqual(counted);
   });
@@ -291,9 +297,10 @@ describe('DELETE /api/collections/{id}/items', () => {
     const deleting = await harness.pool.connect();
     try {
       await deleting.query('BEGIN');
-      await deleting.query('UPDATE collections SET deleted = true, revision = revision + 1 WHERE id = $1', [
-        collection.id,
-      ]);
+      await deleting.query(
+        "UPDATE collections SET deleted = true, revision = revision + 1, name = '', description = '' WHERE id = $1",
+        [collection.id],
+      );
       const removal = removeItem(ada, collection.id, { savedItemId: item });
       // The barrier: the removal is waiting for the deleting transaction's row lock.
       await eventually(async () => {

@@ -29,7 +29,8 @@ describe('GET /internal/collections/{id}', () => {
     expect((await lookup(`/internal/collections/${collection.id}`)).json()).toEqual({ collection: snapshot });
     await harness.call('DELETE', `/api/collections/${collection.id}`, ada);
     expect((await lookup(`/internal/collections/${collection.id}`)).json()).toEqual({
-      collection: { ...snapshot, deleted: true, revision: 1 },
+      // Deleted, it keeps no name (migrations/006).
+      collection: { ...snapshot, name: '', deleted: true, revision: 1 },
     });
     expectProblem(await lookup(`/internal/collections/${newId()}`), 404);
     expectProblem(await lookup('/internal/collections/nope'), 404);

@@ -152,7 +152,7 @@ describe.each(kinds)('comments on a %s', (kind) => {
     expectProblem(await post(kind, missing, { content: 'hello?' }, bearer(token)), 404);
   });
 
-  it('answers 404 once the target is deleted, and stores nothing for it', async () => {
+  it('answers 404 once the target is deleted, stores nothing for it, and keeps no text of its comments', async () => {
     const target = harness.target(kind);
     const { token } = harness.register(unique('Late'));
     await commented(kind, target, token, 'before');
@@ -160,7 +160,8 @@ describe.each(kinds)('comments on a %s', (kind) => {
     expectProblem(await get(kind, target), 404);
     expectProblem(await post(kind, target, { content: 'after' }, bearer(token)), 404);
     const { rows } = await harness.pool.query('SELECT content FROM comments WHERE target_id = $1', [target]);
-    expect(rows).toEqual([{ content: 'before' }]);
+    // Deleted with its target: the row stays, its words do not (migrations/013).
+    expect(rows).toEqual([{ content: '' }]);
   });
 });
 

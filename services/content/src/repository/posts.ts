@@ -78,6 +78,10 @@ export async function lockLivePost(db: Queryable, id: string): Promise<{ authorI
   return rows[0];
 }
 
+/** Soft: the row stays for the events, with no text (migrations/005): no title, no cover. */
 export async function markPostDeleted(db: Queryable, id: string): Promise<void> {
-  await db.query('UPDATE posts SET deleted_at = now(), revision = revision + 1 WHERE id = $1', [id]);
+  await db.query(
+    "UPDATE posts SET deleted_at = now(), revision = revision + 1, title = '', cover_image_url = NULL WHERE id = $1",
+    [id],
+  );
 }

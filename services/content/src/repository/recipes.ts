@@ -149,6 +149,16 @@ export async function lockLiveRecipe(db: Queryable, id: string): Promise<{ autho
   return rows[0];
 }
 
+/**
+ * Soft: the row stays for the events, counts and reactions, with no text (migrations/005): no title, description,
+ * camera, film simulation, cover or images.
+ */
 export async function markRecipeDeleted(db: Queryable, id: string): Promise<void> {
-  await db.query('UPDATE recipes SET deleted_at = now(), revision = revision + 1 WHERE id = $1', [id]);
+  await db.query(
+    `UPDATE recipes SET deleted_at = now(), revision = revision + 1,
+            title = '', description = '', camera_model = '', film_simulation = '', cover_image_url = NULL
+      WHERE id = $1`,
+    [id],
+  );
+  await db.query('DELETE FROM recipe_images WHERE recipe_id = $1', [id]);
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { dropReactionsOf, setReaction } from '../../src/repository/reactions.js';
+import { markRecipeDeleted } from '../../src/repository/recipes.js';
 import { contentDatabase } from '../support.js';
 
 /**
@@ -39,7 +40,7 @@ describe('dropReactionsOf', () => {
       await setReaction(db.pool, 'favorite', id, stays, true);
     }
     // Its author deletes it while the leaver's favorite is still on it.
-    await db.pool.query('UPDATE recipes SET deleted_at = now() WHERE id = $1', [deletedLater]);
+    await markRecipeDeleted(db.pool, deletedLater);
 
     expect(await dropReactionsOf(db.pool, 'favorite', leaver, 1)).toBe(1);
     expect(await dropReactionsOf(db.pool, 'favorite', leaver, 1)).toBe(1);

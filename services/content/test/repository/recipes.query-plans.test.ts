@@ -23,8 +23,9 @@ beforeAll(async () => {
   );
   await db.pool.query(`
     INSERT INTO recipes (id, author_id, title, description, camera_model, film_simulation, created_at, deleted_at)
-    SELECT gen_random_uuid(), u.id, 'Recipe ' || n, '', 'X-T5', 'Acros', now() - n * interval '1 minute',
-           CASE WHEN n % 10 = 0 THEN now() END
+    SELECT gen_random_uuid(), u.id, CASE WHEN n % 10 = 0 THEN '' ELSE 'Recipe ' || n END, '',
+           CASE WHEN n % 10 = 0 THEN '' ELSE 'X-T5' END, CASE WHEN n % 10 = 0 THEN '' ELSE 'Acros' END,
+           now() - n * interval '1 minute', CASE WHEN n % 10 = 0 THEN now() END
       FROM users u CROSS JOIN generate_series(1, 100) AS n`);
   await db.pool.query(`
     INSERT INTO recipe_images (recipe_id, position, url) SELECT id, 0, 'https://cdn.example.com/' || id FROM recipes`);

@@ -93,8 +93,11 @@ describe('GET /api/posts/{id}', () => {
 });
 
 describe('DELETE /api/posts/{id}', () => {
-  it('lets the author delete, softly, and tells the other services', async () => {
-    const post = await publish(ada);
+  it('lets the author delete, softly, keeping no text, and tells the other services', async () => {
+    const post = await publish(ada, {
+      title: 'Words that may name anyone',
+      coverImageUrl: 'https://cdn.example.com/p.jpg',
+    });
     const response = await harness.call('DELETE', `/api/posts/${post.id}`, ada, undefined, {
       'x-request-id': 'post-delete-1',
     });
@@ -106,9 +109,16 @@ describe('DELETE /api/posts/{id}', () => {
     expect(deleted).toEqual([
       expect.objectContaining({
         correlationId: 'post-delete-1',
-        data: expect.objectContaining({ deleted: true, revision: 1 }),
+        data: expect.objectContaining({ title: '', coverImageUrl: null, deleted: true, revision: 1 }),
       }),
     ]);
+    // The row stays for the events; no word of it does (migrations/005).
+    const { rows } = await harness.pool.query('SELECT title, cover_image_url FROM posts WHERE id = $1', [post.id]);
+    expect(rows).toEqual([{ title: '', cover_image_url: null }]);
+    await expect(harness.pool.query("UPDATE posts SET title = 'Back' WHERE id = $1", [post.id])).rejects.toMatchObject({
+      code: '23514',
+      constraint: 'posts_deleted_keep_no_text',
+    });
   });
 
   it('checks the token, then existence, then ownership', async () => {

@@ -242,8 +242,13 @@ describe('GET /api/recipes/{id}', () => {
 });
 
 describe('DELETE /api/recipes/{id}', () => {
-  it('lets the author delete, softly: the recipe is then not found, and the deletion is told', async () => {
-    const recipe = await publish(ada);
+  it('lets the author delete, softly: the recipe is then not found, keeps no text, and the deletion is told', async () => {
+    const recipe = await publish(ada, {
+      title: `For @${bob.username}`,
+      description: 'Words that may name anyone',
+      coverImageUrl: 'https://cdn.example.com/cover.jpg',
+      imageUrls: ['https://cdn.example.com/1.jpg', 'https://cdn.example.com/2.jpg'],
+    });
     const response = await harness.call('DELETE', `/api/recipes/${recipe.id}`, ada, undefined, {
       'x-request-id': 'delete-1',
     });
@@ -253,17 +258,34 @@ describe('DELETE /api/recipes/{id}', () => {
     expectProblem(await harness.call('GET', `/api/recipes/${recipe.id}`), 404);
     expectProblem(await harness.call('DELETE', `/api/recipes/${recipe.id}`, ada), 404);
     expectProblem(await harness.call('PUT', `/api/recipes/${recipe.id}/favorite`, bob), 404);
-    const { rows } = await harness.pool.query('SELECT deleted_at IS NOT NULL AS deleted FROM recipes WHERE id = $1', [
-      recipe.id,
+    // The row stays for the events, counts and reactions; no word of it does (migrations/005).
+    const { rows } = await harness.pool.query(
+      `SELECT deleted_at IS NOT NULL AS deleted, title, description, camera_model, film_simulation, cover_image_url,
+              (SELECT count(*)::int FROM recipe_images WHERE recipe_id = recipes.id) AS images
+         FROM recipes WHERE id = $1`,
+      [recipe.id],
+    );
+    expect(rows).toEqual([
+      {
+        deleted: true,
+        title: '',
+        description: '',
+        camera_model: '',
+        film_simulation: '',
+        cover_image_url: null,
+        images: 0,
+      },
     ]);
-    expect(rows).toEqual([{ deleted: true }]);
 
     const events = (await outboxEvents(harness.pool, 'recipe.deleted')).filter((e) => e.data.id === recipe.id);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
       correlationId: 'delete-1',
-      data: { id: recipe.id, authorId: ada.id, deleted: true, revision: 1 },
+      data: { id: recipe.id, authorId: ada.id, title: '', coverImageUrl: null, deleted: true, revision: 1 },
     });
+    await expect(
+      harness.pool.query("UPDATE recipes SET title = 'Back' WHERE id = $1", [recipe.id]),
+    ).rejects.toMatchObject({ code: '23514', constraint: 'recipes_deleted_keep_no_text' });
   });
 
   it('forbids anyone else, and changes nothing', async () => {
