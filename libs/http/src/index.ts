@@ -11,7 +11,14 @@ export { NOT_TAKEN_HEADER, stopTaking } from './not-taken.js';
 export { isDependencyUnavailable } from './unavailable.js';
 export { answeredNotModified, callerTag } from './conditional.js';
 export * from './rate-limits.js';
-export { connectSharedStore, type SharedStore, type SharedStoreSettings, sharedStoreFor } from './shared-store.js';
+export {
+  connectSharedStore,
+  type SharedStore,
+  type SharedStoreSettings,
+  sharedStoreFor,
+  type SharedStoreSlot,
+  sharedStoreSlot,
+} from './shared-store.js';
 export { sharedAnswer } from './shared-answer.js';
 export { dualProtocolServer, HTTP2_MAX_SESSION_MEMORY_MB, HTTP2_SESSION_SETTINGS } from './cleartext-http2.js';
 export { JSON_DEPTH_LIMIT, nestsDeeperThan } from './json-body.js';

@@ -1,4 +1,5 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
+import { unavailable } from '@recipes/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from './problem.js';
 import type { SharedStore } from './shared-store.js';
@@ -59,6 +60,34 @@ export function refuseOverLimit(reply: FastifyReply, policy: LimitPolicy, retryA
   throw new HttpError(429, policy.detail ?? 'Too many requests, try again later');
 }
 
+/** Before every limit's count in the shared store. */
+const limitNamespaceOf = (shared: Pick<SharedStore, 'prefix'>) => `${shared.prefix}limit:`;
+
+/**
+ * Where @fastify/rate-limit keeps the count of the limit `name` made by `rateLimits` for `key` (what the limit's
+ * `keyGenerator` gives, e.g. a caller's id) in the shared store: the namespace, then the route's method and URL, which
+ * a limit made outside a route has none of (`undefinedundefined`), a dash, then `name:key`. The test of
+ * `forgetLimitCounts` spends from a limit and finds its count here, so that a library that keys otherwise fails it
+ * instead of leaving counts behind.
+ */
+export const limitCountKey = (shared: Pick<SharedStore, 'prefix'>, name: string, key: string) =>
+  `${limitNamespaceOf(shared)}undefinedundefined-${name}:${key}`;
+
+/**
+ * Deletes what the limits `names` counted for `key` in the shared store (e.g. a deleted user's id: docs/api.md §11.2);
+ * idempotent. While the store is away it fails as `unavailable`, so that an event handler waits for it.
+ */
+export async function forgetLimitCounts(shared: SharedStore, names: readonly string[], key: string): Promise<void> {
+  if (names.length === 0) return;
+  try {
+    await shared.redis.del(...names.map((name) => limitCountKey(shared, name, key)));
+  } catch (error) {
+    throw Object.assign(unavailable('The shared store is unavailable: counts cannot be forgotten now'), {
+      cause: error,
+    });
+  }
+}
+
 /**
  * Registers @fastify/rate-limit's counters on `app` (none of its own headers or hooks) and gives the
  * onRequest hook of each named limit: the request spends one from its key's budget, the limit is
@@ -71,7 +100,7 @@ export async function rateLimits(
 ): Promise<(policy: LimitPolicy) => LimitHook> {
   await app.register(rateLimit, {
     global: false,
-    ...(shared ? { redis: shared.redis, nameSpace: `${shared.prefix}limit:`, skipOnError: true } : {}),
+    ...(shared ? { redis: shared.redis, nameSpace: limitNamespaceOf(shared), skipOnError: true } : {}),
   });
   return (policy) => {
     const keyOf = policy.keyGenerator ?? ((request: FastifyRequest) => normalizeIP(request.ip));

@@ -69,13 +69,30 @@ export interface SharedStoreSettings {
   prefix: string;
 }
 
-/** The shared store for `app`'s life (closed with it), or none when no URL is set. */
+/**
+ * Where a service's parts find the shared store: they are made before the routes that open it (`sharedStoreFor`),
+ * which put it here, and what they do later (an erasure forgetting a user's counts) reads it at each use. Empty until
+ * then, and without a URL.
+ */
+export interface SharedStoreSlot {
+  current: SharedStore | undefined;
+}
+
+/** An empty slot, for `sharedStoreFor` to fill. */
+export const sharedStoreSlot = (): SharedStoreSlot => ({ current: undefined });
+
+/** The shared store for `app`'s life (closed with it), or none when no URL is set; put in `slot` when given. */
 export async function sharedStoreFor(
   app: FastifyInstance,
   { url, prefix }: SharedStoreSettings,
+  slot?: SharedStoreSlot,
 ): Promise<SharedStore | undefined> {
   if (!url) return undefined;
   const store = await connectSharedStore({ url, prefix, logger: app.log });
-  app.addHook('onClose', () => store.close());
+  if (slot) slot.current = store;
+  app.addHook('onClose', async () => {
+    if (slot?.current === store) slot.current = undefined;
+    await store.close();
+  });
   return store;
 }

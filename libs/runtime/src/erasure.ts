@@ -9,6 +9,7 @@ import {
   userErasedEvents,
 } from '@recipes/contracts';
 import type { Pool, Queryable } from '@recipes/db';
+import { forgetLimitCounts, type SharedStoreSlot } from '@recipes/http';
 import type { Logger } from '@recipes/logging';
 import { type EventHandler, on } from '@recipes/messaging';
 import { enqueue, handleOnce } from '@recipes/outbox';
@@ -31,6 +32,19 @@ export function deleteRowsOf(pool: Pool, table: string, column: string): Erasure
       [userId, limit],
     );
     return rowCount ?? 0;
+  };
+}
+
+/**
+ * A step that deletes what the limits `names` counted under the user's id in the shared store (`slot`, e.g. a limit of
+ * comments per caller): nothing of them stays in Redis either. Takes on no rows, so it runs once a pass; without a
+ * store (each instance counting in its memory, which forgets within a window) it does nothing. While the store is
+ * away it fails as `unavailable`, and the erasure waits for it.
+ */
+export function forgetCountsIn(slot: SharedStoreSlot, names: readonly string[]): ErasureStep {
+  return async (userId) => {
+    if (slot.current) await forgetLimitCounts(slot.current, names, userId);
+    return 0;
   };
 }
 

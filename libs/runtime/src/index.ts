@@ -18,7 +18,10 @@ export {
   type ErasureSettings,
   type ErasureStep,
   eraseUser,
+  forgetCountsIn,
   idsOf,
   retireItemsOf,
   userDeletedHandler,
 } from './erasure.js';
+// Where a service's parts find the shared store its routes open (an erasure forgets a user's counts there).
+export { type SharedStoreSlot, sharedStoreSlot } from '@recipes/http';

@@ -1,6 +1,13 @@
 import type { CommentTargetType } from '@recipes/contracts';
 import { type Pool, withTransaction } from '@recipes/db';
-import { deleteRowsOf, type ErasureStep, idsOf, retireItemsOf } from '@recipes/runtime';
+import {
+  deleteRowsOf,
+  type ErasureStep,
+  forgetCountsIn,
+  idsOf,
+  retireItemsOf,
+  type SharedStoreSlot,
+} from '@recipes/runtime';
 import { mentionStores, setCorrelationId } from './repository.js';
 import { deleteInThread } from './thread-deletion.js';
 import { lockInThread } from './thread-repository.js';
@@ -47,12 +54,15 @@ const purgeCommentsBy: (pool: Pool) => ErasureStep = (pool) => async (authorId, 
     return ids.length;
   });
 
+/** The limits this service counts per caller (src/service.ts), by the caller's id. */
+export const LIMITS_PER_CALLER = ['comments'] as const;
+
 /**
  * What comments erases of a deleted user (docs/api.md §11.2), as if they had deleted each comment
  * themselves; then the deleted comments for good, the mentions of them in others' comments (their stores'
- * triggers retract those notifications), and what the directories knew of them.
+ * triggers retract those notifications), what the directories knew of them, and their counts in the shared store.
  */
-export function erasureSteps(pool: Pool): ErasureStep[] {
+export function erasureSteps(pool: Pool, shared: SharedStoreSlot): ErasureStep[] {
   return [
     removeCommentsBy(pool),
     purgeCommentsBy(pool),
@@ -64,5 +74,6 @@ export function erasureSteps(pool: Pool): ErasureStep[] {
     deleteRowsOf(pool, 'user_relations', 'user_id'),
     deleteRowsOf(pool, 'user_relations', 'target_id'),
     deleteRowsOf(pool, 'users', 'id'),
+    forgetCountsIn(shared, LIMITS_PER_CALLER),
   ];
 }

@@ -1,6 +1,6 @@
 import { CollectionDirectory, ContentDirectory, RelationDirectory, UserDirectory } from '@recipes/directory';
 import { Idempotency } from '@recipes/idempotency';
-import { type PartsContext } from '@recipes/runtime';
+import { type PartsContext, sharedStoreSlot } from '@recipes/runtime';
 import { blocks } from './blocks.js';
 import { comments } from './comments.js';
 import { type CommentsConfig } from './config.js';
@@ -17,8 +17,11 @@ export function parts({ config, pool }: PartsContext<CommentsConfig>) {
     collections: new CollectionDirectory({ pool, collectionsUrl: config.COLLECTIONS_INTERNAL_URL }),
     relations: new RelationDirectory(pool),
   };
+  // Filled by the routes, which open it: the erasure forgets a user's counts there.
+  const shared = sharedStoreSlot();
   return {
     directories,
+    shared,
     comments: comments({
       pool,
       users: directories.users,
@@ -28,7 +31,7 @@ export function parts({ config, pool }: PartsContext<CommentsConfig>) {
     deletedTargets: deletedTargets(pool),
     idempotency: new Idempotency(pool),
     dataExport: dataExport(pool),
-    erasure: { pool, service: 'comments' as const, steps: erasureSteps(pool) },
+    erasure: { pool, service: 'comments' as const, steps: erasureSteps(pool, shared) },
   };
 }
 

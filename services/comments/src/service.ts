@@ -9,6 +9,7 @@ import {
 import { rateLimits, sharedStoreFor } from '@recipes/http';
 import { defineService } from '@recipes/runtime';
 import { commentsConfigSchema } from './config.js';
+import { LIMITS_PER_CALLER } from './erasure.js';
 import { handlers } from './events/handlers/index.js';
 import { published } from './events/published.js';
 import collectionRoutes from './routes/collections/index.js';
@@ -34,13 +35,16 @@ export const commentsService = defineService({
   ],
   publishes: published,
   parts,
-  async routes(app, { comments, idempotency }, config) {
+  async routes(app, { comments, idempotency, shared }, config) {
     // One limit per caller shared by every kind of target and by posting and editing, so it is made once
-    // and handed to each.
+    // and handed to each. Its counts go with a deleted user (src/erasure.ts).
     const limitPerCaller = (
-      await rateLimits(app, await sharedStoreFor(app, { url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX }))
+      await rateLimits(
+        app,
+        await sharedStoreFor(app, { url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX }, shared),
+      )
     )({
-      name: 'comments',
+      name: LIMITS_PER_CALLER[0],
       max: config.COMMENT_LIMIT_PER_MINUTE,
       windowMs: 60_000,
       keyGenerator: (request) => callerOf(request).id,

@@ -6,12 +6,18 @@ import type { Sessions } from './sessions.js';
 
 const PRODUCER = 'users';
 
+/** What this service counts about an account outside its schema (the shared store's limits), forgotten with it. */
+export interface AccountCounts {
+  /** Idempotent; fails as `unavailable` while the store is away. */
+  forget(userId: string, username: string): Promise<void>;
+}
+
 /**
  * Account deletion (docs/api.md §11.2), a saga this service leads: the account becomes a tombstone, its
  * sessions end and this service's own part of it goes at once, in one transaction with the `user.deleted`
  * event; each other service erases its part and confirms, and the deletion is complete once all have.
  */
-export function deletions(pool: Pool, sessions: Sessions) {
+export function deletions(pool: Pool, sessions: Sessions, counts: AccountCounts) {
   return {
     /** Starts the deletion of the live account `userId`; false when it is no live account. */
     async start(userId: string, correlationId: string): Promise<boolean> {
@@ -34,8 +40,15 @@ export function deletions(pool: Pool, sessions: Sessions) {
       return started !== undefined;
     },
 
-    /** Records a service's confirmation that its part of a deleted user is gone; once per event. */
+    /**
+     * Records a service's confirmation that its part of a deleted user is gone; once per event. Before it, what this
+     * service counted of them in the shared store goes (`AccountCounts`), at each confirmation, so that when the last
+     * one completes the deletion nothing counts them anywhere, whatever came in between (a login tried with their
+     * name); a store away holds the confirmation until it is back.
+     */
     async confirmed(erased: UserErased, event: EventEnvelope): Promise<void> {
+      const deletion = await repository.findDeletion(pool, erased.userId);
+      if (deletion) await counts.forget(erased.userId, deletion.username);
       await handleOnce(pool, event, (tx) => repository.recordErasure(tx, erased.userId, erased.service));
     },
 

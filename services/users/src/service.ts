@@ -1,7 +1,7 @@
 import { tokenIssuer } from '@recipes/auth';
 import { InternalClient } from '@recipes/directory';
 import { sharedStoreFor } from '@recipes/http';
-import { defineService, type PartsContext } from '@recipes/runtime';
+import { defineService, type PartsContext, sharedStoreSlot } from '@recipes/runtime';
 import { accounts } from './accounts.js';
 import { type UsersConfig, usersConfigSchema } from './config.js';
 import { dataExport } from './data-export.js';
@@ -11,6 +11,7 @@ import { published } from './events/published.js';
 import { relations } from './relations.js';
 import authRoutes from './routes/auth/index.js';
 import internalRoutes from './routes/internal/index.js';
+import { accountCounts } from './routes/account-counts.js';
 import { passwordChecks } from './routes/password-checks.js';
 import deletionRoutes from './routes/users/deletion.js';
 import exportRoutes from './routes/users/export.js';
@@ -48,10 +49,13 @@ function parts({ config, pool, keys, endedSessions }: PartsContext<UsersConfig>)
     collections: source('collections', config.COLLECTIONS_INTERNAL_URL),
     notifications: source('notifications', config.NOTIFICATIONS_INTERNAL_URL),
   };
+  // Filled by the routes, which open it: a deleted account's counts there go with it.
+  const shared = sharedStoreSlot();
   return {
+    shared,
     accounts: userAccounts,
     dataExport: dataExport(pool, userAccounts, userSessions, sources),
-    deletions: deletions(pool, userSessions),
+    deletions: deletions(pool, userSessions, accountCounts(shared)),
     relations: relations(pool),
     sessions: userSessions,
   };
@@ -66,8 +70,8 @@ export const usersService = defineService({
   migrations: new URL('../migrations', import.meta.url),
   publishes: published,
   parts,
-  async routes(app, { accounts, dataExport, deletions, relations, sessions }, config) {
-    const shared = await sharedStoreFor(app, { url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX });
+  async routes(app, { accounts, dataExport, deletions, relations, sessions, shared: slot }, config) {
+    const shared = await sharedStoreFor(app, { url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX }, slot);
     // One count of failed logins for the logins and the password changes alike (docs/api.md §2, §11.1).
     const passwordChecked = passwordChecks(
       app,

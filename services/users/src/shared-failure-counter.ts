@@ -71,3 +71,26 @@ export function sharedFailureCounter(
     },
   };
 }
+
+/** `text` matched as it is by a Redis pattern (`SCAN MATCH`): its wildcards and escapes escaped. */
+const literally = (text: string) => text.replace(/[*?[\]\\]/g, '\\$&');
+
+/**
+ * Deletes every failed-login count of `username` (any address), counted by `sharedFailureCounter` under `name`:
+ * a deleted account's name stays in no count (docs/api.md §11.2). The keys are found by a scan of the store, as the
+ * addresses are not known; idempotent.
+ */
+export async function forgetFailuresOfUsername(
+  { redis, prefix }: { redis: Redis; prefix: string },
+  name: string,
+  username: string,
+): Promise<void> {
+  // A pair's key ends with the username in lower case, after the address and a space (src/login-guard.ts).
+  const pattern = `${literally(`${prefix}failures:${name}:`)}* ${literally(username.toLowerCase())}`;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    if (keys.length > 0) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}

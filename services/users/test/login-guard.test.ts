@@ -3,7 +3,7 @@ import { connectSharedStore, type SharedStore } from '@recipes/http';
 import { removeRedisKeys, TEST_REDIS_URL } from '@recipes/testing/cleanup';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type LoginAttempt, loginGuard, type LoginGuardOptions } from '../src/login-guard.js';
-import { sharedFailureCounter } from '../src/shared-failure-counter.js';
+import { forgetFailuresOfUsername, sharedFailureCounter } from '../src/shared-failure-counter.js';
 
 const WINDOW_MS = 60_000;
 const limits = { failuresPerUsernameAndAddress: 2, failuresPerAddress: 3, windowMs: WINDOW_MS };
@@ -72,5 +72,34 @@ describe.each(Object.keys(counting))('loginGuard, counting in %s', (where) => {
     const logins = await guard();
     for (let i = 0; i < 5; i++) admitted(await logins.begin('a', '198.51.100.1')).abandoned();
     expect((await logins.begin('a', '198.51.100.1')).refused).toBe(false);
+  });
+});
+
+describe('a deleted account’s failed logins in the shared store', () => {
+  it('go, from every address and in any case, and no other name’s with them, however often', async () => {
+    shared ??= await connectSharedStore({ url: TEST_REDIS_URL, prefix, logger: silent });
+    const store = { ...shared, prefix: `${prefix}${randomUUID()}:` };
+    const logins = loginGuard({
+      ...limits,
+      counter: (name, limit) => sharedFailureCounter(store, { name, limit, windowMs: WINDOW_MS, logger: silent }),
+    });
+    for (const [name, address] of [
+      ['Ada', '198.51.100.1'],
+      ['ADA', '198.51.100.2'],
+      ['adam', '198.51.100.1'],
+      ['bob_ada', '198.51.100.3'],
+    ] as const)
+      await logins.begin(name, address);
+    const keys = async () => (await shared!.redis.keys(`${store.prefix}failures:pairs:*`)).sort();
+    expect(await keys()).toHaveLength(4);
+
+    await forgetFailuresOfUsername(store, 'pairs', 'Ada');
+    await forgetFailuresOfUsername(store, 'pairs', 'Ada');
+    expect(await keys()).toEqual([
+      `${store.prefix}failures:pairs:198.51.100.1 adam`,
+      `${store.prefix}failures:pairs:198.51.100.3 bob_ada`,
+    ]);
+    // The addresses' own counts are nobody's name: they stay.
+    expect(await shared!.redis.exists(`${store.prefix}failures:addresses:198.51.100.1`)).toBe(1);
   });
 });

@@ -41,6 +41,8 @@ export async function recordErasure(db: Queryable, id: string, service: ErasingS
 
 /** A deletion's progress, for its own tests and for operators. */
 export interface DeletionState {
+  /** The name the tombstone keeps reserved. */
+  username: string;
   deletedAt: Date;
   erasedBy: string[];
   completedAt: Date | null;
@@ -48,7 +50,7 @@ export interface DeletionState {
 
 export async function findDeletion(db: Queryable, id: string): Promise<DeletionState | undefined> {
   const { rows } = await db.query<DeletionState>(
-    `SELECT deleted_at AS "deletedAt", erased_by AS "erasedBy", erasure_completed_at AS "completedAt" FROM users WHERE id = $1 AND deleted_at IS NOT NULL`,
+    `SELECT username, deleted_at AS "deletedAt", erased_by AS "erasedBy", erasure_completed_at AS "completedAt" FROM users WHERE id = $1 AND deleted_at IS NOT NULL`,
     [id],
   );
   return rows[0];

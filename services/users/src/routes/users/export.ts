@@ -4,6 +4,9 @@ import { type App, problemResponses, rateLimits, type SharedStore, unauthorized 
 import type { DataExport } from '../../data-export.js';
 import { exportResponse } from '../../schemas.js';
 
+/** The limit of a user's data exports, counted by their id; forgotten with a deleted account (../account-counts.ts). */
+export const EXPORTS_LIMIT = 'exports';
+
 export interface ExportRoutesOptions {
   dataExport: DataExport;
   perHour: number;
@@ -16,7 +19,7 @@ export interface ExportRoutesOptions {
  */
 export default async function exportRoutes(app: App, { dataExport, perHour, shared }: ExportRoutesOptions) {
   const perUser = (await rateLimits(app, shared))({
-    name: 'exports',
+    name: EXPORTS_LIMIT,
     max: perHour,
     windowMs: 3_600_000,
     detail: 'Too many exports this hour, try again later',
