@@ -91,18 +91,30 @@ export async function dropDatabase(adminUrl: string, name: string): Promise<void
 /** The Redis the shared-limits tests count in (scripts/setup.mjs --redis starts one where none runs). */
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** Deletes every key under `prefix` from the Redis at `url`: what a test's shared store left there. */
-export async function removeRedisKeys(url: string, prefix: string): Promise<void> {
+/** Runs `each` on every batch of keys under `prefix` in the Redis at `url`. */
+async function eachRedisBatch(url: string, prefix: string, each: (redis: Redis, keys: string[]) => Promise<unknown>) {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
     await redis.connect();
     for (let cursor = '0'; ;) {
       const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.del(...keys);
+      if (keys.length > 0) await each(redis, keys);
       if (next === '0') break;
       cursor = next;
     }
   } finally {
     redis.disconnect();
   }
+}
+
+/** Deletes every key under `prefix` from the Redis at `url`: what a test's shared store left there. */
+export async function removeRedisKeys(url: string, prefix: string): Promise<void> {
+  await eachRedisBatch(url, prefix, (redis, keys) => redis.del(...keys));
+}
+
+/** Every key under `prefix` in the Redis at `url`, sorted: what a system's shared store holds now. */
+export async function redisKeys(url: string, prefix: string): Promise<string[]> {
+  const found: string[] = [];
+  await eachRedisBatch(url, prefix, async (_redis, keys) => found.push(...keys));
+  return found.sort();
 }
