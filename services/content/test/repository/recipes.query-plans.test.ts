@@ -127,7 +127,8 @@ describe('the reads by ids’ query plans', () => {
   beforeAll(async () => {
     await db.pool.query(`
       INSERT INTO posts (id, author_id, title, created_at, deleted_at)
-      SELECT gen_random_uuid(), u.id, 'Post ' || n, now() - n * interval '1 minute', CASE WHEN n % 10 = 0 THEN now() END
+      SELECT gen_random_uuid(), u.id, CASE WHEN n % 10 = 0 THEN '' ELSE 'Post ' || n END, now() - n * interval '1 minute',
+             CASE WHEN n % 10 = 0 THEN now() END
         FROM users u CROSS JOIN generate_series(1, 100) AS n`);
     await db.pool.query('VACUUM ANALYZE posts');
     // 50 ids, as many as one request may ask: live, deleted and missing ones, in no order of the table's.
