@@ -68,9 +68,19 @@ export const backendEnv = {
   DATABASE_URL: env
     .url('postgres://postgres@127.0.0.1:5432/recipes')
     .describe('PostgreSQL; each service uses only its own schema'),
+  MIGRATION_DATABASE_URL: z
+    .url()
+    .optional()
+    .describe(
+      'PostgreSQL as a role that may change the schema (DDL), for migrations only (`migrate.js`, or ' +
+        '`MIGRATE_ON_START`); unset, `DATABASE_URL`, which then needs those rights (docs/operations.md, "Database roles")',
+    ),
   DATABASE_POOL_MAX: env
     .positiveInt(10)
-    .describe("connections per process; with many instances, keep their sum under PostgreSQL's `max_connections`"),
+    .describe(
+      'connections per process, besides its one or two LISTEN connections; with many instances, keep their sum ' +
+        'under PostgreSQL\'s `max_connections` (docs/operations.md, "The connection budget")',
+    ),
   DATABASE_STATEMENT_TIMEOUT_MS: env
     .positiveInt(5_000)
     .describe(
@@ -104,7 +114,12 @@ export const backendEnv = {
   EVENT_RETRY_DELAYS_MS: env
     .positiveInts('5000,30000,120000,600000')
     .describe('how long a failed event waits before each next attempt, comma-separated (the last delay repeats)'),
-  MIGRATE_ON_START: env.flag(true).describe("migrate the service's schema at start"),
+  MIGRATE_ON_START: env
+    .flag(true)
+    .describe(
+      "migrate the service's schema at start; `false` where migrations run as their own step " +
+        '(`node services/<name>/dist/migrate.js`): a schema behind the code then stops the process with one line',
+    ),
 };
 
 /** How every service verifies tokens; only the users service also holds the private key (`signingEnv`). */

@@ -100,30 +100,64 @@ async function migrateOnce({ databaseUrl, schema, sets, logger }: MigrateSetting
 /** SQLSTATEs of a schema or migrations table not made yet: a first start. */
 const NOT_MADE_YET = new Set(['3F000', '42P01']);
 
-/**
- * Whether every set's table records every migration of its folder, named as node-pg-migrate names them
- * (the file's name without its extension, dot files left out); read without the lock, as nothing at
- * start unapplies a migration.
- */
-async function upToDate(client: pg.Client, schema: string, sets: MigrationSet[]): Promise<boolean> {
-  const files = await Promise.all(
+/** The migrations of each folder, named as node-pg-migrate names them: the file's name without its extension. */
+async function migrationNames(sets: MigrationSet[]): Promise<string[][]> {
+  return Promise.all(
     sets.map(async (set) =>
       (await readdir(set.dir))
         .filter((file) => !file.startsWith('.'))
-        .map((file) => file.slice(0, -extname(file).length || undefined)),
+        .map((file) => file.slice(0, -extname(file).length || undefined))
+        .sort(),
     ),
   );
+}
+
+/**
+ * The migrations of `sets` that `schema` does not record as applied, set by set in order (each by its file's name
+ * without the extension, as node-pg-migrate names it); all of them where the schema or a record table is not made
+ * yet. Read without the lock, as nothing unapplies a migration.
+ */
+async function pendingIn(client: pg.Client, schema: string, sets: MigrationSet[]): Promise<string[]> {
+  const files = await migrationNames(sets);
   const reads = sets.map(
     (set, i) =>
       `SELECT ${i} AS set_index, name FROM ${client.escapeIdentifier(schema)}.${client.escapeIdentifier(set.table)}`,
   );
+  let rows: Array<{ set_index: number; name: string }> = [];
   try {
-    const { rows } = await client.query<{ set_index: number; name: string }>(reads.join(' UNION ALL '));
-    const recorded = sets.map((_, i) => new Set(rows.filter((row) => row.set_index === i).map((row) => row.name)));
-    return files.every((names, i) => names.every((name) => recorded[i]!.has(name)));
+    ({ rows } = await client.query<{ set_index: number; name: string }>(reads.join(' UNION ALL ')));
   } catch (err) {
-    if (NOT_MADE_YET.has((err as { code?: string }).code ?? '')) return false;
-    throw err;
+    if (!NOT_MADE_YET.has((err as { code?: string }).code ?? '')) throw err;
+  }
+  const recorded = sets.map((_, i) => new Set(rows.filter((row) => row.set_index === i).map((row) => row.name)));
+  return files.flatMap((names, i) => names.filter((name) => !recorded[i]!.has(name)));
+}
+
+/** Whether every set's table records every migration of its folder. */
+async function upToDate(client: pg.Client, schema: string, sets: MigrationSet[]): Promise<boolean> {
+  return (await pendingIn(client, schema, sets)).length === 0;
+}
+
+export interface PendingSettings {
+  databaseUrl: string;
+  schema: string;
+  sets: MigrationSet[];
+}
+
+/**
+ * The migrations of `sets` not applied to `schema`, in the order they would run: empty when the schema is
+ * current. One query on a connection of its own, which needs no right but reading the record tables, so a
+ * service's runtime role may ask it. A database that cannot be reached rejects (the caller decides whether to
+ * wait).
+ */
+export async function pendingMigrations({ databaseUrl, schema, sets }: PendingSettings): Promise<string[]> {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return await pendingIn(client, schema, sets);
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 

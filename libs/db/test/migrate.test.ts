@@ -5,7 +5,7 @@ import { createTestDatabase, eventually, type TestDatabase } from '@recipes/test
 import { PG_MIGRATE_LOCK_ID } from 'node-pg-migrate';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate } from '../src/index.js';
+import { migrate, pendingMigrations } from '../src/index.js';
 
 /** Migrations that meet a lost connection are run again whole; those that fail by themselves are not. */
 let database: TestDatabase;
@@ -125,5 +125,21 @@ describe('migrate', () => {
       await holder.end();
     }
     expect(await tablesOf('current')).toEqual(['migrations', 'more', 'things']);
+  });
+
+  it('names the migrations a schema lacks, set by set in order, and none once it is current', async () => {
+    const outbox = migrationDir({ '001_rows.sql': 'CREATE TABLE rows (id int);' });
+    const own = migrationDir({ '001_a.sql': 'CREATE TABLE a (id int);', '002_b.sql': 'CREATE TABLE b (id int);' });
+    const sets = [
+      { dir: outbox, table: 'library_migrations' },
+      { dir: own, table: 'migrations' },
+    ];
+    const settings = { databaseUrl: database.url, schema: 'pending', sets };
+    // No schema yet: everything.
+    expect(await pendingMigrations(settings)).toEqual(['001_rows', '001_a', '002_b']);
+    await migrate({ ...settings, logger: recordingLogger().logger });
+    expect(await pendingMigrations(settings)).toEqual([]);
+    writeFileSync(join(own, '003_c.sql'), '-- Up Migration\nCREATE TABLE c (id int);\n');
+    expect(await pendingMigrations(settings)).toEqual(['003_c']);
   });
 });

@@ -25,3 +25,4 @@ export {
 } from './erasure.js';
 // Where a service's parts find the shared store its routes open (an erasure forgets a user's counts there).
 export { type SharedStoreSlot, sharedStoreSlot } from '@recipes/http';
+export { assertSchemaCurrent, EX_CONFIG, migrateSchema, runMigrations, SchemaBehindError } from './migrations.js';

@@ -1,6 +1,6 @@
 import { loadConfig, readSettingFile } from '@recipes/config';
 import { assertDeclared } from '@recipes/contracts';
-import { createPool, isDatabaseReachable, migrate, type Pool } from '@recipes/db';
+import { createPool, isDatabaseReachable, type Pool } from '@recipes/db';
 import { type App, isDependencyUnavailable, listen } from '@recipes/http';
 import { KeyPurger } from '@recipes/idempotency';
 import { createLogger, type Logger } from '@recipes/logging';
@@ -17,13 +17,8 @@ import {
 import { OutboxRelay, WRITER_WAKE_SETTINGS } from '@recipes/outbox';
 import { currentTraceparent } from '@recipes/tracing';
 import type { BackendConfig } from './config.js';
-import {
-  composeService,
-  migrationSetsOf,
-  type Prompts,
-  type ServiceDefinition,
-  type ServiceKeys,
-} from './definition.js';
+import { composeService, type Prompts, type ServiceDefinition, type ServiceKeys } from './definition.js';
+import { assertSchemaCurrent, EX_CONFIG, migrateSchema, SchemaBehindError } from './migrations.js';
 import { consumerQueuesOf, queueOf } from './queues.js';
 
 /** 0.5 s, then every 1 s: the wait between tries to reach the database at start, where it may be up for seconds only. */
@@ -70,10 +65,12 @@ export async function startBackendService<C extends BackendConfig, P>(
   const { name } = definition;
 
   if (config.MIGRATE_ON_START) {
-    const sets = migrationSetsOf(definition);
     // A database restarting as the service starts is waited for (and the migrations run again whole), as it is
     // once the service runs.
-    await migrate({ databaseUrl: config.DATABASE_URL, schema: name, sets, logger });
+    await migrateSchema(definition, config, logger);
+  } else {
+    // Migrations are a step of their own (migrate.js, a Job): a schema behind the code is never served.
+    await whileUnavailable(() => assertSchemaCurrent(definition, config), logger);
   }
 
   const pool = createPool({
@@ -192,7 +189,13 @@ export async function runService<C extends BackendConfig, P>(definition: Service
       ? { privateKey: readSettingFile('JWT_PRIVATE_KEY_FILE', config.JWT_PRIVATE_KEY_FILE) }
       : {}),
   };
-  const { app } = await startBackendService(definition, { config, keys });
+  const logger = createLogger({ service: definition.name, level: config.LOG_LEVEL });
+  const { app } = await startBackendService(definition, { config, keys, logger }).catch((err: unknown) => {
+    if (!(err instanceof SchemaBehindError)) throw err;
+    // One line that says what to do, and an exit a supervisor or an orchestrator shows as a failed start.
+    logger.fatal({ missing: err.missing }, err.message);
+    process.exit(EX_CONFIG);
+  });
   const { HOST, PORT, METRICS_PORT, INTERNAL_PORT, SHUTDOWN_TIMEOUT_MS } = config;
   await listen(app, {
     host: HOST,

@@ -1,0 +1,6 @@
+// Migrations as a step of their own (a Kubernetes Job, a release script): brings the collections schema up to date and
+// exits, with MIGRATION_DATABASE_URL (a role that may change the schema) or else DATABASE_URL.
+import { runMigrations } from '@recipes/runtime';
+import { collectionsService } from './service.js';
+
+await runMigrations(collectionsService);
