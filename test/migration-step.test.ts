@@ -74,9 +74,14 @@ interface Run {
   stderr: string;
 }
 
-/** Runs `services/users/dist/<entry>.js` to its end (or until `until` is met, then stops it). */
-function runUsers(entry: 'server' | 'migrate', env: Record<string, string>, timeoutMs = 30_000): Promise<Run> {
-  const child = spawn(process.execPath, [...nodeFlags, `services/users/dist/${entry}.js`], {
+/** Runs `services/users/dist/<entry>.js` to its end (killed after `timeoutMs`); `exited()` tells meanwhile. */
+function runUsers(
+  entry: 'server' | 'migrate',
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+  args: string[] = [],
+): Promise<Run> & { exited(): boolean } {
+  const child = spawn(process.execPath, [...nodeFlags, `services/users/dist/${entry}.js`, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -85,12 +90,15 @@ function runUsers(entry: 'server' | 'migrate', env: Record<string, string>, time
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  return new Promise((resolve) =>
+  let exited = false;
+  const run = new Promise<Run>((resolve) =>
     child.once('exit', (code) => {
+      exited = true;
       clearTimeout(timer);
       resolve({ code, lines: stdout.split('\n').filter((line) => line !== ''), stderr });
     }),
   );
+  return Object.assign(run, { exited: () => exited });
 }
 
 /** The settings of a users process against this test's database and exchange. */
@@ -169,6 +177,11 @@ describe('migrations as their own step, with a migrator role and a runtime role'
   });
 
   it('migrates with the migrator through the migrate command, then serves and writes as the runtime role', async () => {
+    // A pod's init container: waits, as the runtime role, for the step to apply what is missing.
+    const waiter = runUsers('migrate', usersEnv({ DATABASE_URL: runtimeUrl }), 30_000, ['--wait']);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(waiter.exited()).toBe(false);
+
     const migrated = await runUsers(
       'migrate',
       usersEnv({ DATABASE_URL: runtimeUrl, MIGRATION_DATABASE_URL: migratorUrl }),
@@ -176,6 +189,12 @@ describe('migrations as their own step, with a migrator role and a runtime role'
     expect(migrated.code, migrated.lines.join('\n') + migrated.stderr).toBe(0);
     expect(migrated.lines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual([
       'migrations applied',
+      'users: the schema is up to date',
+    ]);
+    const waited = await waiter;
+    expect(waited.code).toBe(0);
+    expect(waited.lines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual([
+      `users: waiting for the migration step to apply ${latest}`,
       'users: the schema is up to date',
     ]);
 

@@ -1,5 +1,5 @@
 import { loadConfig } from '@recipes/config';
-import { migrate, pendingMigrations } from '@recipes/db';
+import { isTransientDatabaseError, migrate, pendingMigrations } from '@recipes/db';
 import { createLogger, type Logger } from '@recipes/logging';
 import type { BackendConfig } from './config.js';
 import { migrationSetsOf, type ServiceDefinition } from './definition.js';
@@ -57,18 +57,64 @@ export async function assertSchemaCurrent(
   if (missing.length > 0) throw new SchemaBehindError(definition.name, missing);
 }
 
+/** How often `migrate.js --wait` asks again whether the schema is current. */
+const WAIT_INTERVAL_MS = 2_000;
+
+/**
+ * Resolves once the service's schema records every migration of its code, asking every `WAIT_INTERVAL_MS` with
+ * `DATABASE_URL` and migrating nothing: what a pod runs before its service, while a migration step (a Job) runs
+ * elsewhere. Says once what it waits for; a database that is away is waited for too.
+ */
+export async function waitForSchema(
+  definition: Pick<ServiceDefinition, 'name' | 'migrations' | 'sharedMigrations'>,
+  config: BackendConfig,
+  logger: Logger,
+): Promise<void> {
+  let told = '';
+  for (;;) {
+    const missing = await pendingMigrations({
+      databaseUrl: config.DATABASE_URL,
+      schema: definition.name,
+      sets: migrationSetsOf(definition),
+    }).catch((err: unknown) => {
+      if (!isTransientDatabaseError(err)) throw err;
+      logger.warn({ err }, 'the database is unavailable: waiting for it');
+      return undefined;
+    });
+    if (missing?.length === 0) return;
+    const waitingFor = missing === undefined ? told : missing.join(',');
+    if (missing !== undefined && waitingFor !== told) {
+      told = waitingFor;
+      logger.info({ missing }, `${definition.name}: waiting for the migration step to apply ${missing[0]}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, WAIT_INTERVAL_MS));
+  }
+}
+
 /**
  * A service's migrate command (`services/<name>/dist/migrate.js`): settings from the environment, the schema
  * brought up to date with `MIGRATION_DATABASE_URL` (else `DATABASE_URL`), one line when done, exit 0. A migration
- * that fails stops it with that error and exit 1; a database that is away is waited for.
+ * that fails stops it with that error and exit 1; a database that is away is waited for. With `--wait` it migrates
+ * nothing and exits 0 once the schema is current (`waitForSchema`): a pod's init container, behind a Job that
+ * migrates.
  */
-export async function runMigrations<C extends BackendConfig, P>(definition: ServiceDefinition<C, P>): Promise<void> {
+export async function runMigrations<C extends BackendConfig, P>(
+  definition: ServiceDefinition<C, P>,
+  args: readonly string[] = process.argv.slice(2),
+): Promise<void> {
+  const unknown = args.filter((arg) => arg !== '--wait');
+  if (unknown.length > 0) {
+    process.stderr.write(`usage: migrate.js [--wait] (not ${unknown.join(' ')})\n`);
+    process.exit(2);
+  }
   const config = loadConfig(definition.configSchema);
   const logger = createLogger({ service: definition.name, level: config.LOG_LEVEL });
+  const waiting = args.includes('--wait');
   try {
-    await migrateSchema(definition, config, logger);
+    await (waiting ? waitForSchema(definition, config, logger) : migrateSchema(definition, config, logger));
   } catch (err) {
-    logger.fatal({ err, schema: definition.name }, `${definition.name}: the migrations failed`);
+    const failed = waiting ? 'could not read the migrations its schema records' : 'the migrations failed';
+    logger.fatal({ err, schema: definition.name }, `${definition.name}: ${failed}`);
     process.exit(1);
   }
   logger.info({ schema: definition.name }, `${definition.name}: the schema is up to date`);
