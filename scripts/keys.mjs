@@ -1,5 +1,6 @@
 // A development Ed25519 key pair for token signing, and a VAPID pair for Web Push, written once.
-// As a command: `node scripts/keys.mjs DIR`.
+// As a command: `node scripts/keys.mjs DIR`, which also writes the VAPID pair as `push.env` (KEY=value lines), the
+// file a Kubernetes overlay's secretGenerator reads (docs/operations.md, "Running on Kubernetes").
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createECDH, generateKeyPairSync } from 'node:crypto';
@@ -46,5 +47,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const dir = resolve(process.argv[2] ?? '.keys');
   if (ensureKeyPair(`${dir}/jwt-private.pem`, `${dir}/jwt-public.pem`))
     console.log(`keys: generated a key pair in ${dir}`);
-  if (ensureVapidKeys(`${dir}/vapid.json`).generated) console.log(`keys: generated a VAPID pair in ${dir}`);
+  const vapid = ensureVapidKeys(`${dir}/vapid.json`);
+  if (vapid.generated) console.log(`keys: generated a VAPID pair in ${dir}`);
+  if (!existsSync(`${dir}/push.env`)) {
+    const lines = ['PUSH_VAPID_PUBLIC_KEY', 'PUSH_VAPID_PRIVATE_KEY'].map((key) => `${key}=${vapid[key]}\n`);
+    writeFileSync(`${dir}/push.env`, lines.join(''), { mode: 0o600 });
+  }
 }

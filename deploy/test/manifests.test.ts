@@ -103,7 +103,8 @@ describe('the kustomize base', () => {
     expect(deployment, `Deployment ${name}`).toBeDefined();
     const pod = podOf(deployment!);
     const container = pod.spec.containers[0]!;
-    expect(container.image).toBe('recipes-service:latest');
+    // The base names the image only; each overlay pins its registry and tag (overlays.test.ts).
+    expect(container.image).toBe('recipes-service');
     const env = environment(container);
     expect(env.get('SERVICE')?.value).toBe(name);
     expect(Number(env.get('PORT')?.value)).toBe(port);
@@ -205,6 +206,51 @@ describe('the kustomize base', () => {
       expect(env.get('JWT_PUBLIC_KEY_FILE')?.value?.startsWith(`${mountPath}/`)).toBe(true);
     },
   );
+
+  it.each(backends)(
+    'starts $name only on a schema made for its code: migrations are the Job’s, the pod waits for them',
+    ({ name }) => {
+      const pod = podOf(find('Deployment', name)!) as PodTemplate & { spec: { initContainers?: Container[] } };
+      const env = environment(pod.spec.containers[0]!);
+      expect(env.get('MIGRATE_ON_START')?.value).toBe('false');
+      expect(env.has('MIGRATION_DATABASE_URL')).toBe(false);
+      const [schema, ...others] = pod.spec.initContainers ?? [];
+      expect(others).toEqual([]);
+      expect((schema as Container & { command?: string[] }).command).toEqual([
+        'node',
+        `services/${name}/dist/migrate.js`,
+        '--wait',
+      ]);
+      expect(schema!.image).toBe(pod.spec.containers[0]!.image);
+      // As the runtime role, the service's own.
+      expect(environment(schema!).get('DATABASE_URL')?.valueFrom?.secretKeyRef).toEqual(
+        env.get('DATABASE_URL')?.valueFrom?.secretKeyRef,
+      );
+    },
+  );
+
+  it('migrates every service’s schema in one Job, one after another, as the migrator', () => {
+    const job = find('Job', 'recipes-migrate') as
+      | (Manifest & { spec: { parallelism?: number; template: PodTemplate & { spec: { restartPolicy: string } } } })
+      | undefined;
+    expect(job, 'Job recipes-migrate').toBeDefined();
+    expect(job!.spec.parallelism ?? 1).toBe(1);
+    expect(job!.spec.template.spec.restartPolicy).toBe('Never');
+    const [container, ...others] = job!.spec.template.spec.containers as Array<Container & { command: string[] }>;
+    expect(others).toEqual([]);
+    const script = container!.command.at(-1)!;
+    const order = /for service in ([\w ]+); do node services\/\$service\/dist\/migrate\.js \|\| exit 1; done/.exec(
+      script,
+    );
+    expect(order?.[1]?.split(' ')).toEqual(backends.map((backend) => backend.name));
+    const env = environment(container!);
+    expect(env.get('MIGRATION_DATABASE_URL')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'recipes-migration',
+      key: 'MIGRATION_DATABASE_URL',
+    });
+    // Never the runtime role's URL: a migration run as it would fail on the first CREATE.
+    expect(env.has('DATABASE_URL')).toBe(false);
+  });
 
   it.each(withInternalRoutes)(
     'serves the internal routes of $name on a port of their own, where the other services look',
