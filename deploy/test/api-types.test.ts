@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Deployment } from 'kubernetes-types/apps/v1';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { type Manifest, renderKustomization } from './kustomize.js';
@@ -102,10 +103,10 @@ describe('every object against the Kubernetes API’s types', () => {
 
   it('refuses an unknown field at any depth, a wrong type, and a kind it has no type for', () => {
     const broken = structuredClone(base);
-    const users = broken.find((m) => m.kind === 'Deployment' && m.metadata.name === 'users')!;
-    const container = (users.spec as { template: { spec: { containers: Array<Record<string, unknown>> } } }).template
-      .spec.containers[0]!;
-    container.envFrom = [{ configMapRefs: { name: 'recipes-config' } }];
+    const users = broken.find((m) => m.kind === 'Deployment' && m.metadata.name === 'users') as unknown as Deployment;
+    Object.assign(users.spec!.template.spec!.containers[0]!, {
+      envFrom: [{ configMapRefs: { name: 'recipes-config' } }],
+    });
     const job = broken.find((m) => m.kind === 'Job')!;
     (job.spec as Record<string, unknown>).backoffLimit = 'twice';
     const monitor = broken.find((m) => m.kind === 'PodMonitor')!;
