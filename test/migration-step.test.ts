@@ -156,6 +156,8 @@ describe('migrations as their own step, with a migrator role and a runtime role'
         INTERNAL_PORT: String(await freePort()),
         METRICS_PORT: String(await freePort()),
       }),
+      // A service that starts anyway is stopped within the test's time, and fails it.
+      15_000,
     );
     expect(run.code).toBe(78);
     expect(run.stderr).toBe('');
