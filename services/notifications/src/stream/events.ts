@@ -34,6 +34,18 @@ export function streamEvent<Name extends StreamEventName>(
   return sse.event(name, data, id);
 }
 
+const notificationExample = (notificationSchema.meta()?.examples as [z.input<typeof notificationSchema>])[0];
+
+/** An event of each kind as a stream sends it: each schema's example in the document. */
+const examples: { [Name in StreamEventName]: { id?: string; data: z.input<(typeof streamEventData)[Name]> } } = {
+  notification: { id: notificationExample.id, data: notificationExample },
+  unread_count: { id: notificationExample.id, data: { count: 3 } },
+  retracted: { data: { id: notificationExample.id } },
+  session_ended: { data: { reason: 'logout' } },
+  reset: { data: {} },
+  replaced: { data: {} },
+};
+
 /** A name such as `unread_count` as a schema name: `UnreadCount`. */
 const pascal = (name: string) =>
   name.replace(/(^|_)([a-z])/g, (_, _sep: string, letter: string) => letter.toUpperCase());
@@ -49,11 +61,12 @@ export const notificationStreamEventSchema = z
     streamEventNames.map((name) =>
       z
         .object({ event: z.literal(name), id: z.string().optional(), data: streamEventData[name] })
-        .meta({ id: `NotificationStream${pascal(name)}Event` }),
+        .meta({ id: `NotificationStream${pascal(name)}Event`, examples: [{ event: name, ...examples[name] }] }),
     ) as unknown as [z.ZodObject, ...z.ZodObject[]],
   )
   .meta({
     id: 'NotificationStreamEvent',
+    examples: [{ event: 'notification', ...examples.notification }],
     description:
       'One event of the stream: the frame `id: <id>` (where given), `event: <event>`, `data: <data as JSON>`. ' +
       'Comments (`: keep-alive`) and `retry:` frames carry no event.',
