@@ -20,7 +20,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { filesOf } from './section-references.mjs';
-import { SETS, upStatements } from './trigger-table.mjs';
+import { migrationStatements, SETS } from './trigger-table.mjs';
 
 const SOURCE = /\.(ts|mts|cts|js|mjs|cjs|sql)$/;
 const PATH = /^[\w.@-]+(?:\/[\w.@-]+)*\/[\w.@-]*\w\.[a-z]{1,5}$/;
@@ -100,18 +100,11 @@ export function definedNames(root, files = filesOf(root)) {
 /** The SQL functions left after every set's migrations ran (their Up parts, in order): created, not dropped. */
 export function migratedFunctions(root) {
   const functions = new Set();
-  for (const { dir } of SETS) {
-    if (!existsSync(join(root, dir))) continue;
-    for (const file of readdirSync(join(root, dir))
-      .filter((name) => name.endsWith('.sql'))
-      .sort()) {
-      for (const statement of upStatements(readFileSync(join(root, dir, file), 'utf8'))) {
-        const created = SQL_FUNCTION.exec(statement);
-        if (created) functions.add(created[1]);
-        const dropped = /^DROP\s+(?:FUNCTION|PROCEDURE)\s+(?:IF\s+EXISTS\s+)?(?:\w+\.)?"?(\w+)/i.exec(statement);
-        if (dropped) functions.delete(dropped[1]);
-      }
-    }
+  for (const { statement } of migrationStatements(root)) {
+    const created = SQL_FUNCTION.exec(statement);
+    if (created) functions.add(created[1]);
+    const dropped = /^DROP\s+(?:FUNCTION|PROCEDURE)\s+(?:IF\s+EXISTS\s+)?(?:\w+\.)?"?(\w+)/i.exec(statement);
+    if (dropped) functions.delete(dropped[1]);
   }
   return functions;
 }

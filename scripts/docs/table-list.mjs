@@ -1,29 +1,22 @@
 // Every table a migration creates (and none drops later) is named, in backquotes, in the list of what each
 // service and library owns (docs/architecture.md §1): a table added without a word there is a problem the
 // docs check reports.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SETS, upStatements } from './trigger-table.mjs';
+import { migrationStatements } from './trigger-table.mjs';
 
 /** The tables left after every set's migrations ran, each with the migration that created it. */
 export function tablesOf(root) {
   const tables = new Map();
-  for (const { dir } of SETS) {
-    if (!existsSync(join(root, dir))) continue;
-    for (const file of readdirSync(join(root, dir))
-      .filter((name) => name.endsWith('.sql'))
-      .sort()) {
-      for (const statement of upStatements(readFileSync(join(root, dir, file), 'utf8'))) {
-        const created = /^CREATE\s+(?:UNLOGGED\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(?:\w+\.)?(\w+)/i.exec(statement);
-        if (created) tables.set(created[1], `${dir}/${file}`);
-        const dropped = /^DROP\s+TABLE\s+(?:IF\s+EXISTS\s+)?(?:\w+\.)?(\w+)/i.exec(statement);
-        if (dropped) tables.delete(dropped[1]);
-        const renamed = /^ALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?(?:\w+\.)?(\w+)\s+RENAME\s+TO\s+(\w+)/i.exec(statement);
-        if (renamed && tables.has(renamed[1])) {
-          tables.set(renamed[2], tables.get(renamed[1]));
-          tables.delete(renamed[1]);
-        }
-      }
+  for (const { file, statement } of migrationStatements(root)) {
+    const created = /^CREATE\s+(?:UNLOGGED\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(?:\w+\.)?(\w+)/i.exec(statement);
+    if (created) tables.set(created[1], file);
+    const dropped = /^DROP\s+TABLE\s+(?:IF\s+EXISTS\s+)?(?:\w+\.)?(\w+)/i.exec(statement);
+    if (dropped) tables.delete(dropped[1]);
+    const renamed = /^ALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?(?:\w+\.)?(\w+)\s+RENAME\s+TO\s+(\w+)/i.exec(statement);
+    if (renamed && tables.has(renamed[1])) {
+      tables.set(renamed[2], tables.get(renamed[1]));
+      tables.delete(renamed[1]);
     }
   }
   return tables;

@@ -48,54 +48,62 @@ export function upStatements(sql) {
   return statements.filter((statement) => statement !== '');
 }
 
-/** Replays the sets' triggers and functions, statement by statement: what is left at the end. */
-export function triggersOf(root) {
-  const triggers = new Map();
-  const functions = new Map();
+/**
+ * Every statement of every set's migrations as they run (their Up parts, set by set, file by file in order), with
+ * the set's owner and the file it is in.
+ */
+export function* migrationStatements(root) {
   for (const { owner, dir } of SETS) {
     if (!existsSync(join(root, dir))) continue;
     for (const file of readdirSync(join(root, dir))
       .filter((name) => name.endsWith('.sql'))
-      .sort()) {
-      for (const statement of upStatements(readFileSync(join(root, dir, file), 'utf8'))) {
-        const created = CREATE_TRIGGER.exec(statement);
-        if (created) {
-          const [, name, timing, events, table, rest, fn, args] = created;
-          const level = /FOR\s+EACH\s+STATEMENT/i.test(rest)
-            ? 'each statement'
-            : /FOR\s+EACH\s+ROW/i.test(rest)
-              ? 'each row'
-              : 'each statement';
-          const when = /WHEN\s*\(([\s\S]*)\)\s*$/i.exec(rest.trim())?.[1];
-          triggers.set(`${name} ON ${table}`, {
-            owner,
-            name,
-            table,
-            when: [`${timing} ${events}`.replace(/\s+/g, ' '), level, when && `when ${when.replace(/\s+/g, ' ')}`]
-              .filter(Boolean)
-              .join(', '),
-            fn,
-            args: args.trim(),
-            file: `${dir}/${file}`,
-            why: undefined,
-          });
-          continue;
-        }
-        const dropped = /^DROP\s+TRIGGER\s+(?:IF\s+EXISTS\s+)?(\w+)\s+ON\s+(\w+)/i.exec(statement);
-        if (dropped) {
-          triggers.delete(`${dropped[1]} ON ${dropped[2]}`);
-          continue;
-        }
-        const comment = /^COMMENT\s+ON\s+TRIGGER\s+(\w+)\s+ON\s+(\w+)\s+IS\s+(NULL|'((?:[^']|'')*)')/i.exec(statement);
-        if (comment) {
-          const trigger = triggers.get(`${comment[1]} ON ${comment[2]}`);
-          if (trigger) trigger.why = comment[4]?.replaceAll("''", "'");
-          continue;
-        }
-        const fn = /^CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+(\w+)\s*\([\s\S]*?\$\$([\s\S]*)\$\$/i.exec(statement);
-        if (fn) functions.set(fn[1], { body: fn[2], file: `${dir}/${file}` });
-      }
+      .sort())
+      for (const statement of upStatements(readFileSync(join(root, dir, file), 'utf8')))
+        yield { owner, file: `${dir}/${file}`, statement };
+  }
+}
+
+/** Replays the sets' triggers and functions, statement by statement: what is left at the end. */
+export function triggersOf(root) {
+  const triggers = new Map();
+  const functions = new Map();
+  for (const { owner, file, statement } of migrationStatements(root)) {
+    const created = CREATE_TRIGGER.exec(statement);
+    if (created) {
+      const [, name, timing, events, table, rest, fn, args] = created;
+      const level = /FOR\s+EACH\s+STATEMENT/i.test(rest)
+        ? 'each statement'
+        : /FOR\s+EACH\s+ROW/i.test(rest)
+          ? 'each row'
+          : 'each statement';
+      const when = /WHEN\s*\(([\s\S]*)\)\s*$/i.exec(rest.trim())?.[1];
+      triggers.set(`${name} ON ${table}`, {
+        owner,
+        name,
+        table,
+        when: [`${timing} ${events}`.replace(/\s+/g, ' '), level, when && `when ${when.replace(/\s+/g, ' ')}`]
+          .filter(Boolean)
+          .join(', '),
+        fn,
+        args: args.trim(),
+        file,
+        why: undefined,
+      });
+      continue;
     }
+    const dropped = /^DROP\s+TRIGGER\s+(?:IF\s+EXISTS\s+)?(\w+)\s+ON\s+(\w+)/i.exec(statement);
+    if (dropped) {
+      triggers.delete(`${dropped[1]} ON ${dropped[2]}`);
+      continue;
+    }
+    const comment = /^COMMENT\s+ON\s+TRIGGER\s+(\w+)\s+ON\s+(\w+)\s+IS\s+(NULL|'((?:[^']|'')*)')/i.exec(statement);
+    if (comment) {
+      const trigger = triggers.get(`${comment[1]} ON ${comment[2]}`);
+      if (trigger) trigger.why = comment[4]?.replaceAll("''", "'");
+      continue;
+    }
+    const fn = /^CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+(\w+)\s*\([\s\S]*?\$\$([\s\S]*)\$\$/i.exec(statement);
+    if (fn) functions.set(fn[1], { body: fn[2], file });
   }
   return { triggers: [...triggers.values()], functions };
 }
