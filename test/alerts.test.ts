@@ -1,11 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { eventually } from '@recipes/testing';
+import { once } from 'node:events';
+import { eventually, freePort } from '@recipes/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { StartedSystem } from '../scripts/system.mjs';
 import { type JsonCall, jsonClient } from './support/http.js';
@@ -28,14 +27,6 @@ let call: JsonCall;
 let prometheus: ChildProcess | undefined;
 let prometheusUrl: string;
 let dataDir: string;
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
 
 /**
  * Prometheus's configuration: every process of the system a target, its `service` label kept as the process exports it.

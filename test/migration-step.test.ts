@@ -1,16 +1,15 @@
 import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateSigningKeyPair } from '@recipes/auth';
 import { migrate } from '@recipes/db';
 import { migrationSetsOf } from '@recipes/runtime';
-import { eventually, removeExchangeFamily, reserveTestDatabase, uniqueSuffix } from '@recipes/testing';
-import pg from 'pg';
+import { eventually, freePort, removeExchangeFamily, reserveTestDatabase, uniqueSuffix } from '@recipes/testing';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { nodeFlags } from '../scripts/services.mjs';
+import { withDatabase } from './support/database.js';
 
 /**
  * Migrations as their own step (docs/operations.md, "Migrations as a step" and "Database roles"), on a database of
@@ -48,24 +47,6 @@ function documentedRoleSql(): string {
     .replaceAll('recipes_migrator', MIGRATOR)
     .replaceAll('recipes_runtime', RUNTIME)
     .replaceAll('DATABASE recipes', `DATABASE ${databaseName}`);
-}
-
-async function asAdmin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 interface Run {
@@ -116,7 +97,7 @@ beforeAll(async () => {
   writeFileSync(join(keysDir, 'jwt-public.pem'), keys.publicKey);
   writeFileSync(join(keysDir, 'jwt-private.pem'), keys.privateKey);
   await database.create();
-  await asAdmin(database.url, (admin) => admin.query(documentedRoleSql()));
+  await withDatabase(database.url, (admin) => admin.query(documentedRoleSql()));
 });
 
 afterAll(async () => {
@@ -125,7 +106,7 @@ afterAll(async () => {
   } finally {
     // The database first: the roles' grants and default privileges in it go with it.
     await database.drop();
-    await asAdmin(adminUrl, async (admin) => {
+    await withDatabase(adminUrl, async (admin) => {
       for (const role of [MIGRATOR, RUNTIME]) await admin.query(`DROP ROLE IF EXISTS ${role}`);
     });
     rmSync(keysDir, { recursive: true, force: true });
@@ -201,7 +182,7 @@ describe('migrations as their own step, with a migrator role and a runtime role'
     ]);
 
     // The runtime role reads and writes rows and changes nothing else.
-    await asAdmin(runtimeUrl, async (runtime) => {
+    await withDatabase(runtimeUrl, async (runtime) => {
       await expect(runtime.query('CREATE TABLE users.intruder (id int)')).rejects.toMatchObject({ code: '42501' });
       await expect(runtime.query('ALTER TABLE users.users ADD COLUMN intruder int')).rejects.toMatchObject({
         code: '42501',
@@ -241,7 +222,7 @@ describe('migrations as their own step, with a migrator role and a runtime role'
         body: JSON.stringify({ username: `ada_${suffix}`, password: 'correct horse battery' }),
       });
       expect(registered.status, await registered.clone().text()).toBe(201);
-      const { rows } = await asAdmin(database.url, (admin) =>
+      const { rows } = await withDatabase(database.url, (admin) =>
         admin.query('SELECT count(*)::int AS count FROM users.users WHERE username = $1', [`ada_${suffix}`]),
       );
       expect(rows).toEqual([{ count: 1 }]);

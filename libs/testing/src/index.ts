@@ -24,7 +24,13 @@ export {
 export { type ClusterNode, type RabbitCluster, startRabbitCluster } from './rabbit-cluster.js';
 export { explainGenericPlan, explainQuery, type PlanNode, planNodes } from './explain.js';
 export { type CursorPage, pagesAtOdds, readWhileWriting, walkFaults, walkWhileChanging } from './pages.js';
-export { type ContainerIds, LOCAL_AMQP_URL, LOCAL_DATABASE_URL, resolveTestInfrastructure } from './infrastructure.js';
+export {
+  type ContainerIds,
+  freePort,
+  LOCAL_AMQP_URL,
+  LOCAL_DATABASE_URL,
+  resolveTestInfrastructure,
+} from './infrastructure.js';
 export { type SharedServer, type SharedServerName, sharedServer } from './servers.js';
 
 /** A short random suffix, safe in database, exchange and queue names. */

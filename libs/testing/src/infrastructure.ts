@@ -20,8 +20,11 @@ export interface TestInfrastructure {
   stop(): Promise<void>;
 }
 
-/** A free port, so a container's port is fixed and stays the same across `docker stop` and `docker start`. */
-async function freePort(): Promise<number> {
+/**
+ * A port nobody listens on now: for a process a test starts on a port of its own (and a container's, fixed so that it
+ * stays the same across `docker stop` and `docker start`).
+ */
+export async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const { port } = probe.address() as { port: number };
