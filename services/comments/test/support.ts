@@ -1,4 +1,12 @@
-import type { EventEnvelope, UserSnapshot } from '@recipes/contracts';
+import {
+  collectionDeleted,
+  createEvent,
+  type EventEnvelope,
+  newId,
+  postDeleted,
+  recipeDeleted,
+  type UserSnapshot,
+} from '@recipes/contracts';
 import { type ServiceHarness, serviceHarness } from '@recipes/testing/service';
 import { stubCollectionsService, stubContentService, stubUsersService } from '@recipes/testing/stubs';
 import type { CommentsConfig } from '../src/config.js';
@@ -19,6 +27,27 @@ export const stores = {
 };
 
 export const commentsUrl = (kind: Kind, id: string) => `/api/${kind}s/${id}/comments`;
+
+const deletions = { recipe: recipeDeleted, post: postDeleted, collection: collectionDeleted } as const;
+
+/** The deletion of the `kind` `id` of `ownerId`, as its owner service announces it: its comments go with it. */
+export function targetDeletion(kind: Kind, id: string, ownerId: string = newId()): EventEnvelope {
+  const snapshot = {
+    id,
+    authorId: ownerId,
+    ownerId,
+    title: 'Gone',
+    name: 'Gone',
+    coverImageUrl: null,
+    deleted: true,
+    revision: 1,
+    createdAt: new Date().toISOString(),
+  };
+  return createEvent(deletions[kind] as typeof recipeDeleted, snapshot, {
+    producer: kind === 'collection' ? 'collections' : 'content',
+    correlationId: `deleted-${id}`,
+  });
+}
 
 export interface CommentsHarness extends ServiceHarness<CommentsConfig, CommentsParts> {
   /** The owners of what comments are about, as this service's look-ups reach them. */

@@ -1,13 +1,5 @@
 import fc from 'fast-check';
-import {
-  collectionDeleted,
-  createEvent,
-  newId,
-  postDeleted,
-  recipeDeleted,
-  userBlocked,
-  type UserRelation,
-} from '@recipes/contracts';
+import { createEvent, newId, userBlocked, type UserRelation } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bearer,
@@ -18,6 +10,7 @@ import {
   generousLimits,
   type Kind,
   kinds,
+  targetDeletion,
 } from '../support.js';
 
 /**
@@ -66,27 +59,6 @@ const listed = async (kind: Kind, target: string): Promise<ShownComment[]> => {
   const response = await harness.app.inject({ method: 'GET', url: `${commentsUrl(kind, target)}?limit=100` });
   return response.statusCode === 200 ? response.json().comments : [];
 };
-
-const deletions = { recipe: recipeDeleted, post: postDeleted, collection: collectionDeleted } as const;
-
-/** The target's deletion, as its owner service announces it: its comments go with it. */
-function deletion(kind: Kind, id: string, ownerId: string) {
-  const snapshot = {
-    id,
-    authorId: ownerId,
-    ownerId,
-    title: 'Gone',
-    name: 'Gone',
-    coverImageUrl: null,
-    deleted: true,
-    revision: 1,
-    createdAt: new Date().toISOString(),
-  };
-  return createEvent(deletions[kind] as typeof recipeDeleted, snapshot, {
-    producer: kind === 'collection' ? 'collections' : 'content',
-    correlationId: `deleted-${id}`,
-  });
-}
 
 /**
  * The moment between a target's deletion reaching this service's read model and its comments being removed
@@ -190,7 +162,7 @@ describe.each(kinds)('a comment on a %s, read by its id', (kind) => {
 
     const other = harness.target(kind, owner.user.id);
     const later = await commented(kind, other, author.token, 'gone with it');
-    await harness.deliver(deletion(kind, other, owner.user.id));
+    await harness.deliver(targetDeletion(kind, other, owner.user.id));
     expectProblem(await read(later.id), 404);
   });
 
@@ -285,7 +257,7 @@ describe('reading comments by id, over any history', () => {
             const victim = made[next.which % made.length]!;
             expect([200, 404]).toContain((await remove(kind, victim.target, victim.id, owner.token)).statusCode);
           } else if (next.kind === 'deleteTarget') {
-            await harness.deliver(deletion(kind, targets[next.target]!, owner.user.id));
+            await harness.deliver(targetDeletion(kind, targets[next.target]!, owner.user.id));
           }
         }
         const shown = new Map((await Promise.all(targets.map((t) => listed(kind, t)))).flat().map((c) => [c.id, c]));

@@ -1,13 +1,4 @@
-import {
-  collectionDeleted,
-  commentCreated,
-  commentMentionCreated,
-  createEvent,
-  eventEnvelopeSchema,
-  newId,
-  postDeleted,
-  recipeDeleted,
-} from '@recipes/contracts';
+import { commentCreated, commentMentionCreated, eventEnvelopeSchema, newId } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bearer,
@@ -16,8 +7,8 @@ import {
   commentsUrl,
   expectProblem,
   generousLimits,
-  type Kind,
   kinds,
+  targetDeletion,
 } from '../support.js';
 import { commentCalls } from './comment-calls.js';
 
@@ -156,7 +147,7 @@ describe.each(kinds)('comments on a %s', (kind) => {
     const target = harness.target(kind);
     const { token } = harness.register(unique('Late'));
     await commented(kind, target, token, 'before');
-    await harness.deliver(deletion(kind, target));
+    await harness.deliver(targetDeletion(kind, target));
     expectProblem(await get(kind, target), 404);
     expectProblem(await post(kind, target, { content: 'after' }, bearer(token)), 404);
     const { rows } = await harness.pool.query('SELECT content FROM comments WHERE target_id = $1', [target]);
@@ -164,21 +155,6 @@ describe.each(kinds)('comments on a %s', (kind) => {
     expect(rows).toEqual([{ content: '' }]);
   });
 });
-
-/** The owner's deletion event, as it arrives on this service's queue. */
-function deletion(kind: Kind, id: string) {
-  const context = { producer: kind === 'collection' ? 'collections' : 'content', correlationId: 'deleted' };
-  const createdAt = new Date().toISOString();
-  if (kind === 'collection') {
-    return createEvent(
-      collectionDeleted,
-      { id, ownerId: newId(), name: 'Gone', deleted: true, revision: 1, createdAt },
-      context,
-    );
-  }
-  const snapshot = { id, authorId: newId(), title: 'Gone', coverImageUrl: null, deleted: true, revision: 1, createdAt };
-  return createEvent(kind === 'recipe' ? recipeDeleted : postDeleted, snapshot, context);
-}
 
 describe('targets', () => {
   it('tells the kinds apart: a post is not a recipe', async () => {

@@ -1,5 +1,4 @@
 import fc from 'fast-check';
-import { collectionDeleted, createEvent, type EventEnvelope, postDeleted, recipeDeleted } from '@recipes/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bearer,
@@ -7,9 +6,9 @@ import {
   commentsHarness,
   commentsUrl,
   generousLimits,
-  type Kind,
   kinds,
   stores,
+  targetDeletion,
 } from '../support.js';
 
 /**
@@ -20,27 +19,6 @@ import {
 let harness: CommentsHarness;
 beforeAll(async () => (harness = await commentsHarness(generousLimits)));
 afterAll(() => harness.close());
-
-const deletions = { recipe: recipeDeleted, post: postDeleted, collection: collectionDeleted } as const;
-
-/** The target's deletion, as its owner service announces it. */
-function deletion(kind: Kind, id: string, ownerId: string): EventEnvelope {
-  const snapshot = {
-    id,
-    authorId: ownerId,
-    ownerId,
-    title: 'Gone',
-    name: 'Gone',
-    coverImageUrl: null,
-    deleted: true,
-    revision: 1,
-    createdAt: new Date().toISOString(),
-  };
-  return createEvent(deletions[kind] as typeof recipeDeleted, snapshot, {
-    producer: kind === 'collection' ? 'collections' : 'content',
-    correlationId: `deleted-${id}`,
-  });
-}
 
 async function outboxOf(type: string, targetId: string): Promise<Record<string, string>[]> {
   const { rows } = await harness.pool.query<{ data: Record<string, string> }>(
@@ -73,7 +51,7 @@ describe('a target deleted as it is commented on', () => {
             headers: bearer(author.token),
           });
           expect(first.statusCode).toBe(201);
-          const deleted = deletion(kind, target, owner.user.id);
+          const deleted = targetDeletion(kind, target, owner.user.id);
           const act = async (what: string) => {
             if (what === 'deleted') return harness.deliver(deleted);
             const response = await harness.app.inject({
