@@ -54,23 +54,29 @@ function declaredResponse(responses: Record<string, ResponseObject>, status: num
   return responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
 }
 
-/** Checks recorded responses against an OpenAPI 3.1 document. */
-export function openApiChecker(document: OpenApiDocument) {
-  // Schemas refer to `#/components/schemas/X`; compiled on their own, they find them in one schema of definitions.
+/**
+ * A validator for each schema of `document`, compiled once: its `#/components/schemas/X` references (in the schema
+ * and in the components it reaches) resolve to the document's components, held as one schema of definitions.
+ */
+function schemaValidators(document: OpenApiDocument) {
+  const toDefinitions = (schema: unknown) =>
+    JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"components#/$defs/')) as JsonSchema;
   const ajv = formatted(new Ajv2020({ strict: false, allErrors: true }));
-  ajv.addSchema({ $id: 'components', $defs: document.components?.schemas ?? {} });
+  ajv.addSchema({ $id: 'components', $defs: toDefinitions(document.components?.schemas ?? {}) });
   const validators = new Map<object, ReturnType<Ajv2020['compile']>>();
-  const validatorOf = (schema: JsonSchema) => {
+  return (schema: JsonSchema) => {
     let validate = validators.get(schema);
     if (!validate) {
-      const rewritten = JSON.parse(
-        JSON.stringify(schema).replaceAll('"#/components/schemas/', '"components#/$defs/'),
-      ) as JsonSchema;
-      validate = ajv.compile(rewritten);
+      validate = ajv.compile(toDefinitions(schema));
       validators.set(schema, validate);
     }
     return validate;
   };
+}
+
+/** Checks recorded responses against an OpenAPI 3.1 document. */
+export function openApiChecker(document: OpenApiDocument) {
+  const validatorOf = schemaValidators(document);
   const problem = document.components?.schemas?.Problem;
 
   const operations = Object.entries(document.paths).map(([template, item]) => ({
@@ -168,13 +174,7 @@ export interface StreamFrame {
  * carry no event.
  */
 export function streamEventChecker(document: OpenApiDocument) {
-  const ajv = formatted(new Ajv2020({ strict: false, allErrors: true }));
-  const schemas = JSON.stringify(document.components?.schemas ?? {}).replaceAll(
-    '"#/components/schemas/',
-    '"components#/$defs/',
-  );
-  ajv.addSchema({ $id: 'components', $defs: JSON.parse(schemas) as JsonSchema });
-  const validate = ajv.compile({ $ref: 'components#/$defs/NotificationStreamEvent' });
+  const validate = schemaValidators(document)({ $ref: '#/components/schemas/NotificationStreamEvent' });
   return function check(frame: StreamFrame): string[] {
     if (frame.comment !== undefined || frame.event === 'retry') return [];
     const name = `event ${frame.event}${frame.id === undefined ? '' : ` (id ${frame.id})`}`;
