@@ -41,19 +41,24 @@ export function migrateSchema(
 }
 
 /**
- * Rejects with `SchemaBehindError` when the service's schema lacks a migration of its code: asked with the
- * service's own `DATABASE_URL`, which needs no right to change the schema. A database that cannot be reached
- * rejects as it is (the caller waits for it).
+ * The migrations of the service's code its schema does not record yet, oldest first: asked with the service's own
+ * `DATABASE_URL`, which needs no right to change the schema.
+ */
+const missingMigrations = (
+  definition: Pick<ServiceDefinition, 'name' | 'migrations' | 'sharedMigrations'>,
+  config: BackendConfig,
+) =>
+  pendingMigrations({ databaseUrl: config.DATABASE_URL, schema: definition.name, sets: migrationSetsOf(definition) });
+
+/**
+ * Rejects with `SchemaBehindError` when the service's schema lacks a migration of its code. A database that cannot
+ * be reached rejects as it is (the caller waits for it).
  */
 export async function assertSchemaCurrent(
   definition: Pick<ServiceDefinition, 'name' | 'migrations' | 'sharedMigrations'>,
   config: BackendConfig,
 ): Promise<void> {
-  const missing = await pendingMigrations({
-    databaseUrl: config.DATABASE_URL,
-    schema: definition.name,
-    sets: migrationSetsOf(definition),
-  });
+  const missing = await missingMigrations(definition, config);
   if (missing.length > 0) throw new SchemaBehindError(definition.name, missing);
 }
 
@@ -72,11 +77,7 @@ export async function waitForSchema(
 ): Promise<void> {
   let told = '';
   for (;;) {
-    const missing = await pendingMigrations({
-      databaseUrl: config.DATABASE_URL,
-      schema: definition.name,
-      sets: migrationSetsOf(definition),
-    }).catch((err: unknown) => {
+    const missing = await missingMigrations(definition, config).catch((err: unknown) => {
       if (!isTransientDatabaseError(err)) throw err;
       logger.warn({ err }, 'the database is unavailable: waiting for it');
       return undefined;
